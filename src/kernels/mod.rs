@@ -1,0 +1,247 @@
+//! The kernels: one module per source method, each kernel one file that declares
+//! what it sweeps, runs on a [`Team`](crate::team::Team), and returns points and
+//! fits. Every kernel is listed once in its method's `KERNELS`, and [`registry`]
+//! gathers them; the CLI, the JSON and the benches read that list.
+
+pub mod scibench;
+pub mod timing;
+
+use crate::platform::{ClockInfo, LoadWindow, Topology};
+use crate::results::KernelResult;
+use crate::team::{TeamError, TeamSpec};
+use crate::transport::TransportKind;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// A fault to inject, for testing that the suite stops cleanly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fault {
+    /// The rank stops answering (and waits to be aborted).
+    Stall {
+        /// The rank.
+        rank: usize,
+    },
+    /// The rank panics.
+    Panic {
+        /// The rank.
+        rank: usize,
+    },
+}
+
+impl std::str::FromStr for Fault {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (kind, rank) = s
+            .split_once(':')
+            .ok_or_else(|| format!("fault {s:?}: expected stall:RANK or panic:RANK"))?;
+        let rank = rank
+            .parse()
+            .map_err(|_| format!("fault {s:?}: {rank:?} is not a rank number"))?;
+        match kind {
+            "stall" => Ok(Fault::Stall { rank }),
+            "panic" => Ok(Fault::Panic { rank }),
+            _ => Err(format!("fault {s:?}: expected stall:RANK or panic:RANK")),
+        }
+    }
+}
+
+/// A run's settings, shared by every kernel.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Fewer trials and shorter batches, for a run of under a minute.
+    pub quick: bool,
+    /// The CPUs to use (kernels take what they need from the front); `None`: the
+    /// kernel's default policy over the allowed CPUs.
+    pub cpus: Option<Vec<usize>>,
+    /// The transports message-passing kernels run on.
+    pub transports: Vec<TransportKind>,
+    /// Message sizes in bytes; `None`: the kernel's default sweep.
+    pub sizes: Option<Vec<usize>>,
+    /// Trials per point; `None`: 15 (5 with `quick`), as scibench's NUMREPS.
+    pub trials: Option<usize>,
+    /// The deadline of a single wait.
+    pub wait_timeout: Duration,
+    /// Allow more ranks than CPUs, with blocking waits (labelled).
+    pub oversubscribe: bool,
+    /// A fault to inject (tests only).
+    pub fault: Option<Fault>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            quick: false,
+            cpus: None,
+            transports: TransportKind::ALL.to_vec(),
+            sizes: None,
+            trials: None,
+            wait_timeout: Duration::from_secs(10),
+            oversubscribe: false,
+            fault: None,
+        }
+    }
+}
+
+impl RunConfig {
+    /// Trials per point.
+    pub fn trials(&self) -> usize {
+        self.trials.unwrap_or(if self.quick { 5 } else { 15 })
+    }
+
+    /// How long one timed batch should last at least.
+    pub fn batch_target(&self, clock: &ClockInfo) -> Duration {
+        let wanted = if self.quick {
+            Duration::from_millis(1)
+        } else {
+            Duration::from_millis(10)
+        };
+        wanted.max(clock.min_batch())
+    }
+}
+
+/// Progress reporting, implemented by the CLI (bars) and by tests (nothing).
+pub trait Progress: Sync {
+    /// A kernel begins, with `total` steps.
+    fn begin(&self, kernel: &str, total: u64);
+    /// One step done.
+    fn step(&self, what: &str);
+    /// The kernel ended.
+    fn end(&self);
+}
+
+/// Progress that shows nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn begin(&self, _: &str, _: u64) {}
+    fn step(&self, _: &str) {}
+    fn end(&self) {}
+}
+
+/// What a kernel is given.
+pub struct RunContext<'a> {
+    /// The machine.
+    pub topology: &'a Topology,
+    /// The CPUs this process may use.
+    pub allowed: &'a [usize],
+    /// The clock.
+    pub clock: &'a ClockInfo,
+    /// The run's settings.
+    pub config: &'a RunConfig,
+    /// Where to report progress.
+    pub progress: &'a dyn Progress,
+    /// Set when the user interrupts the run; kernels stop at the next point.
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl RunContext<'_> {
+    /// The CPUs a kernel should use: the user's, else all allowed.
+    pub fn cpus(&self) -> Vec<usize> {
+        self.config
+            .cpus
+            .clone()
+            .unwrap_or_else(|| self.allowed.to_vec())
+    }
+
+    /// Whether the user interrupted the run.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// A team spec over `cpus` for `ranks` ranks with the run's deadline.
+    pub fn team_spec(&self, cpus: Vec<usize>, ranks: usize, virtual_ok: bool) -> TeamSpec {
+        TeamSpec {
+            cpus,
+            ranks,
+            virtual_ok,
+            oversubscribe: self.config.oversubscribe,
+            wait_timeout: self.config.wait_timeout,
+        }
+    }
+}
+
+/// Why a kernel did not produce a result.
+#[derive(Debug, thiserror::Error)]
+pub enum KernelError {
+    /// The team failed (a rank's error, a deadline, a panic, a bad CPU list).
+    #[error(transparent)]
+    Team(#[from] TeamError),
+    /// The kernel cannot run with what this machine or run allows.
+    #[error("kernel {kernel} cannot run here: {reason}")]
+    NotRunnable {
+        /// The kernel.
+        kernel: String,
+        /// Why, and what would make it run.
+        reason: String,
+    },
+    /// The user interrupted the run.
+    #[error("interrupted")]
+    Interrupted,
+    /// A check of the kernel's own results failed.
+    #[error("kernel {kernel}: {reason}")]
+    Failed {
+        /// The kernel.
+        kernel: String,
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// A kernel's entry in the registry.
+pub struct KernelSpec {
+    /// The name users type (`pingpong`).
+    pub name: &'static str,
+    /// The method (`scibench`, `hockney`, ...).
+    pub method: &'static str,
+    /// The paper and section it ports.
+    pub paper: &'static str,
+    /// One line on what it measures.
+    pub about: &'static str,
+    /// Whether `--quick` runs include it.
+    pub in_quick_suite: bool,
+    /// Runs it.
+    pub run: fn(&RunContext<'_>) -> Result<Vec<KernelResult>, KernelError>,
+}
+
+impl std::fmt::Debug for KernelSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelSpec")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every kernel, in the order a full run takes them.
+pub fn registry() -> Vec<&'static KernelSpec> {
+    scibench::KERNELS.iter().collect()
+}
+
+/// The kernel named `name`.
+pub fn find(name: &str) -> Option<&'static KernelSpec> {
+    registry().into_iter().find(|k| k.name == name)
+}
+
+/// Runs one kernel with the load check around it, attaching the load report, its
+/// warning and the elapsed time to every result it returns.
+pub fn run_kernel(
+    spec: &KernelSpec,
+    ctx: &RunContext<'_>,
+) -> Result<Vec<KernelResult>, KernelError> {
+    let window = LoadWindow::begin(Duration::from_millis(50));
+    let start = Instant::now();
+    let mut results = (spec.run)(ctx)?;
+    let load = window.finish();
+    let elapsed = start.elapsed().as_secs_f64();
+    for r in &mut results {
+        if let Some(w) = load.warning() {
+            r.warnings.push(w);
+        }
+        r.load = Some(load.clone());
+        r.elapsed_s = elapsed;
+    }
+    Ok(results)
+}

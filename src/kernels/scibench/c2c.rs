@@ -1,0 +1,82 @@
+//! `c2c`: the core-to-core latency matrix: 8-byte mailbox ping-pong between every
+//! pair of the CPUs in use (each pair its own two-rank team).
+
+use super::super::timing::summarize_trials;
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::pair::{PairPlan, Pattern, run_on};
+use crate::results::{KernelResult, Point};
+use crate::team::{Placement, Team};
+use crate::transport::TransportConfig;
+use crate::transport::mailbox::Mailbox;
+
+pub(super) const C2C: KernelSpec = KernelSpec {
+    name: "c2c",
+    method: "scibench",
+    paper: "Gonzalez 2000, section 5.1 (PP), over all CPU pairs",
+    about: "core-to-core 8-byte ping-pong latency matrix over every pair of CPUs (mailbox)",
+    in_quick_suite: true,
+    run,
+};
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    let cpus = ctx.cpus();
+    let pairs: Vec<(usize, usize)> = cpus
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &a)| cpus[i + 1..].iter().map(move |&b| (a, b)))
+        .collect();
+    if pairs.is_empty() {
+        return Err(KernelError::NotRunnable {
+            kernel: "c2c".into(),
+            reason: format!("it needs at least 2 CPUs and has {cpus:?}"),
+        });
+    }
+    ctx.progress.begin("c2c", pairs.len() as u64);
+    let mut points = Vec::new();
+    let mut warnings = Vec::new();
+    let sizes = [8usize];
+    for &(a, b) in &pairs {
+        if ctx.cancelled() {
+            return Err(KernelError::Interrupted);
+        }
+        let team = Team::new(&ctx.team_spec(vec![a, b], 2, false))?;
+        let plan = PairPlan {
+            pattern: Pattern::PingPong,
+            sizes: &sizes,
+            trials: ctx.config.trials(),
+            target: ctx.config.batch_target(ctx.clock),
+            clock: ctx.clock,
+            fault: ctx.config.fault,
+            on_size: &|_| {},
+            cancelled: &|| false,
+        };
+        let samples = run_on::<Mailbox>(&team, "c2c", &TransportConfig::for_messages(16), &plan)?;
+        let (summary, warning) = summarize_trials(&samples[0].samples_ns, &format!("CPUs {a}-{b}"));
+        warnings.extend(warning);
+        let class = ctx.topology.distance(a, b).map_or(-1.0, |c| c as u8 as f64);
+        points.push(
+            Point::new()
+                .with("cpu_a", a as f64)
+                .with("cpu_b", b as f64)
+                .with("distance_class_index", class)
+                .with("size_bytes", 8.0)
+                .with_stats("one_way_ns", summary),
+        );
+        ctx.progress.step(&format!("CPUs {a}-{b}"));
+    }
+    ctx.progress.end();
+    Ok(vec![KernelResult {
+        kernel: "c2c".into(),
+        method: "scibench".into(),
+        transport: Some("mailbox".into()),
+        cpus,
+        distance_class: None,
+        placement: Placement::Pinned,
+        ranks: 2,
+        points,
+        fits: Vec::new(),
+        warnings,
+        load: None,
+        elapsed_s: 0.0,
+    }])
+}

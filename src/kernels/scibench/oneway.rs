@@ -1,0 +1,21 @@
+//! `oneway`: scibench's OW test (Fig. 6): the server streams `reps` messages and
+//! waits for the client's acknowledgement of the final one; the latency is the time
+//! over `reps`. Streaming lets the mailbox's ring of slots pipeline messages, so OW
+//! is at most PP and the gap shows how much the transport overlaps.
+
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::pair::{Pattern, sweep};
+use crate::results::KernelResult;
+
+pub(super) const ONEWAY: KernelSpec = KernelSpec {
+    name: "oneway",
+    method: "scibench",
+    paper: "Gonzalez 2000, section 5.1, Fig. 6 and Appendix A",
+    about: "one-way streaming latency with an acknowledgement of the final message, per transport and message size",
+    in_quick_suite: true,
+    run,
+};
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    sweep(ctx, "oneway", Pattern::OneWay)
+}

@@ -1,0 +1,419 @@
+//! The two-rank measurement shared by `pingpong` and `oneway`.
+//!
+//! Rank 0 is the server and the only one that times (no global clock). Before
+//! each batch it sends the client a 16-byte command (repetitions, size); a command
+//! of zero repetitions ends the kernel. The timed loops are monomorphic in the
+//! endpoint type and marked `#[inline(never)]` so that they are the same code for
+//! every size.
+
+use super::super::timing::{measure, summarize_trials};
+use super::super::{Fault, KernelError, RunContext};
+use crate::model::fit::fit_line;
+use crate::platform::ClockInfo;
+use crate::results::{FitResult, KernelResult, Point};
+use crate::team::{RankCtx, RankError, Team};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Below this R^2 a fit is flagged as not to be trusted.
+pub(crate) const R2_THRESHOLD: f64 = 0.9;
+
+/// Which of scibench's two tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    /// Fig. 7: alternate sends; latency = round trip / 2.
+    PingPong,
+    /// Fig. 6: stream, then one acknowledgement; latency = time / reps.
+    OneWay,
+}
+
+/// The default message sizes: powers of two from 1 B to 64 KiB.
+pub fn default_sizes() -> Vec<usize> {
+    (0..=16).map(|p| 1usize << p).collect()
+}
+
+/// What rank 0 measured at one size.
+#[derive(Debug, Clone)]
+pub(crate) struct SizeSamples {
+    pub(crate) size: usize,
+    pub(crate) reps: u64,
+    /// Per-message latency of each trial, ns (one-way for both patterns).
+    pub(crate) samples_ns: Vec<f64>,
+}
+
+fn command(reps: u64, size: usize) -> [u8; 16] {
+    let mut c = [0u8; 16];
+    c[..8].copy_from_slice(&reps.to_le_bytes());
+    c[8..].copy_from_slice(&(size as u64).to_le_bytes());
+    c
+}
+
+fn check_len(got: usize, want: usize) -> Result<(), RankError> {
+    if got != want {
+        return Err(RankError::Failed(format!(
+            "received {got} bytes, expected {want}"
+        )));
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn server_pingpong<E: Endpoint>(
+    ep: &mut E,
+    out: &[u8],
+    inbuf: &mut [u8],
+    reps: u64,
+) -> Result<Duration, RankError> {
+    let start = Instant::now();
+    for _ in 0..reps {
+        ep.send(1, out)?;
+        let n = ep.recv(1, inbuf)?;
+        check_len(n, out.len())?;
+    }
+    Ok(start.elapsed())
+}
+
+#[inline(never)]
+fn server_oneway<E: Endpoint>(
+    ep: &mut E,
+    out: &[u8],
+    inbuf: &mut [u8],
+    reps: u64,
+) -> Result<Duration, RankError> {
+    let start = Instant::now();
+    for _ in 0..reps {
+        ep.send(1, out)?;
+    }
+    ep.recv(1, inbuf)?; // the acknowledgement of the final message
+    Ok(start.elapsed())
+}
+
+#[inline(never)]
+fn client_pingpong<E: Endpoint>(
+    ep: &mut E,
+    out: &[u8],
+    inbuf: &mut [u8],
+    reps: u64,
+) -> Result<(), RankError> {
+    for _ in 0..reps {
+        let n = ep.recv(0, inbuf)?;
+        check_len(n, out.len())?;
+        ep.send(0, out)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn client_oneway<E: Endpoint>(
+    ep: &mut E,
+    inbuf: &mut [u8],
+    size: usize,
+    reps: u64,
+) -> Result<(), RankError> {
+    for _ in 0..reps {
+        let n = ep.recv(0, inbuf)?;
+        check_len(n, size)?;
+    }
+    ep.send(0, &[1u8])
+}
+
+/// Waits, without spinning, until the team is stopped: an injected stall.
+fn stall(ctx: &RankCtx<'_>) -> RankError {
+    while !ctx.control.aborted() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    RankError::Aborted
+}
+
+/// Settings of one two-rank sweep.
+pub(crate) struct PairPlan<'a> {
+    pub(crate) pattern: Pattern,
+    pub(crate) sizes: &'a [usize],
+    pub(crate) trials: usize,
+    pub(crate) target: Duration,
+    pub(crate) clock: &'a ClockInfo,
+    pub(crate) fault: Option<Fault>,
+    pub(crate) on_size: &'a (dyn Fn(usize) + Sync),
+    pub(crate) cancelled: &'a (dyn Fn() -> bool + Sync),
+}
+
+/// Both ranks' side of a sweep; rank 0 returns the samples, rank 1 nothing.
+pub(crate) fn pair_body<E: Endpoint>(
+    ctx: &RankCtx<'_>,
+    ep: &mut E,
+    plan: &PairPlan<'_>,
+) -> Result<Vec<SizeSamples>, RankError> {
+    match plan.fault {
+        Some(Fault::Stall { rank }) if rank == ctx.rank => return Err(stall(ctx)),
+        Some(Fault::Panic { rank }) if rank == ctx.rank => {
+            panic!("injected fault: rank {rank} panics")
+        }
+        _ => {}
+    }
+    let max = plan.sizes.iter().copied().max().unwrap_or(1).max(16);
+    let out: Vec<u8> = (0..max).map(|i| (i % 251) as u8).collect();
+    let mut inbuf = vec![0u8; max];
+    if ctx.rank == 1 {
+        loop {
+            let n = ep.recv(0, &mut inbuf)?;
+            check_len(n, 16)?;
+            let reps = u64::from_le_bytes(inbuf[..8].try_into().expect("8 bytes"));
+            let size = u64::from_le_bytes(inbuf[8..16].try_into().expect("8 bytes")) as usize;
+            if reps == 0 {
+                return Ok(Vec::new());
+            }
+            match plan.pattern {
+                Pattern::PingPong => client_pingpong(ep, &out[..size], &mut inbuf, reps)?,
+                Pattern::OneWay => client_oneway(ep, &mut inbuf, size, reps)?,
+            }
+        }
+    }
+    let mut results = Vec::with_capacity(plan.sizes.len());
+    for &size in plan.sizes {
+        if (plan.cancelled)() {
+            break;
+        }
+        let (reps, samples) = measure(plan.trials, plan.target, plan.clock, |reps| {
+            ep.send(1, &command(reps, size))?;
+            match plan.pattern {
+                Pattern::PingPong => server_pingpong(ep, &out[..size], &mut inbuf, reps),
+                Pattern::OneWay => server_oneway(ep, &out[..size], &mut inbuf, reps),
+            }
+        })?;
+        let per_message = match plan.pattern {
+            Pattern::PingPong => 2.0,
+            Pattern::OneWay => 1.0,
+        };
+        results.push(SizeSamples {
+            size,
+            reps,
+            samples_ns: samples.iter().map(|s| s / per_message).collect(),
+        });
+        (plan.on_size)(size);
+    }
+    ep.send(1, &command(0, 0))?;
+    black_box(&inbuf);
+    Ok(results)
+}
+
+/// Runs a sweep on a team with endpoints of transport `T`.
+pub(crate) fn run_on<T: Transport>(
+    team: &Team,
+    kernel: &str,
+    config: &TransportConfig,
+    plan: &PairPlan<'_>,
+) -> Result<Vec<SizeSamples>, KernelError> {
+    let eps = T::endpoints(team.control(), config);
+    let mut per_rank = team.run(kernel, eps, |ctx, ep| pair_body(ctx, ep, plan))?;
+    Ok(per_rank.swap_remove(0))
+}
+
+/// The CPU pair for a two-rank kernel: the user's first two CPUs, else the two
+/// CPUs of the most distant class among the allowed ones. With a single CPU and
+/// `--oversubscribe`, both ranks share it.
+pub(crate) fn choose_pair(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, KernelError> {
+    let not_runnable = |reason: String| KernelError::NotRunnable {
+        kernel: kernel.into(),
+        reason,
+    };
+    if let Some(cpus) = &ctx.config.cpus {
+        return match cpus.len() {
+            0 => Err(not_runnable("no CPUs given".into())),
+            1 if ctx.config.oversubscribe => Ok(cpus.clone()),
+            1 => Err(not_runnable(format!(
+                "it needs 2 CPUs and --cpus gave only {}; give two, or pass --oversubscribe to share one with blocking waits",
+                cpus[0]
+            ))),
+            _ => Ok(cpus[..2].to_vec()),
+        };
+    }
+    match ctx.topology.pairs_by_class(ctx.allowed).last() {
+        Some((_, a, b)) => Ok(vec![*a, *b]),
+        None if ctx.config.oversubscribe && !ctx.allowed.is_empty() => Ok(vec![ctx.allowed[0]]),
+        None => Err(not_runnable(format!(
+            "it needs 2 CPUs and this process may use only {:?}; pass --oversubscribe to share one with blocking waits",
+            ctx.allowed
+        ))),
+    }
+}
+
+/// Runs `pattern` over every configured transport and returns one result each,
+/// with points, the `t_startup + N t_per_byte` fit and warnings.
+pub(crate) fn sweep(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    pattern: Pattern,
+) -> Result<Vec<KernelResult>, KernelError> {
+    let cpus = choose_pair(ctx, kernel)?;
+    let team = Team::new(&ctx.team_spec(cpus.clone(), 2, false))?;
+    let sizes = ctx.config.sizes.clone().unwrap_or_else(default_sizes);
+    let max = sizes.iter().copied().max().unwrap_or(1);
+    let tconfig = TransportConfig::for_messages(max.max(16));
+    ctx.progress
+        .begin(kernel, (sizes.len() * ctx.config.transports.len()) as u64);
+    let mut out = Vec::new();
+    for &transport in &ctx.config.transports {
+        if ctx.cancelled() {
+            break;
+        }
+        let on_size = |size: usize| ctx.progress.step(&format!("{transport} {size} B"));
+        let cancelled = || ctx.cancelled();
+        let plan = PairPlan {
+            pattern,
+            sizes: &sizes,
+            trials: ctx.config.trials(),
+            target: ctx.config.batch_target(ctx.clock),
+            clock: ctx.clock,
+            fault: ctx.config.fault,
+            on_size: &on_size,
+            cancelled: &cancelled,
+        };
+        let samples = match transport {
+            TransportKind::Mailbox => run_on::<Mailbox>(&team, kernel, &tconfig, &plan)?,
+            TransportKind::Channel => run_on::<Channel>(&team, kernel, &tconfig, &plan)?,
+        };
+        out.push(latency_result(
+            ctx,
+            kernel,
+            Some(transport.name()),
+            &team,
+            &cpus,
+            &samples,
+        ));
+    }
+    ctx.progress.end();
+    if ctx.cancelled() {
+        return Err(KernelError::Interrupted);
+    }
+    Ok(out)
+}
+
+/// Builds the result of a latency sweep: points, bandwidth, the line fit on the
+/// minimum latencies, and the accuracy and goodness-of-fit warnings.
+pub(crate) fn latency_result(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    transport: Option<&str>,
+    team: &Team,
+    cpus: &[usize],
+    samples: &[SizeSamples],
+) -> KernelResult {
+    let mut warnings = Vec::new();
+    let mut points = Vec::with_capacity(samples.len());
+    for s in samples {
+        let (summary, warning) = summarize_trials(&s.samples_ns, &format!("{} B", s.size));
+        warnings.extend(warning);
+        let bandwidth_mb_per_s = s.size as f64 / summary.min * 1e3;
+        points.push(
+            Point::new()
+                .with("size_bytes", s.size as f64)
+                .with("reps", s.reps as f64)
+                .with_stats("one_way_ns", summary)
+                .with("bandwidth_mb_per_s", bandwidth_mb_per_s),
+        );
+    }
+    let mut fits = Vec::new();
+    let x: Vec<f64> = samples.iter().map(|s| s.size as f64).collect();
+    let y: Vec<f64> = points
+        .iter()
+        .map(|p| p.stats("one_way_ns").map_or(f64::NAN, |s| s.min))
+        .collect();
+    match fit_line(&x, &y) {
+        Ok(line) => {
+            let flagged = line.r2 < R2_THRESHOLD;
+            if flagged {
+                warnings.push(format!(
+                    "fit t_startup + N t_per_byte has R^2 = {:.3} < {R2_THRESHOLD}: the line does not describe these latencies",
+                    line.r2
+                ));
+            }
+            let mut params = BTreeMap::new();
+            params.insert("t_startup_ns".into(), line.intercept);
+            params.insert("t_per_byte_ns".into(), line.slope);
+            if line.slope > 0.0 {
+                params.insert("asymptotic_bandwidth_mb_per_s".into(), 1e3 / line.slope);
+                params.insert("n_half_bytes".into(), line.intercept / line.slope);
+            }
+            let mut std_errors = BTreeMap::new();
+            std_errors.insert("t_startup_ns".into(), line.se_intercept);
+            std_errors.insert("t_per_byte_ns".into(), line.se_slope);
+            fits.push(FitResult {
+                model: "t_startup + N t_per_byte".into(),
+                x: "size_bytes".into(),
+                y: "one_way_ns.min".into(),
+                params,
+                std_errors,
+                r2: line.r2,
+                n_points: line.n_points,
+                flagged,
+            });
+        }
+        Err(e) if samples.len() >= 2 => warnings.push(format!("no latency fit: {e}")),
+        Err(_) => {}
+    }
+    if team.placement() != crate::team::Placement::Pinned {
+        warnings.push(format!(
+            "ranks share CPUs ({}): waits block, so latencies include thread wake-ups",
+            team.placement()
+        ));
+    }
+    KernelResult {
+        kernel: kernel.into(),
+        method: "scibench".into(),
+        transport: transport.map(Into::into),
+        cpus: cpus.to_vec(),
+        distance_class: (cpus.len() == 2)
+            .then(|| ctx.topology.distance(cpus[0], cpus[1]))
+            .flatten(),
+        placement: team.placement(),
+        ranks: team.size(),
+        points,
+        fits,
+        warnings,
+        load: None,
+        elapsed_s: 0.0,
+    }
+}
+
+/// Times `reps` ping-pong round trips of `size` bytes on a two-rank team over
+/// `transport`, as rank 0 sees them (for the Criterion benches: the same timed
+/// loop as the `pingpong` kernel).
+pub fn round_trip_time(
+    team: &Team,
+    transport: TransportKind,
+    size: usize,
+    reps: u64,
+) -> Result<Duration, KernelError> {
+    fn body<E: Endpoint>(
+        ctx: &RankCtx<'_>,
+        ep: &mut E,
+        size: usize,
+        reps: u64,
+    ) -> Result<Duration, RankError> {
+        let out = vec![7u8; size];
+        let mut inbuf = vec![0u8; size.max(16)];
+        if ctx.rank == 0 {
+            server_pingpong(ep, &out, &mut inbuf, reps)
+        } else {
+            client_pingpong(ep, &out, &mut inbuf, reps).map(|_| Duration::ZERO)
+        }
+    }
+    let config = TransportConfig::for_messages(size.max(16));
+    let times = match transport {
+        TransportKind::Mailbox => team.run(
+            "pingpong",
+            Mailbox::endpoints(team.control(), &config),
+            |c, e| body(c, e, size, reps),
+        )?,
+        TransportKind::Channel => team.run(
+            "pingpong",
+            Channel::endpoints(team.control(), &config),
+            |c, e| body(c, e, size, reps),
+        )?,
+    };
+    Ok(times[0])
+}

@@ -1,0 +1,105 @@
+//! Timing in batches, as CoMet and the NCUBE programs did for coarse clocks and as
+//! scibench's `getreps` does: a batch of `reps` repetitions is timed as a whole,
+//! the clock's read overhead (Hockney's T0) is subtracted, and the time is divided
+//! by `reps`. The batch size doubles (or scales) until a batch lasts at least the
+//! target, so the clock's resolution costs well under 0.1%. Each point is then
+//! measured over several trials; fits use the minimum (Hockney, scibench), and
+//! the spread is checked against scibench's ACCURACY bound.
+
+use crate::model::stats::{Summary, summarize};
+use crate::platform::ClockInfo;
+use std::time::Duration;
+
+/// scibench's ACCURACY: a warning when (max - min) / min over the trials exceeds it.
+pub const ACCURACY: f64 = 0.10;
+
+/// The repetition count for the next calibration batch, given that `reps`
+/// repetitions took `took` and the target is `target`: scale towards the target
+/// with 20% to spare, at least doubling and at most multiplying by 100.
+pub fn next_reps(reps: u64, took: Duration, target: Duration) -> u64 {
+    let took_ns = took.as_nanos().max(1) as f64;
+    let factor = (target.as_nanos() as f64 * 1.2 / took_ns).clamp(2.0, 100.0);
+    ((reps as f64 * factor).ceil() as u64).max(reps + 1)
+}
+
+/// Per-repetition time of a batch in ns, with the clock overhead subtracted.
+pub fn per_rep_ns(took: Duration, reps: u64, clock: &ClockInfo) -> f64 {
+    ((took.as_nanos() as f64 - clock.read_overhead_ns).max(0.0)) / reps as f64
+}
+
+/// Calibrates a batch size with `batch(reps) -> time`, then runs `trials` batches
+/// and returns the repetitions and the per-repetition times in ns.
+pub fn measure<E>(
+    trials: usize,
+    target: Duration,
+    clock: &ClockInfo,
+    mut batch: impl FnMut(u64) -> Result<Duration, E>,
+) -> Result<(u64, Vec<f64>), E> {
+    let mut reps = 1u64;
+    loop {
+        let took = batch(reps)?;
+        if took >= target || reps >= 1 << 32 {
+            break;
+        }
+        reps = next_reps(reps, took, target);
+    }
+    let mut samples = Vec::with_capacity(trials);
+    for _ in 0..trials {
+        let took = batch(reps)?;
+        samples.push(per_rep_ns(took, reps, clock));
+    }
+    Ok((reps, samples))
+}
+
+/// The summary of trial samples, and the scibench accuracy warning for `what` if
+/// the spread exceeds [`ACCURACY`].
+pub fn summarize_trials(samples: &[f64], what: &str) -> (Summary, Option<String>) {
+    let summary = summarize(samples).expect("at least one finite trial");
+    let spread = summary.relative_spread();
+    let warning = (spread > ACCURACY).then(|| {
+        format!(
+            "{what}: insufficient accuracy, (max - min)/min = {spread:.2} over {} trials exceeds {ACCURACY}",
+            summary.count
+        )
+    });
+    (summary, warning)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calibration_reaches_the_target_and_subtracts_the_overhead() {
+        let clock = ClockInfo {
+            source: "test".into(),
+            read_overhead_ns: 20.0,
+            resolution_ns: 1.0,
+        };
+        // A fake batch: 100 ns per rep plus the clock's 20 ns.
+        let (reps, samples) = measure::<()>(3, Duration::from_micros(100), &clock, |r| {
+            Ok(Duration::from_nanos(100 * r + 20))
+        })
+        .unwrap();
+        assert!(reps * 100 >= 100_000, "reps {reps}");
+        assert!(reps * 100 <= 100_000 * 3, "overshoot: reps {reps}");
+        assert_eq!(samples, vec![100.0; 3]);
+        assert_eq!(
+            next_reps(1, Duration::from_nanos(10), Duration::from_millis(1)),
+            100
+        );
+        assert_eq!(
+            next_reps(10, Duration::from_micros(900), Duration::from_millis(1)),
+            20
+        );
+    }
+
+    #[test]
+    fn spread_beyond_accuracy_warns() {
+        let (s, w) = summarize_trials(&[100.0, 101.0, 105.0], "8 B");
+        assert_eq!(s.min, 100.0);
+        assert!(w.is_none());
+        let (_, w) = summarize_trials(&[100.0, 150.0], "8 B");
+        assert!(w.unwrap().contains("insufficient accuracy"));
+    }
+}

@@ -1,0 +1,41 @@
+//! halfperf characterises a multicore machine with the methods of classic
+//! parallel-computer benchmarking. Threads pinned to cores play the processors of a
+//! message-passing machine; they exchange messages through lock-free channels and
+//! through shared-memory flag polling (remote write, local read); and every
+//! measurement ends in a few model parameters that can be compared across
+//! synchronisation primitives and across machines.
+//!
+//! # The methods and their vocabulary
+//! - Hockney: `r_inf` (asymptotic rate), `n_half` (vector length for half of it),
+//!   `s_half` (work per synchronisation for half of it), `t0`, `pi0 = 1/t0`.
+//! - Krumme & Greenfield (NCUBE): a message's cost split into F, S, R, A, U, E.
+//! - CoMet: `t(N) = t_startup + N t_per_byte + (n - 1) h`, half-peak sizes.
+//! - scibench (Gonzalez): one-way (OW) and ping-pong (PP) latency by remote write
+//!   and local read; the SCI topology model (`overhead_o`, `forwarding_lf`,
+//!   `switching_ls`, `propagation_lp`).
+//! - Lamanna: `T = mu + b U/N + c N B R`, the discrete-event simulator.
+//!
+//! # Modules, in the order data flows through them
+//! - [`platform`]: the machine: topology from `/sys`, distance classes, pinning
+//!   with read-back, the clock's overhead, the load check.
+//! - [`team`]: P pinned ranks running one SPMD closure, start gate, deadlines,
+//!   panic propagation, virtual processors; logical topologies.
+//! - [`transport`]: message passing between ranks: `mailbox` (remote-write /
+//!   local-read flag polling) and `channel` (crossbeam-channel).
+//! - [`kernels`]: one module per method, one file per kernel, and the registry.
+//! - [`model`]: fits with their goodness, statistics, the papers' models.
+//! - [`results`]: the versioned JSON, atomic writing, reading, comparison.
+//! - [`suite`]: a whole run: machine and software description, kernels in turn.
+//! - [`text`]: tables for the terminal.
+
+#![warn(unsafe_op_in_unsafe_fn)]
+
+pub mod kernels;
+pub mod model;
+pub mod platform;
+mod primitive;
+pub mod results;
+pub mod suite;
+pub mod team;
+pub mod text;
+pub mod transport;

@@ -1,0 +1,448 @@
+//! The `halfperf` command line: parses, calls the library, prints.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use halfperf::kernels::{self, Fault, KernelSpec, Progress, RunConfig, RunContext};
+use halfperf::platform::{self, Topology};
+use halfperf::results;
+use halfperf::transport::TransportKind;
+use halfperf::{suite, text};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The largest message size a sweep accepts (64 MiB).
+const MAX_SIZE_BYTES: usize = 64 << 20;
+
+#[derive(Parser)]
+#[command(
+    name = "halfperf",
+    version,
+    about = "Characterise a multicore machine with the methods of classic parallel-computer benchmarking",
+    long_about = "halfperf pins threads to CPUs, lets them exchange messages through lock-free channels and \
+shared-memory flag polling (remote write, local read), and reduces every measurement to a few model \
+parameters (scibench's one-way and ping-pong latency with t_startup + N t_per_byte, and more as methods land) \
+that can be compared across primitives and machines.\n\nStart with `halfperf run --quick`."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show the machine: CPUs, cores, packages, NUMA nodes, caches, distance classes.
+    Topo {
+        /// Print JSON on stdout instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the kernels with the paper each ports.
+    List {
+        /// Print JSON on stdout instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run kernels, print their tables, and write a JSON result file.
+    Run(RunArgs),
+    /// Compare result files side by side, with ratios to the first.
+    Compare {
+        /// Result files written by `halfperf run`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON on stdout instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Kernels to run (see `halfperf list`); none or `all` runs every kernel.
+    kernels: Vec<String>,
+    /// Fewer trials and shorter batches: the whole suite in under a minute.
+    #[arg(long)]
+    quick: bool,
+    /// CPUs to use, e.g. `0,1` or `0-3` (default: pairs of the most distant class
+    /// for two-CPU kernels, all allowed CPUs for matrices).
+    #[arg(long, value_name = "LIST")]
+    cpus: Option<String>,
+    /// Transport for message-passing kernels.
+    #[arg(long, value_name = "NAME", default_value = "all", value_parser = ["mailbox", "channel", "all"])]
+    transport: String,
+    /// Message sizes in bytes, e.g. `8,64,4K,64K` (default: powers of two, 1 B to 64 KiB).
+    #[arg(long, value_name = "LIST")]
+    sizes: Option<String>,
+    /// Trials per point (default 15, or 5 with --quick); the minimum is fitted.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    trials: Option<u32>,
+    /// Write the result file here (default: halfperf-HOST-TIME.json; not with --json).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Replace an existing --out file.
+    #[arg(long)]
+    force: bool,
+    /// Print the result document on stdout (tables go to stderr).
+    #[arg(long)]
+    json: bool,
+    /// Allow more processors than CPUs; waits then block instead of spinning and
+    /// results are labelled oversubscribed.
+    #[arg(long)]
+    oversubscribe: bool,
+    /// Deadline of any single wait, in milliseconds: a lost peer ends the run.
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    deadline_ms: u64,
+    /// Inject a fault (stall:RANK or panic:RANK) to test that the run stops cleanly.
+    #[arg(long, value_name = "FAULT", hide = true)]
+    inject_fault: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print(); // --help, --version
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or("invalid arguments");
+            eprintln!("halfperf: {}", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("halfperf: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Topo { json } => {
+            let topo = Topology::detect()?;
+            let allowed = platform::allowed_cpus();
+            if json {
+                let pairs: Vec<_> = topo
+                    .pairs_by_class(&allowed)
+                    .into_iter()
+                    .map(|(class, a, b)| serde_json::json!({"class": class, "cpus": [a, b]}))
+                    .collect();
+                let doc = serde_json::json!({"topology": topo, "allowed_cpus": allowed, "distance_pairs": pairs});
+                println!("{}", serde_json::to_string_pretty(&doc)?);
+            } else {
+                print!("{}", text::topology(&topo, &allowed));
+            }
+        }
+        Command::List { json } => {
+            let all = kernels::registry();
+            if json {
+                let doc: Vec<_> = all
+                    .iter()
+                    .map(|k| serde_json::json!({"name": k.name, "method": k.method, "paper": k.paper, "about": k.about}))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&doc)?);
+            } else {
+                print!("{}", text::kernel_list(&all));
+            }
+        }
+        Command::Run(args) => return run_kernels(args),
+        Command::Compare { files, json } => {
+            let docs = files
+                .iter()
+                .map(|f| results::read(f))
+                .collect::<Result<Vec<_>, _>>()?;
+            let cmp = results::compare(&docs);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&cmp)?);
+            } else {
+                print!("{}", text::comparison(&cmp));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Parses a CPU list (`0,2-3`), refusing repeats.
+fn parse_cpus(text: &str) -> Result<Vec<usize>> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let range = match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (
+                    a.parse()
+                        .with_context(|| format!("--cpus: {a:?} is not a CPU number"))?,
+                    b.parse()
+                        .with_context(|| format!("--cpus: {b:?} is not a CPU number"))?,
+                );
+                if b < a {
+                    bail!("--cpus: range {part:?} runs backwards");
+                }
+                a..=b
+            }
+            None => {
+                let c: usize = part
+                    .parse()
+                    .with_context(|| format!("--cpus: {part:?} is not a CPU number"))?;
+                c..=c
+            }
+        };
+        for c in range {
+            if out.contains(&c) {
+                bail!("--cpus: CPU {c} is listed twice; give each CPU once");
+            }
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// Parses a size list (`8,64,4K,1M`) and checks every size is 1 B..64 MiB.
+fn parse_sizes(text: &str) -> Result<Vec<usize>> {
+    text.split(',')
+        .map(str::trim)
+        .map(|part| {
+            let (digits, mult) = match part.chars().last() {
+                Some('K' | 'k') => (&part[..part.len() - 1], 1024),
+                Some('M' | 'm') => (&part[..part.len() - 1], 1024 * 1024),
+                _ => (part, 1),
+            };
+            let n: usize = digits.parse().with_context(|| {
+                format!("--sizes: {part:?} is not a size in bytes (e.g. 64, 4K, 1M)")
+            })?;
+            let n = n
+                .checked_mul(mult)
+                .filter(|&n| n <= MAX_SIZE_BYTES)
+                .with_context(|| {
+                    format!("--sizes: {part} is larger than the 64M a sweep accepts")
+                })?;
+            if n == 0 {
+                bail!("--sizes: a message of 0 bytes measures nothing; the smallest size is 1");
+            }
+            Ok(n)
+        })
+        .collect()
+}
+
+fn resolve_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>> {
+    if names.is_empty() || names.iter().any(|n| n == "all") {
+        return Ok(kernels::registry());
+    }
+    names
+        .iter()
+        .map(|n| {
+            kernels::find(n).with_context(|| {
+                let known: Vec<_> = kernels::registry().iter().map(|k| k.name).collect();
+                format!("unknown kernel {n:?}; known kernels: {}", known.join(", "))
+            })
+        })
+        .collect()
+}
+
+fn default_out_path(started: &str) -> PathBuf {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "host".into());
+    let stamp: String = started
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    PathBuf::from(format!("halfperf-{host}-{stamp}.json"))
+}
+
+fn check_out_path(path: &Path, force: bool) -> Result<()> {
+    if path.exists() && !force {
+        bail!(
+            "{} already exists; choose another --out or pass --force to replace it",
+            path.display()
+        );
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        bail!("--out: directory {} does not exist", dir.display());
+    }
+    Ok(())
+}
+
+fn run_kernels(args: RunArgs) -> Result<ExitCode> {
+    // Every check on the input comes before any measurement.
+    let topo = Topology::detect()?;
+    let allowed = platform::allowed_cpus();
+    let chosen = resolve_kernels(&args.kernels)?;
+    let cpus = args.cpus.as_deref().map(parse_cpus).transpose()?;
+    if let Some(cpus) = &cpus {
+        for c in cpus {
+            if topo.cpu(*c).is_none() {
+                bail!(
+                    "--cpus: CPU {c} does not exist; this machine has CPUs {:?}",
+                    topo.cpus.iter().map(|c| c.id).collect::<Vec<_>>()
+                );
+            }
+            if !allowed.contains(c) {
+                bail!(
+                    "--cpus: CPU {c} is not allowed for this process (allowed: {allowed:?}; see taskset/cpuset)"
+                );
+            }
+        }
+    }
+    let sizes = args.sizes.as_deref().map(parse_sizes).transpose()?;
+    let transports = match args.transport.as_str() {
+        "all" => TransportKind::ALL.to_vec(),
+        t => vec![t.parse().map_err(anyhow::Error::msg)?],
+    };
+    let fault = args
+        .inject_fault
+        .as_deref()
+        .map(str::parse::<Fault>)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let out = match (&args.out, args.json) {
+        (Some(p), _) => Some(p.clone()),
+        (None, true) => None,
+        (None, false) => Some(default_out_path(&started)),
+    };
+    if let Some(p) = &out {
+        check_out_path(p, args.force)?;
+    }
+
+    let config = RunConfig {
+        quick: args.quick,
+        cpus,
+        transports,
+        sizes,
+        trials: args.trials.map(|t| t as usize),
+        wait_timeout: Duration::from_millis(args.deadline_ms),
+        oversubscribe: args.oversubscribe,
+        fault,
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = Arc::clone(&cancel);
+        // A second Ctrl-C exits at once.
+        let _ = ctrlc::set_handler(move || {
+            if cancel.swap(true, Ordering::Relaxed) {
+                std::process::exit(130);
+            }
+            eprintln!(
+                "\nhalfperf: interrupted; finishing the current point and keeping completed kernels"
+            );
+        });
+    }
+    let clock = platform::measure_clock();
+    let bars = Bars::default();
+    let ctx = RunContext {
+        topology: &topo,
+        allowed: &allowed,
+        clock: &clock,
+        config: &config,
+        progress: &bars,
+        cancel: Arc::clone(&cancel),
+    };
+    let json = args.json;
+    let show = |s: String| {
+        if json {
+            eprint!("{s}");
+        } else {
+            print!("{s}");
+        }
+    };
+    show(format!(
+        "halfperf {} on {} ({} CPUs allowed: {:?}); clock read overhead {:.1} ns, resolution {:.0} ns\n\n",
+        env!("CARGO_PKG_VERSION"),
+        topo.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        allowed.len(),
+        allowed,
+        clock.read_overhead_ns,
+        clock.resolution_ns
+    ));
+    let outcome = suite::run_suite(
+        &chosen,
+        &ctx,
+        started,
+        suite::config_json(&config, &chosen),
+        |r| {
+            show(text::kernel_result(r));
+            show("\n".into());
+        },
+    );
+    for (kernel, reason) in &outcome.skipped {
+        show(format!("skipped {kernel}: {reason}\n"));
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&outcome.file)?);
+    }
+    let wrote = match &out {
+        Some(p) if !outcome.file.kernels.is_empty() => {
+            results::write_atomic(&outcome.file, p, args.force)?;
+            show(format!(
+                "wrote {}{}\n",
+                p.display(),
+                if outcome.file.incomplete {
+                    " (incomplete: only the kernels that finished)"
+                } else {
+                    ""
+                }
+            ));
+            true
+        }
+        _ => false,
+    };
+    match outcome.failure {
+        None => Ok(ExitCode::SUCCESS),
+        Some(kernels::KernelError::Interrupted) => {
+            if !wrote {
+                eprintln!("halfperf: interrupted before any kernel finished; nothing written");
+            }
+            Ok(ExitCode::from(130))
+        }
+        Some(e) => Err(anyhow::Error::new(e).context(if wrote {
+            "the run stopped; the kernels that finished were written, marked incomplete"
+        } else {
+            "the run stopped; nothing was written"
+        })),
+    }
+}
+
+/// Progress bars on stderr, shown only when stderr is a terminal.
+#[derive(Default)]
+struct Bars {
+    bar: parking_lot::Mutex<Option<indicatif::ProgressBar>>,
+}
+
+impl Progress for Bars {
+    fn begin(&self, kernel: &str, total: u64) {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix:>10} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(kernel.to_string());
+        *self.bar.lock() = Some(bar);
+    }
+
+    fn step(&self, what: &str) {
+        if let Some(b) = &*self.bar.lock() {
+            b.set_message(what.to_string());
+            b.inc(1);
+        }
+    }
+
+    fn end(&self) {
+        if let Some(b) = self.bar.lock().take() {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! Ordinary least-squares straight line `y = intercept + slope * x`.
+//!
+//! Every timing model in halfperf reduces to a straight line: Hockney's
+//! `t = t0 + n / r_inf` ("(r_inf, n_1/2, s_1/2) measurements on the 2-CPU Cray X-MP",
+//! section 3.1: "fitting the best straight line through the values of TMIN versus N"),
+//! the CoMet echo model `t(N) = t_startup + N t_per_byte` (CoMet, section 4.1) and
+//! Krumme & Greenfield's `X0 + X1 n` (NCUBE communication timing, section 3.5 and
+//! Appendix B, routine `fit`). This module fits such a line and reports how well it fits.
+//!
+//! With `n` points, means `x̄`, `ȳ` and
+//! `Sxx = Σ(x−x̄)²`, `Sxy = Σ(x−x̄)(y−ȳ)`, `SS_tot = Σ(y−ȳ)²`:
+//!
+//! * `slope = Sxy / Sxx`, `intercept = ȳ − slope·x̄` (normal equations);
+//! * residual `r_i = y_i − (intercept + slope·x_i)` (observed minus predicted),
+//!   `SS_res = Σ r_i²`;
+//! * `R² = 1 − SS_res / SS_tot` (coefficient of determination about the mean of `y`).
+//!   When `SS_tot = 0` (all `y` equal) the line passes through every point and `R² = 1`.
+//!   Rounding can push the value a hair outside `[0, 1]`; it is clamped to that range;
+//! * with `s² = SS_res / (n − 2)`: `se_slope = sqrt(s² / Sxx)` and
+//!   `se_intercept = sqrt(s² · (1/n + x̄² / Sxx))`. With exactly two points the line
+//!   is exact and there are no degrees of freedom left; the standard errors are then
+//!   reported as `0.0` (not NaN, which JSON cannot carry).
+//!
+//! The units of `intercept` are those of `y`; the units of `slope` are those of `y`
+//! per unit of `x`. The sums are taken about the first point to keep rounding small
+//! when `x` or `y` carry a large offset (for example times in nanoseconds since boot).
+#![forbid(unsafe_code)]
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// A least-squares straight line `y = intercept + slope * x` with its goodness of fit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineFit {
+    /// Value of the line at `x = 0`, in units of `y`.
+    pub intercept: f64,
+    /// Change of `y` per unit of `x`.
+    pub slope: f64,
+    /// Coefficient of determination `1 − SS_res / SS_tot`, in `[0, 1]`.
+    pub r2: f64,
+    /// Standard error of `intercept` (`0.0` when fitted to exactly two points).
+    pub se_intercept: f64,
+    /// Standard error of `slope` (`0.0` when fitted to exactly two points).
+    pub se_slope: f64,
+    /// Number of points fitted.
+    pub n_points: usize,
+    /// `y_i − predict(x_i)` for each point, in input order.
+    pub residuals: Vec<f64>,
+}
+
+impl LineFit {
+    /// The line's value `intercept + slope * x`.
+    pub fn predict(&self, x: f64) -> f64 {
+        self.intercept + self.slope * x
+    }
+}
+
+/// Why a straight line could not be fitted.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum FitError {
+    /// Fewer points than a line needs.
+    #[error("a straight line needs at least {needed} points but got {got}: measure more sizes")]
+    TooFewPoints {
+        /// Minimum number of points.
+        needed: usize,
+        /// Number of points given.
+        got: usize,
+    },
+    /// `x` and `y` differ in length.
+    #[error("x has {x} values but y has {y}: pass one y per x")]
+    LengthMismatch {
+        /// Length of `x`.
+        x: usize,
+        /// Length of `y`.
+        y: usize,
+    },
+    /// A coordinate is NaN or infinite.
+    #[error("point {index} has a NaN or infinite coordinate: drop or re-measure it")]
+    NonFinite {
+        /// Index of the first offending point.
+        index: usize,
+    },
+    /// All `x` are equal, so the slope is undefined.
+    #[error(
+        "all x values are equal, so no slope can be fitted: measure at least two different sizes"
+    )]
+    ConstantX,
+}
+
+/// Fits `y = intercept + slope * x` by ordinary least squares (formulas in the module doc).
+///
+/// Errors: different lengths, fewer than 2 points, a NaN or infinite value, or all `x` equal.
+pub fn fit_line(x: &[f64], y: &[f64]) -> Result<LineFit, FitError> {
+    if x.len() != y.len() {
+        return Err(FitError::LengthMismatch {
+            x: x.len(),
+            y: y.len(),
+        });
+    }
+    let n = x.len();
+    if n < 2 {
+        return Err(FitError::TooFewPoints { needed: 2, got: n });
+    }
+    if let Some(index) = (0..n).find(|&i| !x[i].is_finite() || !y[i].is_finite()) {
+        return Err(FitError::NonFinite { index });
+    }
+    // Shift the origin to the first point: exact for constant data, smaller rounding.
+    let (x0, y0) = (x[0], y[0]);
+    let count = n as f64;
+    let mean_dx = x.iter().map(|v| v - x0).sum::<f64>() / count;
+    let mean_dy = y.iter().map(|v| v - y0).sum::<f64>() / count;
+    let (mut sxx, mut sxy, mut ss_tot) = (0.0, 0.0, 0.0);
+    for (xi, yi) in x.iter().zip(y) {
+        let (dx, dy) = (xi - x0 - mean_dx, yi - y0 - mean_dy);
+        sxx += dx * dx;
+        sxy += dx * dy;
+        ss_tot += dy * dy;
+    }
+    if sxx == 0.0 {
+        return Err(FitError::ConstantX);
+    }
+    let slope = sxy / sxx;
+    let residuals: Vec<f64> = x
+        .iter()
+        .zip(y)
+        .map(|(xi, yi)| (yi - y0 - mean_dy) - slope * (xi - x0 - mean_dx))
+        .collect();
+    let ss_res: f64 = residuals.iter().map(|r| r * r).sum();
+    let r2 = if ss_tot == 0.0 {
+        1.0
+    } else {
+        (1.0 - ss_res / ss_tot).clamp(0.0, 1.0)
+    };
+    let mean_x = x0 + mean_dx;
+    let (se_intercept, se_slope) = if n == 2 {
+        (0.0, 0.0)
+    } else {
+        let s2 = ss_res / (count - 2.0);
+        (
+            (s2 * (1.0 / count + mean_x * mean_x / sxx)).sqrt(),
+            (s2 / sxx).sqrt(),
+        )
+    };
+    Ok(LineFit {
+        intercept: y0 + mean_dy - slope * mean_x,
+        slope,
+        r2,
+        se_intercept,
+        se_slope,
+        n_points: n,
+        residuals,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    /// Hand computation for x = 1..5, y = 2, 4, 5, 4, 5:
+    /// x̄ = 3, ȳ = 4, Sxx = 4+1+0+1+4 = 10,
+    /// Sxy = (−2)(−2) + (−1)(0) + 0·1 + 1·0 + 2·1 = 6, so slope = 0.6,
+    /// intercept = 4 − 0.6·3 = 2.2.
+    /// Predictions 2.8, 3.4, 4.0, 4.6, 5.2; residuals −0.8, 0.6, 1.0, −0.6, −0.2;
+    /// SS_res = 0.64+0.36+1+0.36+0.04 = 2.4; SS_tot = 4+0+1+0+1 = 6; R² = 1 − 2.4/6 = 0.6.
+    /// s² = 2.4/3 = 0.8; se_slope = sqrt(0.8/10) = sqrt(0.08) = 0.282842712…;
+    /// se_intercept = sqrt(0.8·(1/5 + 9/10)) = sqrt(0.88) = 0.938083151….
+    #[test]
+    fn hand_computed_five_points() {
+        let fit = fit_line(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 4.0, 5.0, 4.0, 5.0]).unwrap();
+        assert!(close(fit.slope, 0.6, 1e-12));
+        assert!(close(fit.intercept, 2.2, 1e-12));
+        assert!(close(fit.r2, 0.6, 1e-12));
+        assert!(close(fit.se_slope, 0.08f64.sqrt(), 1e-12));
+        assert!(close(fit.se_intercept, 0.88f64.sqrt(), 1e-12));
+        assert_eq!(fit.n_points, 5);
+        for (r, want) in fit.residuals.iter().zip([-0.8, 0.6, 1.0, -0.6, -0.2]) {
+            assert!(close(*r, want, 1e-12));
+        }
+        assert!(close(fit.predict(10.0), 8.2, 1e-12));
+    }
+
+    /// R² is taken about the mean of y: a line far above the origin that fits
+    /// badly must not score well. Hand computation for x = 0, 1, 2, 3 and
+    /// y = 1000, 1003, 1000, 1003: x̄ = 1.5, ȳ = 1001.5, Sxx = 5,
+    /// Sxy = (−1.5)(−1.5) + (−0.5)(1.5) + (0.5)(−1.5) + (1.5)(1.5) = 3, slope = 0.6,
+    /// SS_tot = 4·2.25 = 9, SS_res = SS_tot − Sxy²/Sxx = 9 − 1.8 = 7.2, R² = 0.2.
+    #[test]
+    fn r2_is_about_the_mean_of_y() {
+        let fit = fit_line(&[0.0, 1.0, 2.0, 3.0], &[1000.0, 1003.0, 1000.0, 1003.0]).unwrap();
+        assert!(close(fit.slope, 0.6, 1e-12));
+        assert!(close(fit.intercept, 1000.6, 1e-9));
+        assert!(close(fit.r2, 0.2, 1e-12));
+    }
+
+    #[test]
+    fn two_points_give_zero_standard_errors_that_serialize() {
+        let fit = fit_line(&[0.0, 400.0], &[45.0, 48.2]).unwrap();
+        assert!(close(fit.slope, 0.008, 1e-15));
+        assert_eq!((fit.se_intercept, fit.se_slope, fit.r2), (0.0, 0.0, 1.0));
+        let json = serde_json::to_string(&fit).unwrap();
+        let back: LineFit = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, fit);
+    }
+
+    #[test]
+    fn constant_y_has_r2_one_and_zero_slope() {
+        let fit = fit_line(&[1.0, 2.0, 3.0], &[0.1, 0.1, 0.1]).unwrap();
+        assert_eq!((fit.slope, fit.intercept, fit.r2), (0.0, 0.1, 1.0));
+        assert_eq!(fit.residuals, vec![0.0; 3]);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        assert_eq!(
+            fit_line(&[1.0], &[1.0, 2.0]),
+            Err(FitError::LengthMismatch { x: 1, y: 2 })
+        );
+        assert_eq!(
+            fit_line(&[1.0], &[1.0]),
+            Err(FitError::TooFewPoints { needed: 2, got: 1 })
+        );
+        assert_eq!(
+            fit_line(&[], &[]),
+            Err(FitError::TooFewPoints { needed: 2, got: 0 })
+        );
+        assert_eq!(
+            fit_line(&[1.0, 2.0, 3.0], &[1.0, f64::NAN, 3.0]),
+            Err(FitError::NonFinite { index: 1 })
+        );
+        assert_eq!(
+            fit_line(&[1.0, 2.0, f64::INFINITY], &[1.0, 2.0, 3.0]),
+            Err(FitError::NonFinite { index: 2 })
+        );
+        assert_eq!(
+            fit_line(&[2.0, 2.0, 2.0], &[1.0, 2.0, 3.0]),
+            Err(FitError::ConstantX)
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn exact_lines_are_recovered(
+            intercept in -1e6f64..1e6,
+            slope in -1e3f64..1e3,
+            xs in prop::collection::vec(0u32..100_000, 3..40),
+        ) {
+            let mut x: Vec<f64> = xs.iter().map(|&v| f64::from(v)).collect();
+            x.push(x[0] + 1.0); // guarantees two distinct x
+            let y: Vec<f64> = x.iter().map(|&v| intercept + slope * v).collect();
+            let fit = fit_line(&x, &y).unwrap();
+            let scale = intercept.abs() + slope.abs() * 1e5 + 1.0;
+            prop_assert!(close(fit.slope, slope, 1e-9 * (slope.abs() + 1.0)));
+            prop_assert!(close(fit.intercept, intercept, 1e-9 * scale));
+            prop_assert!(fit.se_slope <= 1e-9 * (slope.abs() + 1.0));
+            prop_assert!(fit.residuals.iter().all(|r| r.abs() <= 1e-9 * scale));
+            if slope.abs() > 1e-3 {
+                prop_assert!(fit.r2 > 1.0 - 1e-9);
+            }
+        }
+
+        #[test]
+        fn r2_is_in_unit_interval(
+            points in prop::collection::vec((-1e6f64..1e6, -1e6f64..1e6), 3..40),
+        ) {
+            let (x, y): (Vec<f64>, Vec<f64>) = points.into_iter().unzip();
+            if let Ok(fit) = fit_line(&x, &y) {
+                prop_assert!((0.0..=1.0).contains(&fit.r2));
+                prop_assert!(fit.se_slope >= 0.0 && fit.se_intercept >= 0.0);
+            }
+        }
+    }
+}

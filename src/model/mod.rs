@@ -1,0 +1,21 @@
+//! The models: least-squares fits and their goodness, sample statistics, and the
+//! papers' analytic models and simulator. Pure computation, no timing.
+//!
+//! - [`fit`]: straight lines with R^2 and standard errors.
+//! - [`stats`]: min / median / max / percentiles of trial samples.
+//! - [`hockney`]: `t = (n + n_half)/r_inf`, `s_half`, `t0`, `pi0` (Hockney).
+//! - [`piecewise`]: piecewise lines with breakpoints found from the data, and
+//!   half-peak message sizes (CoMet).
+//! - [`decomposition`]: F S R A U E from the NCUBE experiments (Krumme &
+//!   Greenfield).
+//! - [`sci`]: the SCI torus latency model, its decomposition and projections
+//!   (Gonzalez).
+
+#![forbid(unsafe_code)]
+
+pub mod decomposition;
+pub mod fit;
+pub mod hockney;
+pub mod piecewise;
+pub mod sci;
+pub mod stats;

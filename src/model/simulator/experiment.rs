@@ -1,0 +1,391 @@
+//! The simulation experiment of Lamanna, "A Performance Study of the Hypercube
+//! Architecture" (AFIT thesis, 1988), ch. III "Experiment Design" (Tables 4 and 5) and
+//! ch. IV "Evaluation of the Second/Third Research Hypothesis" (Table 7, eq. 19).
+//!
+//! Levels (Table 4): uniprocessor time `U` in {1000, 20000} ms, nodes `N` in
+//! {2, 4, 8, 16, 32}, bursts `B` in {1, 5}, receivers `R` in {N/2, N-1} (one level
+//! when they coincide, N = 2). `R = N - 1` sends to every other node, `R = N/2` to
+//! receivers drawn at random. Each unit runs with normal bursts; units with more than
+//! one burst also run with exponential bursts (Table 5: with one burst the burst is
+//! the node's whole work, so its shape does not matter). No calibration (the
+//! experiment measures the architecture, not the benchmark's message checking).
+//! Node totals have standard deviation `sigma_fraction * U/N` (Appendix B:
+//! `STD_DEV = CMP_TIME * 0.066667`).
+//!
+//! Run `k` uses the same seed in every unit with the same `N` (common random numbers):
+//! the node totals, in units of their standard deviation, are then the same across
+//! `U`, `B`, `R` and burst shape, so units can be compared pair by pair. The thesis's
+//! Appendix E data show that its runs did the same (e.g. its 2-node runs differ by a
+//! constant 9.1 ms between one and five bursts).
+//!
+//! The report fits eq. 11, `T = mu + b U/N + c N B R`, to every normal-burst run (the
+//! thesis's eq. 19, whose values its transcription withholds), tabulates the mean time,
+//! speedup `S = U / T` and efficiency `S / N` of each unit, and tests hypothesis H3
+//! (burst shape makes no difference) with a paired t test on the unit means of the two
+//! shapes at the thesis's alpha = 0.1.
+#![forbid(unsafe_code)]
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    APPENDIX_B_TL_MS, BurstDist, Receivers, SimConfig, SimConfigError, THESIS_TC_MS_PER_BYTE, THESIS_TI_MS,
+    THESIS_TL_MS, Topology, simulate,
+};
+use crate::model::regression::INTERCEPT;
+use crate::model::speedup::{Eq11Fit, SpeedupError, SpeedupRecord, efficiency, fit_eq11, speedup};
+use crate::model::ttest::{PairedTTest, THESIS_ALPHA, t_test_differences};
+
+/// Parameters of the experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LamannaParams {
+    /// Interconnection network.
+    pub topology: Topology,
+    /// Levels of the uniprocessor time `U`, ms.
+    pub uniprocessor_ms: Vec<f64>,
+    /// Levels of the number of nodes `N`.
+    pub nodes: Vec<u32>,
+    /// Levels of the bursts per node `B`.
+    pub bursts: Vec<u32>,
+    /// Message start-up `t_l`, ms.
+    pub tl_ms: f64,
+    /// Transmission time per byte and link `t_c`, ms/byte.
+    pub tc_ms_per_byte: f64,
+    /// Intermediate-node time `t_i`, ms.
+    pub ti_ms: f64,
+    /// Message length `L`, bytes.
+    pub message_bytes: u32,
+    /// Standard deviation of a node's total work as a fraction of `U/N`.
+    pub sigma_fraction: f64,
+}
+
+impl LamannaParams {
+    /// Tables 4-5 with eq. 9 costs and Appendix B's 1024-byte messages and
+    /// `sigma = (U/N) / 15`.
+    pub fn thesis() -> Self {
+        Self {
+            topology: Topology::Hypercube,
+            uniprocessor_ms: vec![1000.0, 20000.0],
+            nodes: vec![2, 4, 8, 16, 32],
+            bursts: vec![1, 5],
+            tl_ms: THESIS_TL_MS,
+            tc_ms_per_byte: THESIS_TC_MS_PER_BYTE,
+            ti_ms: THESIS_TI_MS,
+            message_bytes: 1024,
+            sigma_fraction: 0.066667,
+        }
+    }
+
+    /// [`Self::thesis`] with Appendix B's processor cost per message
+    /// ([`APPENDIX_B_TL_MS`]) in place of eq. 9's `t_l`: the costs the thesis's own
+    /// simulation charged.
+    pub fn appendix_b() -> Self {
+        Self {
+            tl_ms: APPENDIX_B_TL_MS,
+            ..Self::thesis()
+        }
+    }
+}
+
+/// Shape of the burst-length distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BurstShape {
+    /// Normally distributed bursts.
+    Normal,
+    /// Exponentially distributed bursts.
+    Exponential,
+}
+
+/// Runs of one experimental unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentUnit {
+    /// Uniprocessor time `U`, ms.
+    pub uniprocessor_ms: f64,
+    /// Nodes `N`.
+    pub nodes: u32,
+    /// Bursts per node `B`.
+    pub bursts: u32,
+    /// Receivers per burst `R`.
+    pub receivers: u32,
+    /// Burst shape.
+    pub shape: BurstShape,
+    /// Execution time of each run, ms.
+    pub times_ms: Vec<f64>,
+    /// Mean execution time, ms.
+    pub mean_ms: f64,
+    /// Speedup `U / mean`.
+    pub speedup: f64,
+    /// Efficiency `speedup / N`.
+    pub efficiency: f64,
+}
+
+/// Results of the experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentReport {
+    /// Parameters used.
+    pub params: LamannaParams,
+    /// Runs per unit.
+    pub runs: u32,
+    /// Base seed.
+    pub seed: u64,
+    /// Every unit, normal and exponential.
+    pub units: Vec<ExperimentUnit>,
+    /// Eq. 11 fitted to every normal-burst run.
+    pub eq11: Eq11Fit,
+    /// H3: paired t test of exponential minus normal unit means (units with more than
+    /// one burst); `None` when the pairs are identical or fewer than two.
+    pub h3: Option<PairedTTest>,
+    /// Simulator events handled, all runs.
+    pub events: u64,
+    /// Host time spent simulating, s.
+    pub wall_seconds: f64,
+}
+
+/// Why the experiment could not be run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExperimentError {
+    /// Zero runs per unit.
+    #[error("the experiment needs at least one run per unit")]
+    ZeroRuns,
+    /// A unit's configuration is invalid.
+    #[error("invalid unit: {0}")]
+    Config(#[from] SimConfigError),
+    /// Eq. 11 could not be fitted.
+    #[error("eq. 11 fit failed: {0}")]
+    Fit(#[from] SpeedupError),
+}
+
+/// Runs the experiment of Tables 4-5 with `runs` runs per unit.
+pub fn run_lamanna_experiment(
+    params: &LamannaParams,
+    runs: u32,
+    seed: u64,
+) -> Result<ExperimentReport, ExperimentError> {
+    if runs == 0 {
+        return Err(ExperimentError::ZeroRuns);
+    }
+    let mut units = Vec::new();
+    let (mut events, mut wall_seconds) = (0, 0.0);
+    for levels in design(params) {
+        let mut times_ms = Vec::with_capacity(runs as usize);
+        for run in 0..runs {
+            let run_seed = mix(seed, [levels.nodes.into(), run.into()]);
+            let result = simulate(&unit_config(params, levels, run_seed))?;
+            events += result.events;
+            wall_seconds += result.wall_seconds;
+            times_ms.push(result.time_ms);
+        }
+        units.push(unit(levels, times_ms));
+    }
+    let records: Vec<SpeedupRecord> = units
+        .iter()
+        .filter(|x| x.shape == BurstShape::Normal)
+        .flat_map(|x| {
+            x.times_ms.iter().map(|&time_ms| SpeedupRecord {
+                uniprocessor_ms: x.uniprocessor_ms,
+                nodes: x.nodes,
+                bursts: x.bursts,
+                receivers: x.receivers,
+                time_ms,
+            })
+        })
+        .collect();
+    let eq11 = fit_eq11(&records, None)?;
+    let h3 = shape_differences(&units);
+    Ok(ExperimentReport {
+        params: params.clone(),
+        runs,
+        seed,
+        units,
+        eq11,
+        h3: t_test_differences(&h3, THESIS_ALPHA).ok(),
+        events,
+        wall_seconds,
+    })
+}
+
+/// Levels of one experimental unit.
+#[derive(Debug, Clone, Copy)]
+struct Levels {
+    uniprocessor_ms: f64,
+    nodes: u32,
+    bursts: u32,
+    receivers: u32,
+    shape: BurstShape,
+}
+
+/// Every unit of Tables 4-5, in the order of the report.
+fn design(params: &LamannaParams) -> Vec<Levels> {
+    let mut units = Vec::new();
+    for &uniprocessor_ms in &params.uniprocessor_ms {
+        for &nodes in &params.nodes {
+            for &bursts in &params.bursts {
+                for receivers in receiver_levels(nodes) {
+                    for &shape in shapes(bursts) {
+                        units.push(Levels {
+                            uniprocessor_ms,
+                            nodes,
+                            bursts,
+                            receivers,
+                            shape,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    units
+}
+
+/// `{N/2, N-1}` without duplicates.
+fn receiver_levels(nodes: u32) -> Vec<u32> {
+    let mut levels = vec![nodes / 2, nodes.saturating_sub(1)];
+    levels.dedup();
+    levels
+}
+
+fn shapes(bursts: u32) -> &'static [BurstShape] {
+    if bursts > 1 {
+        &[BurstShape::Normal, BurstShape::Exponential]
+    } else {
+        &[BurstShape::Normal]
+    }
+}
+
+fn unit_config(params: &LamannaParams, levels: Levels, seed: u64) -> SimConfig {
+    let sigma_ms = params.sigma_fraction * levels.uniprocessor_ms / f64::from(levels.nodes);
+    SimConfig {
+        topology: params.topology,
+        nodes: levels.nodes,
+        bursts: levels.bursts,
+        receivers: if levels.receivers + 1 == levels.nodes {
+            Receivers::All
+        } else {
+            Receivers::Count(levels.receivers)
+        },
+        burst_dist: match levels.shape {
+            BurstShape::Normal => BurstDist::Normal { sigma_ms },
+            BurstShape::Exponential => BurstDist::Exponential { sigma_ms },
+        },
+        uniprocessor_ms: levels.uniprocessor_ms,
+        tl_ms: params.tl_ms,
+        tc_ms_per_byte: params.tc_ms_per_byte,
+        ti_ms: params.ti_ms,
+        message_bytes: params.message_bytes,
+        calibration: None,
+        seed,
+    }
+}
+
+fn unit(levels: Levels, times_ms: Vec<f64>) -> ExperimentUnit {
+    let mean_ms = times_ms.iter().sum::<f64>() / times_ms.len() as f64;
+    let u = levels.uniprocessor_ms;
+    ExperimentUnit {
+        uniprocessor_ms: u,
+        nodes: levels.nodes,
+        bursts: levels.bursts,
+        receivers: levels.receivers,
+        shape: levels.shape,
+        times_ms,
+        mean_ms,
+        speedup: speedup(u, mean_ms),
+        efficiency: efficiency(u, mean_ms, levels.nodes),
+    }
+}
+
+/// Exponential minus normal mean time of every unit that ran both shapes.
+fn shape_differences(units: &[ExperimentUnit]) -> Vec<f64> {
+    units
+        .iter()
+        .filter(|x| x.shape == BurstShape::Exponential)
+        .filter_map(|e| counterpart(units, e, BurstShape::Normal).map(|x| e.mean_ms - x.mean_ms))
+        .collect()
+}
+
+/// The unit with the same levels as `x` and burst shape `shape`.
+fn counterpart<'a>(
+    units: &'a [ExperimentUnit],
+    x: &ExperimentUnit,
+    shape: BurstShape,
+) -> Option<&'a ExperimentUnit> {
+    let levels = |u: &ExperimentUnit| (u.uniprocessor_ms, u.nodes, u.bursts, u.receivers);
+    units
+        .iter()
+        .find(|u| u.shape == shape && levels(u) == levels(x))
+}
+
+/// Seed of one run, derived from the base seed and the run's key by SplitMix64.
+fn mix(seed: u64, key: [u64; 2]) -> u64 {
+    key.iter().fold(seed, |h, &k| splitmix64(h ^ k))
+}
+
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl ExperimentReport {
+    /// Human-readable summary: eq. 11 coefficients, H3 and the speedup table.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        let m = &self.eq11.model;
+        let se = |name: &str| {
+            self.eq11
+                .fit
+                .coefficient(name)
+                .map_or(0.0, |c| c.standard_error)
+        };
+        let _ = writeln!(
+            out,
+            "Lamanna (1988) simulation experiment: {} runs per unit, seed {}, {:?}",
+            self.runs, self.seed, self.params.topology
+        );
+        let _ = writeln!(
+            out,
+            "eq. 11 over normal-burst runs: T = {:.2} (+/- {:.2}) + {:.4} (+/- {:.4}) U/N + {:.5} (+/- {:.5}) NBR  [ms], R^2 = {:.4}",
+            m.mu_ms,
+            se(INTERCEPT),
+            m.b,
+            se("U/N"),
+            m.c_ms_per_message,
+            se("NBR"),
+            self.eq11.fit.r_squared
+        );
+        match &self.h3 {
+            Some(t) => {
+                let verdict = if t.reject_null { "rejected" } else { "not rejected" };
+                let _ = writeln!(
+                    out,
+                    "H3 (exponential - normal unit means): mean {:.3} ms, t = {:.3}, p = {:.3}: {verdict} at alpha = {}",
+                    t.mean_difference, t.t, t.p_value, t.alpha
+                );
+            }
+            None => {
+                let _ = writeln!(out, "H3: no test (fewer than two pairs, or all pairs identical)");
+            }
+        }
+        let _ = writeln!(
+            out,
+            "{:>8} {:>4} {:>3} {:>4} {:>12} {:>8} {:>6} {:>12}",
+            "U(ms)", "N", "B", "R", "T_norm(ms)", "S", "E", "T_exp(ms)"
+        );
+        for x in self.units.iter().filter(|x| x.shape == BurstShape::Normal) {
+            let exp = counterpart(&self.units, x, BurstShape::Exponential);
+            let exp = exp.map_or_else(|| "-".to_string(), |e| format!("{:.1}", e.mean_ms));
+            let _ = writeln!(
+                out,
+                "{:>8.0} {:>4} {:>3} {:>4} {:>12.1} {:>8.2} {:>6.3} {:>12}",
+                x.uniprocessor_ms, x.nodes, x.bursts, x.receivers, x.mean_ms, x.speedup, x.efficiency, exp
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{} events in {:.3} s of simulation",
+            self.events, self.wall_seconds
+        );
+        out
+    }
+}

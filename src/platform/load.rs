@@ -1,0 +1,151 @@
+//! The load check: how much CPU time other processes used while a kernel ran.
+//!
+//! These machines are shared, and a busy neighbour doubles every latency. Before and
+//! after each kernel halfperf reads `/proc/stat` (busy time of all CPUs) and this
+//! process's own CPU time (`getrusage`); the difference is time used by others. It
+//! is expressed in CPUs' worth (1.0 = one CPU fully busy with other work).
+
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Above this many CPUs' worth of other work, a kernel's result gets a warning.
+pub const BUSY_THRESHOLD_CPUS: f64 = 0.10;
+
+/// A point-in-time reading of machine and process CPU time.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadSnapshot {
+    at: Instant,
+    machine_busy_s: f64,
+    own_s: f64,
+}
+
+impl LoadSnapshot {
+    /// Reads `/proc/stat` and this process's CPU time now; `None` where
+    /// `/proc/stat` is unreadable.
+    pub fn now() -> Option<LoadSnapshot> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+        let fields: Vec<f64> = line
+            .split_whitespace()
+            .skip(1)
+            .filter_map(|f| f.parse().ok())
+            .collect();
+        // user nice system idle iowait irq softirq steal ...: busy = all but idle and iowait.
+        let total: f64 = fields.iter().take(8).sum();
+        let idle = fields.get(3).copied().unwrap_or(0.0) + fields.get(4).copied().unwrap_or(0.0);
+        // SAFETY: sysconf has no preconditions.
+        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        Some(LoadSnapshot {
+            at: Instant::now(),
+            machine_busy_s: (total - idle) / ticks.max(1.0),
+            own_s: own_cpu_seconds(),
+        })
+    }
+}
+
+fn own_cpu_seconds() -> f64 {
+    // SAFETY: rusage is plain data; all-zero is valid and getrusage fills it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_SELF with a valid pointer to `usage`.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// What others used between two snapshots, in CPUs' worth (never negative; the
+/// kernel counts in clock ticks, so short windows are coarse).
+pub fn busy_others_cpus(before: &LoadSnapshot, after: &LoadSnapshot) -> f64 {
+    let wall = after.at.duration_since(before.at).as_secs_f64();
+    if wall <= 0.0 {
+        return 0.0;
+    }
+    let machine = after.machine_busy_s - before.machine_busy_s;
+    let own = after.own_s - before.own_s;
+    ((machine - own) / wall).max(0.0)
+}
+
+/// A window of the load check around one kernel: a short idle sample just before
+/// it, and the whole time it ran.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadWindow {
+    before_cpus: Option<f64>,
+    start: Option<LoadSnapshot>,
+}
+
+impl LoadWindow {
+    /// Samples the machine for `idle_sample` (while this process sleeps), then
+    /// starts the window that [`LoadWindow::finish`] closes.
+    pub fn begin(idle_sample: Duration) -> LoadWindow {
+        let a = LoadSnapshot::now();
+        std::thread::sleep(idle_sample);
+        let b = LoadSnapshot::now();
+        LoadWindow {
+            before_cpus: a.zip(b).map(|(a, b)| busy_others_cpus(&a, &b)),
+            start: b,
+        }
+    }
+
+    /// Closes the window.
+    pub fn finish(self) -> LoadReport {
+        let during = self
+            .start
+            .zip(LoadSnapshot::now())
+            .map(|(a, b)| busy_others_cpus(&a, &b));
+        let busy = self.before_cpus.unwrap_or(0.0).max(during.unwrap_or(0.0)) > BUSY_THRESHOLD_CPUS;
+        LoadReport {
+            others_before_cpus: self.before_cpus,
+            others_during_cpus: during,
+            busy,
+        }
+    }
+}
+
+/// The load check recorded with every kernel result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadReport {
+    /// CPUs' worth of other processes' work in a short sample just before the kernel.
+    pub others_before_cpus: Option<f64>,
+    /// CPUs' worth of other processes' work while the kernel ran.
+    pub others_during_cpus: Option<f64>,
+    /// Whether either exceeded [`BUSY_THRESHOLD_CPUS`].
+    pub busy: bool,
+}
+
+impl LoadReport {
+    /// The warning to attach to a result made on a busy machine.
+    pub fn warning(&self) -> Option<String> {
+        self.busy.then(|| {
+            format!(
+                "machine busy: other processes used {:.2} CPUs before and {:.2} CPUs during this kernel; latencies may be inflated",
+                self.others_before_cpus.unwrap_or(0.0),
+                self.others_during_cpus.unwrap_or(0.0)
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spinning_neighbour_process_shows_as_busy() {
+        let window = LoadWindow::begin(Duration::from_millis(20));
+        // Another process burns CPU while this one sleeps.
+        let mut child = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "end=$(($(date +%s)+1)); while [ $(date +%s) -lt $end ]; do :; done",
+            ])
+            .spawn()
+            .unwrap();
+        child.wait().unwrap();
+        let report = window.finish();
+        let during = report.others_during_cpus.unwrap();
+        assert!(
+            during > 0.3,
+            "a busy child should count as others' load: {report:?}"
+        );
+        assert!(report.busy && report.warning().is_some());
+    }
+}

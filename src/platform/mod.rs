@@ -1,0 +1,15 @@
+//! The machine: topology from `/sys`, distance classes between CPUs, pinning with
+//! read-back, the clock and its measured overhead, and the load check.
+//!
+//! Everything above this layer (team, transports, kernels) asks this module which
+//! CPUs exist, how far apart two of them are, and how to pin a thread to one.
+
+mod clock;
+mod load;
+mod pin;
+mod topology;
+
+pub use clock::{Clock, ClockInfo, measure_clock};
+pub use load::{BUSY_THRESHOLD_CPUS, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus};
+pub use pin::{PinError, allowed_cpus, current_affinity, pin_current_thread};
+pub use topology::{Cache, CacheKind, Cpu, DistanceClass, Topology, TopologyError};

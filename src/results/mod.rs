@@ -1,0 +1,181 @@
+//! Result files: the versioned JSON schema, atomic writing, checked reading, and
+//! side-by-side comparison.
+//!
+//! One file per run. The skeleton (see `results/README.md` in the repository) is
+//! stable for scripts: `schema_version`, `tool`, `machine`, `software`, `config`,
+//! and `kernels`, each kernel with its swept `points`, its `fits` with goodness,
+//! and its `warnings`. Units are in the field names.
+
+#![forbid(unsafe_code)]
+
+mod compare;
+mod schema;
+
+pub use compare::{Comparison, ComparisonRow, compare};
+pub use schema::{
+    FitResult, KernelResult, MachineInfo, Point, PointValue, ResultFile, SCHEMA_VERSION,
+    SoftwareInfo, TOOL_NAME,
+};
+
+use std::path::{Path, PathBuf};
+
+/// Why a result file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultFileError {
+    /// The file could not be opened or read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not a halfperf result.
+    #[error("{path} is not a halfperf result file: {reason}")]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The file was written by a newer halfperf.
+    #[error(
+        "{path} has schema version {found}, newer than this halfperf understands ({supported}); update halfperf"
+    )]
+    NewerSchema {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: u64,
+        /// The newest version this build reads.
+        supported: u64,
+    },
+    /// Refusing to overwrite an earlier result.
+    #[error("{path} already exists; choose another --out or pass --force to replace it")]
+    Exists {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Writing failed; nothing was left at the destination.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// Reads and checks a result file.
+pub fn read(path: &Path) -> Result<ResultFile, ResultFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ResultFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&text).map_err(|e| e.with_path(path))
+}
+
+/// Parses and checks a result document (the path in errors is empty).
+pub fn parse(text: &str) -> Result<ResultFile, ResultFileError> {
+    let malformed = |reason: String| ResultFileError::Malformed {
+        path: PathBuf::new(),
+        reason,
+    };
+    if text.trim().is_empty() {
+        return Err(malformed("the file is empty".into()));
+    }
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| malformed(format!("not JSON ({e})")))?;
+    let obj = value
+        .as_object()
+        .ok_or_else(|| malformed("the document is not a JSON object".into()))?;
+    match obj.get("tool").and_then(|t| t.as_str()) {
+        Some(TOOL_NAME) => {}
+        Some(other) => return Err(malformed(format!("it was written by {other:?}"))),
+        None => return Err(malformed("it has no \"tool\": \"halfperf\" field".into())),
+    }
+    let version = obj
+        .get("schema_version")
+        .and_then(|v| v.as_u64())
+        .ok_or_else(|| malformed("it has no numeric schema_version".into()))?;
+    if version > SCHEMA_VERSION {
+        return Err(ResultFileError::NewerSchema {
+            path: PathBuf::new(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    serde_json::from_value(value).map_err(|e| malformed(format!("{e}")))
+}
+
+impl ResultFileError {
+    fn with_path(self, p: &Path) -> ResultFileError {
+        match self {
+            ResultFileError::Malformed { reason, .. } => ResultFileError::Malformed {
+                path: p.to_path_buf(),
+                reason,
+            },
+            ResultFileError::NewerSchema {
+                found, supported, ..
+            } => ResultFileError::NewerSchema {
+                path: p.to_path_buf(),
+                found,
+                supported,
+            },
+            other => other,
+        }
+    }
+}
+
+/// Writes `file` to `path` atomically: a temporary file in the same directory,
+/// flushed to disk, then renamed over the destination. A crash leaves either the
+/// old file or the new one, never a partial one. Refuses to replace an existing
+/// file unless `force`.
+pub fn write_atomic(file: &ResultFile, path: &Path, force: bool) -> Result<(), ResultFileError> {
+    let werr = |source: std::io::Error| ResultFileError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if path.exists() && !force {
+        return Err(ResultFileError::Exists {
+            path: path.to_path_buf(),
+        });
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".halfperf-")
+        .suffix(".json.tmp")
+        .tempfile_in(dir)
+        .map_err(werr)?;
+    serde_json::to_writer_pretty(&mut tmp, file).map_err(|e| werr(e.into()))?;
+    use std::io::Write;
+    tmp.write_all(b"\n").map_err(werr)?;
+    tmp.as_file().sync_all().map_err(werr)?;
+    if force {
+        tmp.persist(path).map_err(|e| werr(e.error))?;
+    } else {
+        // persist_noclobber: a file that appeared since the check is not replaced.
+        tmp.persist_noclobber(path).map_err(|e| werr(e.error))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_documents_are_refused_with_the_reason() {
+        let err = |t: &str| parse(t).unwrap_err().to_string();
+        assert!(err("").contains("empty"));
+        assert!(err("{\"tool\":").contains("not JSON"));
+        assert!(err("[1,2]").contains("not a JSON object"));
+        assert!(err(r#"{"tool":"criterion","schema_version":1}"#).contains("\"criterion\""));
+        assert!(err(r#"{"schema_version":1}"#).contains("no \"tool\""));
+        assert!(err(r#"{"tool":"halfperf","schema_version":99}"#).contains("newer"));
+        assert!(err(r#"{"tool":"halfperf","schema_version":1}"#).contains("missing field"));
+    }
+}

@@ -1,0 +1,180 @@
+//! The result document's types. Changing a field's meaning or removing one bumps
+//! [`SCHEMA_VERSION`]; adding one does not.
+
+use crate::model::stats::Summary;
+use crate::platform::{Cache, ClockInfo, DistanceClass, LoadReport};
+use crate::team::Placement;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The version of the document this build writes and the newest it reads.
+pub const SCHEMA_VERSION: u64 = 1;
+
+/// The value of the document's `tool` field.
+pub const TOOL_NAME: &str = "halfperf";
+
+/// One run's result file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultFile {
+    /// [`SCHEMA_VERSION`] at the time of writing.
+    pub schema_version: u64,
+    /// Always `"halfperf"`.
+    pub tool: String,
+    /// When the run started, RFC 3339 UTC.
+    pub started_utc: String,
+    /// The machine measured.
+    pub machine: MachineInfo,
+    /// The build that measured it.
+    pub software: SoftwareInfo,
+    /// The run's settings as given and as resolved.
+    pub config: serde_json::Value,
+    /// One entry per kernel and transport run.
+    pub kernels: Vec<KernelResult>,
+    /// True when the run was interrupted and `kernels` holds only those completed.
+    #[serde(default)]
+    pub incomplete: bool,
+}
+
+/// The machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineInfo {
+    /// Host name.
+    pub hostname: String,
+    /// CPU model name.
+    pub cpu_model: Option<String>,
+    /// Online logical CPUs.
+    pub logical_cpus: usize,
+    /// Physical cores.
+    pub physical_cores: usize,
+    /// Whether any core has more than one hardware thread.
+    pub smt: bool,
+    /// Packages (sockets).
+    pub packages: usize,
+    /// NUMA nodes.
+    pub numa_nodes: usize,
+    /// The CPUs this process was allowed to use.
+    pub allowed_cpus: Vec<usize>,
+    /// Every cache.
+    pub caches: Vec<Cache>,
+    /// Operating system and kernel release.
+    pub os: String,
+    /// The clock and its measured overhead.
+    pub clock: ClockInfo,
+}
+
+/// The build.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SoftwareInfo {
+    /// halfperf's version.
+    pub halfperf_version: String,
+    /// The git commit it was built from, where known.
+    pub git_commit: String,
+    /// The compiler.
+    pub rustc: String,
+    /// Target features compiled in (`-C target-feature`/`target-cpu`).
+    pub target_features_compiled: Vec<String>,
+    /// Vector features the CPU reports at run time.
+    pub target_features_detected: Vec<String>,
+}
+
+/// One kernel's measurements, for one transport where it has one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelResult {
+    /// Kernel name (`pingpong`, `oneway`, `c2c`, ...).
+    pub kernel: String,
+    /// The method (paper) it ports.
+    pub method: String,
+    /// The transport, for message-passing kernels.
+    pub transport: Option<String>,
+    /// The CPUs used, rank order for pinned teams.
+    pub cpus: Vec<usize>,
+    /// The distance class of a CPU pair, for two-CPU kernels.
+    pub distance_class: Option<DistanceClass>,
+    /// How ranks were placed.
+    pub placement: Placement,
+    /// Number of ranks.
+    pub ranks: usize,
+    /// The swept points.
+    pub points: Vec<Point>,
+    /// The fitted models.
+    pub fits: Vec<FitResult>,
+    /// Everything the reader should distrust, in words.
+    pub warnings: Vec<String>,
+    /// Other processes' CPU use around the kernel.
+    pub load: Option<LoadReport>,
+    /// Wall time the kernel took, in seconds.
+    pub elapsed_s: f64,
+}
+
+/// One point of a sweep: its swept variables and measured quantities by name, units
+/// in the names (`size_bytes`, `one_way_ns`, ...).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Point(pub BTreeMap<String, PointValue>);
+
+impl Point {
+    /// An empty point.
+    pub fn new() -> Point {
+        Point::default()
+    }
+
+    /// Adds a number.
+    pub fn with(mut self, name: &str, value: f64) -> Point {
+        self.0.insert(name.into(), PointValue::Number(value));
+        self
+    }
+
+    /// Adds a measured distribution.
+    pub fn with_stats(mut self, name: &str, stats: Summary) -> Point {
+        self.0.insert(name.into(), PointValue::Stats(stats));
+        self
+    }
+
+    /// A number by name.
+    pub fn number(&self, name: &str) -> Option<f64> {
+        match self.0.get(name)? {
+            PointValue::Number(v) => Some(*v),
+            PointValue::Stats(_) => None,
+        }
+    }
+
+    /// A distribution by name.
+    pub fn stats(&self, name: &str) -> Option<&Summary> {
+        match self.0.get(name)? {
+            PointValue::Stats(s) => Some(s),
+            PointValue::Number(_) => None,
+        }
+    }
+}
+
+/// A point's value: a plain number (a swept variable, a count) or the distribution
+/// of a measured quantity over trials.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PointValue {
+    /// A number.
+    Number(f64),
+    /// min / median / max / mean / std_dev / p90 / p99 over trials.
+    Stats(Summary),
+}
+
+/// A fitted model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitResult {
+    /// The model, as a formula (`t_startup + N t_per_byte`).
+    pub model: String,
+    /// The swept variable and the fitted quantity (`size_bytes`, `one_way_ns.min`).
+    pub x: String,
+    /// The fitted quantity.
+    pub y: String,
+    /// Parameters by name with units.
+    pub params: BTreeMap<String, f64>,
+    /// Standard errors of the parameters, same names.
+    pub std_errors: BTreeMap<String, f64>,
+    /// Coefficient of determination.
+    pub r2: f64,
+    /// Points fitted.
+    pub n_points: usize,
+    /// True when R^2 is below the threshold the kernel trusts.
+    pub flagged: bool,
+}

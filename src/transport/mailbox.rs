@@ -1,0 +1,618 @@
+//! The mailbox transport: scibench's remote write, local read.
+//!
+//! Gonzalez's scibench (section 5.1) polls local memory for changes and writes
+//! remote memory, because remote polling costs an order of magnitude more. Here
+//! every ordered pair of ranks (sender s, receiver r) owns a *lane* in memory that
+//! r polls:
+//!
+//! - a ring of `slots` slot headers, each on its own 128-byte line
+//!   (`CachePadded`; x86 prefetches lines in adjacent pairs): a sequence flag
+//!   `seq`, the message length `len`, and an inline payload word `word`;
+//! - a payload buffer per slot (`slot_bytes`, 128-byte aligned);
+//! - a credit counter `consumed`, written by r, read by s.
+//!
+//! The protocol, its state table and its happens-before edges are in
+//! `src/transport/README.md`. In short: chunk `c` (numbered from 1) of the lane's
+//! stream goes to slot `(c - 1) % slots`. The sender may write chunk `c` once the
+//! receiver has consumed chunk `c - slots`; it writes the payload (or the inline
+//! word) and `len`, then stores `seq = c` with **Release**. The receiver polls
+//! `seq` with **Acquire** until it equals `c`, reads, and every `slots / 2` chunks
+//! publishes `consumed` with **Release**, which the sender loads with **Acquire**
+//! before reusing a slot. Messages of at most 8 bytes are one chunk whose payload
+//! is the header's `word`: one cache-line transfer, like scibench's direct atomic
+//! stores. Longer messages are `ceil(len / slot_bytes)` chunks that stream through
+//! the ring, so a 64 KiB message pipelines the sender's copy-in with the
+//! receiver's copy-out.
+//!
+//! A rank that shares its CPU waits by parking (`parking_lot_core`) instead of
+//! spinning; its peers then wake it after each publish (see the README for why no
+//! wake-up can be lost).
+
+use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, too_long};
+use crate::primitive::{AtomicU32, AtomicU64, Ordering, UnsafeCell, fence};
+use crate::team::{RankError, TeamControl, WaitStrategy};
+use crossbeam_utils::CachePadded;
+use std::sync::Arc;
+
+/// Largest message carried in the header's inline word.
+pub const INLINE_BYTES: usize = 8;
+
+/// One slot's header line.
+#[derive(Debug, Default)]
+struct Header {
+    /// The chunk number last published in this slot (0: never used).
+    seq: AtomicU64,
+    /// Length of the message whose first chunk is in this slot.
+    len: AtomicU64,
+    /// The payload of a message of at most 8 bytes, little-endian.
+    word: AtomicU64,
+}
+
+/// One 128-byte line of payload; the alignment keeps slots on line boundaries.
+#[derive(Clone, Copy)]
+#[repr(C, align(128))]
+struct Line([u8; 128]);
+
+/// The memory of one ordered pair (sender, receiver).
+struct Lane {
+    headers: Box<[CachePadded<Header>]>,
+    payload: Box<[UnsafeCell<Box<[Line]>>]>,
+    /// Chunks the receiver has finished with (published in batches).
+    consumed: CachePadded<AtomicU64>,
+    /// Non-zero while the receiver is parked or about to park on this lane.
+    receiver_parked: CachePadded<AtomicU32>,
+    /// Non-zero while the sender is parked or about to park waiting for credit.
+    sender_parked: CachePadded<AtomicU32>,
+}
+
+// SAFETY: the payload cells are the only non-Sync fields. A slot's payload is
+// written only by the lane's single sender, between its Acquire load of
+// `consumed` (which shows the receiver is done with the slot's previous chunk) and
+// its Release store of the slot's `seq`; it is read only by the lane's single
+// receiver after its Acquire load of that `seq`, and before its Release store of
+// `consumed` that frees the slot. So a write and a read of one slot are always
+// ordered by happens-before; the loom tests check this.
+unsafe impl Sync for Lane {}
+
+impl Lane {
+    fn new(slots: usize, slot_bytes: usize) -> Lane {
+        let lines = slot_bytes / 128;
+        Lane {
+            headers: (0..slots)
+                .map(|_| CachePadded::new(Header::default()))
+                .collect(),
+            payload: (0..slots)
+                .map(|_| UnsafeCell::new(vec![Line([0; 128]); lines].into_boxed_slice()))
+                .collect(),
+            consumed: CachePadded::new(AtomicU64::new(0)),
+            receiver_parked: CachePadded::new(AtomicU32::new(0)),
+            sender_parked: CachePadded::new(AtomicU32::new(0)),
+        }
+    }
+}
+
+struct Shared {
+    lanes: Box<[Lane]>,
+    size: usize,
+    mask: u64,
+    slots: u64,
+    slot_bytes: usize,
+    control: Arc<TeamControl>,
+}
+
+impl Shared {
+    #[inline(always)]
+    fn lane(&self, from: usize, to: usize) -> &Lane {
+        &self.lanes[from * self.size + to]
+    }
+}
+
+/// This endpoint's private view of a lane it sends on.
+#[derive(Debug, Clone, Copy, Default)]
+struct SendState {
+    /// Chunks sent so far.
+    sent: u64,
+    /// The last `consumed` value read from the receiver.
+    credit_seen: u64,
+}
+
+/// This endpoint's private view of a lane it receives on.
+#[derive(Debug, Clone, Copy, Default)]
+struct RecvState {
+    /// Chunks received so far.
+    received: u64,
+    /// The last value stored to `consumed`.
+    published: u64,
+}
+
+/// The mailbox flavour.
+#[derive(Debug, Clone, Copy)]
+pub struct Mailbox;
+
+impl Transport for Mailbox {
+    type Endpoint = MailboxEndpoint;
+
+    fn endpoints(control: &Arc<TeamControl>, config: &TransportConfig) -> Vec<MailboxEndpoint> {
+        assert!(
+            config.slots.is_power_of_two() && config.slots >= 2,
+            "mailbox slots must be a power of two, at least 2"
+        );
+        assert!(
+            config.slot_bytes >= 128 && config.slot_bytes.is_multiple_of(128),
+            "mailbox slot_bytes must be a positive multiple of 128"
+        );
+        let size = control.ranks();
+        let shared = Arc::new(Shared {
+            lanes: (0..size * size)
+                .map(|i| {
+                    // A rank does not message itself: its lane stays minimal.
+                    let (slots, bytes) = if i / size == i % size {
+                        (2, 128)
+                    } else {
+                        (config.slots, config.slot_bytes)
+                    };
+                    Lane::new(slots, bytes)
+                })
+                .collect(),
+            size,
+            mask: config.slots as u64 - 1,
+            slots: config.slots as u64,
+            slot_bytes: config.slot_bytes,
+            control: Arc::clone(control),
+        });
+        (0..size)
+            .map(|rank| MailboxEndpoint {
+                rank,
+                shared: Arc::clone(&shared),
+                send: vec![SendState::default(); size],
+                recv: vec![RecvState::default(); size],
+                pending: PendingRequests::new(size),
+                max_message_bytes: config.max_message_bytes,
+            })
+            .collect()
+    }
+}
+
+/// One rank's end of the mailbox transport.
+pub struct MailboxEndpoint {
+    rank: usize,
+    shared: Arc<Shared>,
+    send: Vec<SendState>,
+    recv: Vec<RecvState>,
+    pending: PendingRequests,
+    max_message_bytes: usize,
+}
+
+impl std::fmt::Debug for MailboxEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MailboxEndpoint")
+            .field("rank", &self.rank)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    #[inline(always)]
+    fn chunks(&self, len: usize) -> u64 {
+        if len <= INLINE_BYTES {
+            1
+        } else {
+            len.div_ceil(self.slot_bytes) as u64
+        }
+    }
+
+    /// Whether chunk `c` may be written now, reloading the receiver's credit once.
+    #[inline(always)]
+    fn has_credit(&self, lane: &Lane, st: &mut SendState, c: u64) -> bool {
+        if c - st.credit_seen <= self.slots {
+            return true;
+        }
+        // Acquire: pairs with the receiver's Release store of `consumed`, so its
+        // reads of the slot we are about to overwrite happen before our writes.
+        st.credit_seen = lane.consumed.load(Ordering::Acquire);
+        c - st.credit_seen <= self.slots
+    }
+
+    /// Writes chunk `c` (the `index`-th chunk of a message of `data.len()` bytes)
+    /// and publishes it. The caller has checked the credit.
+    #[inline(always)]
+    fn put_chunk(&self, lane: &Lane, c: u64, index: usize, data: &[u8]) {
+        let slot = ((c - 1) & self.mask) as usize;
+        let header = &lane.headers[slot];
+        if index == 0 {
+            // Relaxed: published by the Release store of `seq` below.
+            header.len.store(data.len() as u64, Ordering::Relaxed);
+        }
+        if data.len() <= INLINE_BYTES {
+            let mut word = [0u8; 8];
+            word[..data.len()].copy_from_slice(data);
+            // Relaxed: published by the Release store of `seq` below.
+            header
+                .word
+                .store(u64::from_le_bytes(word), Ordering::Relaxed);
+        } else {
+            let start = index * self.slot_bytes;
+            let chunk = &data[start..data.len().min(start + self.slot_bytes)];
+            lane.payload[slot].with_mut(|p| {
+                // SAFETY: (1) the credit check showed the receiver has consumed
+                // this slot's previous chunk, and the Acquire load of `consumed`
+                // orders its reads before this write (see `Lane`'s Sync impl);
+                // (2) only this endpoint sends on this lane, so nobody else writes;
+                // (3) `chunk.len() <= slot_bytes`, the slot's capacity, and the
+                // source is a distinct allocation.
+                unsafe {
+                    let dst = (*p).as_mut_ptr().cast::<u8>();
+                    std::ptr::copy_nonoverlapping(chunk.as_ptr(), dst, chunk.len());
+                }
+            });
+        }
+        // Release: makes the payload, `len` and `word` written above visible to
+        // the receiver's Acquire load of `seq` (remote write, local read).
+        header.seq.store(c, Ordering::Release);
+    }
+
+    /// Copies chunk `c` out; the caller has seen `seq == c` with Acquire.
+    #[inline(always)]
+    fn take_chunk(&self, lane: &Lane, c: u64, index: usize, len: usize, buf: &mut [u8]) {
+        let slot = ((c - 1) & self.mask) as usize;
+        if len <= INLINE_BYTES {
+            // Relaxed: ordered after the Acquire load of `seq` that saw chunk `c`.
+            let word = lane.headers[slot]
+                .word
+                .load(Ordering::Relaxed)
+                .to_le_bytes();
+            buf[..len].copy_from_slice(&word[..len]);
+        } else {
+            let start = index * self.slot_bytes;
+            let n = len.min(start + self.slot_bytes) - start;
+            lane.payload[slot].with(|p| {
+                // SAFETY: the Acquire load of `seq == c` synchronises with the
+                // sender's Release store after it wrote this chunk, and the sender
+                // cannot write the slot again until we publish `consumed >= c`.
+                // `n <= slot_bytes` and `start + n <= len <= buf.len()`.
+                unsafe {
+                    let src = (*p).as_ptr().cast::<u8>();
+                    std::ptr::copy_nonoverlapping(src, buf.as_mut_ptr().add(start), n);
+                }
+            });
+        }
+    }
+
+    /// Records chunk `c` from `from` as consumed by `rank`, and publishes credit
+    /// every `slots / 2` chunks.
+    #[inline(always)]
+    fn release_chunk(&self, st: &mut RecvState, from: usize, rank: usize, c: u64) {
+        st.received = c;
+        if c - st.published >= self.slots / 2 {
+            st.published = c;
+            let lane = self.lane(from, rank);
+            // Release: our reads of the freed slots happen before the sender's
+            // Acquire load of `consumed` and its next writes to them.
+            lane.consumed.store(c, Ordering::Release);
+            if self.control.wait_strategy(from) == WaitStrategy::Block {
+                notify(&lane.sender_parked);
+            }
+        }
+    }
+
+    /// Waits, as `rank`, until `from` has published chunk `c` on their lane.
+    #[inline(always)]
+    fn wait_chunk(&self, from: usize, rank: usize, c: u64) -> Result<(), RankError> {
+        let lane = self.lane(from, rank);
+        let slot = ((c - 1) & self.mask) as usize;
+        // Acquire: pairs with the sender's Release store of `seq`.
+        let ready = || (lane.headers[slot].seq.load(Ordering::Acquire) == c).then_some(());
+        match self.control.wait_strategy(rank) {
+            WaitStrategy::Spin => self.control.spin_until(from, ready),
+            WaitStrategy::Block => block_until(&self.control, from, &lane.receiver_parked, ready),
+        }
+    }
+
+    /// Waits, as `rank`, for credit to write chunk `c` to `to`.
+    #[inline(always)]
+    fn wait_credit(
+        &self,
+        st: &mut SendState,
+        rank: usize,
+        to: usize,
+        c: u64,
+    ) -> Result<(), RankError> {
+        let lane = self.lane(rank, to);
+        if self.has_credit(lane, st, c) {
+            return Ok(());
+        }
+        let ready = || self.has_credit(lane, st, c).then_some(());
+        match self.control.wait_strategy(rank) {
+            WaitStrategy::Spin => self.control.spin_until(to, ready),
+            WaitStrategy::Block => block_until(&self.control, to, &lane.sender_parked, ready),
+        }
+    }
+}
+
+impl MailboxEndpoint {
+    fn check_send(&self, to: usize, len: usize) -> Result<(), RankError> {
+        check_peer(self.rank, to, self.shared.size)?;
+        if len > self.max_message_bytes {
+            return Err(too_long(len, self.max_message_bytes));
+        }
+        Ok(())
+    }
+}
+
+impl Endpoint for MailboxEndpoint {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.shared.size
+    }
+
+    #[inline]
+    fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
+        self.check_send(to, data.len())?;
+        let shared = &*self.shared;
+        let st = &mut self.send[to];
+        let lane = shared.lane(self.rank, to);
+        let wake = shared.control.wait_strategy(to) == WaitStrategy::Block;
+        for index in 0..shared.chunks(data.len()) as usize {
+            let c = st.sent + 1;
+            shared.wait_credit(st, self.rank, to, c)?;
+            shared.put_chunk(lane, c, index, data);
+            st.sent = c;
+            if wake {
+                notify(&lane.receiver_parked);
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn recv(&mut self, from: usize, buf: &mut [u8]) -> Result<usize, RankError> {
+        check_peer(self.rank, from, self.shared.size)?;
+        let shared = &*self.shared;
+        let st = &mut self.recv[from];
+        let lane = shared.lane(from, self.rank);
+        let first = st.received + 1;
+        shared.wait_chunk(from, self.rank, first)?;
+        let slot = ((first - 1) & shared.mask) as usize;
+        // Relaxed: ordered after the Acquire load of `seq` in `wait_chunk`.
+        let len = lane.headers[slot].len.load(Ordering::Relaxed) as usize;
+        if len > buf.len() {
+            return Err(too_long(len, buf.len()));
+        }
+        for index in 0..shared.chunks(len) as usize {
+            let c = first + index as u64;
+            if index > 0 {
+                shared.wait_chunk(from, self.rank, c)?;
+            }
+            shared.take_chunk(lane, c, index, len, buf);
+            shared.release_chunk(st, from, self.rank, c);
+        }
+        Ok(len)
+    }
+
+    fn try_send(&mut self, to: usize, data: &[u8]) -> Result<bool, RankError> {
+        self.check_send(to, data.len())?;
+        let shared = &*self.shared;
+        let st = &mut self.send[to];
+        let lane = shared.lane(self.rank, to);
+        let last = st.sent + shared.chunks(data.len());
+        if !shared.has_credit(lane, st, last) {
+            return Ok(false);
+        }
+        for index in 0..shared.chunks(data.len()) as usize {
+            let c = st.sent + 1;
+            shared.put_chunk(lane, c, index, data);
+            st.sent = c;
+        }
+        if shared.control.wait_strategy(to) == WaitStrategy::Block {
+            notify(&lane.receiver_parked);
+        }
+        Ok(true)
+    }
+
+    fn try_recv(&mut self, from: usize, buf: &mut [u8]) -> Result<Option<usize>, RankError> {
+        check_peer(self.rank, from, self.shared.size)?;
+        if !self.probe(from) {
+            return Ok(None);
+        }
+        self.recv(from, buf).map(Some)
+    }
+
+    fn probe(&self, from: usize) -> bool {
+        if from >= self.shared.size || from == self.rank {
+            return false;
+        }
+        let c = self.recv[from].received + 1;
+        let slot = ((c - 1) & self.shared.mask) as usize;
+        // Acquire: a later recv reads what this load saw published.
+        self.shared.lane(from, self.rank).headers[slot]
+            .seq
+            .load(Ordering::Acquire)
+            == c
+    }
+
+    fn pending_mut(&mut self) -> &mut PendingRequests {
+        &mut self.pending
+    }
+}
+
+/// Wakes the thread parked on `parked`, if any. Called after a Release publish.
+#[inline(always)]
+fn notify(parked: &AtomicU32) {
+    // SeqCst fence: Dekker pairing with the fence in `block_until`. Either this
+    // load sees the waiter's flag, or the waiter's re-check sees our publish.
+    fence(Ordering::SeqCst);
+    // Relaxed: ordered by the fences.
+    if parked.load(Ordering::Relaxed) != 0 {
+        #[cfg(not(loom))]
+        // SAFETY: the key is the address of `parked`, which outlives the call; no
+        // other parking_lot object uses that address as a key.
+        unsafe {
+            parking_lot_core::unpark_all(
+                parked as *const AtomicU32 as usize,
+                parking_lot_core::DEFAULT_UNPARK_TOKEN,
+            );
+        }
+    }
+}
+
+/// Parks until `ready` returns `Some`, waking at least every 10 ms to check the
+/// team's abort flag and the deadline.
+fn block_until<T>(
+    control: &TeamControl,
+    peer: usize,
+    parked: &AtomicU32,
+    mut ready: impl FnMut() -> Option<T>,
+) -> Result<T, RankError> {
+    #[cfg(loom)]
+    {
+        let _ = parked;
+        control.spin_until(peer, ready)
+    }
+    #[cfg(not(loom))]
+    {
+        use std::time::{Duration, Instant};
+        let mut started = None;
+        loop {
+            if let Some(v) = ready() {
+                return Ok(v);
+            }
+            control.check(peer, &mut started)?;
+            // Relaxed: ordered by the SeqCst fence that follows.
+            parked.store(1, Ordering::Relaxed);
+            // SeqCst fence: see `notify`.
+            fence(Ordering::SeqCst);
+            let key = parked as *const AtomicU32 as usize;
+            let timeout = Some(Instant::now() + Duration::from_millis(10));
+            let mut early = None;
+            // SAFETY: the key is the address of `parked` (see `notify`); the
+            // validate closure only reads atomics and does not park or panic; the
+            // other callbacks do nothing.
+            unsafe {
+                parking_lot_core::park(
+                    key,
+                    || {
+                        early = ready();
+                        early.is_none()
+                    },
+                    || {},
+                    |_, _| {},
+                    parking_lot_core::DEFAULT_PARK_TOKEN,
+                    timeout,
+                );
+            }
+            // Relaxed: only this thread parks on this word.
+            parked.store(0, Ordering::Relaxed);
+            if let Some(v) = early {
+                return Ok(v);
+            }
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::team::{Team, TeamSpec};
+    use std::time::Duration;
+
+    fn run_pair(ranks: usize, cpus: Vec<usize>, sizes: &'static [usize], rounds: usize) {
+        let team = Team::new(&TeamSpec {
+            cpus,
+            ranks,
+            virtual_ok: true,
+            oversubscribe: false,
+            wait_timeout: Duration::from_secs(10),
+        })
+        .unwrap();
+        let config = TransportConfig {
+            max_message_bytes: 70_000,
+            slots: 4,
+            slot_bytes: 256,
+        };
+        let eps = Mailbox::endpoints(team.control(), &config);
+        team.run("mailbox-test", eps, |ctx, ep| {
+            let mut buf = vec![0u8; 70_000];
+            let next = (ctx.rank + 1) % ctx.size;
+            let prev = (ctx.rank + ctx.size - 1) % ctx.size;
+            for round in 0..rounds {
+                for &n in sizes {
+                    let msg: Vec<u8> = (0..n).map(|i| (i * 31 + round + ctx.rank) as u8).collect();
+                    if ctx.rank == 0 {
+                        ep.send(next, &msg)?;
+                        let got = ep.recv(prev, &mut buf)?;
+                        let want: Vec<u8> = (0..n).map(|i| (i * 31 + round + prev) as u8).collect();
+                        assert_eq!(&buf[..got], &want[..], "size {n}");
+                    } else {
+                        let got = ep.recv(prev, &mut buf)?;
+                        let want: Vec<u8> = (0..n).map(|i| (i * 31 + round + prev) as u8).collect();
+                        assert_eq!(&buf[..got], &want[..], "size {n}");
+                        ep.send(next, &msg)?;
+                    }
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    const SIZES: &[usize] = &[0, 1, 7, 8, 9, 200, 256, 257, 1024, 1025, 4096, 65_536];
+
+    #[test]
+    fn messages_of_every_size_class_arrive_intact_between_two_cpus() {
+        let cpus = crate::platform::allowed_cpus();
+        run_pair(2, cpus.into_iter().take(2).collect(), SIZES, 20);
+    }
+
+    #[test]
+    fn a_ring_of_virtual_ranks_passes_messages_with_blocking_waits() {
+        let cpus = crate::platform::allowed_cpus();
+        run_pair(5, cpus.into_iter().take(2).collect(), SIZES, 5);
+    }
+
+    #[test]
+    fn non_blocking_requests_and_probe_work() {
+        let cpus: Vec<usize> = crate::platform::allowed_cpus()
+            .into_iter()
+            .take(2)
+            .collect();
+        let team = Team::new(&TeamSpec {
+            cpus,
+            ranks: 2,
+            virtual_ok: true,
+            oversubscribe: false,
+            wait_timeout: Duration::from_secs(10),
+        })
+        .unwrap();
+        let config = TransportConfig {
+            max_message_bytes: 4096,
+            slots: 2,
+            slot_bytes: 128,
+        };
+        let eps = Mailbox::endpoints(team.control(), &config);
+        team.run("nb-test", eps, |ctx, ep| {
+            let other = 1 - ctx.rank;
+            let out = vec![ctx.rank as u8 + 1; 1000]; // 8 chunks: more than the ring
+            let mut inn = vec![0u8; 1000];
+            let r = ep.irecv(other, &mut inn)?;
+            let s = ep.isend(other, &out)?;
+            ep.wait_send(s)?;
+            let n = ep.wait_recv(r)?;
+            assert_eq!(n, 1000);
+            assert!(inn.iter().all(|&b| b == other as u8 + 1));
+            // Probe sees a message before it is received.
+            if ctx.rank == 0 {
+                ep.send(1, b"x")?;
+            } else {
+                ctx.control.spin_until(0, || ep.probe(0).then_some(()))?;
+                let mut b = [0u8; 1];
+                assert_eq!(ep.try_recv(0, &mut b)?, Some(1));
+                assert!(!ep.probe(0));
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
+}

@@ -1,0 +1,268 @@
+//! Message passing between the ranks of a team: the [`Endpoint`] trait and its two
+//! flavours.
+//!
+//! - [`mailbox`]: scibench's remote-write / local-read flag polling. Each ordered
+//!   pair of ranks has a ring of slots in the receiver's polled memory; the sender
+//!   copies the payload straight in and publishes a sequence number with Release;
+//!   the receiver polls its own slot and reads with Acquire. Messages of at most
+//!   8 bytes travel in the slot's header line, next to the flag, with no copy.
+//! - [`channel`]: crossbeam-channel, one bounded channel per ordered pair, with
+//!   buffers recycled through a return channel so the timed path does not allocate.
+//!
+//! Both give blocking `send`/`recv`, non-blocking `try_send`/`try_recv` with
+//! request objects (`isend`/`irecv` then `wait_*`, for CoMet's overlap kernels),
+//! and `probe` (for Lamanna's message-checking loop). Messages between one pair of
+//! ranks arrive in order. Kernels are generic over `E: Endpoint`; the flavour is
+//! chosen once, outside the timed code ([`TransportKind`]).
+
+pub mod channel;
+pub mod mailbox;
+
+use crate::team::{RankError, TeamControl};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The transport flavours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportKind {
+    /// Remote-write / local-read flag polling (scibench).
+    Mailbox,
+    /// crossbeam-channel.
+    Channel,
+}
+
+impl TransportKind {
+    /// Every flavour.
+    pub const ALL: [TransportKind; 2] = [TransportKind::Mailbox, TransportKind::Channel];
+
+    /// The flavour's name as the CLI and the JSON spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportKind::Mailbox => "mailbox",
+            TransportKind::Channel => "channel",
+        }
+    }
+}
+
+impl std::fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for TransportKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "mailbox" => Ok(TransportKind::Mailbox),
+            "channel" => Ok(TransportKind::Channel),
+            _ => Err(format!(
+                "unknown transport {s:?}: expected mailbox or channel"
+            )),
+        }
+    }
+}
+
+/// Sizes of a transport's buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransportConfig {
+    /// Largest message a kernel will send, in bytes (channel buffers are this big).
+    pub max_message_bytes: usize,
+    /// Slots per ordered pair (mailbox ring) or buffers in flight (channel); a
+    /// power of two, at least 2.
+    pub slots: usize,
+    /// Payload bytes per mailbox slot, a multiple of 128; longer messages stream
+    /// through several slots.
+    pub slot_bytes: usize,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            max_message_bytes: 64 * 1024,
+            slots: 16,
+            slot_bytes: 4096,
+        }
+    }
+}
+
+impl TransportConfig {
+    /// The defaults, for messages up to `max_message_bytes`.
+    pub fn for_messages(max_message_bytes: usize) -> TransportConfig {
+        TransportConfig {
+            max_message_bytes,
+            ..TransportConfig::default()
+        }
+    }
+}
+
+/// Builds the endpoints of one flavour for a team.
+pub trait Transport {
+    /// The endpoint type, one per rank.
+    type Endpoint: Endpoint;
+    /// One endpoint per rank, rank order.
+    fn endpoints(control: &Arc<TeamControl>, config: &TransportConfig) -> Vec<Self::Endpoint>;
+}
+
+/// Counters that keep non-blocking requests to one peer in order.
+#[derive(Debug, Clone, Default)]
+pub struct PendingRequests {
+    sends_posted: Vec<u64>,
+    sends_done: Vec<u64>,
+    recvs_posted: Vec<u64>,
+    recvs_done: Vec<u64>,
+}
+
+impl PendingRequests {
+    /// Counters for `size` peers.
+    pub fn new(size: usize) -> PendingRequests {
+        PendingRequests {
+            sends_posted: vec![0; size],
+            sends_done: vec![0; size],
+            recvs_posted: vec![0; size],
+            recvs_done: vec![0; size],
+        }
+    }
+}
+
+/// A posted non-blocking send; complete it with [`Endpoint::wait_send`].
+#[derive(Debug)]
+#[must_use = "a posted send must be waited for"]
+pub struct SendRequest<'b> {
+    to: usize,
+    data: &'b [u8],
+    ticket: u64,
+    done: bool,
+}
+
+/// A posted non-blocking receive; complete it with [`Endpoint::wait_recv`].
+#[derive(Debug)]
+#[must_use = "a posted receive must be waited for"]
+pub struct RecvRequest<'b> {
+    from: usize,
+    buf: &'b mut [u8],
+    ticket: u64,
+    done: Option<usize>,
+}
+
+/// One rank's end of a transport.
+///
+/// Requests to or from one peer complete in the order they were posted; waiting for
+/// a later one first is an error.
+pub trait Endpoint: Send {
+    /// This rank.
+    fn rank(&self) -> usize;
+    /// Number of ranks.
+    fn size(&self) -> usize;
+    /// Sends `data` to rank `to`; returns once the data is copied out of `data`.
+    fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError>;
+    /// Receives the next message from rank `from` into `buf`; returns its length.
+    fn recv(&mut self, from: usize, buf: &mut [u8]) -> Result<usize, RankError>;
+    /// Sends `data` if it can go without waiting; `false` if it would wait.
+    fn try_send(&mut self, to: usize, data: &[u8]) -> Result<bool, RankError>;
+    /// Receives the next message from `from` if it has begun to arrive.
+    fn try_recv(&mut self, from: usize, buf: &mut [u8]) -> Result<Option<usize>, RankError>;
+    /// Whether a message from `from` is waiting to be received.
+    fn probe(&self, from: usize) -> bool;
+    /// The request-ordering counters.
+    fn pending_mut(&mut self) -> &mut PendingRequests;
+
+    /// Posts a send; it goes at once if it can.
+    fn isend<'b>(&mut self, to: usize, data: &'b [u8]) -> Result<SendRequest<'b>, RankError> {
+        let p = self.pending_mut();
+        let ticket = p.sends_posted[to];
+        p.sends_posted[to] += 1;
+        let first_in_line = p.sends_done[to] == ticket;
+        let done = first_in_line && self.try_send(to, data)?;
+        if done {
+            self.pending_mut().sends_done[to] += 1;
+        }
+        Ok(SendRequest {
+            to,
+            data,
+            ticket,
+            done,
+        })
+    }
+
+    /// Completes a posted send.
+    fn wait_send(&mut self, req: SendRequest<'_>) -> Result<(), RankError> {
+        if req.done {
+            return Ok(());
+        }
+        if self.pending_mut().sends_done[req.to] != req.ticket {
+            return Err(RankError::Failed(format!(
+                "sends to rank {} must be waited for in the order they were posted",
+                req.to
+            )));
+        }
+        self.send(req.to, req.data)?;
+        self.pending_mut().sends_done[req.to] += 1;
+        Ok(())
+    }
+
+    /// Posts a receive; it completes at once if the message has arrived.
+    fn irecv<'b>(&mut self, from: usize, buf: &'b mut [u8]) -> Result<RecvRequest<'b>, RankError> {
+        let p = self.pending_mut();
+        let ticket = p.recvs_posted[from];
+        p.recvs_posted[from] += 1;
+        let first_in_line = p.recvs_done[from] == ticket;
+        let done = if first_in_line {
+            self.try_recv(from, buf)?
+        } else {
+            None
+        };
+        if done.is_some() {
+            self.pending_mut().recvs_done[from] += 1;
+        }
+        Ok(RecvRequest {
+            from,
+            buf,
+            ticket,
+            done,
+        })
+    }
+
+    /// Whether a posted receive has completed (completing it if it can).
+    fn test_recv(&mut self, req: &mut RecvRequest<'_>) -> Result<bool, RankError> {
+        if req.done.is_none() && self.pending_mut().recvs_done[req.from] == req.ticket {
+            req.done = self.try_recv(req.from, req.buf)?;
+            if req.done.is_some() {
+                self.pending_mut().recvs_done[req.from] += 1;
+            }
+        }
+        Ok(req.done.is_some())
+    }
+
+    /// Completes a posted receive; returns the message length.
+    fn wait_recv(&mut self, req: RecvRequest<'_>) -> Result<usize, RankError> {
+        if let Some(len) = req.done {
+            return Ok(len);
+        }
+        if self.pending_mut().recvs_done[req.from] != req.ticket {
+            return Err(RankError::Failed(format!(
+                "receives from rank {} must be waited for in the order they were posted",
+                req.from
+            )));
+        }
+        let len = self.recv(req.from, req.buf)?;
+        self.pending_mut().recvs_done[req.from] += 1;
+        Ok(len)
+    }
+}
+
+fn check_peer(rank: usize, peer: usize, size: usize) -> Result<(), RankError> {
+    if peer >= size || peer == rank {
+        return Err(RankError::Failed(format!(
+            "rank {rank} cannot message rank {peer} in a team of {size}"
+        )));
+    }
+    Ok(())
+}
+
+fn too_long(len: usize, max: usize) -> RankError {
+    RankError::Failed(format!(
+        "message of {len} bytes exceeds the buffer of {max} bytes"
+    ))
+}
