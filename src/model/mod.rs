@@ -10,6 +10,9 @@
 //!   Greenfield).
 //! - [`sci`]: the SCI torus latency model, its decomposition and projections
 //!   (Gonzalez).
+//! - [`regression`], [`ttest`], [`speedup`], [`simulator`]: multiple least
+//!   squares, the paired t test, Lamanna's speedup models and his discrete-event
+//!   simulator of a hypercube.
 
 #![forbid(unsafe_code)]
 
@@ -17,5 +20,9 @@ pub mod decomposition;
 pub mod fit;
 pub mod hockney;
 pub mod piecewise;
+pub mod regression;
 pub mod sci;
+pub mod simulator;
+pub mod speedup;
 pub mod stats;
+pub mod ttest;

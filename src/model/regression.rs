@@ -118,7 +118,8 @@ pub enum RegressionError {
     },
     /// A column's length differs from the length of `y`.
     #[error(
-        "column `{column}` has {found} values but y has {expected}; give every column one value per observation"
+        "column `{column}` has {found} values but y has {expected}; \
+         give every column one value per observation"
     )]
     LengthMismatch {
         /// Column name.
@@ -140,7 +141,8 @@ pub enum RegressionError {
     },
     /// A column is (numerically) a linear combination of the columns before it.
     #[error(
-        "singular design: column `{column}` is a linear combination of the preceding columns; drop it or fix its coefficient"
+        "singular design: column `{column}` is a linear combination of the preceding \
+         columns; drop it or fix its coefficient"
     )]
     SingularDesign {
         /// Column name.
@@ -306,18 +308,20 @@ fn solve_qr(columns: &[Regressor<'_>], y: &[f64]) -> Result<(Vec<f64>, Vec<f64>)
         let s: f64 = (i + 1..p).map(|k| r(i, k) * beta[k]).sum();
         beta[i] = (qty[i] - s) / r(i, i);
     }
-    // Columns of R^-1 by back substitution; (X'X)^-1_jj = sum_k (R^-1)_jk^2.
-    let mut r_inv = vec![vec![0.0; p]; p];
-    for col in 0..p {
-        for i in (0..=col).rev() {
-            let unit = if i == col { 1.0 } else { 0.0 };
-            let s: f64 = (i + 1..=col).map(|k| r(i, k) * r_inv[k][col]).sum();
-            r_inv[i][col] = (unit - s) / r(i, i);
-        }
-    }
-    let variance = r_inv
-        .iter()
-        .map(|row| row.iter().map(|x| x * x).sum())
+    // Columns of R^-1 by back substitution; (X'X)^-1_jj = sum_col (R^-1)_j,col^2.
+    let r_inv: Vec<Vec<f64>> = (0..p)
+        .map(|col| {
+            let mut x = vec![0.0; col + 1];
+            for i in (0..=col).rev() {
+                let unit = if i == col { 1.0 } else { 0.0 };
+                let s: f64 = (i + 1..=col).map(|k| r(i, k) * x[k]).sum();
+                x[i] = (unit - s) / r(i, i);
+            }
+            x
+        })
+        .collect();
+    let variance = (0..p)
+        .map(|j| r_inv[j..].iter().map(|column| column[j] * column[j]).sum())
         .collect();
     Ok((beta, variance))
 }

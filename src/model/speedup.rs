@@ -103,7 +103,8 @@ pub enum SpeedupError {
     Fit(#[from] RegressionError),
     /// `sqrt(b U / c)` needs `U >= 0`, `b > 0` and `c > 0`.
     #[error(
-        "no interior optimum: needs U >= 0, b > 0 and c > 0 (got U = {u_ms} ms, b = {b}, c = {c_ms_per_node} ms/node)"
+        "no interior optimum: needs U >= 0, b > 0 and c > 0 \
+         (got U = {u_ms} ms, b = {b}, c = {c_ms_per_node} ms/node)"
     )]
     NoOptimum {
         /// Uniprocessor time, ms.

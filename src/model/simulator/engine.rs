@@ -51,10 +51,10 @@ struct Node {
 /// Totals of one run.
 pub(super) struct Outcome {
     /// Time at which the process ended, ms.
-    pub end_ms: f64,
-    pub events: u64,
-    pub messages: u64,
-    pub hops: u64,
+    pub(super) end_ms: f64,
+    pub(super) events: u64,
+    pub(super) messages: u64,
+    pub(super) hops: u64,
 }
 
 struct Engine<'a> {
@@ -284,7 +284,8 @@ impl<'a> Engine<'a> {
         node.channel_queue.push_back(destination);
         if !node.transmitting {
             node.transmitting = true;
-            self.queue.push(now + self.link_ms, v, EventKind::ChannelDone);
+            self.queue
+                .push(now + self.link_ms, v, EventKind::ChannelDone);
         }
     }
 
@@ -297,7 +298,8 @@ impl<'a> Engine<'a> {
         if node.channel_queue.is_empty() {
             node.transmitting = false;
         } else {
-            self.queue.push(now + self.link_ms, v, EventKind::ChannelDone);
+            self.queue
+                .push(now + self.link_ms, v, EventKind::ChannelDone);
         }
         self.outcome.hops += 1;
         let next = self.router.next_hop(v, destination);
@@ -314,7 +316,8 @@ impl<'a> Engine<'a> {
         if !node.forwarding {
             self.preempt(w, now);
             self.nodes[w as usize].forwarding = true;
-            self.queue.push(now + self.config.ti_ms, w, EventKind::ForwardDone);
+            self.queue
+                .push(now + self.config.ti_ms, w, EventKind::ForwardDone);
         }
     }
 
@@ -328,7 +331,8 @@ impl<'a> Engine<'a> {
             node.forwarding = false;
             self.resume(w, now);
         } else {
-            self.queue.push(now + self.config.ti_ms, w, EventKind::ForwardDone);
+            self.queue
+                .push(now + self.config.ti_ms, w, EventKind::ForwardDone);
         }
         self.enqueue_channel(w, destination, now);
     }

@@ -30,8 +30,8 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    APPENDIX_B_TL_MS, BurstDist, Receivers, SimConfig, SimConfigError, THESIS_TC_MS_PER_BYTE, THESIS_TI_MS,
-    THESIS_TL_MS, Topology, simulate,
+    APPENDIX_B_TL_MS, BurstDist, Receivers, SimConfig, SimConfigError, THESIS_TC_MS_PER_BYTE,
+    THESIS_TI_MS, THESIS_TL_MS, Topology, simulate,
 };
 use crate::model::regression::INTERCEPT;
 use crate::model::speedup::{Eq11Fit, SpeedupError, SpeedupRecord, efficiency, fit_eq11, speedup};
@@ -192,14 +192,14 @@ pub fn run_lamanna_experiment(
         })
         .collect();
     let eq11 = fit_eq11(&records, None)?;
-    let h3 = shape_differences(&units);
+    let differences = shape_differences(&units);
     Ok(ExperimentReport {
         params: params.clone(),
         runs,
         seed,
         units,
         eq11,
-        h3: t_test_differences(&h3, THESIS_ALPHA).ok(),
+        h3: t_test_differences(&differences, THESIS_ALPHA).ok(),
         events,
         wall_seconds,
     })
@@ -345,7 +345,8 @@ impl ExperimentReport {
         );
         let _ = writeln!(
             out,
-            "eq. 11 over normal-burst runs: T = {:.2} (+/- {:.2}) + {:.4} (+/- {:.4}) U/N + {:.5} (+/- {:.5}) NBR  [ms], R^2 = {:.4}",
+            "eq. 11 over normal-burst runs: T = {:.2} (+/- {:.2}) + {:.4} (+/- {:.4}) U/N \
+             + {:.5} (+/- {:.5}) NBR  [ms], R^2 = {:.4}",
             m.mu_ms,
             se(INTERCEPT),
             m.b,
@@ -356,15 +357,23 @@ impl ExperimentReport {
         );
         match &self.h3 {
             Some(t) => {
-                let verdict = if t.reject_null { "rejected" } else { "not rejected" };
+                let verdict = if t.reject_null {
+                    "rejected"
+                } else {
+                    "not rejected"
+                };
                 let _ = writeln!(
                     out,
-                    "H3 (exponential - normal unit means): mean {:.3} ms, t = {:.3}, p = {:.3}: {verdict} at alpha = {}",
+                    "H3 (exponential - normal unit means): mean {:.3} ms, t = {:.3}, p = {:.3}: \
+                     {verdict} at alpha = {}",
                     t.mean_difference, t.t, t.p_value, t.alpha
                 );
             }
             None => {
-                let _ = writeln!(out, "H3: no test (fewer than two pairs, or all pairs identical)");
+                let _ = writeln!(
+                    out,
+                    "H3: no test (fewer than two pairs, or all pairs identical)"
+                );
             }
         }
         let _ = writeln!(
@@ -378,7 +387,14 @@ impl ExperimentReport {
             let _ = writeln!(
                 out,
                 "{:>8.0} {:>4} {:>3} {:>4} {:>12.1} {:>8.2} {:>6.3} {:>12}",
-                x.uniprocessor_ms, x.nodes, x.bursts, x.receivers, x.mean_ms, x.speedup, x.efficiency, exp
+                x.uniprocessor_ms,
+                x.nodes,
+                x.bursts,
+                x.receivers,
+                x.mean_ms,
+                x.speedup,
+                x.efficiency,
+                exp
             );
         }
         let _ = writeln!(
@@ -387,5 +403,116 @@ impl ExperimentReport {
             self.events, self.wall_seconds
         );
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Table 7, "Simulation Results": mean time (ms) of the normal-burst units, as
+    /// (B, N, R, U = 1000, U = 20000). The U = 20000 entry of (5, 4, 2) is lost in the
+    /// transcription (NaN here).
+    const TABLE_7_MS: [(u32, u32, u32, f64, f64); 18] = [
+        (1, 4, 2, 273.0, 5325.0),
+        (1, 8, 4, 151.0, 2757.0),
+        (1, 16, 8, 95.0, 1414.0),
+        (1, 32, 16, 91.0, 760.0),
+        (1, 2, 1, 517.0, 10270.0),
+        (1, 4, 3, 275.0, 5327.0),
+        (1, 8, 7, 157.0, 2735.0),
+        (1, 16, 15, 113.0, 1434.0),
+        (1, 32, 31, 135.0, 805.0),
+        (5, 4, 2, 291.0, f64::NAN),
+        (5, 8, 4, 192.0, 2797.0),
+        (5, 16, 8, 188.0, 1506.0),
+        (5, 32, 16, 292.0, 960.0),
+        (5, 2, 1, 526.0, 10280.0),
+        (5, 4, 3, 301.0, 5357.0),
+        (5, 8, 7, 231.0, 2839.0),
+        (5, 16, 15, 283.0, 1604.0),
+        (5, 32, 31, 513.0, 1183.0),
+    ];
+
+    fn find(report: &ExperimentReport, u: f64, b: u32, n: u32, r: u32, shape: BurstShape) -> f64 {
+        report
+            .units
+            .iter()
+            .find(|x| {
+                (x.uniprocessor_ms, x.bursts, x.nodes, x.receivers, x.shape) == (u, b, n, r, shape)
+            })
+            .expect("unit of the design")
+            .mean_ms
+    }
+
+    /// With the processor costs of the thesis's own SLAM listing, the experiment
+    /// reproduces all 35 legible entries of Table 7 within 5 % (largest gaps, about
+    /// +3 %, in the 2- and 4-node units, whose time is the slowest node's total:
+    /// sampling noise of 10 runs). Exponential bursts match normal ones for R = N - 1,
+    /// as the thesis reports ("identical"), here within 0.5 %.
+    #[test]
+    fn appendix_b_costs_reproduce_table_7() {
+        let report = run_lamanna_experiment(&LamannaParams::appendix_b(), 10, 1988).unwrap();
+        for (b, n, r, t1000, t20000) in TABLE_7_MS {
+            for (u, paper_ms) in [(1000.0, t1000), (20000.0, t20000)] {
+                if paper_ms.is_nan() {
+                    continue;
+                }
+                let ms = find(&report, u, b, n, r, BurstShape::Normal);
+                assert!(
+                    (ms - paper_ms).abs() / paper_ms < 0.05,
+                    "U = {u}, B = {b}, N = {n}, R = {r}: {ms:.1} vs {paper_ms}"
+                );
+                if b == 5 && r + 1 == n {
+                    let exp = find(&report, u, b, n, r, BurstShape::Exponential);
+                    assert!((exp - ms).abs() / ms < 0.005, "{exp} vs {ms}");
+                }
+            }
+        }
+        assert!(report.eq11.fit.r_squared > 0.99);
+    }
+
+    /// The design has 36 normal units (2 U x (1 + 4 x 2) N/R x 2 B, as the thesis
+    /// counts) and 18 exponential ones (B = 5 only). With eq. 9 costs the per-message
+    /// cost c of eq. 11 is smaller than with Appendix B's (about 1.12 against 2.28 ms of
+    /// processor time per message), and b exceeds 1 because the slowest of N normal
+    /// node totals grows with U/N.
+    #[test]
+    fn design_and_eq11_fit() {
+        let eq9 = run_lamanna_experiment(&LamannaParams::thesis(), 3, 7).unwrap();
+        let count = |shape| eq9.units.iter().filter(|x| x.shape == shape).count();
+        assert_eq!(
+            (count(BurstShape::Normal), count(BurstShape::Exponential)),
+            (36, 18)
+        );
+        assert!(eq9.units.iter().all(|x| x.times_ms.len() == 3));
+        let slam = run_lamanna_experiment(&LamannaParams::appendix_b(), 3, 7).unwrap();
+        let (m9, mb) = (eq9.eq11.model, slam.eq11.model);
+        assert!(m9.c_ms_per_message < mb.c_ms_per_message);
+        assert!(m9.b > 1.0 && m9.b < 1.1, "b = {}", m9.b);
+        assert_eq!(eq9.eq11.fit.degrees_of_freedom, 36 * 3 - 3);
+    }
+
+    #[test]
+    fn report_renders_and_serialises() {
+        let mut params = LamannaParams::thesis();
+        params.uniprocessor_ms = vec![1000.0];
+        params.nodes = vec![2, 4, 8];
+        let report = run_lamanna_experiment(&params, 2, 1).unwrap();
+        let text = report.render_text();
+        assert!(text.contains("eq. 11 over normal-burst runs"));
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.trim_start().starts_with("1000"))
+                .count(),
+            10
+        );
+        let json = serde_json::to_string(&report).unwrap();
+        let back: ExperimentReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.render_text(), text);
+        assert_eq!(
+            run_lamanna_experiment(&params, 0, 1),
+            Err(ExperimentError::ZeroRuns)
+        );
     }
 }

@@ -39,11 +39,11 @@ const KINDS: [EventKind; 3] = [
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Event {
     /// Simulated time, ms.
-    pub time_ms: f64,
+    pub(super) time_ms: f64,
     /// Node at which the event happens.
-    pub node: u32,
+    pub(super) node: u32,
     /// What happens.
-    pub kind: EventKind,
+    pub(super) kind: EventKind,
 }
 
 /// Binary-heap event queue.
@@ -55,17 +55,16 @@ pub(super) struct EventQueue {
 
 impl EventQueue {
     /// Schedules `kind` at `node` (`< MAX_NODES`) for time `time_ms` (finite, `>= 0`).
-    pub fn push(&mut self, time_ms: f64, node: u32, kind: EventKind) {
+    pub(super) fn push(&mut self, time_ms: f64, node: u32, kind: EventKind) {
         debug_assert!(time_ms >= 0.0 && time_ms.is_finite() && node < MAX_NODES);
-        let word = self.next_seq << (NODE_BITS + KIND_BITS)
-            | u64::from(node) << KIND_BITS
-            | kind as u64;
+        let word =
+            self.next_seq << (NODE_BITS + KIND_BITS) | u64::from(node) << KIND_BITS | kind as u64;
         self.heap.push(Reverse(((time_ms + 0.0).to_bits(), word)));
         self.next_seq += 1;
     }
 
     /// Removes and returns the earliest event.
-    pub fn pop(&mut self) -> Option<Event> {
+    pub(super) fn pop(&mut self) -> Option<Event> {
         self.heap.pop().map(|Reverse((time_bits, word))| Event {
             time_ms: f64::from_bits(time_bits),
             node: (word >> KIND_BITS) as u32 & ((1 << NODE_BITS) - 1),

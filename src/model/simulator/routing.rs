@@ -154,7 +154,10 @@ mod tests {
                 let (mut v, mut steps) = (s, 0);
                 while v != d {
                     let w = router.next_hop(v, d);
-                    assert!(neighbours(topology, nodes, v).contains(&w), "{s}->{d}: {v}->{w}");
+                    assert!(
+                        neighbours(topology, nodes, v).contains(&w),
+                        "{s}->{d}: {v}->{w}"
+                    );
                     v = w;
                     steps += 1;
                     assert!(steps <= nodes, "route {s}->{d} loops");
@@ -208,7 +211,10 @@ mod tests {
             Router::new(Topology::Torus2D, 8),
             Err(SimConfigError::NodesNotSquare { nodes: 8 })
         );
-        assert_eq!(Router::new(Topology::Ring, 0), Err(SimConfigError::ZeroNodes));
+        assert_eq!(
+            Router::new(Topology::Ring, 0),
+            Err(SimConfigError::ZeroNodes)
+        );
         assert!(Router::new(Topology::Ring, 5).is_ok());
     }
 }
