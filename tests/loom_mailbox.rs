@@ -11,7 +11,12 @@ use halfperf::transport::mailbox::Mailbox;
 use halfperf::transport::{Endpoint, Transport, TransportConfig};
 use std::time::Duration;
 
-fn pair(slots: usize) -> (halfperf::transport::mailbox::MailboxEndpoint, halfperf::transport::mailbox::MailboxEndpoint) {
+fn pair(
+    slots: usize,
+) -> (
+    halfperf::transport::mailbox::MailboxEndpoint,
+    halfperf::transport::mailbox::MailboxEndpoint,
+) {
     let control = TeamControl::new(vec![WaitStrategy::Spin; 2], Duration::from_secs(3600));
     let config = TransportConfig {
         max_message_bytes: 512,
@@ -54,7 +59,12 @@ fn a_message_longer_than_the_ring_streams_through_it_intact() {
         });
         let mut buf = vec![0u8; 512];
         assert_eq!(b.recv(0, &mut buf).unwrap(), 300);
-        assert!(buf[..300].iter().enumerate().all(|(i, &v)| v == (i % 251) as u8));
+        assert!(
+            buf[..300]
+                .iter()
+                .enumerate()
+                .all(|(i, &v)| v == (i % 251) as u8)
+        );
         sender.join().unwrap();
     });
 }

@@ -142,12 +142,30 @@ pub enum RankError {
     /// Another rank failed first and the team was stopped.
     #[error("stopped because another rank failed")]
     Aborted,
+    /// The peer's endpoint is gone: it ended (failed or returned) while this rank
+    /// still needed it.
+    #[error("rank {0} ended while this rank was waiting for it")]
+    PeerEnded(usize),
     /// The kernel's own check failed (a verification, a bad argument).
     #[error("{0}")]
     Failed(String),
     /// The rank panicked.
     #[error("panicked: {0}")]
     Panicked(String),
+}
+
+impl RankError {
+    /// How likely this error is the root cause of a team's failure rather than a
+    /// consequence of another rank's: a panic, then a rank's own failure, then a
+    /// vanished peer, then an abort.
+    fn cause_rank(&self) -> u8 {
+        match self {
+            RankError::Panicked(_) => 3,
+            RankError::Pin(_) | RankError::Deadline { .. } | RankError::Failed(_) => 2,
+            RankError::PeerEnded(_) => 1,
+            RankError::Aborted => 0,
+        }
+    }
 }
 
 /// State shared by every rank of a running team and the transports it uses.
@@ -397,14 +415,13 @@ impl Team {
         for (rank, outcome) in outcomes.into_iter().enumerate() {
             match outcome {
                 Ok(r) => results.push(r),
-                // The root cause beats the ranks it stopped.
+                // The root cause beats the ranks it stopped; ties go to the
+                // lowest rank.
                 Err(e) => {
-                    let replace = match &failure {
-                        None => true,
-                        Some((_, RankError::Aborted)) => !matches!(e, RankError::Aborted),
-                        Some(_) => false,
-                    };
-                    if replace {
+                    if failure
+                        .as_ref()
+                        .is_none_or(|(_, f)| e.cause_rank() > f.cause_rank())
+                    {
                         failure = Some((rank, e));
                     }
                 }
@@ -503,21 +520,31 @@ mod tests {
         let cpu = crate::platform::allowed_cpus()[0];
         let team = Team::new(&TeamSpec {
             virtual_ok: true,
+            wait_timeout: Duration::from_secs(5),
             ..spec(vec![cpu], 3)
         })
         .unwrap();
         let started = Instant::now();
         let err = team
-            .run("test-kernel", vec![(); 3], |ctx, _| {
-                if ctx.rank == 2 {
-                    panic!("injected");
-                }
-                // The others wait for something that never comes.
-                ctx.control.spin_until(2, || None::<()>)
-            })
+            .run(
+                "test-kernel",
+                vec![(); 3],
+                |ctx, _| -> Result<(), RankError> {
+                    if ctx.rank == 2 {
+                        panic!("injected");
+                    }
+                    // The others wait, as co-hosted ranks do, without spinning, for
+                    // something that never comes.
+                    let mut since = None;
+                    loop {
+                        ctx.control.check(2, &mut since)?;
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                },
+            )
             .unwrap_err();
         assert!(
-            started.elapsed() < Duration::from_millis(450),
+            started.elapsed() < Duration::from_secs(4),
             "abort must beat the deadline"
         );
         let text = err.to_string();

@@ -147,12 +147,18 @@ impl ChannelEndpoint {
             .expect("every other rank has a link"))
     }
 
-    fn fill_and_send(&self, link: &Link, mut buf: Vec<u8>, data: &[u8]) -> Result<(), RankError> {
+    fn fill_and_send(
+        &self,
+        link: &Link,
+        link_peer: usize,
+        mut buf: Vec<u8>,
+        data: &[u8],
+    ) -> Result<(), RankError> {
         buf.clear();
         buf.extend_from_slice(data); // within capacity: checked by the caller
-        link.to_peer.send(buf).map_err(|_| {
-            RankError::Failed(format!("rank {} cannot send: its peer ended", self.rank))
-        })
+        link.to_peer
+            .send(buf)
+            .map_err(|_| RankError::PeerEnded(link_peer))
     }
 
     fn drain_into(&self, link: &Link, msg: Vec<u8>, buf: &mut [u8]) -> Result<usize, RankError> {
@@ -183,7 +189,7 @@ impl Endpoint for ChannelEndpoint {
             return Err(too_long(data.len(), self.max_message_bytes));
         }
         let buf = wait_recv(&self.control, self.rank, to, &link.free_from_peer)?;
-        self.fill_and_send(link, buf, data)
+        self.fill_and_send(link, to, buf, data)
     }
 
     #[inline]
@@ -199,7 +205,7 @@ impl Endpoint for ChannelEndpoint {
             return Err(too_long(data.len(), self.max_message_bytes));
         }
         match link.free_from_peer.try_recv() {
-            Ok(buf) => self.fill_and_send(link, buf, data).map(|_| true),
+            Ok(buf) => self.fill_and_send(link, to, buf, data).map(|_| true),
             Err(_) => Ok(false),
         }
     }

@@ -460,6 +460,7 @@ fn notify(parked: &AtomicU32) {
 
 /// Parks until `ready` returns `Some`, waking at least every 10 ms to check the
 /// team's abort flag and the deadline.
+#[cfg_attr(loom, allow(unused_mut))]
 fn block_until<T>(
     control: &TeamControl,
     peer: usize,

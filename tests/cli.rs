@@ -1,0 +1,249 @@
+//! The command line as a user meets it: bad input gets one clear line and exit
+//! status 2 with nothing written; a lost or panicking peer ends the run with an
+//! error naming the rank, within the deadline; a quick run's JSON reads back and
+//! compares.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn halfperf(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_halfperf"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("halfperf runs")
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Asserts exit status 2, exactly one line on stderr containing `needle`, and no
+/// new file in `dir`.
+fn assert_refused(dir: &Path, args: &[&str], needle: &str) {
+    let before = files_in(dir);
+    let out = halfperf(dir, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {stderr}"
+    );
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: {stderr:?} lacks {needle:?}"
+    );
+    assert_eq!(files_in(dir), before, "{args:?} wrote a file");
+}
+
+#[test]
+fn bad_run_arguments_are_refused_before_any_measurement() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--cpus", "9999"], "CPU 9999 does not exist"),
+        (&["run", "--cpus", "0,0"], "listed twice"),
+        (&["run", "--cpus", "0,x"], "not a CPU number"),
+        (&["run", "--cpus", "3-1"], "backwards"),
+        (&["run", "--sizes", "0"], "0 bytes"),
+        (&["run", "--sizes=-5"], "not a size"),
+        (&["run", "--sizes", "100M"], "larger than"),
+        (&["run", "--sizes", "99999999999999999999"], "not a size"),
+        (&["run", "--sizes", "abc"], "not a size"),
+        (&["run", "nosuchkernel"], "unknown kernel \"nosuchkernel\""),
+        (&["run", "--transport", "pigeon"], "pigeon"),
+        (&["run", "--trials", "0"], "0"),
+        (&["run", "--deadline-ms", "0"], "0"),
+        (&["run", "--inject-fault", "explode:1"], "stall:RANK"),
+        (&["run", "--out", "no/such/dir/x.json"], "does not exist"),
+        (&["frobnicate"], "frobnicate"),
+    ];
+    for (args, needle) in cases {
+        assert_refused(d, args, needle);
+    }
+}
+
+#[test]
+fn bad_result_files_are_refused_by_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |name: &str, text: &str| std::fs::write(d.join(name), text).unwrap();
+    write("empty.json", "");
+    write("truncated.json", "{\"schema_version\": 1, \"tool\": \"half");
+    write("notjson.json", "hello");
+    write(
+        "newer.json",
+        "{\"schema_version\": 999, \"tool\": \"halfperf\"}",
+    );
+    write(
+        "other.json",
+        "{\"schema_version\": 1, \"tool\": \"criterion\"}",
+    );
+    let cases: &[(&str, &str)] = &[
+        ("empty.json", "empty"),
+        ("truncated.json", "not JSON"),
+        ("notjson.json", "not JSON"),
+        ("newer.json", "newer than this halfperf"),
+        ("other.json", "written by \"criterion\""),
+        ("missing.json", "cannot read"),
+    ];
+    for (file, needle) in cases {
+        assert_refused(d, &["compare", file], needle);
+    }
+}
+
+#[test]
+fn a_stalled_peer_ends_the_run_with_a_deadline_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let out = halfperf(
+        dir.path(),
+        &[
+            "run",
+            "pingpong",
+            "--sizes",
+            "8",
+            "--trials",
+            "1",
+            "--transport",
+            "mailbox",
+            "--deadline-ms",
+            "300",
+            "--inject-fault",
+            "stall:1",
+            "--out",
+            "r.json",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rank 1") && stderr.contains("deadline"),
+        "{stderr}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(8),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "nothing completed, so nothing is written"
+    );
+}
+
+#[test]
+fn a_panicking_rank_is_reported_and_stops_its_peer() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = halfperf(
+        dir.path(),
+        &[
+            "run",
+            "oneway",
+            "--sizes",
+            "8",
+            "--trials",
+            "1",
+            "--transport",
+            "channel",
+            "--inject-fault",
+            "panic:1",
+            "--out",
+            "r.json",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rank 1: panicked: injected fault"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn quick_results_read_back_and_compare_and_are_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for name in ["a.json", "b.json"] {
+        let out = halfperf(
+            d,
+            &[
+                "run", "pingpong", "--quick", "--sizes", "8,1K,16K", "--out", name,
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let a = halfperf::results::read(&d.join("a.json")).expect("reads back");
+    assert_eq!(a.schema_version, halfperf::results::SCHEMA_VERSION);
+    let mailbox = a
+        .kernels
+        .iter()
+        .find(|k| k.transport.as_deref() == Some("mailbox"))
+        .expect("mailbox result");
+    assert_eq!(mailbox.points.len(), 3);
+    let fit = &mailbox.fits[0];
+    assert!(
+        fit.params["t_startup_ns"] > 0.0 && fit.params["t_per_byte_ns"] > 0.0,
+        "{fit:?}"
+    );
+    // The JSON round trip is lossless.
+    let again = halfperf::results::parse(&serde_json::to_string(&a).unwrap()).unwrap();
+    assert_eq!(again, a);
+
+    let out = halfperf(d, &["compare", "a.json", "b.json", "--json"]);
+    assert!(out.status.success());
+    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = cmp["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kernel"] == "pingpong/mailbox" && r["quantity"] == "t_startup_ns")
+        .expect("t_startup row");
+    let ratio = row["ratios"][1].as_f64().unwrap();
+    let (va, vb) = (
+        row["values"][0].as_f64().unwrap(),
+        row["values"][1].as_f64().unwrap(),
+    );
+    assert!((ratio - vb / va).abs() < 1e-9);
+
+    let before = std::fs::read(d.join("a.json")).unwrap();
+    assert_refused(
+        d,
+        &["run", "pingpong", "--quick", "--out", "a.json"],
+        "already exists",
+    );
+    assert_eq!(std::fs::read(d.join("a.json")).unwrap(), before);
+}
+
+#[test]
+fn topo_list_and_help_speak_json_and_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let topo: serde_json::Value =
+        serde_json::from_slice(&halfperf(dir.path(), &["topo", "--json"]).stdout)
+            .expect("topo --json");
+    assert!(!topo["topology"]["cpus"].as_array().unwrap().is_empty());
+    let list: serde_json::Value =
+        serde_json::from_slice(&halfperf(dir.path(), &["list", "--json"]).stdout)
+            .expect("list --json");
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"pingpong") && names.contains(&"oneway") && names.contains(&"c2c"));
+    let help = halfperf(dir.path(), &["run", "--help"]);
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--transport"));
+}
