@@ -89,3 +89,23 @@ fn probe_and_try_recv_see_only_published_messages() {
         sender.join().unwrap();
     });
 }
+
+#[test]
+fn two_ranks_exchanging_more_than_the_ring_take_each_other_in() {
+    loom::model(|| {
+        // Both send 3 chunks through 2 slots before receiving: each must take in
+        // the other's chunks while blocked for credit, or neither finishes.
+        let (mut a, mut b) = pair(2);
+        let other = loom::thread::spawn(move || {
+            a.send(1, &[1u8; 300]).unwrap();
+            let mut buf = vec![0u8; 512];
+            assert_eq!(a.recv(1, &mut buf).unwrap(), 300);
+            assert!(buf[..300].iter().all(|&v| v == 2));
+        });
+        b.send(0, &[2u8; 300]).unwrap();
+        let mut buf = vec![0u8; 512];
+        assert_eq!(b.recv(0, &mut buf).unwrap(), 300);
+        assert!(buf[..300].iter().all(|&v| v == 1));
+        other.join().unwrap();
+    });
+}

@@ -95,11 +95,72 @@ mod tests {
     }
 
     #[test]
+    fn the_histogram_keeps_three_significant_digits_of_the_tail() {
+        let mut h = EventHistogram::new();
+        assert!(h.summary().is_none());
+        for v in 1..=1000 {
+            h.record(v as f64 * 10.0);
+        }
+        let s = h.summary().unwrap();
+        assert_eq!(s.count, 1000);
+        assert_eq!(s.min, 10.0);
+        assert!((s.median - 5000.0).abs() <= 5.0, "{s:?}");
+        assert!((s.p90 - 9000.0).abs() <= 9.0, "{s:?}");
+        assert!((s.p99 - 9900.0).abs() <= 10.0, "{s:?}");
+        assert!((s.max - 10_000.0).abs() <= 10.0, "{s:?}");
+        assert!((s.mean - 5005.0).abs() < 10.0, "{s:?}");
+    }
+
+    #[test]
     fn spread_beyond_accuracy_warns() {
         let (s, w) = summarize_trials(&[100.0, 101.0, 105.0], "8 B");
         assert_eq!(s.min, 100.0);
         assert!(w.is_none());
         let (_, w) = summarize_trials(&[100.0, 150.0], "8 B");
         assert!(w.unwrap().contains("insufficient accuracy"));
+    }
+}
+
+/// Records individually timed events (each already minus the clock overhead) in
+/// an HdrHistogram with 3 significant digits, and summarises them. Used for the
+/// distribution of single round trips, where the batch minimum hides the tail.
+#[derive(Debug)]
+pub struct EventHistogram {
+    hist: hdrhistogram::Histogram<u64>,
+}
+
+impl Default for EventHistogram {
+    fn default() -> Self {
+        EventHistogram::new()
+    }
+}
+
+impl EventHistogram {
+    /// An empty histogram for events of 1 ns to 1 s.
+    pub fn new() -> EventHistogram {
+        EventHistogram {
+            hist: hdrhistogram::Histogram::new_with_bounds(1, 1_000_000_000, 3)
+                .expect("valid bounds"),
+        }
+    }
+
+    /// Records one event of `ns` nanoseconds (clamped into the histogram's range).
+    #[inline]
+    pub fn record(&mut self, ns: f64) {
+        self.hist.saturating_record(ns.round().max(1.0) as u64);
+    }
+
+    /// The distribution as a [`Summary`]; `None` when nothing was recorded.
+    pub fn summary(&self) -> Option<Summary> {
+        (!self.hist.is_empty()).then(|| Summary {
+            count: self.hist.len() as usize,
+            min: self.hist.min() as f64,
+            median: self.hist.value_at_quantile(0.5) as f64,
+            mean: self.hist.mean(),
+            max: self.hist.max() as f64,
+            std_dev: self.hist.stdev(),
+            p90: self.hist.value_at_quantile(0.90) as f64,
+            p99: self.hist.value_at_quantile(0.99) as f64,
+        })
     }
 }

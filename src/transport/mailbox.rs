@@ -32,6 +32,7 @@ use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, t
 use crate::primitive::{AtomicU32, AtomicU64, Ordering, UnsafeCell, fence};
 use crate::team::{RankError, TeamControl, WaitStrategy};
 use crossbeam_utils::CachePadded;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Largest message carried in the header's inline word.
@@ -125,6 +126,29 @@ struct RecvState {
     published: u64,
 }
 
+/// A message being taken in chunk by chunk while this rank was blocked sending.
+#[derive(Debug)]
+struct Partial {
+    msg: Vec<u8>,
+    /// The lane chunk number of its first chunk.
+    first: u64,
+    /// Chunks taken so far.
+    taken: usize,
+}
+
+/// Messages from one source taken in while this rank was blocked sending.
+#[derive(Debug, Default)]
+struct Unexpected {
+    complete: VecDeque<Vec<u8>>,
+    partial: Option<Partial>,
+}
+
+impl Unexpected {
+    fn is_empty(&self) -> bool {
+        self.complete.is_empty() && self.partial.is_none()
+    }
+}
+
 /// The mailbox flavour.
 #[derive(Debug, Clone, Copy)]
 pub struct Mailbox;
@@ -167,6 +191,7 @@ impl Transport for Mailbox {
                 send: vec![SendState::default(); size],
                 recv: vec![RecvState::default(); size],
                 pending: PendingRequests::new(size),
+                unexpected: (0..size).map(|_| Unexpected::default()).collect(),
                 max_message_bytes: config.max_message_bytes,
             })
             .collect()
@@ -180,6 +205,10 @@ pub struct MailboxEndpoint {
     send: Vec<SendState>,
     recv: Vec<RecvState>,
     pending: PendingRequests,
+    /// Messages taken in, per source, while this rank was blocked sending (so that
+    /// ranks sending each other more than a ring holds cannot deadlock, as an MPI
+    /// library's unexpected-message queue); `recv` takes from here first.
+    unexpected: Vec<Unexpected>,
     max_message_bytes: usize,
 }
 
@@ -308,28 +337,158 @@ impl Shared {
         }
     }
 
-    /// Waits, as `rank`, for credit to write chunk `c` to `to`.
+    /// The length of the next message from `from` to `rank`, if its first chunk
+    /// is published.
     #[inline(always)]
-    fn wait_credit(
+    fn next_len(&self, from: usize, rank: usize, st: &RecvState) -> Option<usize> {
+        let c = st.received + 1;
+        let header = &self.lane(from, rank).headers[((c - 1) & self.mask) as usize];
+        // Acquire: pairs with the sender's Release store of `seq`; the Relaxed
+        // load of `len` after it sees the value published with it.
+        (header.seq.load(Ordering::Acquire) == c)
+            .then(|| header.len.load(Ordering::Relaxed) as usize)
+    }
+
+    /// Receives, as `rank`, the next message from `from` into `buf`.
+    #[inline(always)]
+    fn recv_message(
         &self,
-        st: &mut SendState,
+        from: usize,
         rank: usize,
-        to: usize,
-        c: u64,
-    ) -> Result<(), RankError> {
-        let lane = self.lane(rank, to);
-        if self.has_credit(lane, st, c) {
-            return Ok(());
+        st: &mut RecvState,
+        buf: &mut [u8],
+    ) -> Result<usize, RankError> {
+        let lane = self.lane(from, rank);
+        let first = st.received + 1;
+        self.wait_chunk(from, rank, first)?;
+        let slot = ((first - 1) & self.mask) as usize;
+        // Relaxed: ordered after the Acquire load of `seq` in `wait_chunk`.
+        let len = lane.headers[slot].len.load(Ordering::Relaxed) as usize;
+        if len > buf.len() {
+            return Err(too_long(len, buf.len()));
         }
-        let ready = || self.has_credit(lane, st, c).then_some(());
-        match self.control.wait_strategy(rank) {
-            WaitStrategy::Spin => self.control.spin_until(to, ready),
-            WaitStrategy::Block => block_until(&self.control, to, &lane.sender_parked, ready),
+        for index in 0..self.chunks(len) as usize {
+            let c = first + index as u64;
+            if index > 0 {
+                self.wait_chunk(from, rank, c)?;
+            }
+            self.take_chunk(lane, c, index, len, buf);
+            self.release_chunk(st, from, rank, c);
+        }
+        Ok(len)
+    }
+
+    /// Takes in, as `rank`, the chunks already published to it, without waiting:
+    /// complete messages are queued, a message whose later chunks have not come yet
+    /// stays partial. At most a ring's worth of chunks per source.
+    #[cold]
+    fn drain_incoming(&self, rank: usize, recv: &mut [RecvState], unexpected: &mut [Unexpected]) {
+        for from in (0..self.size).filter(|&p| p != rank) {
+            let (st, queue) = (&mut recv[from], &mut unexpected[from]);
+            let lane = self.lane(from, rank);
+            for _ in 0..self.slots {
+                if queue.partial.is_none() {
+                    let Some(len) = self.next_len(from, rank, st) else {
+                        break;
+                    };
+                    queue.partial = Some(Partial {
+                        msg: vec![0u8; len],
+                        first: st.received + 1,
+                        taken: 0,
+                    });
+                }
+                let p = queue.partial.as_mut().expect("set above");
+                let c = p.first + p.taken as u64;
+                let slot = ((c - 1) & self.mask) as usize;
+                // Acquire: pairs with the sender's Release store of `seq`.
+                if lane.headers[slot].seq.load(Ordering::Acquire) != c {
+                    break;
+                }
+                let len = p.msg.len();
+                self.take_chunk(lane, c, p.taken, len, &mut p.msg);
+                self.release_chunk(st, from, rank, c);
+                p.taken += 1;
+                if p.taken as u64 == self.chunks(len) {
+                    let done = queue.partial.take().expect("set above");
+                    queue.complete.push_back(done.msg);
+                }
+            }
         }
     }
 }
 
 impl MailboxEndpoint {
+    /// Waits for credit to write chunk `c` to `to`.
+    #[inline(always)]
+    fn wait_credit(&mut self, to: usize, c: u64) -> Result<(), RankError> {
+        let shared = &*self.shared;
+        if shared.has_credit(shared.lane(self.rank, to), &mut self.send[to], c) {
+            return Ok(());
+        }
+        self.wait_credit_slow(to, c)
+    }
+
+    /// Waits for credit in spells; between spells takes in what others have sent
+    /// this rank, so that a peer blocked sending to us can go on.
+    #[cold]
+    #[inline(never)]
+    fn wait_credit_slow(&mut self, to: usize, c: u64) -> Result<(), RankError> {
+        const SPELL: u32 = if cfg!(loom) { 1 } else { 4096 };
+        let shared = &*self.shared;
+        let lane = shared.lane(self.rank, to);
+        let mut started = None;
+        loop {
+            let st = &mut self.send[to];
+            let got = match shared.control.wait_strategy(self.rank) {
+                WaitStrategy::Spin => (0..SPELL).any(|_| {
+                    let ok = shared.has_credit(lane, st, c);
+                    if !ok {
+                        crate::primitive::spin_hint();
+                    }
+                    ok
+                }),
+                WaitStrategy::Block => {
+                    park_once(&lane.sender_parked, || shared.has_credit(lane, st, c))
+                }
+            };
+            if got {
+                return Ok(());
+            }
+            shared.drain_incoming(self.rank, &mut self.recv, &mut self.unexpected);
+            shared.control.check(to, &mut started)?;
+        }
+    }
+
+    /// Receives from what was taken in while blocked: the oldest complete
+    /// message, else the partial one, waiting for its remaining chunks.
+    #[cold]
+    fn recv_unexpected(&mut self, from: usize, buf: &mut [u8]) -> Result<usize, RankError> {
+        let shared = &*self.shared;
+        let queue = &mut self.unexpected[from];
+        let msg = match queue.complete.pop_front() {
+            Some(msg) => msg,
+            None => {
+                let mut p = queue.partial.take().expect("checked non-empty");
+                let lane = shared.lane(from, self.rank);
+                let len = p.msg.len();
+                for index in p.taken..shared.chunks(len) as usize {
+                    let c = p.first + index as u64;
+                    shared.wait_chunk(from, self.rank, c)?;
+                    shared.take_chunk(lane, c, index, len, &mut p.msg);
+                    shared.release_chunk(&mut self.recv[from], from, self.rank, c);
+                }
+                p.msg
+            }
+        };
+        if msg.len() > buf.len() {
+            let len = msg.len();
+            self.unexpected[from].complete.push_front(msg);
+            return Err(too_long(len, buf.len()));
+        }
+        buf[..msg.len()].copy_from_slice(&msg);
+        Ok(msg.len())
+    }
+
     fn check_send(&self, to: usize, len: usize) -> Result<(), RankError> {
         check_peer(self.rank, to, self.shared.size)?;
         if len > self.max_message_bytes {
@@ -351,15 +510,13 @@ impl Endpoint for MailboxEndpoint {
     #[inline]
     fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
         self.check_send(to, data.len())?;
-        let shared = &*self.shared;
-        let st = &mut self.send[to];
-        let lane = shared.lane(self.rank, to);
-        let wake = shared.control.wait_strategy(to) == WaitStrategy::Block;
-        for index in 0..shared.chunks(data.len()) as usize {
-            let c = st.sent + 1;
-            shared.wait_credit(st, self.rank, to, c)?;
-            shared.put_chunk(lane, c, index, data);
-            st.sent = c;
+        let wake = self.shared.control.wait_strategy(to) == WaitStrategy::Block;
+        for index in 0..self.shared.chunks(data.len()) as usize {
+            let c = self.send[to].sent + 1;
+            self.wait_credit(to, c)?;
+            let lane = self.shared.lane(self.rank, to);
+            self.shared.put_chunk(lane, c, index, data);
+            self.send[to].sent = c;
             if wake {
                 notify(&lane.receiver_parked);
             }
@@ -370,26 +527,11 @@ impl Endpoint for MailboxEndpoint {
     #[inline]
     fn recv(&mut self, from: usize, buf: &mut [u8]) -> Result<usize, RankError> {
         check_peer(self.rank, from, self.shared.size)?;
-        let shared = &*self.shared;
-        let st = &mut self.recv[from];
-        let lane = shared.lane(from, self.rank);
-        let first = st.received + 1;
-        shared.wait_chunk(from, self.rank, first)?;
-        let slot = ((first - 1) & shared.mask) as usize;
-        // Relaxed: ordered after the Acquire load of `seq` in `wait_chunk`.
-        let len = lane.headers[slot].len.load(Ordering::Relaxed) as usize;
-        if len > buf.len() {
-            return Err(too_long(len, buf.len()));
+        if !self.unexpected[from].is_empty() {
+            return self.recv_unexpected(from, buf);
         }
-        for index in 0..shared.chunks(len) as usize {
-            let c = first + index as u64;
-            if index > 0 {
-                shared.wait_chunk(from, self.rank, c)?;
-            }
-            shared.take_chunk(lane, c, index, len, buf);
-            shared.release_chunk(st, from, self.rank, c);
-        }
-        Ok(len)
+        self.shared
+            .recv_message(from, self.rank, &mut self.recv[from], buf)
     }
 
     fn try_send(&mut self, to: usize, data: &[u8]) -> Result<bool, RankError> {
@@ -424,13 +566,11 @@ impl Endpoint for MailboxEndpoint {
         if from >= self.shared.size || from == self.rank {
             return false;
         }
-        let c = self.recv[from].received + 1;
-        let slot = ((c - 1) & self.shared.mask) as usize;
-        // Acquire: a later recv reads what this load saw published.
-        self.shared.lane(from, self.rank).headers[slot]
-            .seq
-            .load(Ordering::Acquire)
-            == c
+        !self.unexpected[from].is_empty()
+            || self
+                .shared
+                .next_len(from, self.rank, &self.recv[from])
+                .is_some()
     }
 
     fn pending_mut(&mut self) -> &mut PendingRequests {
@@ -458,58 +598,67 @@ fn notify(parked: &AtomicU32) {
     }
 }
 
+/// Parks on `parked` until woken or 10 ms pass, unless `ready` already holds;
+/// returns whether `ready` held. Under loom, checks once and yields.
+fn park_once(parked: &AtomicU32, mut ready: impl FnMut() -> bool) -> bool {
+    if ready() {
+        return true;
+    }
+    #[cfg(loom)]
+    {
+        let _ = parked;
+        loom::thread::yield_now();
+        ready()
+    }
+    #[cfg(not(loom))]
+    {
+        // Relaxed: ordered by the SeqCst fence that follows.
+        parked.store(1, Ordering::Relaxed);
+        // SeqCst fence: see `notify`.
+        fence(Ordering::SeqCst);
+        let key = parked as *const AtomicU32 as usize;
+        let timeout = Some(std::time::Instant::now() + std::time::Duration::from_millis(10));
+        let mut held = false;
+        // SAFETY: the key is the address of `parked` (see `notify`); the validate
+        // closure only reads atomics and does not park or panic; the other
+        // callbacks do nothing.
+        unsafe {
+            parking_lot_core::park(
+                key,
+                || {
+                    held = ready();
+                    !held
+                },
+                || {},
+                |_, _| {},
+                parking_lot_core::DEFAULT_PARK_TOKEN,
+                timeout,
+            );
+        }
+        // Relaxed: only this thread parks on this word.
+        parked.store(0, Ordering::Relaxed);
+        held || ready()
+    }
+}
+
 /// Parks until `ready` returns `Some`, waking at least every 10 ms to check the
 /// team's abort flag and the deadline.
-#[cfg_attr(loom, allow(unused_mut))]
 fn block_until<T>(
     control: &TeamControl,
     peer: usize,
     parked: &AtomicU32,
     mut ready: impl FnMut() -> Option<T>,
 ) -> Result<T, RankError> {
-    #[cfg(loom)]
-    {
-        let _ = parked;
-        control.spin_until(peer, ready)
-    }
-    #[cfg(not(loom))]
-    {
-        use std::time::{Duration, Instant};
-        let mut started = None;
-        loop {
-            if let Some(v) = ready() {
-                return Ok(v);
-            }
-            control.check(peer, &mut started)?;
-            // Relaxed: ordered by the SeqCst fence that follows.
-            parked.store(1, Ordering::Relaxed);
-            // SeqCst fence: see `notify`.
-            fence(Ordering::SeqCst);
-            let key = parked as *const AtomicU32 as usize;
-            let timeout = Some(Instant::now() + Duration::from_millis(10));
-            let mut early = None;
-            // SAFETY: the key is the address of `parked` (see `notify`); the
-            // validate closure only reads atomics and does not park or panic; the
-            // other callbacks do nothing.
-            unsafe {
-                parking_lot_core::park(
-                    key,
-                    || {
-                        early = ready();
-                        early.is_none()
-                    },
-                    || {},
-                    |_, _| {},
-                    parking_lot_core::DEFAULT_PARK_TOKEN,
-                    timeout,
-                );
-            }
-            // Relaxed: only this thread parks on this word.
-            parked.store(0, Ordering::Relaxed);
-            if let Some(v) = early {
-                return Ok(v);
-            }
+    let mut started = None;
+    let mut value = None;
+    loop {
+        if park_once(parked, || {
+            value = ready();
+            value.is_some()
+        }) {
+            return Ok(value.take().expect("ready returned Some"));
         }
+        control.check(peer, &mut started)?;
     }
 }
 
@@ -571,6 +720,56 @@ mod tests {
     fn a_ring_of_virtual_ranks_passes_messages_with_blocking_waits() {
         let cpus = crate::platform::allowed_cpus();
         run_pair(5, cpus.into_iter().take(2).collect(), SIZES, 5);
+    }
+
+    /// Every rank sends its right neighbour a message 4 times the ring's capacity,
+    /// then receives from its left: without taking in while blocked, every rank
+    /// would wait for credit forever.
+    fn shift_larger_than_the_ring(ranks: usize) {
+        let cpus: Vec<usize> = crate::platform::allowed_cpus()
+            .into_iter()
+            .take(2)
+            .collect();
+        let team = Team::new(&TeamSpec {
+            cpus,
+            ranks,
+            virtual_ok: true,
+            oversubscribe: false,
+            wait_timeout: Duration::from_secs(20),
+        })
+        .unwrap();
+        let config = TransportConfig {
+            max_message_bytes: 4096,
+            slots: 4,
+            slot_bytes: 256,
+        };
+        let eps = Mailbox::endpoints(team.control(), &config);
+        team.run("shift-test", eps, |ctx, ep| {
+            let right = (ctx.rank + 1) % ctx.size;
+            let left = (ctx.rank + ctx.size - 1) % ctx.size;
+            let mut buf = vec![0u8; 4096];
+            for round in 0..30u8 {
+                let out = vec![ctx.rank as u8 ^ round; 4096];
+                ep.send(right, &out)?;
+                assert_eq!(ep.recv(left, &mut buf)?, 4096);
+                assert!(
+                    buf.iter().all(|&b| b == left as u8 ^ round),
+                    "round {round}"
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn a_pair_exchanging_more_than_the_ring_does_not_deadlock() {
+        shift_larger_than_the_ring(2);
+    }
+
+    #[test]
+    fn a_virtual_ring_shifting_more_than_the_ring_does_not_deadlock() {
+        shift_larger_than_the_ring(5);
     }
 
     #[test]

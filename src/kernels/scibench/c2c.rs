@@ -47,6 +47,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             target: ctx.config.batch_target(ctx.clock),
             clock: ctx.clock,
             fault: ctx.config.fault,
+            single_round_trips: 1_000,
             on_size: &|_| {},
             cancelled: &|| false,
         };

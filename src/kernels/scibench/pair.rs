@@ -6,9 +6,10 @@
 //! endpoint type and marked `#[inline(never)]` so that they are the same code for
 //! every size.
 
-use super::super::timing::{measure, summarize_trials};
+use super::super::timing::{EventHistogram, measure, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
 use crate::model::fit::fit_line;
+use crate::model::stats::Summary;
 use crate::platform::ClockInfo;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, RankError, Team};
@@ -43,6 +44,8 @@ pub(crate) struct SizeSamples {
     pub(crate) reps: u64,
     /// Per-message latency of each trial, ns (one-way for both patterns).
     pub(crate) samples_ns: Vec<f64>,
+    /// Ping-pong only: single round trips timed one by one, ns.
+    pub(crate) single_round_trip_ns: Option<Summary>,
 }
 
 fn command(reps: u64, size: usize) -> [u8; 16] {
@@ -75,6 +78,28 @@ fn server_pingpong<E: Endpoint>(
         check_len(n, out.len())?;
     }
     Ok(start.elapsed())
+}
+
+/// Times each of `reps` round trips on its own, into `hist` (clock overhead
+/// subtracted): the distribution behind the batch minimum.
+#[inline(never)]
+fn server_pingpong_each<E: Endpoint>(
+    ep: &mut E,
+    out: &[u8],
+    inbuf: &mut [u8],
+    reps: u64,
+    overhead_ns: f64,
+    hist: &mut EventHistogram,
+) -> Result<(), RankError> {
+    for _ in 0..reps {
+        let start = Instant::now();
+        ep.send(1, out)?;
+        let n = ep.recv(1, inbuf)?;
+        let took = start.elapsed().as_nanos() as f64 - overhead_ns;
+        check_len(n, out.len())?;
+        hist.record(took);
+    }
+    Ok(())
 }
 
 #[inline(never)]
@@ -137,6 +162,8 @@ pub(crate) struct PairPlan<'a> {
     pub(crate) target: Duration,
     pub(crate) clock: &'a ClockInfo,
     pub(crate) fault: Option<Fault>,
+    /// Ping-pong: how many round trips to time one by one per size.
+    pub(crate) single_round_trips: u64,
     pub(crate) on_size: &'a (dyn Fn(usize) + Sync),
     pub(crate) cancelled: &'a (dyn Fn() -> bool + Sync),
 }
@@ -184,14 +211,28 @@ pub(crate) fn pair_body<E: Endpoint>(
                 Pattern::OneWay => server_oneway(ep, &out[..size], &mut inbuf, reps),
             }
         })?;
-        let per_message = match plan.pattern {
-            Pattern::PingPong => 2.0,
-            Pattern::OneWay => 1.0,
+        let (per_message, single_round_trip_ns) = match plan.pattern {
+            Pattern::PingPong => {
+                let mut hist = EventHistogram::new();
+                let each = plan.single_round_trips;
+                ep.send(1, &command(each, size))?;
+                server_pingpong_each(
+                    ep,
+                    &out[..size],
+                    &mut inbuf,
+                    each,
+                    plan.clock.read_overhead_ns,
+                    &mut hist,
+                )?;
+                (2.0, hist.summary())
+            }
+            Pattern::OneWay => (1.0, None),
         };
         results.push(SizeSamples {
             size,
             reps,
             samples_ns: samples.iter().map(|s| s / per_message).collect(),
+            single_round_trip_ns,
         });
         (plan.on_size)(size);
     }
@@ -269,6 +310,7 @@ pub(crate) fn sweep(
             target: ctx.config.batch_target(ctx.clock),
             clock: ctx.clock,
             fault: ctx.config.fault,
+            single_round_trips: if ctx.config.quick { 2_000 } else { 20_000 },
             on_size: &on_size,
             cancelled: &cancelled,
         };
@@ -308,13 +350,15 @@ pub(crate) fn latency_result(
         let (summary, warning) = summarize_trials(&s.samples_ns, &format!("{} B", s.size));
         warnings.extend(warning);
         let bandwidth_mb_per_s = s.size as f64 / summary.min * 1e3;
-        points.push(
-            Point::new()
-                .with("size_bytes", s.size as f64)
-                .with("reps", s.reps as f64)
-                .with_stats("one_way_ns", summary)
-                .with("bandwidth_mb_per_s", bandwidth_mb_per_s),
-        );
+        let mut point = Point::new()
+            .with("size_bytes", s.size as f64)
+            .with("reps", s.reps as f64)
+            .with_stats("one_way_ns", summary)
+            .with("bandwidth_mb_per_s", bandwidth_mb_per_s);
+        if let Some(rt) = &s.single_round_trip_ns {
+            point = point.with_stats("single_round_trip_ns", rt.clone());
+        }
+        points.push(point);
     }
     let mut fits = Vec::new();
     let x: Vec<f64> = samples.iter().map(|s| s.size as f64).collect();
