@@ -395,6 +395,9 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         _ => false,
     };
     match outcome.failure {
+        None if outcome.file.kernels.is_empty() => {
+            bail!("no kernel could run here (see the reasons above); nothing was written")
+        }
         None => Ok(ExitCode::SUCCESS),
         Some(kernels::KernelError::Interrupted) => {
             if !wrote {

@@ -247,3 +247,94 @@ fn topo_list_and_help_speak_json_and_words() {
     assert!(help.status.success());
     assert!(String::from_utf8_lossy(&help.stdout).contains("--transport"));
 }
+
+#[test]
+fn on_one_cpu_the_suite_says_what_it_cannot_run_and_oversubscribes_when_asked() {
+    if Command::new("taskset").arg("--version").output().is_err() {
+        return; // util-linux's taskset is not installed
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = env!("CARGO_BIN_EXE_halfperf");
+    let out = Command::new("taskset")
+        .args(["-c", "0", exe, "run", "--quick"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stdout.contains("skipped pingpong: it needs 2 CPUs"),
+        "{stdout}"
+    );
+    assert!(files_in(dir.path()).is_empty());
+
+    let out = Command::new("taskset")
+        .args([
+            "-c",
+            "0",
+            exe,
+            "run",
+            "pingpong",
+            "--quick",
+            "--oversubscribe",
+            "--sizes",
+            "8",
+            "--transport",
+            "mailbox",
+            "--out",
+            "o.json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = halfperf::results::read(&dir.path().join("o.json")).unwrap();
+    let k = &doc.kernels[0];
+    assert_eq!(k.placement, halfperf::team::Placement::Oversubscribed);
+    assert!(
+        k.warnings.iter().any(|w| w.contains("ranks share CPUs")),
+        "{:?}",
+        k.warnings
+    );
+}
+
+#[test]
+fn ctrl_c_stops_within_seconds_and_keeps_the_finished_kernels_marked_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    // c2c finishes in well under a second; the full pingpong sweep takes many.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_halfperf"))
+        .args(["run", "c2c", "pingpong", "--out", "r.json"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    // SAFETY: kill with a valid pid of our own child and a standard signal.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let interrupted = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            interrupted.elapsed() < Duration::from_secs(5),
+            "did not stop after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    let doc = halfperf::results::read(&dir.path().join("r.json")).expect("a complete, valid file");
+    assert!(doc.incomplete);
+    assert!(doc.kernels.iter().any(|k| k.kernel == "c2c"));
+    assert!(!doc.kernels.iter().any(|k| k.kernel == "pingpong"));
+    assert_eq!(
+        files_in(dir.path()),
+        vec!["r.json".to_string()],
+        "no temporary file left"
+    );
+}
