@@ -668,21 +668,36 @@ mod tests {
     use crate::team::{Team, TeamSpec};
     use std::time::Duration;
 
-    fn run_pair(ranks: usize, cpus: Vec<usize>, sizes: &'static [usize], rounds: usize) {
+    /// A team of `ranks` on at most two allowed CPUs (virtual beyond), with
+    /// mailbox endpoints of `slots` x `slot_bytes`.
+    fn team_with_mailbox(
+        ranks: usize,
+        max_message_bytes: usize,
+        slots: usize,
+        slot_bytes: usize,
+    ) -> (Team, Vec<MailboxEndpoint>) {
         let team = Team::new(&TeamSpec {
-            cpus,
+            cpus: crate::platform::allowed_cpus()
+                .into_iter()
+                .take(2)
+                .collect(),
             ranks,
             virtual_ok: true,
             oversubscribe: false,
-            wait_timeout: Duration::from_secs(10),
+            wait_timeout: Duration::from_secs(20),
         })
         .unwrap();
         let config = TransportConfig {
-            max_message_bytes: 70_000,
-            slots: 4,
-            slot_bytes: 256,
+            max_message_bytes,
+            slots,
+            slot_bytes,
         };
         let eps = Mailbox::endpoints(team.control(), &config);
+        (team, eps)
+    }
+
+    fn run_pair(ranks: usize, sizes: &'static [usize], rounds: usize) {
+        let (team, eps) = team_with_mailbox(ranks, 70_000, 4, 256);
         team.run("mailbox-test", eps, |ctx, ep| {
             let mut buf = vec![0u8; 70_000];
             let next = (ctx.rank + 1) % ctx.size;
@@ -712,38 +727,19 @@ mod tests {
 
     #[test]
     fn messages_of_every_size_class_arrive_intact_between_two_cpus() {
-        let cpus = crate::platform::allowed_cpus();
-        run_pair(2, cpus.into_iter().take(2).collect(), SIZES, 20);
+        run_pair(2, SIZES, 20);
     }
 
     #[test]
     fn a_ring_of_virtual_ranks_passes_messages_with_blocking_waits() {
-        let cpus = crate::platform::allowed_cpus();
-        run_pair(5, cpus.into_iter().take(2).collect(), SIZES, 5);
+        run_pair(5, SIZES, 5);
     }
 
     /// Every rank sends its right neighbour a message 4 times the ring's capacity,
     /// then receives from its left: without taking in while blocked, every rank
     /// would wait for credit forever.
     fn shift_larger_than_the_ring(ranks: usize) {
-        let cpus: Vec<usize> = crate::platform::allowed_cpus()
-            .into_iter()
-            .take(2)
-            .collect();
-        let team = Team::new(&TeamSpec {
-            cpus,
-            ranks,
-            virtual_ok: true,
-            oversubscribe: false,
-            wait_timeout: Duration::from_secs(20),
-        })
-        .unwrap();
-        let config = TransportConfig {
-            max_message_bytes: 4096,
-            slots: 4,
-            slot_bytes: 256,
-        };
-        let eps = Mailbox::endpoints(team.control(), &config);
+        let (team, eps) = team_with_mailbox(ranks, 4096, 4, 256);
         team.run("shift-test", eps, |ctx, ep| {
             let right = (ctx.rank + 1) % ctx.size;
             let left = (ctx.rank + ctx.size - 1) % ctx.size;
@@ -774,24 +770,7 @@ mod tests {
 
     #[test]
     fn non_blocking_requests_and_probe_work() {
-        let cpus: Vec<usize> = crate::platform::allowed_cpus()
-            .into_iter()
-            .take(2)
-            .collect();
-        let team = Team::new(&TeamSpec {
-            cpus,
-            ranks: 2,
-            virtual_ok: true,
-            oversubscribe: false,
-            wait_timeout: Duration::from_secs(10),
-        })
-        .unwrap();
-        let config = TransportConfig {
-            max_message_bytes: 4096,
-            slots: 2,
-            slot_bytes: 128,
-        };
-        let eps = Mailbox::endpoints(team.control(), &config);
+        let (team, eps) = team_with_mailbox(2, 4096, 2, 128);
         team.run("nb-test", eps, |ctx, ep| {
             let other = 1 - ctx.rank;
             let out = vec![ctx.rank as u8 + 1; 1000]; // 8 chunks: more than the ring
