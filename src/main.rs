@@ -60,7 +60,8 @@ enum Command {
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// Kernels to run (see `halfperf list`); none or `all` runs every kernel.
+    /// Kernels to run (see `halfperf list`); none or `all` runs the default suite
+    /// (the long `soak` runs only when named).
     kernels: Vec<String>,
     /// Fewer trials and shorter batches: the whole suite in under a minute.
     #[arg(long)]
@@ -94,6 +95,9 @@ struct RunArgs {
     /// Deadline of any single wait, in milliseconds: a lost peer ends the run.
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     deadline_ms: u64,
+    /// Messages per size class and transport for the `soak` kernel (default 1000000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    messages: Option<u64>,
     /// Inject a fault (stall:RANK or panic:RANK) to test that the run stops cleanly.
     #[arg(long, value_name = "FAULT", hide = true)]
     inject_fault: Option<String>,
@@ -231,7 +235,7 @@ fn parse_sizes(text: &str) -> Result<Vec<usize>> {
 
 fn resolve_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>> {
     if names.is_empty() || names.iter().any(|n| n == "all") {
-        return Ok(kernels::registry());
+        return Ok(kernels::default_suite());
     }
     names
         .iter()
@@ -321,6 +325,7 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         wait_timeout: Duration::from_millis(args.deadline_ms),
         oversubscribe: args.oversubscribe,
         fault,
+        soak_messages: args.messages,
     };
     let cancel = Arc::new(AtomicBool::new(false));
     {

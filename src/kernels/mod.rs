@@ -3,6 +3,7 @@
 //! fits. Every kernel is listed once in its method's `KERNELS`, and [`registry`]
 //! gathers them; the CLI, the JSON and the benches read that list.
 
+pub mod reliability;
 pub mod scibench;
 pub mod timing;
 
@@ -68,6 +69,8 @@ pub struct RunConfig {
     pub oversubscribe: bool,
     /// A fault to inject (tests only).
     pub fault: Option<Fault>,
+    /// Messages per size class and transport for the soak; `None`: its default.
+    pub soak_messages: Option<u64>,
 }
 
 impl Default for RunConfig {
@@ -81,6 +84,7 @@ impl Default for RunConfig {
             wait_timeout: Duration::from_secs(10),
             oversubscribe: false,
             fault: None,
+            soak_messages: None,
         }
     }
 }
@@ -201,7 +205,8 @@ pub struct KernelSpec {
     pub paper: &'static str,
     /// One line on what it measures.
     pub about: &'static str,
-    /// Whether `--quick` runs include it.
+    /// Whether a run that names no kernels (or `all`) includes it; the others,
+    /// such as the long soak, run only when named.
     pub in_quick_suite: bool,
     /// Runs it.
     pub run: fn(&RunContext<'_>) -> Result<Vec<KernelResult>, KernelError>,
@@ -217,7 +222,18 @@ impl std::fmt::Debug for KernelSpec {
 
 /// Every kernel, in the order a full run takes them.
 pub fn registry() -> Vec<&'static KernelSpec> {
-    scibench::KERNELS.iter().collect()
+    scibench::KERNELS
+        .iter()
+        .chain(reliability::KERNELS.iter())
+        .collect()
+}
+
+/// The kernels a run that names none takes.
+pub fn default_suite() -> Vec<&'static KernelSpec> {
+    registry()
+        .into_iter()
+        .filter(|k| k.in_quick_suite)
+        .collect()
 }
 
 /// The kernel named `name`.

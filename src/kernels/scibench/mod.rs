@@ -20,7 +20,7 @@ mod pair;
 mod pingpong;
 
 pub use baseline::atomic_flag_round_trip;
-pub use pair::{Pattern, default_sizes, round_trip_time};
+pub use pair::{Pattern, choose_pair, default_sizes, round_trip_time};
 
 use super::KernelSpec;
 

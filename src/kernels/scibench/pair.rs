@@ -256,7 +256,7 @@ pub(crate) fn run_on<T: Transport>(
 /// The CPU pair for a two-rank kernel: the user's first two CPUs, else the two
 /// CPUs of the most distant class among the allowed ones. With a single CPU and
 /// `--oversubscribe`, both ranks share it.
-pub(crate) fn choose_pair(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, KernelError> {
+pub fn choose_pair(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, KernelError> {
     let not_runnable = |reason: String| KernelError::NotRunnable {
         kernel: kernel.into(),
         reason,
