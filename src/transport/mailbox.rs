@@ -598,8 +598,17 @@ mod tests {
             let mut inn = vec![0u8; 1000];
             let r = ep.irecv(other, &mut inn)?;
             let s = ep.isend(other, &out)?;
-            ep.wait_send(s)?;
-            let n = ep.wait_recv(r)?;
+            // Neither request can complete at once (8 chunks, 2 slots), and a wait
+            // only progresses its own request: if both ranks waited for their send
+            // first, neither would receive. Rank 1 receives first.
+            let n = if ctx.rank == 0 {
+                ep.wait_send(s)?;
+                ep.wait_recv(r)?
+            } else {
+                let n = ep.wait_recv(r)?;
+                ep.wait_send(s)?;
+                n
+            };
             assert_eq!(n, 1000);
             assert!(inn.iter().all(|&b| b == other as u8 + 1));
             // Probe sees a message before it is received.
