@@ -241,6 +241,18 @@ fn min_of(r: &KernelResult, nodes: f64, dims: f64, hops: f64, size: f64) -> f64 
         .expect("the point was measured")
 }
 
+/// More hops cost more; a switch (an agent's copy and one more hop) costs more than
+/// none; at both sizes of the test sweep.
+fn orderings_hold(topology: &KernelResult) -> bool {
+    [64.0, 512.0].iter().all(|&size| {
+        let one = min_of(topology, 2.0, 1.0, 1.0, size);
+        let four = min_of(topology, 8.0, 1.0, 4.0, size);
+        let non_switching = min_of(topology, 8.0, 2.0, 2.0, size);
+        let switching = min_of(topology, 8.0, 2.0, 3.0, size);
+        one > 0.0 && one < 1e6 && four > one && switching > non_switching
+    })
+}
+
 #[test]
 fn topology_kernel_decomposes_this_machine() {
     let topo = Topology::detect().unwrap();
@@ -267,15 +279,16 @@ fn topology_kernel_decomposes_this_machine() {
     };
     let spec = kernels::find("sci-topology").expect("registered");
     assert_eq!(spec.method, "scibench");
-    // The decomposition needs differences above the noise at one size at least; a
-    // loaded machine may spoil one run, so allow three.
+    // The decomposition needs differences above the noise at one size at least, and
+    // a loaded machine may inflate a whole point; allow three runs, and check the last.
     let mut last = None;
     for _ in 0..3 {
         let results = kernels::run_kernel(spec, &ctx).expect("the kernel runs");
-        let has_fit = find(&results, DECOMPOSITION)
-            .is_some_and(|d| d.fits.iter().any(|f| f.model == TABLE1_MODEL));
+        let plausible = find(&results, DECOMPOSITION)
+            .is_some_and(|d| d.fits.iter().any(|f| f.model == TABLE1_MODEL))
+            && find(&results, "sci-topology").is_some_and(orderings_hold);
         last = Some(results);
-        if has_fit {
+        if plausible {
             break;
         }
     }
@@ -284,17 +297,7 @@ fn topology_kernel_decomposes_this_machine() {
     assert_eq!(topology.placement, Placement::Pinned);
     // 6 configurations x 2 sizes, and rings of 2..9 nodes at 64 B.
     assert_eq!(topology.points.len(), 6 * 2 + 8);
-    for size in [64.0, 512.0] {
-        // More hops cost more; a switch costs more than none (same hop counts
-        // otherwise differ by one l_p only).
-        let one = min_of(topology, 2.0, 1.0, 1.0, size);
-        let four = min_of(topology, 8.0, 1.0, 4.0, size);
-        assert!(four > one, "{size} B: 4 hops {four} ns vs 1 hop {one} ns");
-        let non_switching = min_of(topology, 8.0, 2.0, 2.0, size);
-        let switching = min_of(topology, 8.0, 2.0, 3.0, size);
-        assert!(switching > non_switching, "{size} B");
-        assert!(one > 0.0 && one < 1e6);
-    }
+    assert!(orderings_hold(topology), "{:?}", topology.points);
     let decomposition = find(&results, DECOMPOSITION).expect("decomposition");
     let table1 = decomposition
         .fits

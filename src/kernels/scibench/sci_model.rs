@@ -209,6 +209,9 @@ fn decomposition_result(
         .filter(|(size, _)| *size <= TABLE1_MAX_SIZE)
         .collect();
     let averaged: Vec<&(usize, SolvedComponents)> = if in_range.is_empty() {
+        r.warnings.push(format!(
+            "no size up to {TABLE1_MAX_SIZE} B was decomposed: l_f and l_s are averaged over larger sizes only"
+        ));
         solved.iter().collect()
     } else {
         in_range
@@ -232,6 +235,10 @@ fn decomposition_result(
     let line_points = if line_points.len() >= 2 {
         line_points
     } else {
+        r.warnings.push(format!(
+            "fewer than 2 sizes in {TABLE1_MIN_SIZE}..{TABLE1_MAX_SIZE} B were decomposed: the overhead line is fitted on every decomposed size ({} of them; with one, o is taken constant)",
+            solved.len()
+        ));
         solved.iter().collect()
     };
     let x: Vec<f64> = line_points

@@ -51,7 +51,6 @@
 
 use super::super::timing::{measure, summarize_trials};
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::baseline::atomic_flag_round_trip;
 use super::pair::choose_pair;
 use super::sci_model;
 use crate::model::sci::{ComponentCounts, PingPongPath};
@@ -674,6 +673,7 @@ pub(super) fn run_experiment(
             if cancel.load(Ordering::Relaxed) {
                 break;
             }
+            worker.ping_pong_batch(rctx, WARMUP_REPS, size)?;
             let (reps, samples) = measure(trials, target, clock, |reps| {
                 worker.ping_pong_batch(rctx, reps, size)
             })?;
@@ -703,18 +703,56 @@ pub(super) fn run_experiment(
     })
 }
 
-/// The 8-byte cache-line ping-pong between the two CPUs (two atomic flags), one-way:
-/// the emulation's propagation latency `l_p`.
+/// The 8-byte cache-line ping-pong between the two CPUs, one-way: the emulation's
+/// propagation latency `l_p`. Two cache-padded flags bounced between the ranks (the
+/// `pingpong` kernel's baseline), all batches inside one team run so that no batch
+/// pays for starting threads, after an untimed warm-up.
 pub(super) fn measure_propagation(
     ctx: &RunContext<'_>,
     team: &Team,
 ) -> Result<Measured, KernelError> {
-    let (reps, samples) = measure(
-        ctx.config.trials(),
-        ctx.config.batch_target(ctx.clock),
-        ctx.clock,
-        |reps| atomic_flag_round_trip(team, reps),
-    )?;
+    const STOP: u64 = u64::MAX;
+    let ping = CachePadded::new(AtomicU64::new(0));
+    let pong = CachePadded::new(AtomicU64::new(0));
+    let trials = ctx.config.trials();
+    let target = ctx.config.batch_target(ctx.clock);
+    let clock = ctx.clock;
+    let mut per_rank = team.run(KERNEL, vec![(); 2], |rctx, _| {
+        if rctx.rank == 1 {
+            let mut last = 0;
+            loop {
+                let i = rctx.control.spin_until(0, || {
+                    // Acquire: pairs with rank 0's Release store.
+                    let v = ping.load(Ordering::Acquire);
+                    (v != last).then_some(v)
+                })?;
+                if i == STOP {
+                    return Ok(None);
+                }
+                last = i;
+                // Release: the answer is ordered after the read it answers.
+                pong.store(i, Ordering::Release);
+            }
+        }
+        let mut sent = 0u64;
+        let mut batch = |reps: u64| -> Result<Duration, RankError> {
+            let start = Instant::now();
+            for _ in 0..reps {
+                sent += 1;
+                // Release/Acquire: the same pairing as the fabric's doorbells.
+                ping.store(sent, Ordering::Release);
+                rctx.control
+                    .spin_until(1, || (pong.load(Ordering::Acquire) == sent).then_some(()))?;
+            }
+            Ok(start.elapsed())
+        };
+        batch(WARMUP_REPS)?;
+        let measured = measure(trials, target, clock, &mut batch);
+        // Release: pairs with rank 1's Acquire load, as every ping does.
+        ping.store(STOP, Ordering::Release);
+        measured.map(Some)
+    })?;
+    let (reps, samples) = per_rank.swap_remove(0).expect("rank 0 measures");
     let one_way: Vec<f64> = samples.iter().map(|s| s / 2.0).collect();
     let (ping_pong_ns, warning) = summarize_trials(&one_way, "l_p (8-byte flag ping-pong)");
     Ok(Measured {
@@ -724,6 +762,11 @@ pub(super) fn measure_propagation(
         warning,
     })
 }
+
+/// Untimed round trips before each point's calibration: both workers are running
+/// and spinning before the first timed batch, so that calibration does not stop at
+/// one repetition because a worker was still waking up.
+const WARMUP_REPS: u64 = 256;
 
 /// Everything the kernel measured.
 #[derive(Debug, Clone)]
