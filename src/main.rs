@@ -3,6 +3,7 @@
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use halfperf::kernels::{self, Fault, KernelSpec, Progress, RunConfig, RunContext};
+use halfperf::model::sci::{self, SciComponents};
 use halfperf::platform::{self, Topology};
 use halfperf::results;
 use halfperf::transport::TransportKind;
@@ -47,6 +48,11 @@ enum Command {
     },
     /// Run kernels, print their tables, and write a JSON result file.
     Run(RunArgs),
+    /// Evaluate an analytic model from numbers on the command line or a result file.
+    Model {
+        #[command(subcommand)]
+        model: ModelCommand,
+    },
     /// Compare result files side by side, with ratios to the first.
     Compare {
         /// Result files written by `halfperf run`.
@@ -58,10 +64,58 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum ModelCommand {
+    /// The SCI torus latency model (Gonzalez 2000): crossover sizes between dimensions
+    /// for average latency and one-to-all multi-unicast, and the latency curves.
+    Sci(SciArgs),
+}
+
+#[derive(clap::Args)]
+struct SciArgs {
+    /// Propagation latency per hop, l_p (ns).
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    lp_ns: Option<f64>,
+    /// Forwarding latency through a node of the same ring, l_f (ns).
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    lf_ns: Option<f64>,
+    /// Switching latency from one ring to another at an agent, l_s (ns).
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    ls_ns: Option<f64>,
+    /// Overhead o of a 64-byte message at the sender (and again at the receiver), ns.
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    overhead_ns: Option<f64>,
+    /// Growth of the overhead per byte beyond 64 bytes (ns/byte; default 0).
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    overhead_per_byte_ns: Option<f64>,
+    /// Take the components from a result file of `halfperf run sci-topology`; flags
+    /// given as well override the file's values.
+    #[arg(long, value_name = "FILE")]
+    from: Option<PathBuf>,
+    /// Message size in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 64)]
+    size: u32,
+    /// Largest system size (total nodes) of the curves and the crossover search.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(2..=100_000_000))]
+    max_nodes: u32,
+    /// Dimension counts to compare.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "1,2,3,4"
+    )]
+    dims: Vec<u32>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(clap::Args)]
 struct RunArgs {
-    /// Kernels to run (see `halfperf list`); none or `all` runs the default suite
-    /// (the long `soak` runs only when named).
+    /// Kernels to run (see `halfperf list`), or a method name (`scibench`) for all its
+    /// kernels; none or `all` runs the default suite (the long `soak` runs only when
+    /// named).
     kernels: Vec<String>,
     /// Fewer trials and shorter batches: the whole suite in under a minute.
     #[arg(long)]
@@ -156,6 +210,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Run(args) => return run_kernels(args),
+        Command::Model {
+            model: ModelCommand::Sci(args),
+        } => model_sci(&args)?,
         Command::Compare { files, json } => {
             let docs = files
                 .iter()
@@ -233,19 +290,74 @@ fn parse_sizes(text: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// `halfperf model sci`: the components from the flags and/or `--from FILE`, the
+/// report, printed.
+fn model_sci(args: &SciArgs) -> Result<()> {
+    let file = match &args.from {
+        Some(path) => Some(
+            kernels::scibench::components_from_result(&results::read(path)?)
+                .with_context(|| format!("--from {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let pick = |flag: Option<f64>, from_file: Option<f64>, name: &str| {
+        flag.or(from_file).with_context(|| {
+            format!(
+                "--{name} is required (or take the components from a result file with --from FILE)"
+            )
+        })
+    };
+    let components = SciComponents::new(
+        pick(args.lp_ns, file.map(|f| f.propagation_lp_ns), "lp-ns")?,
+        pick(args.lf_ns, file.map(|f| f.forwarding_lf_ns), "lf-ns")?,
+        pick(args.ls_ns, file.map(|f| f.switching_ls_ns), "ls-ns")?,
+        pick(
+            args.overhead_ns,
+            file.map(|f| f.overhead_o_ns),
+            "overhead-ns",
+        )?,
+        args.overhead_per_byte_ns
+            .or(file.map(|f| f.overhead_per_byte_ns))
+            .unwrap_or(0.0),
+    )?;
+    let report = sci::model_report(&components, args.size, args.max_nodes, &args.dims)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", sci::render_text(&report));
+    }
+    Ok(())
+}
+
+/// The kernels named: `all` (or none) for every kernel, a method name (`scibench`)
+/// for all of that method's kernels, else kernels by name.
 fn resolve_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>> {
     if names.is_empty() || names.iter().any(|n| n == "all") {
         return Ok(kernels::default_suite());
     }
-    names
-        .iter()
-        .map(|n| {
-            kernels::find(n).with_context(|| {
-                let known: Vec<_> = kernels::registry().iter().map(|k| k.name).collect();
-                format!("unknown kernel {n:?}; known kernels: {}", known.join(", "))
-            })
-        })
-        .collect()
+    let mut chosen: Vec<&'static KernelSpec> = Vec::new();
+    for n in names {
+        let found: Vec<&'static KernelSpec> = match kernels::find(n) {
+            Some(k) => vec![k],
+            None => kernels::registry()
+                .into_iter()
+                .filter(|k| k.method == n)
+                .collect(),
+        };
+        if found.is_empty() {
+            let known: Vec<_> = kernels::registry().iter().map(|k| k.name).collect();
+            bail!(
+                "unknown kernel {n:?}; known kernels: {} (or a method name such as scibench)",
+                known.join(", ")
+            );
+        }
+        for k in found {
+            if !chosen.iter().any(|c| c.name == k.name) {
+                chosen.push(k);
+            }
+        }
+    }
+    Ok(chosen)
 }
 
 fn default_out_path(started: &str) -> PathBuf {

@@ -305,18 +305,30 @@ fn on_one_cpu_the_suite_says_what_it_cannot_run_and_oversubscribes_when_asked() 
 #[test]
 fn ctrl_c_stops_within_seconds_and_keeps_the_finished_kernels_marked_incomplete() {
     let dir = tempfile::tempdir().unwrap();
-    // c2c finishes in well under a second; the full pingpong sweep takes many.
+    // c2c finishes first; the full pingpong sweep takes many seconds. Interrupt
+    // once c2c's table has been printed.
     let mut child = Command::new(env!("CARGO_BIN_EXE_halfperf"))
-        .args(["run", "c2c", "pingpong", "--out", "r.json"])
+        .args(["run", "c2c", "pingpong", "--trials", "3", "--out", "r.json"])
         .current_dir(dir.path())
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("== c2c") {
+        line.clear();
+        assert!(
+            std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() > 0,
+            "no c2c table"
+        );
+    }
+    std::thread::sleep(Duration::from_millis(300));
     // SAFETY: kill with a valid pid of our own child and a standard signal.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let interrupted = Instant::now();
+    // Keep reading so the child never blocks on a full pipe.
+    let drain = std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
@@ -327,6 +339,7 @@ fn ctrl_c_stops_within_seconds_and_keeps_the_finished_kernels_marked_incomplete(
         );
         std::thread::sleep(Duration::from_millis(20));
     };
+    drain.join().unwrap().unwrap();
     assert_eq!(status.code(), Some(130));
     let doc = halfperf::results::read(&dir.path().join("r.json")).expect("a complete, valid file");
     assert!(doc.incomplete);

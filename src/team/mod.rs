@@ -518,6 +518,8 @@ mod tests {
     #[test]
     fn a_panicking_rank_stops_the_team_and_is_named() {
         let cpu = crate::platform::allowed_cpus()[0];
+        // A 5 s deadline: with RUST_BACKTRACE=1 the panic hook alone can take half a
+        // second to capture and print the backtrace on a loaded machine.
         let team = Team::new(&TeamSpec {
             virtual_ok: true,
             wait_timeout: Duration::from_secs(5),

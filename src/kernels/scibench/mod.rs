@@ -8,6 +8,10 @@
 //! - `oneway`: the server streams `reps` messages and waits for the client's
 //!   acknowledgement of the final one; the OW latency is the time over `reps`.
 //! - `c2c`: 8-byte mailbox PP between every pair of CPUs.
+//! - `sci-topology`: PP on emulated SCI rings and tori (Figs. 10, 11, 13), the
+//!   decomposition into `o`, `l_f`, `l_s` (eqs. 18-20, Table 1), the validation of
+//!   the analytic model (section 5.4) and its projections (chapter 6); it reports as
+//!   `sci-topology`, `sci-decomposition`, `sci-validation` and `sci-projection`.
 //!
 //! As in scibench, each point is the minimum of NUMREPS trials (15; 5 with
 //! `--quick`), each trial a batch of repetitions sized from the clock, with a
@@ -18,11 +22,23 @@ mod c2c;
 mod oneway;
 mod pair;
 mod pingpong;
+mod sci_model;
+mod topology;
 
 pub use baseline::atomic_flag_round_trip;
 pub use pair::{Pattern, choose_pair, default_sizes, round_trip_time};
+pub use sci_model::{
+    DECOMPOSITION, PROJECTION, PROJECTION_MAX_NODES, PROJECTION_SIZE_BYTES, SciInputsError,
+    TABLE1_MODEL, VALIDATION, VALIDATION_BOUND_PCT, components_from_result, projection_inputs,
+};
+pub use topology::{Experiment, TorusShape, size_sweep_experiments};
 
 use super::KernelSpec;
 
 /// The scibench kernels.
-pub static KERNELS: [KernelSpec; 3] = [pingpong::PINGPONG, oneway::ONEWAY, c2c::C2C];
+pub static KERNELS: [KernelSpec; 4] = [
+    pingpong::PINGPONG,
+    oneway::ONEWAY,
+    c2c::C2C,
+    topology::SCI_TOPOLOGY,
+];

@@ -146,6 +146,20 @@ fn client_oneway<E: Endpoint>(
     ep.send(0, &[1u8])
 }
 
+/// Why a measurement stopped early.
+enum Stop {
+    /// The user interrupted the run.
+    Cancelled,
+    /// A rank failed.
+    Rank(RankError),
+}
+
+impl From<RankError> for Stop {
+    fn from(e: RankError) -> Stop {
+        Stop::Rank(e)
+    }
+}
+
 /// Waits, without spinning, until the team is stopped: an injected stall.
 fn stall(ctx: &RankCtx<'_>) -> RankError {
     while !ctx.control.aborted() {
@@ -201,29 +215,43 @@ pub(crate) fn pair_body<E: Endpoint>(
     }
     let mut results = Vec::with_capacity(plan.sizes.len());
     for &size in plan.sizes {
-        if (plan.cancelled)() {
-            break;
-        }
-        let (reps, samples) = measure(plan.trials, plan.target, plan.clock, |reps| {
-            ep.send(1, &command(reps, size))?;
-            match plan.pattern {
-                Pattern::PingPong => server_pingpong(ep, &out[..size], &mut inbuf, reps),
-                Pattern::OneWay => server_oneway(ep, &out[..size], &mut inbuf, reps),
+        // The user's Ctrl-C is checked between batches, never inside the timed
+        // loops; a point that was cut short is dropped.
+        let measured = measure(plan.trials, plan.target, plan.clock, |reps| {
+            if (plan.cancelled)() {
+                return Err(Stop::Cancelled);
             }
-        })?;
+            ep.send(1, &command(reps, size))?;
+            Ok(match plan.pattern {
+                Pattern::PingPong => server_pingpong(ep, &out[..size], &mut inbuf, reps)?,
+                Pattern::OneWay => server_oneway(ep, &out[..size], &mut inbuf, reps)?,
+            })
+        });
+        let (reps, samples) = match measured {
+            Ok(m) => m,
+            Err(Stop::Cancelled) => break,
+            Err(Stop::Rank(e)) => return Err(e),
+        };
         let (per_message, single_round_trip_ns) = match plan.pattern {
             Pattern::PingPong => {
                 let mut hist = EventHistogram::new();
-                let each = plan.single_round_trips;
-                ep.send(1, &command(each, size))?;
-                server_pingpong_each(
-                    ep,
-                    &out[..size],
-                    &mut inbuf,
-                    each,
-                    plan.clock.read_overhead_ns,
-                    &mut hist,
-                )?;
+                let mut left = plan.single_round_trips;
+                while left > 0 && !(plan.cancelled)() {
+                    let each = left.min(1000);
+                    ep.send(1, &command(each, size))?;
+                    server_pingpong_each(
+                        ep,
+                        &out[..size],
+                        &mut inbuf,
+                        each,
+                        plan.clock.read_overhead_ns,
+                        &mut hist,
+                    )?;
+                    left -= each;
+                }
+                if left > 0 {
+                    break;
+                }
                 (2.0, hist.summary())
             }
             Pattern::OneWay => (1.0, None),

@@ -1,0 +1,930 @@
+//! `sci-topology`: scibench's ring and torus ping-pong experiments (Gonzalez 2000,
+//! sections 5.2-5.4, Figs. 10, 11 and 13) on an emulated SCI fabric, followed by the
+//! decomposition into `o`, `l_f`, `l_s` (eqs. 18-20), the validation of the analytic
+//! model against the measurements, and the projections of chapter 6 (see
+//! [`super::sci_model`]).
+//!
+//! # The emulated fabric
+//! A torus of unidirectional rings (a ring is a 1-D torus) of *virtual nodes*, hosted
+//! by two pinned worker threads on the pair of CPUs whose 8-byte ping-pong gives
+//! `l_p`. Node `v` with coordinates `c` lives on worker `(sum c) mod 2` (alternate
+//! placement), so every hop of an even-sided ring or torus crosses the two cores; on
+//! a ring of odd size the wrap-around hop cannot alternate and stays on one CPU
+//! (reported per point as `local_hops`).
+//!
+//! One packet is in flight at a time (ping-pong is unloaded: the model has no
+//! contention). A packet has a header and a payload:
+//! - the header moves hop by hop: the node holding it writes it into the doorbell
+//!   line of the worker that hosts the next node (remote write) and that worker polls
+//!   its own doorbell (local read) — one cache-line transfer per hop, the `l_p` of the
+//!   emulation;
+//! - the payload stays in the buffer of the ring it travels on. A node that is not the
+//!   destination and stays on the same ring only reads the header, looks up the route
+//!   and writes the header on: forwarding, `l_f`. At a change of dimension the node is
+//!   an agent that moves the payload into the buffer of the next ring before passing
+//!   the header on: switching, `l_s` (store-and-forward at switch points, which the
+//!   paper names as what a faster switch would avoid);
+//! - the source copies the message from its user buffer into the ring buffer and the
+//!   destination copies it out into its own: the overheads `o`. Written payload lines
+//!   are flushed from the cache (x86-64 `clflush`, then `mfence` so the write-back is
+//!   over before the header leaves), so the destination reads them from memory
+//!   whichever CPU it sits on, as an SCI adapter's data lands in host memory; without
+//!   that, a destination on the source's CPU would read its payload from cache and the
+//!   even-hop tests would look cheaper than the odd-hop ones, and without the fence
+//!   the hops of a large message would overlap its write-back and slow down.
+//!
+//! Routing is dimension order (dimension 0 first, as the horizontal-then-vertical
+//! request of Fig. 3). A request goes `h` hops forward on its ring; the response
+//! (the pong) goes on around the ring, `n - h` hops, as in eqs. 2-3.
+//!
+//! # The experiments
+//! - Fig. 10, ring tests: `k` hops on a ring of `2k` nodes, `k = 1..4`; ping and pong
+//!   both travel `k` hops, so `PP_k = 2 o + (k - 1) l_f + k l_p` exactly.
+//! - Fig. 11, torus tests: a 4 x 2 torus. Non-switching: (0,0) -> (2,0), 2 hops on one
+//!   ring, `PP = 2 o + l_f + 2 l_p`; switching: (0,0) -> (2,1), 2 hops then 1 on the
+//!   other ring, `PP = 2 o + l_f + 3 l_p + l_s`. The paper's 3 x 3 torus cannot
+//!   alternate two CPUs on its 3-node rings, and its non-switching pong is shorter
+//!   than its ping (eq. 20 is "a close approximation" there); on the 4 x 2 torus both
+//!   paths are symmetric, so eq. 20 holds exactly, with the same request counts.
+//! - Fig. 13b: rings of 2..9 nodes at 64 bytes, ping `floor(n/2)` hops, pong the rest.
+//!
+//! Each point is the minimum over trials of batches timed on worker 0 (the source's
+//! worker), half the round trip, with scibench's accuracy warning.
+
+use super::super::timing::{measure, summarize_trials};
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::pair::choose_pair;
+use super::sci_model;
+use crate::model::sci::{ComponentCounts, PingPongPath};
+use crate::model::stats::Summary;
+use crate::results::KernelResult;
+use crate::team::{RankCtx, RankError, Team};
+use crate::transport::TransportKind;
+use crossbeam_utils::CachePadded;
+use std::cell::UnsafeCell;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+pub(super) const SCI_TOPOLOGY: KernelSpec = KernelSpec {
+    name: "sci-topology",
+    method: "scibench",
+    paper: "Gonzalez 2000, sections 5.2-5.4 and chapter 6, Figs. 10-14, eqs. 18-25",
+    about: "ping-pong on emulated SCI rings and tori, decomposition into o, l_f, l_s, model validation and projections",
+    in_quick_suite: true,
+    run,
+};
+
+/// The kernel's name, as its results carry it.
+pub(super) const KERNEL: &str = "sci-topology";
+
+/// Message sizes of the size sweep (Fig. 12 spans 0-512 bytes; beyond, to show the
+/// overhead's growth).
+fn default_sizes(quick: bool) -> Vec<usize> {
+    if quick {
+        vec![1, 8, 64, 256, 512, 4096]
+    } else {
+        vec![
+            1, 8, 64, 128, 192, 256, 320, 384, 448, 512, 1024, 4096, 16384,
+        ]
+    }
+}
+
+/// Ring sizes of the Fig. 13b sweep.
+pub(super) const RING_SIZES: std::ops::RangeInclusive<usize> = 2..=9;
+
+/// Message size of the Fig. 13b sweep (bytes).
+pub(super) const RING_SWEEP_SIZE: usize = 64;
+
+/// A torus of unidirectional rings, `sizes[k]` nodes along dimension `k`; dimension 0
+/// varies fastest in node numbers. A ring is a torus of one dimension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TorusShape {
+    sizes: Vec<usize>,
+}
+
+impl TorusShape {
+    /// A torus with `sizes[k]` nodes per ring of dimension `k`; each at least 2, at
+    /// most 1024 nodes in all.
+    pub fn new(sizes: &[usize]) -> Result<TorusShape, String> {
+        if sizes.is_empty() || sizes.iter().any(|&s| s < 2) {
+            return Err(format!(
+                "a torus needs at least one dimension and 2 nodes per ring, got {sizes:?}"
+            ));
+        }
+        let nodes = sizes
+            .iter()
+            .try_fold(1usize, |acc, &s| acc.checked_mul(s))
+            .filter(|&n| n <= 1024);
+        match nodes {
+            Some(_) => Ok(TorusShape {
+                sizes: sizes.to_vec(),
+            }),
+            None => Err(format!(
+                "a torus of {sizes:?} has more than 1024 nodes; emulate a smaller one"
+            )),
+        }
+    }
+
+    /// A ring of `n` nodes.
+    pub fn ring(n: usize) -> Result<TorusShape, String> {
+        TorusShape::new(&[n])
+    }
+
+    /// Nodes per ring of each dimension.
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    /// Total number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.sizes.iter().product()
+    }
+
+    /// Coordinates of `node`.
+    pub fn coords(&self, mut node: usize) -> Vec<usize> {
+        self.sizes
+            .iter()
+            .map(|&s| {
+                let c = node % s;
+                node /= s;
+                c
+            })
+            .collect()
+    }
+
+    /// The node at `coords` (each taken modulo its ring size).
+    pub fn node(&self, coords: &[usize]) -> usize {
+        coords
+            .iter()
+            .zip(&self.sizes)
+            .rev()
+            .fold(0, |acc, (&c, &s)| acc * s + c % s)
+    }
+
+    /// The next hop of a packet at `at` bound for `to`: the next node and the
+    /// dimension of the ring it travels (dimension-order routing: the lowest
+    /// dimension whose coordinate differs). `None` when `at == to`.
+    pub fn next_hop(&self, at: usize, to: usize) -> Option<(usize, usize)> {
+        let (mut a, b) = (self.coords(at), self.coords(to));
+        let dim = (0..a.len()).find(|&k| a[k] != b[k])?;
+        a[dim] = (a[dim] + 1) % self.sizes[dim];
+        Some((self.node(&a), dim))
+    }
+
+    /// The worker (of `workers`) hosting `node`: alternate placement by the parity
+    /// (modulo `workers`) of the coordinate sum.
+    pub fn worker_of(&self, node: usize, workers: usize) -> usize {
+        self.coords(node).iter().sum::<usize>() % workers.max(1)
+    }
+
+    /// Component counts of a packet from `from` to `to` along the emulated route:
+    /// 2 overheads, one `l_p` per hop, one `l_f` per node passed on the same ring, one
+    /// `l_s` per change of ring (eq. 8 of the paper).
+    pub fn route_counts(&self, from: usize, to: usize) -> ComponentCounts {
+        let mut counts = ComponentCounts {
+            overhead_count: 2.0,
+            propagation_lp_count: 0.0,
+            forwarding_lf_count: 0.0,
+            switching_ls_count: 0.0,
+        };
+        let mut at = from;
+        let mut ring: Option<usize> = None;
+        while let Some((next, dim)) = self.next_hop(at, to) {
+            match ring {
+                Some(prev) if prev == dim => counts.forwarding_lf_count += 1.0,
+                Some(_) => counts.switching_ls_count += 1.0,
+                None => {}
+            }
+            counts.propagation_lp_count += 1.0;
+            ring = Some(dim);
+            at = next;
+        }
+        counts
+    }
+
+    /// Hops of the route from `from` to `to` whose two nodes sit on the same worker.
+    pub fn local_hops(&self, from: usize, to: usize, workers: usize) -> usize {
+        let mut at = from;
+        let mut local = 0;
+        while let Some((next, _)) = self.next_hop(at, to) {
+            if self.worker_of(at, workers) == self.worker_of(next, workers) {
+                local += 1;
+            }
+            at = next;
+        }
+        local
+    }
+}
+
+/// One ping-pong configuration: the source (node 0) pings the client, the client
+/// pongs back.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// Short name (`ring-3-hop`, `torus-switching`, `ring-7-nodes`).
+    pub name: String,
+    /// The emulated topology.
+    pub shape: TorusShape,
+    /// The client node (the source is node 0).
+    pub client: usize,
+    /// The paper's configuration this reproduces, if any.
+    pub path: Option<PingPongPath>,
+}
+
+impl Experiment {
+    /// Fig. 10: `hops` hops on a ring of `2 * hops` nodes.
+    pub fn ring_hops(hops: usize) -> Experiment {
+        Experiment {
+            name: format!("ring-{hops}-hop"),
+            shape: TorusShape::ring(2 * hops).expect("hops >= 1"),
+            client: hops,
+            path: Some(PingPongPath::Ring { hops: hops as u32 }),
+        }
+    }
+
+    /// Fig. 11a on a 4 x 2 torus: 2 hops on one ring.
+    pub fn torus_non_switching() -> Experiment {
+        let shape = TorusShape::new(&[4, 2]).expect("valid");
+        Experiment {
+            name: "torus-non-switching".into(),
+            client: shape.node(&[2, 0]),
+            shape,
+            path: Some(PingPongPath::TorusNonSwitching),
+        }
+    }
+
+    /// Fig. 11b on a 4 x 2 torus: 2 hops, a switch, 1 hop.
+    pub fn torus_switching() -> Experiment {
+        let shape = TorusShape::new(&[4, 2]).expect("valid");
+        Experiment {
+            name: "torus-switching".into(),
+            client: shape.node(&[2, 1]),
+            shape,
+            path: Some(PingPongPath::TorusSwitching),
+        }
+    }
+
+    /// Fig. 13b: a ring of `nodes` nodes, ping `nodes / 2` hops, pong the rest.
+    pub fn ring_nodes(nodes: usize) -> Experiment {
+        Experiment {
+            name: format!("ring-{nodes}-nodes"),
+            shape: TorusShape::ring(nodes).expect("nodes >= 2"),
+            client: nodes / 2,
+            path: None,
+        }
+    }
+
+    /// Counts of the ping (source to client).
+    pub fn ping_counts(&self) -> ComponentCounts {
+        self.shape.route_counts(0, self.client)
+    }
+
+    /// Counts of the pong (client to source).
+    pub fn pong_counts(&self) -> ComponentCounts {
+        self.shape.route_counts(self.client, 0)
+    }
+
+    /// Counts of the measured PP latency, half the round trip: the mean of ping and
+    /// pong (equal to the ping's on symmetric paths, as the paper assumes).
+    pub fn ping_pong_counts(&self) -> ComponentCounts {
+        let (a, b) = (self.ping_counts(), self.pong_counts());
+        ComponentCounts {
+            overhead_count: (a.overhead_count + b.overhead_count) / 2.0,
+            propagation_lp_count: (a.propagation_lp_count + b.propagation_lp_count) / 2.0,
+            forwarding_lf_count: (a.forwarding_lf_count + b.forwarding_lf_count) / 2.0,
+            switching_ls_count: (a.switching_ls_count + b.switching_ls_count) / 2.0,
+        }
+    }
+
+    /// Hops of ping and pong that stay on one CPU with `workers` workers.
+    pub fn local_hops(&self, workers: usize) -> usize {
+        self.shape.local_hops(0, self.client, workers)
+            + self.shape.local_hops(self.client, 0, workers)
+    }
+}
+
+/// What rank 0 measured at one size of one experiment.
+#[derive(Debug, Clone)]
+pub(super) struct Measured {
+    pub(super) size: usize,
+    pub(super) reps: u64,
+    /// PP latency (half the round trip) over the trials, ns.
+    pub(super) ping_pong_ns: Summary,
+    /// scibench's accuracy warning, if the trials spread too far.
+    pub(super) warning: Option<String>,
+}
+
+/// An experiment's measurements over sizes.
+#[derive(Debug, Clone)]
+pub(super) struct ExperimentResult {
+    pub(super) experiment: Experiment,
+    pub(super) workers: usize,
+    pub(super) points: Vec<Measured>,
+}
+
+// ---------------------------------------------------------------------------------
+// The fabric.
+
+/// Doorbell route word: bits 0-15 the node the hop arrives at, 16-31 the packet's
+/// destination, 32-39 the dimension of the ring travelled, 40-47 the kind.
+const KIND_DATA: u64 = 0;
+const KIND_STOP: u64 = 1;
+
+fn pack(at: usize, dest: usize, dim: usize, kind: u64) -> u64 {
+    at as u64 | (dest as u64) << 16 | (dim as u64) << 32 | kind << 40
+}
+
+fn unpack(word: u64) -> (usize, usize, usize, u64) {
+    (
+        (word & 0xffff) as usize,
+        ((word >> 16) & 0xffff) as usize,
+        ((word >> 32) & 0xff) as usize,
+        (word >> 40) & 0xff,
+    )
+}
+
+/// A worker's doorbell line: written by the worker holding the packet (remote
+/// write), polled by its owner (local read).
+///
+/// # Memory ordering
+/// The writer stores `route` and `len` (Relaxed), then `seq` (Release); the owner
+/// loads `seq` (Acquire) and, seeing a new value, reads `route` and `len`. The
+/// Release/Acquire pair on `seq` also orders the writer's payload copy into a ring
+/// buffer before the owner's read of it. `seq` values are a global hop count carried
+/// by the single packet, so each doorbell sees strictly increasing values.
+#[derive(Debug, Default)]
+struct Doorbell {
+    seq: AtomicU64,
+    route: AtomicU64,
+    len: AtomicU64,
+}
+
+/// One 128-byte line of ring buffer (128: x86 prefetches lines in adjacent pairs).
+#[derive(Clone, Copy)]
+#[repr(C, align(128))]
+struct Line([u8; 128]);
+
+/// The fabric of one experiment: geometry tables, doorbells, ring buffers.
+struct Fabric {
+    nodes: usize,
+    dims: usize,
+    workers: usize,
+    client: usize,
+    /// `next[at * nodes + to]` = (next node, dimension); `(usize::MAX, 0)` if `at == to`.
+    next: Vec<(usize, usize)>,
+    /// `worker_of[node]`.
+    worker_of: Vec<usize>,
+    /// `ring_of[node * dims + dim]`: the ring of dimension `dim` through `node`.
+    ring_of: Vec<usize>,
+    bells: Box<[CachePadded<Doorbell>]>,
+    /// Payload buffers, one per ring, each `capacity` bytes.
+    buffers: Box<[Box<[UnsafeCell<Line>]>]>,
+    capacity: usize,
+}
+
+// SAFETY: the ring buffers (`UnsafeCell`) are the only non-Sync fields. Exactly one
+// packet exists at a time and only the worker that holds it touches a ring buffer:
+// it received the packet by an Acquire load of its doorbell's `seq` that read the
+// Release store of the previous holder, which made that holder's buffer writes
+// happen-before this worker's accesses; it hands the packet on by a Release store
+// after its own accesses. So all buffer accesses are totally ordered by
+// happens-before and never race.
+unsafe impl Sync for Fabric {}
+
+impl Fabric {
+    fn new(experiment: &Experiment, workers: usize, capacity: usize) -> Fabric {
+        let shape = &experiment.shape;
+        let nodes = shape.nodes();
+        let dims = shape.sizes().len();
+        let next = (0..nodes * nodes)
+            .map(|i| {
+                shape
+                    .next_hop(i / nodes, i % nodes)
+                    .unwrap_or((usize::MAX, 0))
+            })
+            .collect();
+        // Ring of dimension k through node v: the rings are keyed by k and v's
+        // coordinates with coordinate k set to 0.
+        let mut keys: Vec<(usize, usize)> = Vec::new();
+        let mut ring_of = Vec::with_capacity(nodes * dims);
+        for v in 0..nodes {
+            for k in 0..dims {
+                let mut c = shape.coords(v);
+                c[k] = 0;
+                let key = (k, shape.node(&c));
+                let id = match keys.iter().position(|&x| x == key) {
+                    Some(id) => id,
+                    None => {
+                        keys.push(key);
+                        keys.len() - 1
+                    }
+                };
+                ring_of.push(id);
+            }
+        }
+        let lines = capacity.div_ceil(128).max(1);
+        Fabric {
+            nodes,
+            dims,
+            workers,
+            client: experiment.client,
+            next,
+            worker_of: (0..nodes).map(|v| shape.worker_of(v, workers)).collect(),
+            ring_of,
+            bells: (0..workers)
+                .map(|_| CachePadded::new(Doorbell::default()))
+                .collect(),
+            buffers: keys
+                .iter()
+                .map(|_| {
+                    (0..lines)
+                        .map(|_| UnsafeCell::new(Line([0; 128])))
+                        .collect()
+                })
+                .collect(),
+            capacity: lines * 128,
+        }
+    }
+
+    #[inline(always)]
+    fn buffer(&self, node: usize, dim: usize) -> *mut u8 {
+        let ring = self.ring_of[node * self.dims + dim];
+        UnsafeCell::raw_get(self.buffers[ring].as_ptr()).cast::<u8>()
+    }
+
+    #[inline(always)]
+    fn hop(&self, at: usize, to: usize) -> (usize, usize) {
+        self.next[at * self.nodes + to]
+    }
+}
+
+/// Evicts the lines of `len` bytes at `ptr` from every cache, so that the next
+/// reader fetches them from memory whichever CPU it runs on.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn flush_lines(ptr: *const u8, len: usize) {
+    let mut offset = 0;
+    while offset < len {
+        // SAFETY: `ptr .. ptr + len` lies inside one live ring buffer (callers pass a
+        // buffer pointer and a length checked against its capacity); clflush only
+        // writes the line back and evicts it, and needs SSE2, part of the x86-64
+        // baseline.
+        unsafe { std::arch::x86_64::_mm_clflush(ptr.add(offset)) };
+        offset += 64;
+    }
+    // mfence: waits until the write-backs are done before the header leaves, so that
+    // the hops that follow do not overlap the payload's write-back (the model has the
+    // overhead and the hops in sequence; with the overlap, the hops of a 4 KiB message
+    // were measured a few hundred ns slower each).
+    // SAFETY: mfence has no operands and needs SSE2, part of the x86-64 baseline.
+    unsafe { std::arch::x86_64::_mm_mfence() };
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn flush_lines(_ptr: *const u8, _len: usize) {}
+
+/// Whether payload lines are flushed to memory on this architecture.
+pub(super) const FLUSHES_PAYLOAD: bool = cfg!(target_arch = "x86_64");
+
+/// What a worker saw at its doorbell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arrival {
+    /// The packet was handled and passed on (forwarded, switched, or answered).
+    Passed,
+    /// The pong reached the source.
+    Delivered,
+    /// The experiment ended.
+    Stop,
+}
+
+/// One worker's private state.
+struct Worker<'f> {
+    fabric: &'f Fabric,
+    rank: usize,
+    /// The last `seq` read from this worker's doorbell.
+    seen: u64,
+    out: Vec<u8>,
+    inbuf: Vec<u8>,
+}
+
+impl<'f> Worker<'f> {
+    fn new(fabric: &'f Fabric, rank: usize) -> Worker<'f> {
+        Worker {
+            fabric,
+            rank,
+            seen: 0,
+            out: (0..fabric.capacity).map(|i| (i % 251) as u8).collect(),
+            inbuf: vec![0; fabric.capacity],
+        }
+    }
+
+    /// Writes the header of a packet arriving at `at` into its worker's doorbell.
+    #[inline(always)]
+    fn ring_doorbell(&self, at: usize, dest: usize, dim: usize, len: usize) {
+        let bell = &self.fabric.bells[self.fabric.worker_of[at]];
+        // Relaxed: published by the Release store of `seq` below.
+        bell.route
+            .store(pack(at, dest, dim, KIND_DATA), Ordering::Relaxed);
+        bell.len.store(len as u64, Ordering::Relaxed);
+        // Release: orders the header words and this worker's payload writes before
+        // the owner's Acquire load of `seq`.
+        bell.seq.store(self.seen + 1, Ordering::Release);
+    }
+
+    /// Sender overhead: copies `len` bytes of the user buffer into the ring buffer of
+    /// the first hop, flushes them, and sends the header.
+    #[inline(always)]
+    fn send(&self, from: usize, to: usize, len: usize) {
+        let (next, dim) = self.fabric.hop(from, to);
+        let buffer = self.fabric.buffer(from, dim);
+        debug_assert!(len <= self.fabric.capacity && len <= self.out.len());
+        // SAFETY: `len` is at most the capacity of the ring buffer and of `out` (the
+        // kernel checks sizes against the capacity), and this worker holds the only
+        // packet, so no other thread touches the buffer (see `Fabric`'s Sync).
+        unsafe { std::ptr::copy_nonoverlapping(self.out.as_ptr(), buffer, len) };
+        flush_lines(buffer, len);
+        self.ring_doorbell(next, to, dim, len);
+    }
+
+    /// Waits for the next arrival at this worker and handles it.
+    #[inline(always)]
+    fn step(&mut self, ctx: &RankCtx<'_>) -> Result<Arrival, RankError> {
+        let fabric = self.fabric;
+        let bell = &fabric.bells[self.rank];
+        let last = self.seen;
+        let peer = (self.rank + 1) % fabric.workers;
+        let seq = ctx.control.spin_until(peer, || {
+            // Acquire: pairs with the writer's Release store (see `Doorbell`).
+            let s = bell.seq.load(Ordering::Acquire);
+            (s != last).then_some(s)
+        })?;
+        self.seen = seq;
+        // Relaxed: ordered after the Acquire load of `seq` above.
+        let (at, dest, dim, kind) = unpack(bell.route.load(Ordering::Relaxed));
+        let len = bell.len.load(Ordering::Relaxed) as usize;
+        if kind == KIND_STOP {
+            return Ok(Arrival::Stop);
+        }
+        if at == dest {
+            // Receiver overhead: copy the payload out of the ring buffer.
+            let buffer = fabric.buffer(at, dim);
+            debug_assert!(len <= fabric.capacity && len <= self.inbuf.len());
+            // SAFETY: as in `send`: `len` fits both buffers and this worker holds the
+            // only packet.
+            unsafe { std::ptr::copy_nonoverlapping(buffer, self.inbuf.as_mut_ptr(), len) };
+            black_box(&mut self.inbuf);
+            if at == fabric.client {
+                self.send(at, 0, len);
+                return Ok(Arrival::Passed);
+            }
+            return Ok(Arrival::Delivered);
+        }
+        let (next, next_dim) = fabric.hop(at, dest);
+        if next_dim != dim {
+            // Switching: the agent moves the payload to the next ring's buffer.
+            let (from, to) = (fabric.buffer(at, dim), fabric.buffer(at, next_dim));
+            // SAFETY: two distinct ring buffers (different dimensions), `len` within
+            // their capacity, and this worker holds the only packet.
+            unsafe { std::ptr::copy_nonoverlapping(from, to, len) };
+            flush_lines(to, len);
+        }
+        self.ring_doorbell(next, dest, next_dim, len);
+        Ok(Arrival::Passed)
+    }
+
+    /// Times `reps` ping-pongs of `len` bytes from node 0 (on this worker) to the
+    /// client and back.
+    #[inline(never)]
+    fn ping_pong_batch(
+        &mut self,
+        ctx: &RankCtx<'_>,
+        reps: u64,
+        len: usize,
+    ) -> Result<Duration, RankError> {
+        let client = self.fabric.client;
+        let start = Instant::now();
+        for _ in 0..reps {
+            self.send(0, client, len);
+            loop {
+                match self.step(ctx)? {
+                    Arrival::Passed => {}
+                    Arrival::Delivered => break,
+                    Arrival::Stop => {
+                        return Err(RankError::Failed(
+                            "the fabric stopped during a ping-pong".into(),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(start.elapsed())
+    }
+
+    /// Tells every other worker to stop (no packet is in flight).
+    fn stop_all(&mut self) {
+        let mut seq = self.seen;
+        for (w, bell) in self.fabric.bells.iter().enumerate() {
+            if w == self.rank {
+                continue;
+            }
+            seq += 1;
+            // Relaxed, then Release on `seq`: as in `ring_doorbell`.
+            bell.route
+                .store(pack(0, 0, 0, KIND_STOP), Ordering::Relaxed);
+            bell.len.store(0, Ordering::Relaxed);
+            bell.seq.store(seq, Ordering::Release);
+        }
+    }
+
+    /// The other workers' loop: handle arrivals until told to stop.
+    fn serve(&mut self, ctx: &RankCtx<'_>) -> Result<(), RankError> {
+        loop {
+            match self.step(ctx)? {
+                Arrival::Stop => return Ok(()),
+                Arrival::Passed => {}
+                Arrival::Delivered => {
+                    return Err(RankError::Failed(format!(
+                        "worker {} received the pong meant for worker 0",
+                        self.rank
+                    )));
+                }
+            }
+        }
+    }
+}
+
+/// Measures one experiment over `sizes` on `team` (one worker per rank).
+pub(super) fn run_experiment(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    experiment: &Experiment,
+    sizes: &[usize],
+) -> Result<ExperimentResult, KernelError> {
+    let capacity = sizes.iter().copied().max().unwrap_or(1);
+    let fabric = Fabric::new(experiment, team.size(), capacity);
+    let trials = ctx.config.trials();
+    let target = ctx.config.batch_target(ctx.clock);
+    let clock = ctx.clock;
+    let cancel = &ctx.cancel;
+    let progress = ctx.progress;
+    let name = experiment.name.as_str();
+    let mut per_rank = team.run(KERNEL, vec![(); team.size()], |rctx, _| {
+        let mut worker = Worker::new(&fabric, rctx.rank);
+        if rctx.rank != 0 {
+            worker.serve(rctx)?;
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::with_capacity(sizes.len());
+        for &size in sizes {
+            // Relaxed: a flag polled between points, carrying no data.
+            if cancel.load(Ordering::Relaxed) {
+                break;
+            }
+            worker.ping_pong_batch(rctx, WARMUP_REPS, size)?;
+            let (reps, samples) = measure(trials, target, clock, |reps| {
+                worker.ping_pong_batch(rctx, reps, size)
+            })?;
+            out.push((size, reps, samples));
+            progress.step(&format!("{name} {size} B"));
+        }
+        worker.stop_all();
+        Ok(out)
+    })?;
+    let rows = per_rank.swap_remove(0);
+    Ok(ExperimentResult {
+        experiment: experiment.clone(),
+        workers: team.size(),
+        points: rows
+            .into_iter()
+            .map(|(size, reps, samples)| {
+                let half: Vec<f64> = samples.iter().map(|s| s / 2.0).collect();
+                let (ping_pong_ns, warning) = summarize_trials(&half, &format!("{name} {size} B"));
+                Measured {
+                    size,
+                    reps,
+                    ping_pong_ns,
+                    warning,
+                }
+            })
+            .collect(),
+    })
+}
+
+/// The 8-byte cache-line ping-pong between the two CPUs, one-way: the emulation's
+/// propagation latency `l_p`. Two cache-padded flags bounced between the ranks (the
+/// `pingpong` kernel's baseline), all batches inside one team run so that no batch
+/// pays for starting threads, after an untimed warm-up.
+pub(super) fn measure_propagation(
+    ctx: &RunContext<'_>,
+    team: &Team,
+) -> Result<Measured, KernelError> {
+    const STOP: u64 = u64::MAX;
+    let ping = CachePadded::new(AtomicU64::new(0));
+    let pong = CachePadded::new(AtomicU64::new(0));
+    let trials = ctx.config.trials();
+    let target = ctx.config.batch_target(ctx.clock);
+    let clock = ctx.clock;
+    let mut per_rank = team.run(KERNEL, vec![(); 2], |rctx, _| {
+        if rctx.rank == 1 {
+            let mut last = 0;
+            loop {
+                let i = rctx.control.spin_until(0, || {
+                    // Acquire: pairs with rank 0's Release store.
+                    let v = ping.load(Ordering::Acquire);
+                    (v != last).then_some(v)
+                })?;
+                if i == STOP {
+                    return Ok(None);
+                }
+                last = i;
+                // Release: the answer is ordered after the read it answers.
+                pong.store(i, Ordering::Release);
+            }
+        }
+        let mut sent = 0u64;
+        let mut batch = |reps: u64| -> Result<Duration, RankError> {
+            let start = Instant::now();
+            for _ in 0..reps {
+                sent += 1;
+                // Release/Acquire: the same pairing as the fabric's doorbells.
+                ping.store(sent, Ordering::Release);
+                rctx.control
+                    .spin_until(1, || (pong.load(Ordering::Acquire) == sent).then_some(()))?;
+            }
+            Ok(start.elapsed())
+        };
+        batch(WARMUP_REPS)?;
+        let measured = measure(trials, target, clock, &mut batch);
+        // Release: pairs with rank 1's Acquire load, as every ping does.
+        ping.store(STOP, Ordering::Release);
+        measured.map(Some)
+    })?;
+    let (reps, samples) = per_rank.swap_remove(0).expect("rank 0 measures");
+    let one_way: Vec<f64> = samples.iter().map(|s| s / 2.0).collect();
+    let (ping_pong_ns, warning) = summarize_trials(&one_way, "l_p (8-byte flag ping-pong)");
+    Ok(Measured {
+        size: 8,
+        reps,
+        ping_pong_ns,
+        warning,
+    })
+}
+
+/// Untimed round trips before each point's calibration: both workers are running
+/// and spinning before the first timed batch, so that calibration does not stop at
+/// one repetition because a worker was still waking up.
+const WARMUP_REPS: u64 = 256;
+
+/// Everything the kernel measured.
+#[derive(Debug, Clone)]
+pub(super) struct Measurements {
+    pub(super) cpus: Vec<usize>,
+    /// `l_p`: the one-way latency of the 8-byte flag ping-pong.
+    pub(super) propagation: Measured,
+    /// Figs. 10 and 11 over message sizes.
+    pub(super) size_sweep: Vec<ExperimentResult>,
+    /// Fig. 13b: rings of 2..9 nodes at 64 bytes.
+    pub(super) ring_sweep: Vec<ExperimentResult>,
+}
+
+/// The experiments of the size sweep, in the order the decomposition reads them.
+pub fn size_sweep_experiments() -> Vec<Experiment> {
+    let mut v: Vec<Experiment> = (1..=4).map(Experiment::ring_hops).collect();
+    v.push(Experiment::torus_non_switching());
+    v.push(Experiment::torus_switching());
+    v
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    if !ctx.config.transports.contains(&TransportKind::Mailbox) {
+        return Err(KernelError::NotRunnable {
+            kernel: KERNEL.into(),
+            reason: "the SCI fabric is a remote-write / local-read (mailbox) design; run with --transport mailbox or all".into(),
+        });
+    }
+    let cpus = choose_pair(ctx, KERNEL)?;
+    if cpus.len() < 2 {
+        return Err(KernelError::NotRunnable {
+            kernel: KERNEL.into(),
+            reason: "it needs 2 CPUs: hops must cross a core and l_p is the ping-pong between two"
+                .into(),
+        });
+    }
+    let cpus = cpus[..2].to_vec();
+    let sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| default_sizes(ctx.config.quick));
+    let team = Team::new(&ctx.team_spec(cpus.clone(), 2, false))?;
+    let size_experiments = size_sweep_experiments();
+    let ring_experiments: Vec<Experiment> = RING_SIZES.map(Experiment::ring_nodes).collect();
+    ctx.progress.begin(
+        KERNEL,
+        (1 + size_experiments.len() * sizes.len() + ring_experiments.len()) as u64,
+    );
+    let propagation = measure_propagation(ctx, &team)?;
+    ctx.progress.step("l_p: 8-byte flag ping-pong");
+    let mut size_sweep = Vec::new();
+    for e in &size_experiments {
+        if ctx.cancelled() {
+            break;
+        }
+        size_sweep.push(run_experiment(ctx, &team, e, &sizes)?);
+    }
+    let mut ring_sweep = Vec::new();
+    for e in &ring_experiments {
+        if ctx.cancelled() {
+            break;
+        }
+        ring_sweep.push(run_experiment(ctx, &team, e, &[RING_SWEEP_SIZE])?);
+    }
+    ctx.progress.end();
+    if ctx.cancelled() {
+        return Err(KernelError::Interrupted);
+    }
+    let measurements = Measurements {
+        cpus,
+        propagation,
+        size_sweep,
+        ring_sweep,
+    };
+    Ok(sci_model::results(ctx, &team, &measurements))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::sci::torus::request_counts;
+
+    #[test]
+    fn coordinates_round_trip_and_routes_go_dimension_by_dimension() {
+        let t = TorusShape::new(&[4, 2]).unwrap();
+        assert_eq!(t.nodes(), 8);
+        for v in 0..8 {
+            assert_eq!(t.node(&t.coords(v)), v);
+        }
+        assert_eq!(t.coords(6), vec![2, 1]);
+        // (0,0) -> (2,1): along dimension 0 first, then dimension 1.
+        assert_eq!(t.next_hop(0, 6), Some((1, 0)));
+        assert_eq!(t.next_hop(2, 6), Some((6, 1)));
+        assert_eq!(t.next_hop(6, 6), None);
+        // The pong (2,1) -> (0,0) wraps around both rings.
+        assert_eq!(t.next_hop(6, 0), Some((7, 0)));
+        assert!(TorusShape::new(&[1, 4]).is_err());
+        assert!(TorusShape::new(&[]).is_err());
+        assert!(TorusShape::new(&[64, 64]).is_err());
+    }
+
+    #[test]
+    fn emulated_routes_have_the_paper_counts() {
+        // Eqs. 18-25: the ring tests and both torus tests, ping and pong alike.
+        for e in size_sweep_experiments() {
+            let path = e.path.unwrap().counts().unwrap();
+            assert_eq!(e.ping_counts(), path, "{} ping", e.name);
+            assert_eq!(e.pong_counts(), path, "{} pong", e.name);
+            assert_eq!(e.ping_pong_counts(), path, "{}", e.name);
+            // Two alternating workers: every hop crosses a CPU.
+            assert_eq!(e.local_hops(2), 0, "{}", e.name);
+        }
+        // On equal-sided tori the emulated routes agree with the model's eq. 8 for
+        // every source/destination pair.
+        for sizes in [vec![5], vec![3, 3], vec![4, 4], vec![3, 3, 3]] {
+            let t = TorusShape::new(&sizes).unwrap();
+            let n = sizes[0] as u32;
+            for a in 0..t.nodes() {
+                for b in (0..t.nodes()).filter(|&b| b != a) {
+                    let ca: Vec<u32> = t.coords(a).iter().map(|&c| c as u32).collect();
+                    let cb: Vec<u32> = t.coords(b).iter().map(|&c| c as u32).collect();
+                    assert_eq!(
+                        t.route_counts(a, b),
+                        request_counts(n, &ca, &cb).unwrap(),
+                        "{sizes:?} {a}->{b}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ring_sweep_counts_and_odd_rings() {
+        // A ring of n nodes: ping n/2 hops, pong the rest, so the PP counts n/2 hops
+        // and n/2 - 1 forwards on average (eqs. 2-3).
+        for n in RING_SIZES {
+            let e = Experiment::ring_nodes(n);
+            let c = e.ping_pong_counts();
+            assert_eq!(c.propagation_lp_count, n as f64 / 2.0);
+            assert_eq!(c.forwarding_lf_count, n as f64 / 2.0 - 1.0);
+            assert_eq!(c.switching_ls_count, 0.0);
+            // An odd ring cannot alternate two CPUs: its wrap-around hop stays local.
+            assert_eq!(e.local_hops(2), n % 2, "ring of {n}");
+        }
+    }
+
+    #[test]
+    fn route_words_round_trip() {
+        let w = pack(1023, 7, 3, KIND_STOP);
+        assert_eq!(unpack(w), (1023, 7, 3, KIND_STOP));
+    }
+}
