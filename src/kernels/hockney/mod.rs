@@ -76,6 +76,16 @@ fn pick_cpu_set(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, Kernel
     }
 }
 
+/// `work` per second done in `time_ns`; 0 when the time is not positive (so
+/// that the JSON never holds an infinity).
+fn rate(work: f64, time_ns: f64) -> f64 {
+    if time_ns > 0.0 {
+        work / time_ns * 1e9
+    } else {
+        0.0
+    }
+}
+
 /// A line read as Hockney's parameters.
 #[derive(Debug, Clone)]
 pub enum Fitted {
@@ -162,18 +172,19 @@ fn level_fit_result(
     y: &str,
     bytes_per_flop: f64,
     warnings: &mut Vec<String>,
-) -> FitResult {
-    if line.slope <= 0.0 {
+) -> Option<FitResult> {
+    if line.slope <= 0.0 || line.slope.is_nan() {
         warnings.push(format!(
             "{model}: time does not grow with n (slope {} ns), no fit",
             num(line.slope)
         ));
+        return None;
     }
     let fitted = match HockneyFit::from_line(line.clone()) {
         Ok(f) => Fitted::Full(f),
         Err(_) => Fitted::RateOnly(line.clone()),
     };
-    hockney_fit_result(
+    Some(hockney_fit_result(
         &fitted,
         model,
         prefix,
@@ -182,7 +193,7 @@ fn level_fit_result(
         bytes_per_flop,
         None,
         warnings,
-    )
+    ))
 }
 
 /// A parameter of a fit by the end of its name.

@@ -894,7 +894,7 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
                 .with("grain_flop", g.grain as f64)
                 .with("processors", plan.parts as f64)
                 .with("reps", g.reps as f64)
-                .with("rate_flop_per_s", g.grain as f64 / summary.min * 1e9)
+                .with("rate_flop_per_s", super::rate(g.grain as f64, summary.min))
                 .with_stats("time_ns", summary),
         );
     }

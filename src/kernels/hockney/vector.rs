@@ -25,7 +25,7 @@
 //! CPU has (recorded as `simd_width_bits` in every point and in the table).
 
 use super::simd::{Element, Operation, Simd, Vectors};
-use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu};
+use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::kernels::timing::{measure, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
@@ -362,7 +362,7 @@ pub fn operation_result(
                 .with("level", level as f64)
                 .with("reps", l.reps as f64)
                 .with("simd_width_bits", f64::from(width))
-                .with("rate_flop_per_s", flop / summary.min * 1e9)
+                .with("rate_flop_per_s", rate(flop, summary.min))
                 .with_stats("time_ns", summary),
         );
     }
@@ -407,7 +407,7 @@ pub fn operation_result(
         Ok(pw) => {
             for (seg, level) in pw.segments.iter().zip(&s.levels) {
                 let prefix = format!("{}_", level.name.to_lowercase());
-                fits.push(level_fit_result(
+                fits.extend(level_fit_result(
                     &seg.line,
                     &format!("t = (n + n_half)/r_inf on {}", level.name),
                     &prefix,
@@ -459,7 +459,7 @@ fn stream_result(
 ) -> KernelResult {
     let bytes = (3 * 8 * s.n) as f64;
     let (summary, warning) = summarize_trials(&s.samples_ns, "STREAM triad");
-    let gb_per_s = bytes / summary.min;
+    let gb_per_s = rate(bytes, summary.min) / 1e9;
     let mut point = Point::new()
         .with("n_elements", s.n as f64)
         .with("working_set_bytes", bytes)
