@@ -316,6 +316,17 @@ fn table_ii(r: &KernelResult) -> String {
         }
         None => s.push_str("   (no fit)\n"),
     }
+    if let Some(rt) = r
+        .fits
+        .first()
+        .and_then(|f| f.params.get("pp_round_trip_ns"))
+    {
+        let _ = writeln!(
+            s,
+            "   ping-pong round trip on the same CPUs (two atomic flags): {} ns",
+            num(*rt)
+        );
+    }
     s
 }
 

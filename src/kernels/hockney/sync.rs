@@ -810,6 +810,7 @@ pub fn sync_batch_time(
     reps: u64,
 ) -> Result<Duration, KernelError> {
     let parts = cpus.len().max(2);
+    let grain = grain.div_ceil(parts).max(1) * parts;
     let plan = SyncPlan {
         cpus: cpus.to_vec(),
         parts,
@@ -822,15 +823,26 @@ pub fn sync_batch_time(
         oversubscribe: cpus.len() < parts,
         skip_part: None,
     };
-    let grain = grain.div_ceil(parts) * parts;
-    let plan = SyncPlan {
-        max_grain: grain,
-        ..plan
-    };
     with_method(method, &plan, &|batch: &mut Batch<'_>| {
         batch(grain, reps.max(1))
     })
     .map(|(d, _)| d)
+}
+
+/// The scibench two-flag ping-pong round trip on the first two CPUs, ns (the
+/// cheapest hand-off there and back; the spin rows' t_0 is of its order).
+fn round_trip_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Option<f64>, KernelError> {
+    if cpus.len() < 2 {
+        return Ok(None);
+    }
+    let team = Team::new(&ctx.team_spec(cpus[..2].to_vec(), 2, false))?;
+    let (_, samples) = measure(
+        ctx.config.trials(),
+        ctx.config.batch_target(ctx.clock),
+        ctx.clock,
+        |reps| crate::kernels::scibench::atomic_flag_round_trip(&team, reps),
+    )?;
+    Ok(Some(samples.iter().copied().fold(f64::INFINITY, f64::min)))
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
@@ -870,6 +882,15 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
         results.push(r);
+    }
+    if let Some(rt) = round_trip_ns(ctx, &cpus)? {
+        for r in &mut results {
+            if matches!(r.transport.as_deref(), Some("spin-hint" | "spin-nohint"))
+                && let Some(f) = r.fits.first_mut()
+            {
+                f.params.insert("pp_round_trip_ns".into(), rt);
+            }
+        }
     }
     ctx.progress.end();
     if ctx.cancelled() {
