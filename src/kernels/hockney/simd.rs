@@ -338,16 +338,19 @@ fn batch_baseline<T: Element>(v: &mut Vectors<T>, op: Operation, n: usize, reps:
 }
 
 /// `a = b * c` on f64 slices with the code for `simd` (the work of a
-/// synchronisation segment). Panics if `simd` is not available.
+/// synchronisation segment), without checking the level on every call.
+///
+/// # Safety
+/// `simd` must be available on this CPU (`simd.available()`, as any level
+/// returned by [`Simd::detect`] is).
 #[inline]
-pub fn dyadic_f64(simd: Simd, a: &mut [f64], b: &[f64], c: &[f64]) {
+pub(super) unsafe fn dyadic_f64(simd: Simd, a: &mut [f64], b: &[f64], c: &[f64]) {
     match simd {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: callers pass a level from `Simd::detect` (checked once by the
-        // kernel with `available()`).
+        // SAFETY: the caller guarantees the CPU has avx512f.
         Simd::Avx512 => unsafe { dyadic_avx512(a, b, c) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above.
+        // SAFETY: the caller guarantees the CPU has avx2 and fma.
         Simd::Avx2 => unsafe { dyadic_avx2(a, b, c) },
         _ => dyadic(a, b, c),
     }
@@ -386,7 +389,8 @@ mod tests {
             }
         }
         let mut a = vec![0.0; 10];
-        dyadic_f64(Simd::detect(), &mut a, &[2.0; 10], &[3.0; 10]);
+        // SAFETY: the level comes from Simd::detect.
+        unsafe { dyadic_f64(Simd::detect(), &mut a, &[2.0; 10], &[3.0; 10]) };
         assert_eq!(a, vec![6.0; 10]);
     }
 }

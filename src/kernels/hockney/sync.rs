@@ -228,7 +228,8 @@ impl Work<'_> {
         // SAFETY: the ranges of different parts are disjoint, and the master
         // touches the whole vector only between batches.
         let a = unsafe { self.out.range(lo, hi) };
-        dyadic_f64(self.simd, a, &self.b[lo..hi], &self.c[lo..hi]);
+        // SAFETY: `self.simd` comes from `Simd::detect` (in `with_method`).
+        unsafe { dyadic_f64(self.simd, a, &self.b[lo..hi], &self.c[lo..hi]) };
     }
 
     /// Marks the first `grain` results as not computed. Only while the others idle.
@@ -744,7 +745,8 @@ fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
         let start = Instant::now();
         for _ in 0..reps {
             let (a, b, c) = std::hint::black_box((&mut a[..], &b[..], &c[..]));
-            dyadic_f64(simd, a, b, c);
+            // SAFETY: `simd` comes from `Simd::detect`.
+            unsafe { dyadic_f64(simd, a, b, c) };
         }
         Ok(start.elapsed())
     })
