@@ -22,6 +22,7 @@
 //!   panic propagation, virtual processors; logical topologies.
 //! - [`transport`]: message passing between ranks: `mailbox` (remote-write /
 //!   local-read flag polling) and `channel` (crossbeam-channel).
+//! - [`sync`]: the synchronisation methods under test (tasks, locks, events, spin flag, barriers).
 //! - [`kernels`]: one module per method, one file per kernel, and the registry.
 //! - [`model`]: fits with their goodness, statistics, the papers' models.
 //! - [`results`]: the versioned JSON, atomic writing, reading, comparison.
@@ -36,6 +37,7 @@ pub mod platform;
 mod primitive;
 pub mod results;
 pub mod suite;
+pub mod sync;
 pub mod team;
 pub mod text;
 pub mod transport;

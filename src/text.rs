@@ -124,6 +124,13 @@ pub fn kernel_result(r: &KernelResult) -> String {
         "== {}{} on CPUs {:?}{}, {} ranks, {} ({:.1} s)",
         r.kernel, transport, r.cpus, class, r.ranks, r.placement, r.elapsed_s
     );
+    if let Some(table) = crate::kernels::hockney::summary_table(r) {
+        s.push_str(&table);
+        r.warnings
+            .iter()
+            .for_each(|w| s.push_str(&format!("   warning: {w}\n")));
+        return s;
+    }
     if r.kernel == "c2c" {
         s.push_str(&c2c_matrix(r));
     } else {

@@ -256,7 +256,9 @@ fn on_one_cpu_the_suite_says_what_it_cannot_run_and_oversubscribes_when_asked() 
     let dir = tempfile::tempdir().unwrap();
     let exe = env!("CARGO_BIN_EXE_halfperf");
     let out = Command::new("taskset")
-        .args(["-c", "0", exe, "run", "--quick"])
+        .args([
+            "-c", "0", exe, "run", "pingpong", "oneway", "c2c", "--quick",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();

@@ -3,6 +3,7 @@
 //! fits. Every kernel is listed once in its method's `KERNELS`, and [`registry`]
 //! gathers them; the CLI, the JSON and the benches read that list.
 
+pub mod hockney;
 pub mod reliability;
 pub mod scibench;
 pub mod timing;
@@ -224,6 +225,7 @@ impl std::fmt::Debug for KernelSpec {
 pub fn registry() -> Vec<&'static KernelSpec> {
     scibench::KERNELS
         .iter()
+        .chain(hockney::KERNELS.iter())
         .chain(reliability::KERNELS.iter())
         .collect()
 }

@@ -35,6 +35,19 @@ fn kernel_key(k: &super::KernelResult) -> String {
     }
 }
 
+/// Whether a point's number is a measured or derived quantity (repetitions, a
+/// rate, a time, a residual, a ratio) rather than a swept variable: such numbers
+/// differ between runs and must not name the point, or the same point in two
+/// files never lines up.
+fn is_measured(name: &str) -> bool {
+    name == "reps"
+        || name.ends_with("_per_s")
+        || name.ends_with("_ns")
+        || name.ends_with("_bits")
+        || name.contains("residual")
+        || name.contains("ratio")
+}
+
 /// The quantities of one file by (kernel key, quantity name).
 fn quantities(file: &ResultFile) -> BTreeMap<(String, String), f64> {
     let mut out = BTreeMap::new();
@@ -49,6 +62,7 @@ fn quantities(file: &ResultFile) -> BTreeMap<(String, String), f64> {
         for p in &k.points {
             let at: Vec<String> =
                 p.0.keys()
+                    .filter(|n| !is_measured(n))
                     .filter_map(|n| p.number(n).map(|v| format!("{n}={v}")))
                     .collect();
             for (name, _) in p.0.iter() {
@@ -96,5 +110,34 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
             .map(|f| format!("{} {}", f.machine.hostname, f.started_utc))
             .collect(),
         rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_measured;
+
+    #[test]
+    fn points_are_named_by_swept_variables_only() {
+        for swept in [
+            "size_bytes",
+            "n_elements",
+            "grain_flop",
+            "processors",
+            "cpu_a",
+            "level",
+        ] {
+            assert!(!is_measured(swept), "{swept}");
+        }
+        for measured in [
+            "reps",
+            "bandwidth_mb_per_s",
+            "rate_flop_per_s",
+            "fit_residual_ns",
+            "simd_width_bits",
+            "fit_to_stream_ratio",
+        ] {
+            assert!(is_measured(measured), "{measured}");
+        }
     }
 }

@@ -1,0 +1,167 @@
+//! Hockney's vector operations (Table I) at L1-resident lengths, beside the
+//! baselines the suite's numbers are checked against: plain triad loops compiled
+//! here, separately from the library (for the host's widest SIMD level and for the
+//! target's baseline), and a STREAM-style triad over vectors larger than the last
+//! cache for the memory bandwidth.
+//!
+//! Run with: `cargo bench --bench hockney_vector` (HTML in target/criterion/report).
+//! Throughput is in elements, so Criterion's rate is elements/s; flop/s is that
+//! times the operation's flops per element (1 dyadic, 2 triads). The CLI
+//! (`halfperf run hockney-vector`) does the (r_inf, n_1/2) fits; Criterion does not.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use halfperf::kernels::hockney::{Element, Operation, Simd, Vectors};
+use halfperf::platform::{Topology, allowed_cpus, pin_current_thread};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const LENGTHS: [usize; 5] = [16, 64, 256, 1024, 4096];
+
+fn pin() {
+    if let Some(cpu) = allowed_cpus().last() {
+        let _ = pin_current_thread(*cpu);
+    }
+}
+
+fn operations<T: Element>(c: &mut Criterion) {
+    let simd = Simd::detect();
+    let mut v = Vectors::<T>::new(*LENGTHS.last().unwrap());
+    for op in Operation::ALL {
+        let mut group = c.benchmark_group(format!("hockney/{}-{}", op.name(), T::NAME));
+        group
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_secs(1));
+        for n in LENGTHS {
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+                b.iter_custom(|iters| {
+                    let start = Instant::now();
+                    v.run(simd, op, n, iters);
+                    start.elapsed()
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+/// The all-vector triad as anyone would write it.
+#[inline(always)]
+fn triad(a: &mut [f64], d: &[f64], b: &[f64], c: &[f64]) {
+    for (((a, d), b), c) in a.iter_mut().zip(d).zip(b).zip(c) {
+        *a = d * b + c;
+    }
+}
+
+/// The scalar (Cyber 205, STREAM) triad as anyone would write it.
+#[inline(always)]
+fn scalar_triad(a: &mut [f64], s: f64, b: &[f64], c: &[f64]) {
+    for ((a, b), c) in a.iter_mut().zip(b).zip(c) {
+        *a = s * b + c;
+    }
+}
+
+#[inline(never)]
+fn plain_baseline(a: &mut [f64], d: &[f64], b: &[f64], c: &[f64], s: f64, all_vector: bool) {
+    if all_vector {
+        triad(a, d, b, c)
+    } else {
+        scalar_triad(a, s, b, c)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn plain_avx512(a: &mut [f64], d: &[f64], b: &[f64], c: &[f64], s: f64, all_vector: bool) {
+    if all_vector {
+        triad(a, d, b, c)
+    } else {
+        scalar_triad(a, s, b, c)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn plain_avx2(a: &mut [f64], d: &[f64], b: &[f64], c: &[f64], s: f64, all_vector: bool) {
+    if all_vector {
+        triad(a, d, b, c)
+    } else {
+        scalar_triad(a, s, b, c)
+    }
+}
+
+fn plain_loops(c: &mut Criterion) {
+    let n_max = *LENGTHS.last().unwrap();
+    let (mut a, d, b, cc) = (
+        vec![0.0; n_max],
+        vec![0.5; n_max],
+        vec![1.5; n_max],
+        vec![2.0; n_max],
+    );
+    let simd = Simd::detect();
+    for (name, all_vector) in [("plain-triad-f64", true), ("plain-scalar-triad-f64", false)] {
+        for (level, host) in [("host", true), ("baseline", false)] {
+            let mut group = c.benchmark_group(format!("hockney/{name}-{level}"));
+            group
+                .warm_up_time(Duration::from_millis(300))
+                .measurement_time(Duration::from_secs(1));
+            for n in LENGTHS {
+                group.throughput(Throughput::Elements(n as u64));
+                group.bench_with_input(BenchmarkId::from_parameter(n), &n, |bch, &n| {
+                    bch.iter(|| {
+                        let (a, d, b, c) = black_box((&mut a[..n], &d[..n], &b[..n], &cc[..n]));
+                        let s = black_box(1.25);
+                        match (host, simd) {
+                            #[cfg(target_arch = "x86_64")]
+                            // SAFETY: Simd::detect found avx512f on this CPU.
+                            (true, Simd::Avx512) => unsafe {
+                                plain_avx512(a, d, b, c, s, all_vector)
+                            },
+                            #[cfg(target_arch = "x86_64")]
+                            // SAFETY: Simd::detect found avx2 and fma on this CPU.
+                            (true, Simd::Avx2) => unsafe { plain_avx2(a, d, b, c, s, all_vector) },
+                            _ => plain_baseline(a, d, b, c, s, all_vector),
+                        }
+                    })
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
+/// STREAM's triad `a[j] = b[j] + q * c[j]` over vectors 4 x the last cache (at
+/// most 1 GiB in all), counted as STREAM counts it: 24 bytes per element.
+fn stream_triad(c: &mut Criterion) {
+    let topo = Topology::detect().expect("topology");
+    let cpu = allowed_cpus().last().copied().unwrap_or(0);
+    let last = topo.data_cache_sizes(cpu).last().map_or(32 << 20, |c| c.1);
+    let n = ((4 * last).min(1 << 30) / 24) as usize;
+    let mut v = Vectors::<f64>::new(n);
+    let simd = Simd::detect();
+    let mut group = c.benchmark_group("hockney/stream-triad-f64");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(5));
+    group.throughput(Throughput::Bytes(24 * n as u64));
+    group.bench_function(BenchmarkId::from_parameter(n), |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            v.run(simd, Operation::ScalarTriad, n, iters);
+            start.elapsed()
+        })
+    });
+    group.finish();
+}
+
+fn all(c: &mut Criterion) {
+    pin();
+    operations::<f64>(c);
+    operations::<f32>(c);
+    plain_loops(c);
+    stream_triad(c);
+}
+
+criterion_group!(benches, all);
+criterion_main!(benches);

@@ -1,0 +1,973 @@
+//! `hockney-sync`: Hockney's `(r_inf, s_1/2)` for work split between processors
+//! (section 3.2, Figs. 3-6, Table II), one row per synchronisation method.
+//!
+//! A work segment is the dyadic multiply `A = B * C` of length `s` (`s` flop),
+//! split evenly between `P` processors (`P = 2` unless `--cpus` names more); the
+//! master (processor 0, the only one that times) starts the others, does its own
+//! part, and waits until all are done, and the time of a segment as the master sees
+//! it is fitted to eq. (10b), `t = t_0 + s / r_inf`, giving `s_1/2 = t_0 r_inf`
+//! and `pi_0 = 1 / t_0` (eq. (13)), and the grains for 50% and 91% of `r_inf`.
+//!
+//! The methods ([`Method`]) are those of [`crate::sync`]: TASKS as new threads
+//! (Fig. 3) and as a persistent pool's fork/join, LOCKS (Fig. 4), EVENTS on a
+//! condition variable and on park/unpark (Fig. 5), the spin flag of Fig. 6 with and
+//! without the spin-loop hint, and two barriers. As in the paper the same segment
+//! loop is timed for every method; as in Fig. 1 the clock's cost is subtracted.
+//!
+//! Grains: the paper swept `s = 2 .. 400` on a machine whose `s_1/2` was 220 to
+//! 5700. Here the overheads span 100 ns to 50 µs, so each method first times the
+//! smallest segment, then sweeps `s` linearly up to about 4 `s_1/2` (as estimated
+//! from that time and the one-processor rate), within half the L2 cache of each
+//! processor; the slope and the intercept are then both resolved.
+//!
+//! Verification: before every batch the first `s` elements of `A` are set to NaN,
+//! and after it (once every processor is done) each must equal `B * C` exactly; a
+//! method that skips a part, or lets the master go on before the others finish,
+//! fails the kernel instead of posting a low time.
+
+use super::pick_cpu_set;
+use super::simd::{Simd, dyadic_f64};
+use super::{Fitted, hockney_fit_result};
+use crate::kernels::timing::{measure, summarize_trials};
+use crate::kernels::{KernelError, KernelSpec, RunContext};
+use crate::model::hockney::fit_hockney;
+use crate::platform::ClockInfo;
+use crate::results::{KernelResult, Point};
+use crate::sync::Poll;
+use crate::sync::barrier::{LocalSense, SpinBarrier};
+use crate::sync::events::{Event, ParkEvent};
+use crate::sync::locks::BinaryLock;
+use crate::sync::spin::{DONE, GO, SpinFlag};
+use crate::sync::tasks::{Pool, spawn_join};
+use crate::team::{Placement, RankCtx, RankError, Team, TeamControl, TeamSpec, WaitStrategy};
+use crossbeam_utils::CachePadded;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+pub(super) const SYNC: KernelSpec = KernelSpec {
+    name: "hockney-sync",
+    method: "hockney",
+    paper: "Hockney 1985, (r_inf, n_1/2, s_1/2) on the Cray X-MP, section 3.2, Figs. 3-6, Table II",
+    about: "r_inf, s_1/2, t_0 and pi_0 of a dyadic segment split over P CPUs, per synchronisation method",
+    in_quick_suite: true,
+    run,
+};
+
+/// The synchronisation methods, one row of Table II each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Fig. 3: a new thread per processor and segment, started and joined.
+    TasksSpawn,
+    /// A persistent pinned pool's fork/join.
+    TasksPool,
+    /// Fig. 4: binary locks handed across processors.
+    Locks,
+    /// Fig. 5: post / wait / clear on a mutex and condition variable.
+    EventsCondvar,
+    /// Fig. 5 on thread park / unpark (futex).
+    EventsPark,
+    /// Fig. 6: a spin flag polled with the spin-loop hint.
+    SpinHint,
+    /// Fig. 6: a spin flag polled with no hint.
+    SpinBare,
+    /// `std::sync::Barrier` at the end of every segment.
+    BarrierStd,
+    /// A sense-reversing spin barrier at the end of every segment.
+    BarrierSpin,
+}
+
+impl Method {
+    /// Every method, in the order of Table II (most expensive first).
+    pub const ALL: [Method; 9] = [
+        Method::TasksSpawn,
+        Method::TasksPool,
+        Method::Locks,
+        Method::EventsCondvar,
+        Method::EventsPark,
+        Method::SpinHint,
+        Method::SpinBare,
+        Method::BarrierStd,
+        Method::BarrierSpin,
+    ];
+
+    /// Its name in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::TasksSpawn => "tasks-spawn",
+            Method::TasksPool => "tasks-pool",
+            Method::Locks => "locks",
+            Method::EventsCondvar => "events-condvar",
+            Method::EventsPark => "events-park",
+            Method::SpinHint => "spin-hint",
+            Method::SpinBare => "spin-nohint",
+            Method::BarrierStd => "barrier-std",
+            Method::BarrierSpin => "barrier-spin",
+        }
+    }
+
+    /// The method by name.
+    pub fn from_name(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Which figure of the paper it ports, for the table.
+    pub fn figure(self) -> &'static str {
+        match self {
+            Method::TasksSpawn => "TASKS, Fig. 3",
+            Method::TasksPool => "TASKS as a pool",
+            Method::Locks => "LOCKS, Fig. 4",
+            Method::EventsCondvar | Method::EventsPark => "EVENTS, Fig. 5",
+            Method::SpinHint | Method::SpinBare => "CAL spin, Fig. 6",
+            Method::BarrierStd | Method::BarrierSpin => "barrier",
+        }
+    }
+}
+
+/// What a synchronisation sweep does.
+#[derive(Debug, Clone)]
+pub struct SyncPlan {
+    /// The CPUs; processor `p` runs on `cpus[p % cpus.len()]`.
+    pub cpus: Vec<usize>,
+    /// Processors `P` (at least 2).
+    pub parts: usize,
+    /// Grains to measure; `None`: chosen per method from a pilot measurement.
+    pub grains: Option<Vec<usize>>,
+    /// Grains per method when chosen from the pilot.
+    pub points: usize,
+    /// The largest grain, flop (the vectors' length).
+    pub max_grain: usize,
+    /// Trials per grain.
+    pub trials: usize,
+    /// How long a timed batch lasts at least.
+    pub target: Duration,
+    /// The deadline of one wait.
+    pub wait_timeout: Duration,
+    /// Allow more processors than CPUs (waits then yield).
+    pub oversubscribe: bool,
+    /// Test hook: this processor skips its part of every segment (the kernel's
+    /// verification must catch it).
+    pub skip_part: Option<usize>,
+}
+
+impl SyncPlan {
+    /// Waits poll with the hint, or yield when processors share CPUs.
+    fn shared_cpus(&self) -> bool {
+        self.parts > self.cpus.len()
+    }
+}
+
+/// The measured samples of one grain.
+#[derive(Debug, Clone)]
+pub struct GrainSamples {
+    /// The grain `s`, flop.
+    pub grain: usize,
+    /// Segments per batch.
+    pub reps: u64,
+    /// Time of one segment per trial, ns (T0 subtracted).
+    pub samples_ns: Vec<f64>,
+}
+
+/// A method's sweep.
+#[derive(Debug, Clone)]
+pub struct MethodSweep {
+    /// The method.
+    pub method: Method,
+    /// The grains.
+    pub grains: Vec<GrainSamples>,
+    /// One processor's rate on the same dyadic multiply (4096 elements), flop/ns.
+    pub serial_flop_per_ns: f64,
+    /// How processors were placed.
+    pub placement: Placement,
+}
+
+/// The result vector, written by every processor in disjoint ranges.
+struct SharedOut {
+    ptr: *mut f64,
+    len: usize,
+}
+
+// SAFETY: processors only ever form slices of disjoint ranges at the same time
+// (see `Work::share`), and the master touches the whole vector only while the
+// others are idle; every hand-over between them is a release/acquire pair.
+unsafe impl Sync for SharedOut {}
+// SAFETY: as above.
+unsafe impl Send for SharedOut {}
+
+impl SharedOut {
+    /// # Safety
+    /// No other thread may access `lo..hi` while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    unsafe fn range(&self, lo: usize, hi: usize) -> &mut [f64] {
+        debug_assert!(lo <= hi && hi <= self.len);
+        // SAFETY: in bounds (asserted above; callers keep hi <= len) and, by the
+        // caller's promise, not aliased.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(lo), hi - lo) }
+    }
+}
+
+/// The segment's data and how it is split.
+struct Work<'a> {
+    out: SharedOut,
+    b: &'a [f64],
+    c: &'a [f64],
+    parts: usize,
+    simd: Simd,
+    skip: Option<usize>,
+}
+
+impl Work<'_> {
+    /// Processor `part`'s share of a segment of `grain` flop.
+    #[inline]
+    fn share(&self, grain: usize, part: usize) {
+        if self.skip == Some(part) {
+            return;
+        }
+        let lo = part * grain / self.parts;
+        let hi = (part + 1) * grain / self.parts;
+        // SAFETY: the ranges of different parts are disjoint, and the master
+        // touches the whole vector only between batches.
+        let a = unsafe { self.out.range(lo, hi) };
+        // SAFETY: `self.simd` comes from `Simd::detect` (in `with_method`).
+        unsafe { dyadic_f64(self.simd, a, &self.b[lo..hi], &self.c[lo..hi]) };
+    }
+
+    /// Marks the first `grain` results as not computed. Only while the others idle.
+    fn prefill(&self, grain: usize) {
+        // SAFETY: called by the master between batches, when no other processor
+        // runs a segment.
+        unsafe { self.out.range(0, grain) }.fill(f64::NAN);
+    }
+
+    /// Checks the first `grain` results. Only while the others idle.
+    fn verify(&self, grain: usize, method: Method) -> Result<(), RankError> {
+        // SAFETY: as in `prefill`.
+        let a = unsafe { self.out.range(0, grain) };
+        match (0..grain).find(|&i| a[i] != self.b[i] * self.c[i]) {
+            None => Ok(()),
+            Some(i) => Err(RankError::Failed(format!(
+                "verification failed for {}: element {i} of {grain} (part {} of the segment) was not computed; the method skipped work",
+                method.name(),
+                i * self.parts / grain.max(1)
+            ))),
+        }
+    }
+}
+
+/// The waits of a method whose processors stay alive between segments.
+trait TeamMethod: Sync {
+    /// Per-thread state.
+    type Local: Default;
+    /// Once per thread, before the first batch.
+    fn setup(&self, _part: usize) {}
+    /// Master, before its share.
+    fn master_begin(&self, l: &mut Self::Local, c: &TeamControl) -> Result<(), RankError>;
+    /// Master, after its share.
+    fn master_end(&self, l: &mut Self::Local, c: &TeamControl) -> Result<(), RankError>;
+    /// Worker `part`, before its share.
+    fn worker_begin(
+        &self,
+        l: &mut Self::Local,
+        part: usize,
+        c: &TeamControl,
+    ) -> Result<(), RankError>;
+    /// Worker `part`, after its share.
+    fn worker_end(
+        &self,
+        l: &mut Self::Local,
+        part: usize,
+        c: &TeamControl,
+    ) -> Result<(), RankError>;
+}
+
+/// Fig. 4: `go[w]` and `done[w]` start set; the master clears `go`, works, sets
+/// `done` (blocking until the worker clears it).
+struct Locks {
+    go: Vec<BinaryLock>,
+    done: Vec<BinaryLock>,
+}
+
+impl TeamMethod for Locks {
+    type Local = ();
+    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
+        self.go.iter().for_each(BinaryLock::lock_off);
+        Ok(())
+    }
+    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
+        for (i, l) in self.done.iter().enumerate() {
+            l.lock_on(c, i + 1)?;
+        }
+        Ok(())
+    }
+    fn worker_begin(&self, _: &mut (), part: usize, c: &TeamControl) -> Result<(), RankError> {
+        self.go[part - 1].lock_on(c, 0)
+    }
+    fn worker_end(&self, _: &mut (), part: usize, _: &TeamControl) -> Result<(), RankError> {
+        self.done[part - 1].lock_off();
+        Ok(())
+    }
+}
+
+/// Fig. 5 on condvar events (call order: see `crate::sync::events`).
+struct Events {
+    to_worker: Vec<Event>,
+    to_master: Vec<Event>,
+}
+
+impl TeamMethod for Events {
+    type Local = ();
+    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
+        Ok(())
+    }
+    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
+        for (i, e) in self.to_master.iter().enumerate() {
+            e.wait(c, i + 1)?;
+            e.clear();
+        }
+        self.to_worker.iter().for_each(Event::post);
+        Ok(())
+    }
+    fn worker_begin(&self, _: &mut (), _: usize, _: &TeamControl) -> Result<(), RankError> {
+        Ok(())
+    }
+    fn worker_end(&self, _: &mut (), part: usize, c: &TeamControl) -> Result<(), RankError> {
+        self.to_master[part - 1].post();
+        self.to_worker[part - 1].wait(c, 0)?;
+        self.to_worker[part - 1].clear();
+        Ok(())
+    }
+}
+
+/// Fig. 5 on park/unpark events.
+struct ParkEvents {
+    to_worker: Vec<ParkEvent>,
+    to_master: Vec<ParkEvent>,
+}
+
+impl TeamMethod for ParkEvents {
+    type Local = ();
+    fn setup(&self, part: usize) {
+        if part == 0 {
+            self.to_master.iter().for_each(|e| {
+                e.register();
+            });
+        } else {
+            self.to_worker[part - 1].register();
+        }
+    }
+    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
+        Ok(())
+    }
+    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
+        for (i, e) in self.to_master.iter().enumerate() {
+            e.wait(c, i + 1)?;
+            e.clear();
+        }
+        self.to_worker.iter().for_each(ParkEvent::post);
+        Ok(())
+    }
+    fn worker_begin(&self, _: &mut (), _: usize, _: &TeamControl) -> Result<(), RankError> {
+        Ok(())
+    }
+    fn worker_end(&self, _: &mut (), part: usize, c: &TeamControl) -> Result<(), RankError> {
+        self.to_master[part - 1].post();
+        self.to_worker[part - 1].wait(c, 0)?;
+        self.to_worker[part - 1].clear();
+        Ok(())
+    }
+}
+
+/// Fig. 6: one flag per worker.
+struct Spin {
+    flags: Vec<SpinFlag>,
+    poll: Poll,
+}
+
+impl TeamMethod for Spin {
+    type Local = ();
+    #[inline]
+    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
+        self.flags.iter().for_each(|f| f.post(GO));
+        Ok(())
+    }
+    #[inline]
+    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
+        for (i, f) in self.flags.iter().enumerate() {
+            f.wait_for(DONE, self.poll, c, i + 1)?;
+        }
+        Ok(())
+    }
+    #[inline]
+    fn worker_begin(&self, _: &mut (), part: usize, c: &TeamControl) -> Result<(), RankError> {
+        self.flags[part - 1].wait_for(GO, self.poll, c, 0)
+    }
+    #[inline]
+    fn worker_end(&self, _: &mut (), part: usize, _: &TeamControl) -> Result<(), RankError> {
+        self.flags[part - 1].post(DONE);
+        Ok(())
+    }
+}
+
+/// `std::sync::Barrier` at the end of each segment (no timeout: see
+/// `crate::sync::barrier`); every party looks at the abort flag after it.
+struct StdBarrier(std::sync::Barrier);
+
+impl StdBarrier {
+    fn meet(&self, c: &TeamControl) -> Result<(), RankError> {
+        self.0.wait();
+        if c.aborted() {
+            return Err(RankError::Aborted);
+        }
+        Ok(())
+    }
+}
+
+impl TeamMethod for StdBarrier {
+    type Local = ();
+    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
+        Ok(())
+    }
+    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
+        self.meet(c)
+    }
+    fn worker_begin(&self, _: &mut (), _: usize, _: &TeamControl) -> Result<(), RankError> {
+        Ok(())
+    }
+    fn worker_end(&self, _: &mut (), _: usize, c: &TeamControl) -> Result<(), RankError> {
+        self.meet(c)
+    }
+}
+
+/// A sense-reversing spin barrier at the end of each segment.
+struct SpinBarrierMethod {
+    barrier: SpinBarrier,
+    poll: Poll,
+}
+
+impl TeamMethod for SpinBarrierMethod {
+    type Local = LocalSense;
+    fn master_begin(&self, _: &mut LocalSense, _: &TeamControl) -> Result<(), RankError> {
+        Ok(())
+    }
+    fn master_end(&self, l: &mut LocalSense, c: &TeamControl) -> Result<(), RankError> {
+        self.barrier.wait(l, self.poll, c, 1)
+    }
+    fn worker_begin(&self, _: &mut LocalSense, _: usize, _: &TeamControl) -> Result<(), RankError> {
+        Ok(())
+    }
+    fn worker_end(&self, l: &mut LocalSense, _: usize, c: &TeamControl) -> Result<(), RankError> {
+        self.barrier.wait(l, self.poll, c, 0)
+    }
+}
+
+/// The command that starts a batch on the workers of a team method.
+#[derive(Default)]
+struct Gate {
+    generation: CachePadded<AtomicU64>,
+    grain: AtomicUsize,
+    reps: AtomicU64,
+    stop: AtomicBool,
+    ready: CachePadded<AtomicUsize>,
+    done: CachePadded<AtomicUsize>,
+}
+
+fn gate_wait(
+    c: &TeamControl,
+    peer: usize,
+    poll: Poll,
+    mut ready: impl FnMut() -> bool,
+) -> Result<(), RankError> {
+    let mut polls: u32 = 0;
+    let mut started = None;
+    while !ready() {
+        poll.pause();
+        polls = polls.wrapping_add(1);
+        if polls.is_multiple_of(256) {
+            c.check(peer, &mut started)?;
+        }
+    }
+    Ok(())
+}
+
+/// A batch: `(grain, reps) -> time of the reps segments`.
+type Batch<'a> = dyn FnMut(usize, u64) -> Result<Duration, RankError> + 'a;
+
+/// Runs `driver` on the master with a batch function of a team method `m`.
+fn drive_team<M: TeamMethod, R: Send>(
+    team: &Team,
+    m: &M,
+    work: &Work<'_>,
+    method: Method,
+    driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
+) -> Result<R, KernelError> {
+    let gate = Gate::default();
+    let workers = team.size() - 1;
+    let mut out = team.run(
+        method.name(),
+        vec![(); team.size()],
+        |ctx: &RankCtx<'_>, _| {
+            let c = ctx.control;
+            let poll = match c.wait_strategy(ctx.rank) {
+                WaitStrategy::Spin => Poll::Hint,
+                WaitStrategy::Block => Poll::Yield,
+            };
+            m.setup(ctx.rank);
+            let mut local = M::Local::default();
+            if ctx.rank == 0 {
+                let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
+                    work.prefill(grain);
+                    // Relaxed: published by the Release bump of the generation.
+                    gate.grain.store(grain, Ordering::Relaxed);
+                    gate.reps.store(reps, Ordering::Relaxed);
+                    // Release: publishes the command and the prefilled vector.
+                    let g = gate.generation.fetch_add(1, Ordering::Release) as usize + 1;
+                    // Acquire: pairs with the workers' Release (their set-up is done).
+                    gate_wait(c, 1, poll, || {
+                        gate.ready.load(Ordering::Acquire) >= g * workers
+                    })?;
+                    let start = Instant::now();
+                    for _ in 0..reps {
+                        m.master_begin(&mut local, c)?;
+                        work.share(grain, 0);
+                        m.master_end(&mut local, c)?;
+                    }
+                    let took = start.elapsed();
+                    // Acquire: pairs with the workers' Release; their results are visible.
+                    gate_wait(c, 1, poll, || {
+                        gate.done.load(Ordering::Acquire) >= g * workers
+                    })?;
+                    work.verify(grain, method)?;
+                    Ok(took)
+                };
+                let r = driver(&mut batch);
+                // Relaxed: published by the Release bump.
+                gate.stop.store(true, Ordering::Relaxed);
+                gate.generation.fetch_add(1, Ordering::Release);
+                return r.map(Some);
+            }
+            let mut seen = 0u64;
+            loop {
+                // Acquire: pairs with the master's Release bump.
+                gate_wait(c, 0, poll, || {
+                    gate.generation.load(Ordering::Acquire) > seen
+                })?;
+                seen += 1;
+                if gate.stop.load(Ordering::Relaxed) {
+                    return Ok(None);
+                }
+                let grain = gate.grain.load(Ordering::Relaxed);
+                let reps = gate.reps.load(Ordering::Relaxed);
+                // Release: the worker's set-up happens before the master's timing.
+                gate.ready.fetch_add(1, Ordering::Release);
+                for _ in 0..reps {
+                    m.worker_begin(&mut local, ctx.rank, c)?;
+                    work.share(grain, ctx.rank);
+                    m.worker_end(&mut local, ctx.rank, c)?;
+                }
+                // Release: publishes this worker's part of the results.
+                gate.done.fetch_add(1, Ordering::Release);
+            }
+        },
+    )?;
+    Ok(out
+        .swap_remove(0)
+        .expect("rank 0 returns the driver's result"))
+}
+
+/// Runs `driver` with the batch function of `method` on `plan`'s CPUs: the
+/// vectors, the team or pool, and the method's state live for the call.
+pub(crate) fn with_method<R: Send>(
+    method: Method,
+    plan: &SyncPlan,
+    driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
+) -> Result<(R, Placement), KernelError> {
+    let len = plan.max_grain.max(plan.parts * 8);
+    let mut a = vec![f64::NAN; len];
+    let b: Vec<f64> = (0..len).map(|i| 1.0 + (i % 7) as f64 * 0.25).collect();
+    let c: Vec<f64> = (0..len).map(|i| 1.5 - (i % 5) as f64 * 0.125).collect();
+    let simd = Simd::detect();
+    let work = Work {
+        out: SharedOut {
+            ptr: a.as_mut_ptr(),
+            len,
+        },
+        b: &b,
+        c: &c,
+        parts: plan.parts,
+        simd,
+        skip: plan.skip_part,
+    };
+    let shared = plan.shared_cpus();
+    let spin_poll = |hint: bool| match (shared, hint) {
+        (true, _) => Poll::Yield,
+        (false, true) => Poll::Hint,
+        (false, false) => Poll::Bare,
+    };
+    let spec = |ranks: usize| TeamSpec {
+        cpus: plan.cpus.clone(),
+        ranks,
+        virtual_ok: false,
+        oversubscribe: plan.oversubscribe,
+        wait_timeout: plan.wait_timeout,
+    };
+    let workers = plan.parts - 1;
+    let result = match method {
+        Method::TasksSpawn | Method::TasksPool => {
+            let team = Team::new(&TeamSpec {
+                cpus: vec![plan.cpus[0]],
+                ..spec(1)
+            })?;
+            let placement = Team::new(&spec(plan.parts))?.placement();
+            let worker_cpus: Vec<usize> = (1..plan.parts)
+                .map(|p| plan.cpus[p % plan.cpus.len()])
+                .collect();
+            let mut out = team.run(method.name(), vec![()], |_, _| {
+                let pool = match method {
+                    Method::TasksPool => Some(
+                        Pool::new(&worker_cpus, if shared { 0 } else { 4096 })
+                            .map_err(|e| RankError::Failed(e.to_string()))?,
+                    ),
+                    _ => None,
+                };
+                let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
+                    work.prefill(grain);
+                    let share = |p: usize| work.share(grain, p);
+                    let start = Instant::now();
+                    match &pool {
+                        Some(pool) => {
+                            for _ in 0..reps {
+                                pool.fork_join(&share)
+                                    .map_err(|e| RankError::Failed(e.to_string()))?;
+                            }
+                        }
+                        None => {
+                            for _ in 0..reps {
+                                spawn_join(&plan.cpus, plan.parts, &share);
+                            }
+                        }
+                    }
+                    let took = start.elapsed();
+                    work.verify(grain, method)?;
+                    Ok(took)
+                };
+                driver(&mut batch)
+            })?;
+            return Ok((out.swap_remove(0), placement));
+        }
+        Method::Locks => {
+            let m = Locks {
+                go: (0..workers).map(|_| BinaryLock::new_locked()).collect(),
+                done: (0..workers).map(|_| BinaryLock::new_locked()).collect(),
+            };
+            let team = Team::new(&spec(plan.parts))?;
+            (
+                drive_team(&team, &m, &work, method, driver)?,
+                team.placement(),
+            )
+        }
+        Method::EventsCondvar => {
+            let m = Events {
+                to_worker: (0..workers).map(|_| Event::new()).collect(),
+                to_master: (0..workers).map(|_| Event::new()).collect(),
+            };
+            let team = Team::new(&spec(plan.parts))?;
+            (
+                drive_team(&team, &m, &work, method, driver)?,
+                team.placement(),
+            )
+        }
+        Method::EventsPark => {
+            let m = ParkEvents {
+                to_worker: (0..workers).map(|_| ParkEvent::new()).collect(),
+                to_master: (0..workers).map(|_| ParkEvent::new()).collect(),
+            };
+            let team = Team::new(&spec(plan.parts))?;
+            (
+                drive_team(&team, &m, &work, method, driver)?,
+                team.placement(),
+            )
+        }
+        Method::SpinHint | Method::SpinBare => {
+            let m = Spin {
+                flags: (0..workers).map(|_| SpinFlag::new()).collect(),
+                poll: spin_poll(method == Method::SpinHint),
+            };
+            let team = Team::new(&spec(plan.parts))?;
+            (
+                drive_team(&team, &m, &work, method, driver)?,
+                team.placement(),
+            )
+        }
+        Method::BarrierStd => {
+            let m = StdBarrier(std::sync::Barrier::new(plan.parts));
+            let team = Team::new(&spec(plan.parts))?;
+            (
+                drive_team(&team, &m, &work, method, driver)?,
+                team.placement(),
+            )
+        }
+        Method::BarrierSpin => {
+            let m = SpinBarrierMethod {
+                barrier: SpinBarrier::new(plan.parts),
+                poll: spin_poll(true),
+            };
+            let team = Team::new(&spec(plan.parts))?;
+            (
+                drive_team(&team, &m, &work, method, driver)?,
+                team.placement(),
+            )
+        }
+    };
+    Ok(result)
+}
+
+/// Grains `lo, ..., hi`, evenly spaced, multiples of `unit`.
+pub fn linear_grains(lo: usize, hi: usize, count: usize, unit: usize) -> Vec<usize> {
+    let count = count.max(2);
+    let mut v: Vec<usize> = (0..count)
+        .map(|i| {
+            let s = lo as f64 + (hi.saturating_sub(lo)) as f64 * i as f64 / (count - 1) as f64;
+            ((s / unit as f64).round() as usize).max(1) * unit
+        })
+        .collect();
+    v.dedup();
+    v
+}
+
+/// One processor's rate on the dyadic multiply of 4096 elements, flop/ns.
+fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
+    let n = 4096;
+    let b = vec![1.5; n];
+    let c = vec![0.75; n];
+    let mut a = vec![0.0; n];
+    let simd = Simd::detect();
+    let (_, samples) = measure::<()>(3, target, clock, |reps| {
+        let start = Instant::now();
+        for _ in 0..reps {
+            let (a, b, c) = std::hint::black_box((&mut a[..], &b[..], &c[..]));
+            // SAFETY: `simd` comes from `Simd::detect`.
+            unsafe { dyadic_f64(simd, a, b, c) };
+        }
+        Ok(start.elapsed())
+    })
+    .expect("infallible");
+    n as f64
+        / samples
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+            .max(1e-3)
+}
+
+/// Measures one method over its grains.
+pub fn sweep_method(
+    method: Method,
+    plan: &SyncPlan,
+    clock: &ClockInfo,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<MethodSweep, KernelError> {
+    let serial = serial_rate(clock, plan.target);
+    let unit = 8 * plan.parts;
+    let driver = |batch: &mut Batch<'_>| -> Result<Vec<GrainSamples>, RankError> {
+        let grains = match &plan.grains {
+            Some(g) => g.clone(),
+            None => {
+                let (_, pilot) = measure(3, plan.target, clock, |reps| batch(unit, reps))?;
+                let t_small = pilot.iter().copied().fold(f64::INFINITY, f64::min);
+                let rate = serial * plan.parts as f64;
+                let hi = ((4.0 * t_small * rate) as usize)
+                    .clamp(64 * plan.parts, plan.max_grain.max(64 * plan.parts));
+                linear_grains(unit, hi, plan.points, unit)
+            }
+        };
+        let mut out = Vec::with_capacity(grains.len());
+        for grain in grains {
+            if cancelled() {
+                break;
+            }
+            let (reps, samples_ns) = measure(plan.trials, plan.target, clock, |r| batch(grain, r))?;
+            out.push(GrainSamples {
+                grain,
+                reps,
+                samples_ns,
+            });
+        }
+        Ok(out)
+    };
+    let (grains, placement) = with_method(method, plan, &driver)?;
+    Ok(MethodSweep {
+        method,
+        grains,
+        serial_flop_per_ns: serial,
+        placement,
+    })
+}
+
+/// Times `reps` segments of `grain` flop with `method` on `cpus` (one batch,
+/// verified), as the master sees them: for the Criterion bench.
+pub fn sync_batch_time(
+    method: Method,
+    cpus: &[usize],
+    grain: usize,
+    reps: u64,
+) -> Result<Duration, KernelError> {
+    let parts = cpus.len().max(2);
+    let grain = grain.div_ceil(parts).max(1) * parts;
+    let plan = SyncPlan {
+        cpus: cpus.to_vec(),
+        parts,
+        grains: Some(vec![grain]),
+        points: 1,
+        max_grain: grain,
+        trials: 1,
+        target: Duration::ZERO,
+        wait_timeout: Duration::from_secs(10),
+        oversubscribe: cpus.len() < parts,
+        skip_part: None,
+    };
+    with_method(method, &plan, &|batch: &mut Batch<'_>| {
+        batch(grain, reps.max(1))
+    })
+    .map(|(d, _)| d)
+}
+
+/// The scibench two-flag ping-pong round trip on the first two CPUs, ns (the
+/// cheapest hand-off there and back; the spin rows' t_0 is of its order).
+fn round_trip_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Option<f64>, KernelError> {
+    if cpus.len() < 2 {
+        return Ok(None);
+    }
+    let team = Team::new(&ctx.team_spec(cpus[..2].to_vec(), 2, false))?;
+    let (_, samples) = measure(
+        ctx.config.trials(),
+        ctx.config.batch_target(ctx.clock),
+        ctx.clock,
+        |reps| crate::kernels::scibench::atomic_flag_round_trip(&team, reps),
+    )?;
+    Ok(Some(samples.iter().copied().fold(f64::INFINITY, f64::min)))
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    let cpus = pick_cpu_set(ctx, "hockney-sync")?;
+    let parts = cpus.len().max(2);
+    let l2 = ctx
+        .topology
+        .data_cache_sizes(cpus[0])
+        .iter()
+        .find(|c| c.0 == 2)
+        .map_or(1 << 20, |c| c.1);
+    // Half of each processor's L2 for its share of A, B and C.
+    let max_grain = (parts * (l2 as usize / 2) / 24) / (8 * parts) * (8 * parts);
+    let plan = SyncPlan {
+        cpus: cpus.clone(),
+        parts,
+        grains: None,
+        points: if ctx.config.quick { 10 } else { 30 },
+        max_grain,
+        trials: ctx.config.trials(),
+        target: ctx.config.batch_target(ctx.clock),
+        wait_timeout: ctx.config.wait_timeout,
+        oversubscribe: ctx.config.oversubscribe,
+        skip_part: None,
+    };
+    ctx.progress.begin("hockney-sync", Method::ALL.len() as u64);
+    let cancelled = || ctx.cancelled();
+    let mut results = Vec::new();
+    for method in Method::ALL {
+        if ctx.cancelled() {
+            break;
+        }
+        let sweep = sweep_method(method, &plan, ctx.clock, &cancelled)?;
+        ctx.progress.step(method.name());
+        let mut r = method_result(&sweep, &plan, ctx.clock.read_overhead_ns);
+        r.distance_class = (cpus.len() >= 2)
+            .then(|| ctx.topology.distance(cpus[0], cpus[1]))
+            .flatten();
+        results.push(r);
+    }
+    if let Some(rt) = round_trip_ns(ctx, &cpus)? {
+        for r in &mut results {
+            if matches!(r.transport.as_deref(), Some("spin-hint" | "spin-nohint"))
+                && let Some(f) = r.fits.first_mut()
+            {
+                f.params.insert("pp_round_trip_ns".into(), rt);
+            }
+        }
+    }
+    ctx.progress.end();
+    if ctx.cancelled() {
+        return Err(KernelError::Interrupted);
+    }
+    Ok(results)
+}
+
+/// A method's result: points, the eq. (10b) fit, warnings.
+pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> KernelResult {
+    let mut warnings = Vec::new();
+    let mut noisy = 0;
+    let mut points = Vec::new();
+    let x: Vec<f64> = s.grains.iter().map(|g| g.grain as f64).collect();
+    let mut y = Vec::new();
+    for g in &s.grains {
+        let (summary, warning) = summarize_trials(&g.samples_ns, &format!("s = {}", g.grain));
+        noisy += usize::from(warning.is_some());
+        y.push(summary.min);
+        points.push(
+            Point::new()
+                .with("grain_flop", g.grain as f64)
+                .with("processors", plan.parts as f64)
+                .with("reps", g.reps as f64)
+                .with("rate_flop_per_s", super::rate(g.grain as f64, summary.min))
+                .with_stats("time_ns", summary),
+        );
+    }
+    if noisy > 0 {
+        warnings.push(format!(
+            "{noisy} of {} grains: (max - min)/min over the trials exceeds {} (the minimum is fitted)",
+            s.grains.len(),
+            crate::kernels::timing::ACCURACY
+        ));
+    }
+    let mut fits = Vec::new();
+    match fit_hockney(&x, &y) {
+        Ok(fit) => {
+            for (p, r) in points.iter_mut().zip(&fit.line.residuals) {
+                *p = p.clone().with("fit_residual_ns", *r);
+            }
+            let mut f = hockney_fit_result(
+                &Fitted::Full(fit),
+                "t = t0 + s/r_inf (eq. 10b)",
+                "",
+                "grain_flop",
+                "time_ns.min",
+                0.0,
+                Some(t0_clock_ns),
+                &mut warnings,
+            );
+            f.params
+                .insert("serial_r_flop_per_s".into(), s.serial_flop_per_ns * 1e9);
+            fits.push(f);
+        }
+        Err(e) => warnings.push(format!("no (r_inf, s_1/2) fit: {e}")),
+    }
+    if s.placement != Placement::Pinned {
+        warnings.push(format!(
+            "processors share CPUs ({}): waits yield or block, so times include scheduling",
+            s.placement
+        ));
+    }
+    KernelResult {
+        kernel: "hockney-sync".into(),
+        method: "hockney".into(),
+        transport: Some(s.method.name().into()),
+        cpus: plan.cpus.clone(),
+        distance_class: None,
+        placement: s.placement,
+        ranks: plan.parts,
+        points,
+        fits,
+        warnings,
+        load: None,
+        elapsed_s: 0.0,
+    }
+}

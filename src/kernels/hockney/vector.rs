@@ -1,0 +1,531 @@
+//! `hockney-vector`: Hockney's `(r_inf, n_1/2)` for one processor (section 3.1,
+//! Fig. 1, Fig. 2, Table I) on the four operations of Table I, in f64 and f32.
+//!
+//! As in Fig. 1 the time of one operation of length `n` is measured for
+//! `n = 2, 4, ..., 400` (every 8th with `--quick`), the minimum over trials is
+//! kept with the maximum and mean beside it, the clock's own cost (T0) is
+//! subtracted, and the line `t = (n + n_1/2) / r_inf` is fitted on the minima; a
+//! triad's time is halved first, so that `t` is the time per vector instruction
+//! and `n_1/2` counts the elements (= flop) of one instruction, as in the paper.
+//!
+//! The paper's lengths are all L1-resident here, so the sweep continues through
+//! every cache level into memory (sizes from the platform's cache table, a few
+//! lengths inside each level) and one line is fitted per level, with the
+//! breakpoints at the cache sizes (Hockney, section 2 after eq. (4): group the
+//! operations so the parameters are constant within a group). Each level's `r_inf`
+//! is also given in GB/s (the bytes the operation names, as STREAM counts them),
+//! and a STREAM-style triad over the largest vectors is run in the same process
+//! to check the top level against (a warning when they differ by over 10%).
+//! The sweep reaches 4 x the last cache, at most 2 GiB of working set (64 MiB
+//! with `--quick`, which therefore stops inside a large last cache and says so).
+//!
+//! Departures: a single operation of a few ns cannot be timed with a clock that
+//! costs tens, so each trial times a batch of back-to-back operations and divides
+//! (the batch sized from the clock); `n_1/2` is then the start-up cost of an
+//! operation in a stream of them (call, loop set-up, remainder), not of one in
+//! isolation. The vector code is chosen at run time for the widest SIMD level the
+//! CPU has (recorded as `simd_width_bits` in every point and in the table).
+
+use super::simd::{Element, Operation, Simd, Vectors};
+use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
+use crate::kernels::timing::{measure, summarize_trials};
+use crate::kernels::{KernelError, KernelSpec, RunContext};
+use crate::model::hockney::fit_hockney;
+use crate::model::piecewise::fit_with_breakpoints;
+use crate::results::{KernelResult, Point};
+use crate::team::{Placement, RankError, Team};
+use std::time::{Duration, Instant};
+
+pub(super) const VECTOR: KernelSpec = KernelSpec {
+    name: "hockney-vector",
+    method: "hockney",
+    paper: "Hockney 1985, (r_inf, n_1/2, s_1/2) on the Cray X-MP, section 3.1, Fig. 1, Table I",
+    about: "r_inf and n_1/2 of the dyadic, triad, scalar-triad and scalar loops (f64, f32), per memory level",
+    in_quick_suite: true,
+    run,
+};
+
+/// One memory level of a sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Level {
+    /// `L1`, `L2`, ..., `memory`.
+    pub name: String,
+    /// The cache size that ends the level, in bytes (`None` for memory).
+    pub cache_bytes: Option<u64>,
+}
+
+/// What a vector sweep measures.
+#[derive(Debug, Clone)]
+pub struct VectorPlan {
+    /// The paper's lengths: `step, 2 step, ..., max` (Fig. 1: 2 to 400 by 2).
+    pub paper_step: usize,
+    /// The largest of the paper's lengths.
+    pub paper_max: usize,
+    /// Lengths inside each memory level beyond the paper's.
+    pub per_level: usize,
+    /// The largest working set (all arrays of an operation), in bytes.
+    pub max_working_set: u64,
+    /// Trials per length.
+    pub trials: usize,
+    /// How long a timed batch lasts at least.
+    pub target: Duration,
+}
+
+impl VectorPlan {
+    /// The plan for a run: the paper's lengths, then 3 (quick) or 6 lengths per
+    /// level up to 4 x the last cache, at most 64 MiB (quick) or 2 GiB.
+    pub fn for_run(quick: bool, caches: &[(u8, u64)], trials: usize, target: Duration) -> Self {
+        let last = caches.last().map_or(32 << 20, |c| c.1);
+        let cap: u64 = if quick { 64 << 20 } else { 2 << 30 };
+        VectorPlan {
+            paper_step: if quick { 8 } else { 2 },
+            paper_max: 400,
+            per_level: if quick { 3 } else { 6 },
+            max_working_set: (4 * last).min(cap),
+            trials,
+            target,
+        }
+    }
+
+    /// The lengths to measure for an operation touching `bytes_per_element` bytes
+    /// per element, the levels they fall in, and the breakpoints between levels
+    /// (in elements, at the cache sizes), for `caches` as `(level, bytes)`.
+    pub fn lengths(
+        &self,
+        bytes_per_element: usize,
+        caches: &[(u8, u64)],
+    ) -> (Vec<usize>, Vec<Level>, Vec<f64>) {
+        let bpe = bytes_per_element as f64;
+        let mut n: Vec<usize> = (1..=self.paper_max / self.paper_step)
+            .map(|i| i * self.paper_step)
+            .collect();
+        let mut levels = Vec::new();
+        let mut breaks = Vec::new();
+        let mut lo = self.paper_max as f64 * bpe * 1.25;
+        let cap = self.max_working_set as f64;
+        let mut bounds: Vec<(String, Option<u64>)> = caches
+            .iter()
+            .map(|(l, b)| (format!("L{l}"), Some(*b)))
+            .collect();
+        bounds.push(("memory".into(), None));
+        for (i, (name, cache)) in bounds.iter().enumerate() {
+            let hi = match cache {
+                Some(b) => (0.6 * *b as f64).min(cap),
+                None => cap,
+            };
+            let lengths = log_spaced(lo, hi, self.per_level, bpe);
+            let present = i == 0 || lengths.len() >= 2;
+            if present {
+                if i > 0 {
+                    let boundary = bounds[i - 1].1.expect("only the last level is memory");
+                    breaks.push(boundary as f64 / bpe);
+                }
+                levels.push(Level {
+                    name: name.clone(),
+                    cache_bytes: *cache,
+                });
+                n.extend(lengths);
+            } else {
+                break;
+            }
+            lo = match cache {
+                Some(b) if i + 1 < caches.len() => 1.5 * *b as f64,
+                Some(b) => 2.0 * *b as f64,
+                None => break,
+            };
+        }
+        n.sort_unstable();
+        n.dedup();
+        (n, levels, breaks)
+    }
+}
+
+/// `count` lengths (multiples of 8 elements) log-spaced over `[lo, hi]` bytes.
+fn log_spaced(lo: f64, hi: f64, count: usize, bpe: f64) -> Vec<usize> {
+    if hi <= lo * 1.05 || count == 0 {
+        return Vec::new();
+    }
+    let mut v: Vec<usize> = (0..count)
+        .map(|i| {
+            let f = if count == 1 {
+                0.5
+            } else {
+                i as f64 / (count - 1) as f64
+            };
+            let bytes = lo * (hi / lo).powf(f);
+            ((bytes / bpe / 8.0).floor() as usize).max(1) * 8
+        })
+        .collect();
+    v.dedup();
+    v
+}
+
+/// The samples of one length.
+#[derive(Debug, Clone)]
+pub struct LengthSamples {
+    /// Vector length.
+    pub n: usize,
+    /// Repetitions per batch.
+    pub reps: u64,
+    /// Time of one operation per trial, ns, T0 subtracted.
+    pub samples_ns: Vec<f64>,
+}
+
+/// One operation's sweep.
+#[derive(Debug, Clone)]
+pub struct OperationSweep {
+    /// The operation.
+    pub op: Operation,
+    /// `f64` or `f32`.
+    pub precision: &'static str,
+    /// Bytes per element of one array.
+    pub element_bytes: usize,
+    /// The lengths measured.
+    pub lengths: Vec<LengthSamples>,
+    /// The memory levels reached.
+    pub levels: Vec<Level>,
+    /// Breakpoints between levels, in elements.
+    pub breaks: Vec<f64>,
+}
+
+struct Stream {
+    precision: &'static str,
+    n: usize,
+    samples_ns: Vec<f64>,
+}
+
+/// Measures every operation of one precision on the calling (pinned) thread.
+fn sweep_precision<T: Element>(
+    ctx: &RunContext<'_>,
+    plan: &VectorPlan,
+    caches: &[(u8, u64)],
+    simd: Simd,
+    out: &mut Vec<OperationSweep>,
+) -> Result<Option<Stream>, RankError> {
+    let min_bpe = 3 * T::BYTES as u64;
+    let mut v = Vectors::<T>::new((plan.max_working_set / min_bpe) as usize);
+    for op in Operation::ALL {
+        let (ns, levels, breaks) = plan.lengths(op.arrays() * T::BYTES, caches);
+        let mut lengths = Vec::with_capacity(ns.len());
+        for n in ns {
+            if ctx.cancelled() {
+                return Ok(None);
+            }
+            let n = n.min(v.len());
+            let (reps, samples_ns) = measure(plan.trials, plan.target, ctx.clock, |reps| {
+                let start = Instant::now();
+                v.run(simd, op, n, reps);
+                Ok::<_, RankError>(start.elapsed())
+            })?;
+            if !v.check(op, n) {
+                return Err(RankError::Failed(format!(
+                    "{} {}: the result vector of length {n} is wrong",
+                    op.name(),
+                    T::NAME
+                )));
+            }
+            lengths.push(LengthSamples {
+                n,
+                reps,
+                samples_ns,
+            });
+        }
+        ctx.progress.step(&format!("{}-{}", op.name(), T::NAME));
+        out.push(OperationSweep {
+            op,
+            precision: T::NAME,
+            element_bytes: T::BYTES,
+            lengths,
+            levels,
+            breaks,
+        });
+    }
+    if T::BYTES != 8 {
+        return Ok(None);
+    }
+    // STREAM-style triad over the full vectors: the largest scalar-triad working set.
+    let n = v.len();
+    let trials = plan.trials.max(3);
+    let samples_ns = (0..trials)
+        .map(|_| {
+            let start = Instant::now();
+            v.run(simd, Operation::ScalarTriad, n, 1);
+            start.elapsed().as_nanos() as f64
+        })
+        .collect();
+    Ok(Some(Stream {
+        precision: T::NAME,
+        n,
+        samples_ns,
+    }))
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    let cpu = pick_cpu(ctx, "hockney-vector")?;
+    let team = Team::new(&ctx.team_spec(vec![cpu], 1, false))?;
+    let caches = ctx.topology.data_cache_sizes(cpu);
+    let plan = VectorPlan::for_run(
+        ctx.config.quick,
+        &caches,
+        ctx.config.trials(),
+        ctx.config.batch_target(ctx.clock),
+    );
+    let simd = Simd::detect();
+    ctx.progress
+        .begin("hockney-vector", 2 * Operation::ALL.len() as u64);
+    let mut per_rank = team.run("hockney-vector", vec![()], |_, _| {
+        let mut sweeps = Vec::new();
+        let stream = sweep_precision::<f64>(ctx, &plan, &caches, simd, &mut sweeps)?;
+        sweep_precision::<f32>(ctx, &plan, &caches, simd, &mut sweeps)?;
+        Ok((sweeps, stream))
+    })?;
+    ctx.progress.end();
+    if ctx.cancelled() {
+        return Err(KernelError::Interrupted);
+    }
+    let (sweeps, stream) = per_rank.swap_remove(0);
+    let mut results: Vec<KernelResult> = sweeps
+        .iter()
+        .map(|s| {
+            operation_result(
+                s,
+                &plan,
+                simd,
+                cpu,
+                team.placement(),
+                ctx.clock.read_overhead_ns,
+            )
+        })
+        .collect();
+    if let Some(stream) = stream {
+        let triad = results
+            .iter()
+            .find(|r| r.transport.as_deref() == Some("scalar-triad-f64"));
+        let top_gb_per_s = triad.and_then(top_level_gb_per_s);
+        results.push(stream_result(
+            &stream,
+            top_gb_per_s,
+            simd,
+            cpu,
+            team.placement(),
+        ));
+    }
+    if plan.max_working_set <= caches.last().map_or(0, |c| c.1) {
+        let w = format!(
+            "the sweep stops at {} MiB, inside the last cache ({} MiB): no memory-level fit{}",
+            plan.max_working_set >> 20,
+            caches.last().map_or(0, |c| c.1 >> 20),
+            if ctx.config.quick {
+                "; run without --quick to reach memory"
+            } else {
+                ""
+            }
+        );
+        for r in &mut results {
+            r.warnings.push(w.clone());
+        }
+    }
+    Ok(results)
+}
+
+/// The result of one operation: points, the Fig. 1 fit and one fit per level.
+pub fn operation_result(
+    s: &OperationSweep,
+    plan: &VectorPlan,
+    simd: Simd,
+    cpu: usize,
+    placement: Placement,
+    t0_clock_ns: f64,
+) -> KernelResult {
+    let label = format!("{}-{}", s.op.name(), s.precision);
+    let vi = s.op.vector_instructions() as f64;
+    let bytes_per_element = s.op.arrays() * s.element_bytes;
+    let width = if s.op == Operation::Scalar {
+        8 * s.element_bytes as u32
+    } else {
+        simd.width_bits()
+    };
+    let mut warnings = Vec::new();
+    let mut noisy = 0;
+    let mut points = Vec::with_capacity(s.lengths.len());
+    let x: Vec<f64> = s.lengths.iter().map(|l| l.n as f64).collect();
+    let mut y = Vec::with_capacity(s.lengths.len());
+    for l in &s.lengths {
+        let (summary, warning) = summarize_trials(&l.samples_ns, &format!("n = {}", l.n));
+        noisy += usize::from(warning.is_some());
+        y.push(summary.min / vi);
+        let level = s.breaks.partition_point(|&b| b < l.n as f64) + 1;
+        let flop = (l.n * s.op.flop_per_element()) as f64;
+        points.push(
+            Point::new()
+                .with("n_elements", l.n as f64)
+                .with("flop", flop)
+                .with("working_set_bytes", (l.n * bytes_per_element) as f64)
+                .with("level", level as f64)
+                .with("reps", l.reps as f64)
+                .with("simd_width_bits", f64::from(width))
+                .with("rate_flop_per_s", rate(flop, summary.min))
+                .with_stats("time_ns", summary),
+        );
+    }
+    if noisy > 0 {
+        warnings.push(format!(
+            "{noisy} of {} lengths: (max - min)/min over the trials exceeds {} (the minimum is fitted)",
+            s.lengths.len(),
+            crate::kernels::timing::ACCURACY
+        ));
+    }
+    let mut fits = Vec::new();
+    // Fig. 1: the paper's lengths only.
+    let paper: Vec<usize> = (0..x.len())
+        .filter(|&i| x[i] <= plan.paper_max as f64)
+        .collect();
+    let (px, py): (Vec<f64>, Vec<f64>) = paper.iter().map(|&i| (x[i], y[i])).unzip();
+    match fit_hockney(&px, &py) {
+        Ok(fit) => {
+            for (k, &i) in paper.iter().enumerate() {
+                points[i] = points[i]
+                    .clone()
+                    .with("paper_fit_residual_ns", fit.line.residuals[k]);
+            }
+            fits.push(hockney_fit_result(
+                &Fitted::Full(fit),
+                &format!(
+                    "t = (n + n_half)/r_inf on Fig. 1 lengths (n <= {})",
+                    plan.paper_max
+                ),
+                "",
+                "n_elements",
+                &format!("time_ns.min / {vi}"),
+                bytes_per_element as f64 / vi,
+                Some(t0_clock_ns),
+                &mut warnings,
+            ));
+        }
+        Err(e) => warnings.push(format!("no fit on the Fig. 1 lengths: {e}")),
+    }
+    // One line per memory level.
+    match fit_with_breakpoints(&x, &y, &s.breaks) {
+        Ok(pw) => {
+            for (seg, level) in pw.segments.iter().zip(&s.levels) {
+                let prefix = format!("{}_", level.name.to_lowercase());
+                fits.extend(level_fit_result(
+                    &seg.line,
+                    &format!("t = (n + n_half)/r_inf on {}", level.name),
+                    &prefix,
+                    &format!("time_ns.min / {vi}"),
+                    bytes_per_element as f64 / vi,
+                    &mut warnings,
+                ));
+            }
+            for (i, p) in points.iter_mut().enumerate() {
+                *p = p
+                    .clone()
+                    .with("level_fit_residual_ns", y[i] - pw.predict(x[i]));
+            }
+        }
+        Err(e) => warnings.push(format!("no per-level fit: {e}")),
+    }
+    KernelResult {
+        kernel: "hockney-vector".into(),
+        method: "hockney".into(),
+        transport: Some(label),
+        cpus: vec![cpu],
+        distance_class: None,
+        placement,
+        ranks: 1,
+        points,
+        fits,
+        warnings,
+        load: None,
+        elapsed_s: 0.0,
+    }
+}
+
+/// The bandwidth of the last level fitted, GB/s.
+fn top_level_gb_per_s(r: &KernelResult) -> Option<f64> {
+    r.fits.last().and_then(|f| {
+        f.params
+            .iter()
+            .find(|(k, _)| k.ends_with("bandwidth_gb_per_s"))
+            .map(|(_, v)| *v)
+    })
+}
+
+fn stream_result(
+    s: &Stream,
+    fit_gb_per_s: Option<f64>,
+    simd: Simd,
+    cpu: usize,
+    placement: Placement,
+) -> KernelResult {
+    let bytes = (3 * 8 * s.n) as f64;
+    let (summary, warning) = summarize_trials(&s.samples_ns, "STREAM triad");
+    let gb_per_s = rate(bytes, summary.min) / 1e9;
+    let mut point = Point::new()
+        .with("n_elements", s.n as f64)
+        .with("working_set_bytes", bytes)
+        .with("simd_width_bits", f64::from(simd.width_bits()))
+        .with("bandwidth_gb_per_s", gb_per_s)
+        .with_stats("time_ns", summary);
+    let mut warnings: Vec<String> = warning.into_iter().collect();
+    if let Some(fit) = fit_gb_per_s {
+        let ratio = fit / gb_per_s;
+        point = point
+            .with("fit_bandwidth_gb_per_s", fit)
+            .with("fit_to_stream_ratio", ratio);
+        if (ratio - 1.0).abs() > 0.10 {
+            warnings.push(format!(
+                "the top-level fit of scalar-triad-f64 gives {fit:.2} GB/s, {:.0}% away from this STREAM-style triad's {gb_per_s:.2} GB/s",
+                (ratio - 1.0) * 100.0
+            ));
+        }
+    }
+    KernelResult {
+        kernel: "hockney-vector".into(),
+        method: "hockney".into(),
+        transport: Some(format!("stream-triad-{}", s.precision)),
+        cpus: vec![cpu],
+        distance_class: None,
+        placement,
+        ranks: 1,
+        points: vec![point],
+        fits: Vec::new(),
+        warnings,
+        load: None,
+        elapsed_s: 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_cover_the_paper_and_each_level_with_breaks_at_the_caches() {
+        let caches = [(1u8, 48u64 << 10), (2, 2 << 20), (3, 32 << 20)];
+        let plan = VectorPlan::for_run(false, &caches, 3, Duration::from_millis(1));
+        assert_eq!(plan.max_working_set, 128 << 20);
+        let (n, levels, breaks) = plan.lengths(24, &caches);
+        assert_eq!(n[0], 2);
+        assert!(n.contains(&400) && n.contains(&398));
+        let names: Vec<&str> = levels.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["L1", "L2", "L3", "memory"]);
+        assert_eq!(breaks, vec![2048.0, 87381.33333333333, 1398101.3333333333]);
+        for (i, b) in breaks.iter().enumerate() {
+            let inside = n.iter().filter(|&&v| (v as f64) > *b).count();
+            assert!(inside >= 2, "level {} has points", i + 1);
+        }
+        assert!(*n.last().unwrap() as u64 * 24 <= plan.max_working_set);
+        // A cap inside the last cache drops the memory level.
+        let quick = VectorPlan::for_run(
+            true,
+            &[(1, 48 << 10), (2, 2 << 20), (3, 480 << 20)],
+            3,
+            Duration::from_millis(1),
+        );
+        let (_, levels, breaks) = quick.lengths(24, &[(1, 48 << 10), (2, 2 << 20), (3, 480 << 20)]);
+        assert_eq!(levels.len(), 3);
+        assert_eq!(breaks.len(), 2);
+    }
+}

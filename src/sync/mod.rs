@@ -1,0 +1,56 @@
+//! The synchronisation methods under test: the ways two or more processors meet
+//! at the end (and start) of a work segment, whose cost Hockney measures as
+//! `s_1/2` ("(r_inf, n_1/2, s_1/2) measurements on the 2-CPU Cray X-MP", section
+//! 3.2, Table II). One module per method of the paper, each porting its figure:
+//!
+//! - [`tasks`]: TASKS (Fig. 3), a new thread per segment started and joined, and a
+//!   persistent pinned pool's fork/join, the modern form of the same idea.
+//! - [`locks`]: LOCKS (Fig. 4), a binary lock set by one processor and cleared by
+//!   the other (Cray `LOCKON`/`LOCKOFF`), the waiter blocking in the lock.
+//! - [`events`]: EVENTS (Fig. 5), post / wait / clear on an event built on a
+//!   parking_lot mutex and condition variable, and on thread park/unpark (futex).
+//! - [`spin`]: the simplified LOCKS of Fig. 6 (Larson's CAL code), a flag in shared
+//!   memory polled by the waiter, with and without the spin-loop hint.
+//! - [`barrier`]: a sense-reversing spin barrier (the std barrier is used as is).
+//!
+//! Every wait that can be lost checks the team's abort flag and deadline (from
+//! [`TeamControl`](crate::team::TeamControl)), so a lost peer ends the kernel with
+//! an error naming the rank waited for, never a hang. The exceptions are said where
+//! they are (the std barrier, which has no timeout, and a pool's join, which must
+//! not return while a worker still runs the caller's closure).
+
+pub mod barrier;
+pub mod events;
+pub mod locks;
+pub mod spin;
+pub mod tasks;
+
+use std::time::Duration;
+
+/// How long a blocking wait sleeps before it looks at the abort flag and the
+/// deadline again.
+pub(crate) const POLL_SLICE: Duration = Duration::from_millis(5);
+
+/// How a waiter that finds its condition unmet spends the time until it looks again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Poll {
+    /// Busy-poll with the CPU's spin-loop hint (`pause` on x86).
+    Hint,
+    /// Busy-poll with no hint at all: the tightest loop.
+    Bare,
+    /// Give the CPU away between polls (`sched_yield`): for threads that share a
+    /// CPU, where spinning would starve the thread being waited for.
+    Yield,
+}
+
+impl Poll {
+    /// One pause between two polls.
+    #[inline(always)]
+    pub fn pause(self) {
+        match self {
+            Poll::Hint => std::hint::spin_loop(),
+            Poll::Bare => {}
+            Poll::Yield => std::thread::yield_now(),
+        }
+    }
+}
