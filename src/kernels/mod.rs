@@ -3,6 +3,7 @@
 //! fits. Every kernel is listed once in its method's `KERNELS`, and [`registry`]
 //! gathers them; the CLI, the JSON and the benches read that list.
 
+pub mod decomposition;
 pub mod scibench;
 pub mod timing;
 
@@ -217,7 +218,10 @@ impl std::fmt::Debug for KernelSpec {
 
 /// Every kernel, in the order a full run takes them.
 pub fn registry() -> Vec<&'static KernelSpec> {
-    scibench::KERNELS.iter().collect()
+    scibench::KERNELS
+        .iter()
+        .chain(decomposition::KERNELS.iter())
+        .collect()
 }
 
 /// The kernel named `name`.
