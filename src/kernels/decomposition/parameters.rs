@@ -3,11 +3,17 @@
 //! 5.1 and Appendix A's program).
 //!
 //! Six virtual processors on two CPUs (ranks dealt round-robin, so rank `r` and
-//! `r + 1` always sit on different CPUs). Rank 0 is the paper's node 0 and the only
-//! one that times; rank 1 is its neighbour; ranks 2 to 5 extend the chain so that
-//! rank `d` lies `d` hops from rank 0. Each experiment is one block of `reps + 1`
-//! iterations (the first is a warm-up and is dropped, as Appendix A does), every
-//! event timed on rank 0 with the clock around it and averaged:
+//! `r + 1` always sit on different CPUs, and ranks sharing a CPU park while they
+//! wait). Rank 0 is the paper's node 0 and the only one that times; rank 1 is its
+//! neighbour; ranks 2 to 5 extend the chain so that rank `d` lies `d` hops from rank
+//! 0. `Q(SENDTIME)` lasts about 25 µs (long enough for a parked neighbour to wake and
+//! take a message) and `Q(COMPTIME)` five times that, as Appendix A's 5 and 25
+//! units. Each experiment is one block of `reps + 1` iterations (100, or 10 with
+//! `--quick`; the first is a warm-up and is dropped, as Appendix A does), every event
+//! timed on rank 0 with the clock around it. A block's figure is the median of its
+//! iterations, not the paper's mean, so that the odd iteration another process
+//! preempts does not decide it; the `Q` times subtracted are timed in the same block
+//! with nothing in flight.
 //!
 //! 1. echo at distance `d = 1..5` (3.2): rank 0 sends, runs `Q(SENDTIME)`, reads the
 //!    echo; forwarders receive and send on; rank `d` runs `Q(SENDTIME)` (the delay
@@ -18,14 +24,22 @@
 //!    message clears, then a timed `Q(COMPTIME)` during which rank 1's echo arrives:
 //!    its excess over `Q(COMPTIME)` alone is `R`; the timed read of that arrived
 //!    message is `A + U`; a timed send followed by `Q(SENDTIME)`, less
-//!    `Q(SENDTIME)`, is `F + S` (the send call alone is kept too).
+//!    `Q(SENDTIME)`, is `F + S` (the send call alone is kept too). Iterations whose
+//!    echo had not arrived when `Q(COMPTIME)` ended are left out of `R` and `A + U`
+//!    and counted in the warnings.
 //! 3. test 5, `R + S`: rank 0 sends and at once starts a timed `Q(COMPTIME)`, during
-//!    which rank 1 takes the message out of rank 0's memory and writes its echo in:
-//!    the message passes through rank 0's memory in both directions while `Q` runs,
-//!    with no call on rank 0 (nothing else on a multicore forwards for it).
+//!    which rank 1 takes the message out of rank 0's memory and writes its echo in.
+//!    On the NCUBE the message passed through node 0 and its operating system
+//!    received it (`R`) and sent it on (`S`) in interrupt routines; on a multicore
+//!    nothing forwards for rank 0 while it computes, so the two halves of a passage
+//!    are taken as they happen in memory: an outgoing message pulled out of rank 0's
+//!    cache (what `S` is in the `F + S` experiment) and an incoming one written into
+//!    the memory rank 0 polls (what `R` is), both while `Q` runs.
 //! 4. test 6, `2(F + E + U)`: rank 0 sends, runs `Q(SENDTIME)` and reads early;
-//!    rank 1, reading already, runs `Q(COMPTIME)` (the `X`) and echoes; the time
-//!    less `Q(COMPTIME)`.
+//!    rank 1, reading already, runs `X` and echoes; the time less `X`. Here `X` is
+//!    `Q(SENDTIME)`, as in the echo, not Appendix A's `Q(COMPTIME)`: on a virtual
+//!    machine a CPU whose ranks have all parked wakes more slowly the longer it has
+//!    idled, and a longer `X` would put that difference into `U`.
 //!
 //! Forwarders here are user code: each intermediate hop also costs the forwarder a
 //! receive and a send, which the NCUBE's operating system did not do (its
@@ -33,10 +47,14 @@
 //! on rank 0 as the timed read of an arrived message plus the timed send call of the
 //! same size to the same neighbour, and `2 (d − 1) W` is taken from `T_d` before
 //! `E = (T_{d+1} − T_d) / 2` is solved; the raw `T_d` and `W` are in the points.
-//! Then `E, R, S, F, U, A` are solved in the paper's order
+//! Mailbox slots hold a whole message, so that a hop is store-and-forward as `W`
+//! assumes. Then `E, R, S, F, U, A` are solved in the paper's order
 //! ([`crate::model::decomposition::solve`]). The whole experiment is repeated five
-//! times; the points give mean and standard deviation per parameter and size
-//! (Tables 1 and 2) and the fits the lines `X0 + X1 n` with R^2 (Table 3).
+//! times (`--trials`); the points give mean and standard deviation per parameter
+//! and size (Tables 1 and 2; their medians are there too) and the fits the lines
+//! `X0 + X1 n` with R^2 over the paper's sizes (Table 3) and over all sizes, fitted
+//! to the medians over repetitions so that one disturbed repetition does not tilt
+//! them (on a quiet machine median and mean agree).
 
 use super::background::{Background, QKind};
 use super::protocol::{Command, OP_END, Samples, check_len, cpu_pair, ns};
@@ -611,7 +629,9 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         .first()
         .map(|r| r.sizes.iter().map(|s| s.size).collect())
         .unwrap_or_default();
-    let mut means: Vec<Parameters> = Vec::new();
+    // The lines are fitted to the medians over repetitions: on a machine shared
+    // with other work one disturbed repetition would otherwise tilt them.
+    let mut medians: Vec<Parameters> = Vec::new();
     for (i, &size) in sizes.iter().enumerate() {
         let at: Vec<&SizeTimes> = reps.iter().filter_map(|r| r.sizes.get(i)).collect();
         let solved: Vec<(Parameters, f64, f64)> = at.iter().filter_map(|s| solve_size(s)).collect();
@@ -619,17 +639,19 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
             .with("q_float", f64::from(u8::from(kind == QKind::Float)))
             .with("size_bytes", size as f64)
             .with("repetitions", solved.len() as f64);
-        let stat = |point: Point, name: &str, values: Vec<f64>| -> (Point, Option<(f64, f64)>) {
+        // (point, (mean, standard deviation, median)) of the finite values.
+        type Central = Option<(f64, f64, f64)>;
+        let stat = |point: Point, name: &str, values: Vec<f64>| -> (Point, Central) {
             let finite: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
             match summarize(&finite) {
                 Ok(s) => {
-                    let ms = (s.mean, s.std_dev);
-                    (point.with_stats(name, s), Some(ms))
+                    let c = (s.mean, s.std_dev, s.median);
+                    (point.with_stats(name, s), Some(c))
                 }
                 Err(_) => (point, None),
             }
         };
-        let mut mean_of = BTreeMap::new();
+        let mut median_of = BTreeMap::new();
         for (name, get) in PARAMS {
             let (p, ms) = stat(
                 point,
@@ -637,8 +659,8 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                 solved.iter().map(|s| get(&s.0)).collect(),
             );
             point = p;
-            if let Some((m, sd)) = ms {
-                mean_of.insert(name, m);
+            if let Some((m, sd, median)) = ms {
+                median_of.insert(name, median);
                 if m + sd < 0.0 {
                     result.warnings.push(format!(
                         "{} Q, {size} B: {} = {} ns is below zero by more than its standard deviation {}",
@@ -685,20 +707,20 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                 kind.name()
             ));
         }
-        if mean_of.len() == PARAMS.len() {
-            means.push(Parameters {
+        if median_of.len() == PARAMS.len() {
+            medians.push(Parameters {
                 size_bytes: size as f64,
-                e_ns: mean_of["e"],
-                r_ns: mean_of["r"],
-                s_ns: mean_of["s"],
-                f_ns: mean_of["f"],
-                u_ns: mean_of["u"],
-                a_ns: mean_of["a"],
+                e_ns: median_of["e"],
+                r_ns: median_of["r"],
+                s_ns: median_of["s"],
+                f_ns: median_of["f"],
+                u_ns: median_of["u"],
+                a_ns: median_of["a"],
             });
         }
         result.points.push(point);
     }
-    let paper: Vec<Parameters> = means
+    let paper: Vec<Parameters> = medians
         .iter()
         .filter(|p| p.size_bytes <= 2000.0)
         .cloned()
@@ -706,8 +728,8 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
     if let Ok(lines) = fit_lines(&paper) {
         push_fits(result, kind, &lines, "16-2000 B, Table 3", "");
     }
-    if means.len() > paper.len()
-        && let Ok(lines) = fit_lines(&means)
+    if medians.len() > paper.len()
+        && let Ok(lines) = fit_lines(&medians)
     {
         push_fits(result, kind, &lines, "all sizes", "_all_sizes");
     }
@@ -754,7 +776,7 @@ fn push_fits(
                 if sized { "" } else { "; flat, R^2 not a test" }
             ),
             x: "size_bytes".into(),
-            y: format!("{name}_ns.mean"),
+            y: format!("{name}_ns.median"),
             params,
             std_errors,
             r2: line.r2,
@@ -903,7 +925,11 @@ fn tables(r: &KernelResult) -> String {
             }
             s.push('\n');
         }
-        let _ = writeln!(s, "   Table 3 shape: {} Q, lines X0 + X1 n", kind.name());
+        let _ = writeln!(
+            s,
+            "   Table 3 shape: {} Q, lines X0 + X1 n (fitted to the medians)",
+            kind.name()
+        );
         for f in r.fits.iter().filter(|f| f.model.contains(kind.name())) {
             let get = |part: &str| {
                 f.params
@@ -1041,7 +1067,7 @@ mod tests {
             let fit = result
                 .fits
                 .iter()
-                .find(|f| f.y == format!("{name}_ns.mean"))
+                .find(|f| f.y == format!("{name}_ns.median"))
                 .unwrap();
             let x0 = fit.params[&format!("int_{name}0_ns")] / 1e3;
             let x1 = fit.params[&format!("int_{name}1_ns_per_byte")] / 1e3;
