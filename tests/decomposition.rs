@@ -47,14 +47,15 @@ fn median(r: &KernelResult, q_float: f64, size: f64, name: &str) -> f64 {
 #[test]
 fn six_parameters_are_finite_and_ordered_by_the_copies() {
     const SMALL: f64 = 16.0;
-    const MID: f64 = 65_536.0;
-    const BIG: f64 = 262_144.0;
+    const BIG: f64 = 65_536.0;
+    // Full blocks (100 iterations, so that their medians hold on a loaded machine),
+    // two sizes, three repetitions.
     let results = run(
         "decomposition",
         RunConfig {
-            quick: true,
-            sizes: Some(vec![SMALL as usize, MID as usize, BIG as usize]),
-            trials: Some(5),
+            quick: false,
+            sizes: Some(vec![SMALL as usize, BIG as usize]),
+            trials: Some(3),
             ..RunConfig::default()
         },
     );
@@ -63,8 +64,8 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
         let t = r.transport.as_deref().unwrap_or("?");
         assert_eq!(r.ranks, 6);
         assert!(r.warnings.iter().any(|w| w.contains("round-robin")));
-        // Both versions of Q, three sizes, every parameter finite.
-        assert_eq!(r.points.len(), 6, "{t}");
+        // Both versions of Q, two sizes, every parameter finite.
+        assert_eq!(r.points.len(), 4, "{t}");
         for p in &r.points {
             for name in ["e_ns", "r_ns", "s_ns", "f_ns", "u_ns", "a_ns", "e_idle_ns"] {
                 let s = p
@@ -79,20 +80,19 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
         }
         // Medians over repetitions, averaged over the two versions of Q.
         let at = |size, name| (median(r, 0.0, size, name) + median(r, 1.0, size, name)) / 2.0;
-        // F copies the message in: 256 KiB costs more than 16 B.
+        // F copies the message in and U copies it out: 64 KiB costs more than 16 B.
         assert!(at(BIG, "f_ns") > at(SMALL, "f_ns"), "{t}: F does not grow");
-        // U copies it out (64 KiB: the six ranks' buffers still fit the caches).
-        assert!(at(MID, "u_ns") > at(SMALL, "u_ns"), "{t}: U does not grow");
-        // The read of an arrived message and the one-hop exchange grow with the copies.
-        assert!(at(MID, "a_plus_u_ns") > at(SMALL, "a_plus_u_ns"), "{t}");
+        assert!(at(BIG, "u_ns") > at(SMALL, "u_ns"), "{t}: U does not grow");
+        // The read of an arrived message and the one-hop exchange grow with them.
+        assert!(at(BIG, "a_plus_u_ns") > at(SMALL, "a_plus_u_ns"), "{t}");
         assert!(
             at(BIG, "twice_f_e_u_ns") > at(SMALL, "twice_f_e_u_ns"),
             "{t}"
         );
         // A is the call without the copy: flat within a generous bound.
-        let da = at(MID, "a_ns") - at(SMALL, "a_ns");
+        let da = at(BIG, "a_ns") - at(SMALL, "a_ns");
         assert!(da.abs() < 30_000.0, "{t}: A changed by {da} ns");
-        // Table 3's lines, over all sizes, for both versions of Q.
+        // Lines over the two sizes, for both versions of Q.
         assert_eq!(r.fits.len(), 12, "{t}");
     }
 }
