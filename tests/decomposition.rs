@@ -103,7 +103,7 @@ fn streams_through_a_rank_slow_its_computation() {
         "interference",
         RunConfig {
             quick: true,
-            trials: Some(2),
+            trials: Some(3),
             ..RunConfig::default()
         },
     );
@@ -114,8 +114,11 @@ fn streams_through_a_rank_slow_its_computation() {
         assert_eq!(r.points.len(), 4, "{t}: 0 to 3 streams");
         for p in &r.points[1..] {
             let k = p.number("streams").unwrap();
-            let slowdown = p.stats("slowdown").unwrap().mean;
-            assert!(slowdown > 0.8, "{t}, {k} streams: slowdown {slowdown}");
+            // Forwarding costs rank 0 time: the fastest run with streams is not
+            // faster than the fastest without, within generous noise.
+            let slowdown = p.number("slowdown_of_fastest").unwrap();
+            assert!(slowdown > 0.85, "{t}, {k} streams: slowdown {slowdown}");
+            assert!(p.stats("slowdown").unwrap().mean.is_finite());
             assert!(p.number("messages").unwrap() > 0.0, "{t}");
             let period = p.stats("period_ns").unwrap().median;
             assert!(period.is_finite() && period > 0.0, "{t}");
