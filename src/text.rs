@@ -133,6 +133,8 @@ pub fn kernel_result(r: &KernelResult) -> String {
     }
     if r.kernel == "c2c" {
         s.push_str(&c2c_matrix(r));
+    } else if let Some(table) = crate::kernels::decomposition::paper_table(r) {
+        s.push_str(&table);
     } else {
         s.push_str(&points_table(r));
     }

@@ -3,6 +3,7 @@
 //! fits. Every kernel is listed once in its method's `KERNELS`, and [`registry`]
 //! gathers them; the CLI, the JSON and the benches read that list.
 
+pub mod decomposition;
 pub mod hockney;
 pub mod reliability;
 pub mod scibench;
@@ -226,6 +227,7 @@ pub fn registry() -> Vec<&'static KernelSpec> {
     scibench::KERNELS
         .iter()
         .chain(hockney::KERNELS.iter())
+        .chain(decomposition::KERNELS.iter())
         .chain(reliability::KERNELS.iter())
         .collect()
 }
