@@ -3,6 +3,7 @@
 //! fits. Every kernel is listed once in its method's `KERNELS`, and [`registry`]
 //! gathers them; the CLI, the JSON and the benches read that list.
 
+pub mod comet;
 pub mod reliability;
 pub mod scibench;
 pub mod timing;
@@ -225,6 +226,7 @@ pub fn registry() -> Vec<&'static KernelSpec> {
     scibench::KERNELS
         .iter()
         .chain(reliability::KERNELS.iter())
+        .chain(comet::KERNELS.iter())
         .collect()
 }
 

@@ -1,0 +1,304 @@
+//! `comet-barrier`: CoMet's global synchronisation kernel (section 2.2.1, Fig. 22):
+//! the minimum time of a barrier, timed over repeated barriers with the first
+//! discarded, against the number of processors, for every barrier the suite has:
+//!
+//! - `central`: a centralised sense-reversing barrier on two shared atomics (a
+//!   counter and a global sense; the last to arrive resets the counter and flips
+//!   the sense, the others wait for the flip);
+//! - `dissemination`: the dissemination barrier on the endpoint's messages
+//!   (`ceil(log2 P)` rounds; in round `k` rank `r` signals `r + 2^k` and waits for
+//!   `r - 2^k`, mod P), once per transport;
+//! - `std`: `std::sync::Barrier` (a mutex and a condition variable).
+//!
+//! Each time is fitted against `log2 P` (the paper plots the barrier against the
+//! log of the number of nodes).
+
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::common::{self, Check, Sweep, drive, push_line, rank0, stats_point};
+use crate::primitive::{AtomicBool, AtomicU64, Ordering};
+use crate::results::{KernelResult, Point};
+use crate::team::{RankError, Team, TeamControl, WaitStrategy};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportKind};
+use crossbeam_utils::CachePadded;
+
+pub(super) const BARRIER: KernelSpec = KernelSpec {
+    name: "comet-barrier",
+    method: "comet",
+    paper: "Ganapati, Otto & Walpole 1994 (CoMet), section 2.2.1 'Global Synchronization', Fig. 22",
+    about: "minimum barrier time (first discarded) against P for a central sense-reversing, a dissemination and std's barrier",
+    in_quick_suite: true,
+    run,
+};
+
+/// Waits until `ready` holds: spinning for a rank alone on its CPU, yielding the
+/// CPU for a rank that shares it (so the ranks it waits for can run); with the
+/// team's abort flag and deadline either way.
+fn wait_for(
+    control: &TeamControl,
+    rank: usize,
+    mut ready: impl FnMut() -> bool,
+) -> Result<(), RankError> {
+    match control.wait_strategy(rank) {
+        WaitStrategy::Spin => control.spin_until(usize::MAX, || ready().then_some(())),
+        WaitStrategy::Block => {
+            let mut started = None;
+            let mut polls = 0u32;
+            while !ready() {
+                polls = polls.wrapping_add(1);
+                if polls.is_multiple_of(64) {
+                    control.check(usize::MAX, &mut started)?;
+                }
+                std::thread::yield_now();
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A centralised sense-reversing barrier for `size` ranks.
+///
+/// State: `count` is the number of ranks still to arrive in the current episode
+/// (`size` between episodes); `sense` flips once per episode. Each rank keeps its
+/// own local sense ([`CentralBarrier::wait`]'s `local`), flipped on entry.
+///
+/// Memory ordering: every arrival's `fetch_sub` is AcqRel, so the last arriver's
+/// decrement reads-from a release sequence containing every earlier arrival and
+/// acquires their prior writes; its Release store of the new `sense` then
+/// publishes all of them (and the counter reset) to every waiter's Acquire load
+/// that sees the flip.
+#[derive(Debug)]
+pub struct CentralBarrier {
+    count: CachePadded<AtomicU64>,
+    sense: CachePadded<AtomicBool>,
+    size: u64,
+}
+
+impl CentralBarrier {
+    /// A barrier for `size` ranks.
+    pub fn new(size: usize) -> CentralBarrier {
+        CentralBarrier {
+            count: CachePadded::new(AtomicU64::new(size as u64)),
+            sense: CachePadded::new(AtomicBool::new(false)),
+            size: size as u64,
+        }
+    }
+
+    /// Waits until all ranks have arrived. `local` is the rank's own sense,
+    /// `false` at the start.
+    pub fn wait(
+        &self,
+        local: &mut bool,
+        control: &TeamControl,
+        rank: usize,
+    ) -> Result<(), RankError> {
+        let mine = !*local;
+        *local = mine;
+        // AcqRel: see the type's "Memory ordering".
+        if self.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Relaxed: published by the Release store of `sense` below, and no rank
+            // decrements again before it has seen that store.
+            self.count.store(self.size, Ordering::Relaxed);
+            // Release: publishes the reset and every arrival's writes to the waiters.
+            self.sense.store(mine, Ordering::Release);
+            Ok(())
+        } else {
+            // Acquire: pairs with the last arriver's Release store of `sense`.
+            wait_for(control, rank, || self.sense.load(Ordering::Acquire) == mine)
+        }
+    }
+}
+
+/// The dissemination barrier on an endpoint's messages: in round `k` rank `r`
+/// sends an empty message to `r + 2^k` and receives one from `r - 2^k` (mod P),
+/// for `ceil(log2 P)` rounds. Messages between a pair arrive in order, so
+/// episodes cannot mix.
+#[inline]
+pub fn dissemination<E: Endpoint>(ep: &mut E) -> Result<(), RankError> {
+    let (r, p) = (ep.rank(), ep.size());
+    let mut dist = 1;
+    while dist < p {
+        ep.send((r + dist) % p, &[])?;
+        ep.recv((r + p - dist) % p, &mut [])?;
+        dist *= 2;
+    }
+    Ok(())
+}
+
+/// The barriers this kernel times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Central,
+    Dissemination(TransportKind),
+    Std,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Central => "comet-barrier-central",
+            Kind::Dissemination(_) => "comet-barrier-dissemination",
+            Kind::Std => "comet-barrier-std",
+        }
+    }
+}
+
+#[inline(never)]
+fn central_batch(
+    b: &CentralBarrier,
+    local: &mut bool,
+    control: &TeamControl,
+    rank: usize,
+    reps: u64,
+) -> Result<(), RankError> {
+    for _ in 0..reps {
+        b.wait(local, control, rank)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn dissemination_batch<E: Endpoint>(ep: &mut E, reps: u64) -> Result<(), RankError> {
+    for _ in 0..reps {
+        dissemination(ep)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn std_batch(b: &std::sync::Barrier, reps: u64) {
+    for _ in 0..reps {
+        b.wait();
+    }
+}
+
+/// One barrier's samples on a team of `p` ranks, commands carried by `T`.
+fn run_kind<T: Transport>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    kind: Kind,
+) -> Result<Vec<common::Samples>, KernelError> {
+    let p = team.size();
+    let central = CentralBarrier::new(p);
+    let std_barrier = std::sync::Barrier::new(p);
+    let on_point = |_: u64| ctx.progress.step(&format!("{} P={p}", kind.name()));
+    let cancelled = || ctx.cancelled();
+    let params = [p as u64];
+    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &common::transport_config(64));
+    let per_rank = team.run(BARRIER.name, eps, |rc, ep| {
+        let mut local = false;
+        drive(
+            rc,
+            ep,
+            &sweep,
+            &mut local,
+            |ep, _, _, check| {
+                if check == Check::Before {
+                    // Every rank must pass: a barrier that lets one through early
+                    // would show here as a rank reading a stale counter.
+                    dissemination(ep)?;
+                }
+                Ok(())
+            },
+            |ep, local, _, reps| {
+                // The first barrier of a batch is not timed on its own: it absorbs
+                // the skew of the command (the paper discards the first).
+                match kind {
+                    Kind::Central => {
+                        central.wait(local, rc.control, rc.rank)?;
+                        central_batch(&central, local, rc.control, rc.rank, reps)
+                    }
+                    Kind::Dissemination(_) => {
+                        dissemination(ep)?;
+                        dissemination_batch(ep, reps)
+                    }
+                    Kind::Std => {
+                        std_barrier.wait();
+                        std_batch(&std_barrier, reps);
+                        Ok(())
+                    }
+                }
+            },
+        )
+    })?;
+    Ok(rank0(per_rank))
+}
+
+/// The barrier kernel over the given processor counts.
+pub(super) fn run_with(
+    ctx: &RunContext<'_>,
+    processors: &[usize],
+) -> Result<Vec<KernelResult>, KernelError> {
+    let mut kinds = vec![Kind::Central];
+    kinds.extend(
+        ctx.config
+            .transports
+            .iter()
+            .map(|&t| Kind::Dissemination(t)),
+    );
+    kinds.push(Kind::Std);
+    ctx.progress
+        .begin(BARRIER.name, (kinds.len() * processors.len()) as u64);
+    let mut out = Vec::new();
+    for kind in kinds {
+        let transport = match kind {
+            Kind::Dissemination(t) => Some(t.name()),
+            _ => None,
+        };
+        let mut res: Option<KernelResult> = None;
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for &p in processors {
+            if ctx.cancelled() {
+                break;
+            }
+            let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
+            let r = res.get_or_insert_with(|| common::result(kind.name(), transport, &team, p));
+            common::merge_placement(r, &team);
+            let samples = match kind {
+                Kind::Dissemination(TransportKind::Channel) => {
+                    run_kind::<Channel>(ctx, &team, kind)?
+                }
+                _ => run_kind::<Mailbox>(ctx, &team, kind)?,
+            };
+            for s in &samples {
+                let point = Point::new()
+                    .with("processors", p as f64)
+                    .with("log2_processors", (p as f64).log2())
+                    .with("virtual", f64::from(team.size() > ctx.cpus().len()))
+                    .with("reps", s.reps as f64);
+                let (point, min) = stats_point(
+                    point,
+                    "barrier_ns",
+                    &s.samples_ns,
+                    &format!("P = {p}"),
+                    &mut r.warnings,
+                );
+                r.points.push(point);
+                x.push((p as f64).log2());
+                y.push(min);
+            }
+        }
+        if let Some(mut r) = res {
+            push_line(
+                &mut r.fits,
+                &mut r.warnings,
+                "t_barrier = a + b log2 P",
+                "log2_processors",
+                "barrier_ns.min",
+                &x,
+                &y,
+                ("a_ns", "b_ns_per_doubling"),
+            );
+            out.push(r);
+        }
+    }
+    ctx.progress.end();
+    common::interrupted(ctx)?;
+    Ok(out)
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    run_with(ctx, &common::processor_counts(ctx.config.quick))
+}

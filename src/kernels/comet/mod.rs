@@ -1,0 +1,68 @@
+//! CoMet (Ganapati, Otto & Walpole, *CoMet: A Synthetic Benchmark for
+//! Message-Passing Architectures*, 1994): communication kernels and matrix
+//! kernels on a team of pinned processors.
+//!
+//! Basic communication kernels (section 2.2.1), analysed as in section 4.1:
+//! - `comet-echo`: echo one-way time against size, per CPU distance class and per
+//!   logical hop count; `t(N) = t_startup + N t_per_byte + (n - 1) h`, piecewise
+//!   with breakpoints from the data; peak bandwidth and the 50% / 90% sizes.
+//! - `comet-exchange`: pairwise exchange (both send, then receive).
+//!
+//! As in the paper, time is taken on the test node (rank 0) only, over batches of
+//! repetitions with the clock's overhead subtracted, minimum over trials. Runs
+//! with more processors than CPUs use virtual processors (labelled). Every kernel
+//! checks its data before timing; a failed check is an error, not a warning.
+
+mod barrier;
+mod broadcast;
+mod common;
+mod contention;
+mod echo;
+mod exchange;
+mod global_sum;
+mod overlap;
+
+pub use barrier::{CentralBarrier, dissemination};
+pub use broadcast::tree_broadcast;
+pub use common::message_curve_fits;
+pub use echo::hop_fit;
+
+use super::{KernelError, KernelSpec, RunContext};
+use crate::results::KernelResult;
+
+/// The CoMet kernels.
+pub static KERNELS: [KernelSpec; 7] = [
+    echo::ECHO,
+    exchange::EXCHANGE,
+    broadcast::BROADCAST,
+    global_sum::GLOBAL_SUM,
+    barrier::BARRIER,
+    contention::CONTENTION,
+    overlap::OVERLAP,
+];
+
+/// Runs the CoMet kernel `name` with `processors` ranks (or counts of ranks, for
+/// the kernels that sweep P), for tests and for checking a kernel on team sizes
+/// other than its defaults: `comet-echo` with `processors - 1` hops at most,
+/// `comet-exchange` between rank 0 and the last rank, the sweeping kernels over
+/// the counts given.
+pub fn run_on_processors(
+    name: &str,
+    ctx: &RunContext<'_>,
+    processors: &[usize],
+) -> Result<Vec<KernelResult>, KernelError> {
+    let max = processors.iter().copied().max().unwrap_or(2);
+    match name {
+        "comet-echo" => echo::run_with(ctx, max - 1),
+        "comet-exchange" => exchange::run_with(ctx, max),
+        "comet-broadcast" => broadcast::run_with(ctx, processors),
+        "comet-global-sum" => global_sum::run_with(ctx, processors),
+        "comet-barrier" => barrier::run_with(ctx, processors),
+        "comet-contention" => contention::run_with(ctx, max),
+        "comet-overlap" => overlap::run_with(ctx, max),
+        _ => Err(KernelError::NotRunnable {
+            kernel: name.into(),
+            reason: "not a CoMet kernel".into(),
+        }),
+    }
+}
