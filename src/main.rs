@@ -237,15 +237,23 @@ fn resolve_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>> {
     if names.is_empty() || names.iter().any(|n| n == "all") {
         return Ok(kernels::default_suite());
     }
-    names
-        .iter()
-        .map(|n| {
-            kernels::find(n).with_context(|| {
-                let known: Vec<_> = kernels::registry().iter().map(|k| k.name).collect();
-                format!("unknown kernel {n:?}; known kernels: {}", known.join(", "))
-            })
-        })
-        .collect()
+    let mut chosen = Vec::new();
+    for n in names {
+        // A method's name runs all of that method's kernels.
+        let of_method: Vec<_> = kernels::registry()
+            .into_iter()
+            .filter(|k| k.method == n.as_str())
+            .collect();
+        if !of_method.is_empty() && kernels::find(n).is_none() {
+            chosen.extend(of_method);
+            continue;
+        }
+        chosen.push(kernels::find(n).with_context(|| {
+            let known: Vec<_> = kernels::registry().iter().map(|k| k.name).collect();
+            format!("unknown kernel {n:?}; known kernels: {}", known.join(", "))
+        })?);
+    }
+    Ok(chosen)
 }
 
 fn default_out_path(started: &str) -> PathBuf {

@@ -101,7 +101,7 @@ pub(super) fn run_with(
         .sizes
         .clone()
         .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
-    let curve = common::echo_sizes();
+    let curve = common::echo_sizes(ctx.config.quick);
     let max_load = *curve.last().expect("sizes");
     let transports = &ctx.config.transports;
     ctx.progress.begin(

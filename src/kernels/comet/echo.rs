@@ -275,7 +275,11 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     max_hops: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    let sizes = ctx.config.sizes.clone().unwrap_or_else(common::echo_sizes);
+    let sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| common::echo_sizes(ctx.config.quick));
     let hop_sizes = ctx
         .config
         .sizes

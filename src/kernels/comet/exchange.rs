@@ -94,7 +94,11 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     ranks: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    let sizes = ctx.config.sizes.clone().unwrap_or_else(common::echo_sizes);
+    let sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| common::echo_sizes(ctx.config.quick));
     let cpus = ctx.cpus();
     let team = Team::new(&ctx.team_spec(cpus, ranks, true))?;
     ctx.progress.begin(

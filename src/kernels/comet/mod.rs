@@ -20,6 +20,7 @@ mod contention;
 mod echo;
 mod exchange;
 mod global_sum;
+pub mod matrix;
 mod overlap;
 
 pub use barrier::{CentralBarrier, dissemination};
@@ -31,7 +32,7 @@ use super::{KernelError, KernelSpec, RunContext};
 use crate::results::KernelResult;
 
 /// The CoMet kernels.
-pub static KERNELS: [KernelSpec; 7] = [
+pub static KERNELS: [KernelSpec; 11] = [
     echo::ECHO,
     exchange::EXCHANGE,
     broadcast::BROADCAST,
@@ -39,6 +40,10 @@ pub static KERNELS: [KernelSpec; 7] = [
     barrier::BARRIER,
     contention::CONTENTION,
     overlap::OVERLAP,
+    matrix::UPDATE_GUARD,
+    matrix::SHIFT,
+    matrix::TRANSPOSE,
+    matrix::ROW_COL_BROADCAST,
 ];
 
 /// Runs the CoMet kernel `name` with `processors` ranks (or counts of ranks, for
@@ -60,9 +65,11 @@ pub fn run_on_processors(
         "comet-barrier" => barrier::run_with(ctx, processors),
         "comet-contention" => contention::run_with(ctx, max),
         "comet-overlap" => overlap::run_with(ctx, max),
-        _ => Err(KernelError::NotRunnable {
-            kernel: name.into(),
-            reason: "not a CoMet kernel".into(),
+        other => matrix::run_named(other, ctx, processors).unwrap_or_else(|| {
+            Err(KernelError::NotRunnable {
+                kernel: name.into(),
+                reason: "not a CoMet kernel".into(),
+            })
         }),
     }
 }
