@@ -47,8 +47,13 @@ fn quantities(file: &ResultFile) -> BTreeMap<(String, String), f64> {
             out.insert((key.clone(), format!("r2 ({})", fit.model)), fit.r2);
         }
         for p in &k.points {
+            // A point is named by its swept variables: not by repetition counts,
+            // rates or percentages, which are measured and differ between runs.
+            let measured =
+                |n: &str| n.starts_with("reps") || n.ends_with("_per_s") || n.ends_with("_percent");
             let at: Vec<String> =
                 p.0.keys()
+                    .filter(|n| !measured(n))
                     .filter_map(|n| p.number(n).map(|v| format!("{n}={v}")))
                     .collect();
             for (name, _) in p.0.iter() {
