@@ -174,7 +174,7 @@ fn std_batch(b: &std::sync::Barrier, reps: u64) {
 }
 
 /// One barrier's samples on a team of `p` ranks, commands carried by `T`.
-fn run_kind<T: Transport>(
+fn run_kind<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     kind: Kind,
@@ -186,7 +186,7 @@ fn run_kind<T: Transport>(
     let cancelled = || ctx.cancelled();
     let params = [p as u64];
     let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config(64));
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(64));
     let per_rank = team.run(BARRIER.name, eps, |rc, ep| {
         let mut local = false;
         drive(
@@ -301,4 +301,46 @@ pub(super) fn run_with(
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     run_with(ctx, &common::processor_counts(ctx.config.quick))
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// Two ranks, two episodes: each rank's write before a barrier is visible to
+    /// the other after it, and the sense reversal lets the second episode through
+    /// only when both arrive again.
+    #[test]
+    fn central_barrier_orders_writes_across_two_episodes() {
+        loom::model(|| {
+            let control = TeamControl::new(vec![WaitStrategy::Spin; 2], Duration::from_secs(5));
+            let barrier = Arc::new(CentralBarrier::new(2));
+            let data: Arc<[AtomicU64; 2]> = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+            let handles: Vec<_> = (0..2)
+                .map(|rank| {
+                    let (control, barrier, data) = (
+                        Arc::clone(&control),
+                        Arc::clone(&barrier),
+                        Arc::clone(&data),
+                    );
+                    loom::thread::spawn(move || {
+                        let mut local = false;
+                        for episode in 1..=2u64 {
+                            // Relaxed: the barrier must order it.
+                            data[rank].store(episode, Ordering::Relaxed);
+                            barrier.wait(&mut local, &control, rank).unwrap();
+                            // Relaxed: ordered by the barrier's Release/Acquire.
+                            let other = data[1 - rank].load(Ordering::Relaxed);
+                            assert!(other >= episode, "episode {episode}: saw {other}");
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap();
+            }
+        });
+    }
 }

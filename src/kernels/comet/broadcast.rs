@@ -110,7 +110,7 @@ fn batch<E: Endpoint>(
     Ok(())
 }
 
-fn run_on<T: Transport>(
+fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     algorithm: Algorithm,
@@ -125,7 +125,7 @@ fn run_on<T: Transport>(
     };
     let cancelled = || ctx.cancelled();
     let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config(max));
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
     let per_rank = team.run(BROADCAST.name, eps, |rc, ep| {
         let mut buf = vec![0u8; max.max(64)];
         if rc.rank == 0 {

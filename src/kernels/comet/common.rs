@@ -11,7 +11,9 @@ use crate::model::piecewise::{BreakSearch, find_breakpoints, measured_bandwidth}
 use crate::platform::ClockInfo;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{Placement, RankCtx, RankError, Team};
-use crate::transport::{Endpoint, TransportConfig};
+use crate::transport::channel::Channel;
+use crate::transport::{Endpoint, Transport, TransportConfig};
+use std::any::TypeId;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -51,16 +53,24 @@ pub(crate) fn processor_counts(quick: bool) -> Vec<usize> {
     }
 }
 
-/// A transport for messages up to `max_bytes` whose mailbox ring holds two whole
-/// messages per ordered pair even when credit is returned in halves: every rank
-/// can send before it receives (the buffered semantics the pairwise exchange,
-/// shift and transpose assume; CoMet section 2.2.1 notes they deadlock without).
-pub(crate) fn transport_config(max_bytes: usize) -> TransportConfig {
+/// A transport of flavour `T` for messages up to `max_bytes` that gives every
+/// rank buffered sends of two whole messages per peer (the semantics the
+/// pairwise exchange, shift and transpose assume; CoMet section 2.2.1 notes they
+/// deadlock without). The mailbox needs ring slots for every chunk of both
+/// messages even when the receiver returns credit in halves (four messages'
+/// chunks); the channel needs a buffer per message, and its buffers are
+/// `max_bytes` each, so it keeps the default count.
+pub(crate) fn transport_config<T: Transport + 'static>(max_bytes: usize) -> TransportConfig {
     let base = TransportConfig::default();
     let chunks = max_bytes.div_ceil(base.slot_bytes).max(1);
+    let is_channel = TypeId::of::<T>() == TypeId::of::<Channel>();
     TransportConfig {
         max_message_bytes: max_bytes.max(64),
-        slots: (4 * chunks).next_power_of_two().max(base.slots),
+        slots: if is_channel {
+            base.slots
+        } else {
+            (4 * chunks).next_power_of_two().max(base.slots)
+        },
         slot_bytes: base.slot_bytes,
     }
 }

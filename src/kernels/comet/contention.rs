@@ -47,7 +47,7 @@ fn load<E: Endpoint>(ep: &mut E, load: usize, stop: &AtomicBool) -> Result<(), R
     }
 }
 
-fn run_on<T: Transport>(
+fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     sizes: &[usize],
@@ -61,7 +61,7 @@ fn run_on<T: Transport>(
     };
     let cancelled = || ctx.cancelled();
     let sweep = Sweep::new(ctx, &params, 2, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config(max));
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
     let stop = AtomicBool::new(false);
     let out = common::pattern_buf(0, max);
     let per_rank = team.run(CONTENTION.name, eps, |rc, ep| match rc.rank {

@@ -109,7 +109,7 @@ pub(super) fn echo_check<E: Endpoint>(
 }
 
 /// Echo sweeps over `params` (hops, size) on a team, for transport `T`.
-pub(super) fn run_echo<T: Transport>(
+pub(super) fn run_echo<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     params: &[u64],
@@ -123,7 +123,7 @@ pub(super) fn run_echo<T: Transport>(
     };
     let cancelled = || ctx.cancelled();
     let sweep = Sweep::new(ctx, params, max_hops + 1, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config(max));
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
     let out = pattern_buf(0, max);
     let per_rank = team.run(ECHO.name, eps, |rc, ep| {
         let mut buf = vec![0u8; max.max(64)];

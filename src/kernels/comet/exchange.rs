@@ -41,7 +41,7 @@ pub(super) fn exchange<E: Endpoint>(
     Ok(())
 }
 
-fn run_on<T: Transport>(
+fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     sizes: &[usize],
@@ -52,7 +52,7 @@ fn run_on<T: Transport>(
     let on_point = |s: u64| ctx.progress.step(&format!("exchange {s} B"));
     let cancelled = || ctx.cancelled();
     let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config(max));
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
     let per_rank = team.run(EXCHANGE.name, eps, |rc, ep| {
         // Rank 0 exchanges with the last rank; any others stay idle.
         let peer = if rc.rank == 0 {

@@ -160,7 +160,7 @@ fn verify(rank: usize, p: usize, acc: &[f64]) -> Result<(), RankError> {
     }
 }
 
-fn run_on<T: Transport>(
+fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     algorithm: Algorithm,
@@ -175,7 +175,7 @@ fn run_on<T: Transport>(
     };
     let cancelled = || ctx.cancelled();
     let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config(max * 8));
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max * 8));
     let per_rank = team.run(GLOBAL_SUM.name, eps, |rc, ep| {
         let mut v = Vectors {
             input: (0..max).map(|i| input(rc.rank, i)).collect(),

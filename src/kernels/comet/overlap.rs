@@ -96,7 +96,7 @@ fn asynchronous<E: Endpoint>(
     Ok(())
 }
 
-fn run_on<T: Transport>(
+fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     params: &[u64],
@@ -113,7 +113,7 @@ fn run_on<T: Transport>(
     };
     let cancelled = || ctx.cancelled();
     let sweep = Sweep::new(ctx, params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config(max));
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
     let per_rank = team.run(OVERLAP.name, eps, |rc, ep| {
         let peer = if rc.rank == 0 {
             p - 1

@@ -321,7 +321,7 @@ fn batch<E: Endpoint>(
     Ok(())
 }
 
-fn run_on<T: Transport>(
+fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     op: MatrixOp,
@@ -335,7 +335,7 @@ fn run_on<T: Transport>(
     let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
     let eps = T::endpoints(
         team.control(),
-        &common::transport_config(op.max_message(max_ld)),
+        &common::transport_config::<T>(op.max_message(max_ld)),
     );
     let grid = Grid::for_processors(p);
     let per_rank = team.run(op.name(), eps, |rc, ep| {
