@@ -303,6 +303,9 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     run_with(ctx, &common::processor_counts(ctx.config.quick))
 }
 
+/// Run with: `RUSTFLAGS="--cfg loom" cargo test --release --lib --target-dir
+/// target-loom -- loom_tests` (weakening the Release store of `sense` to
+/// Relaxed makes it fail: "episode 1: saw 0").
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
