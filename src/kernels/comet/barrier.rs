@@ -14,7 +14,7 @@
 //! log of the number of nodes).
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Check, Sweep, drive, push_line, rank0, stats_point};
+use super::common::{self, Check, Sweep, drive_with_prologue, push_line, rank0, stats_point};
 use crate::primitive::{AtomicBool, AtomicU64, Ordering};
 use crate::results::{KernelResult, Point};
 use crate::team::{RankError, Team, TeamControl, WaitStrategy};
@@ -187,38 +187,59 @@ fn run_kind<T: Transport + 'static>(
     let params = [p as u64];
     let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
     let eps = T::endpoints(team.control(), &common::transport_config::<T>(64));
+    // Arrivals at the checked episodes, to verify that no barrier lets a rank
+    // through before every rank has arrived.
+    let arrived = std::sync::atomic::AtomicU64::new(0);
     let per_rank = team.run(BARRIER.name, eps, |rc, ep| {
-        let mut local = false;
-        drive(
+        // (the central barrier's local sense, episodes checked)
+        let mut state = (false, 0u64);
+        let wait = |ep: &mut _, local: &mut bool| -> Result<(), RankError> {
+            match kind {
+                Kind::Central => central.wait(local, rc.control, rc.rank),
+                Kind::Dissemination(_) => dissemination(ep),
+                Kind::Std => {
+                    std_barrier.wait();
+                    Ok(())
+                }
+            }
+        };
+        drive_with_prologue(
             rc,
             ep,
             &sweep,
-            &mut local,
-            |ep, _, _, check| {
-                if check == Check::Before {
-                    // Every rank must pass: a barrier that lets one through early
-                    // would show here as a rank reading a stale counter.
-                    dissemination(ep)?;
+            &mut state,
+            |ep, (local, checked), _, check| {
+                if check == Check::After {
+                    return Ok(());
                 }
-                Ok(())
+                *checked += 1;
+                // SeqCst: a plain counter read across the barrier under test; the
+                // check must not depend on that barrier's own orderings.
+                arrived.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                wait(ep, local)?;
+                let seen = arrived.load(std::sync::atomic::Ordering::SeqCst);
+                if seen < *checked * p as u64 {
+                    return Err(RankError::Failed(format!(
+                        "{}: rank {} passed the barrier after {seen} of {} arrivals (verification failed)",
+                        kind.name(),
+                        rc.rank,
+                        *checked * p as u64
+                    )));
+                }
+                // Nobody arrives at the next checked episode before all have looked.
+                wait(ep, local)
             },
-            |ep, local, _, reps| {
-                // The first barrier of a batch is not timed on its own: it absorbs
-                // the skew of the command (the paper discards the first).
-                match kind {
-                    Kind::Central => {
-                        central.wait(local, rc.control, rc.rank)?;
-                        central_batch(&central, local, rc.control, rc.rank, reps)
-                    }
-                    Kind::Dissemination(_) => {
-                        dissemination(ep)?;
-                        dissemination_batch(ep, reps)
-                    }
-                    Kind::Std => {
-                        std_barrier.wait();
-                        std_batch(&std_barrier, reps);
-                        Ok(())
-                    }
+            |ep, (local, _), _| {
+                // The first barrier of each batch is not timed: it absorbs the
+                // skew of the command (the paper discards the first barrier).
+                wait(ep, local)
+            },
+            |ep, (local, _), _, reps| match kind {
+                Kind::Central => central_batch(&central, local, rc.control, rc.rank, reps),
+                Kind::Dissemination(_) => dissemination_batch(ep, reps),
+                Kind::Std => {
+                    std_batch(&std_barrier, reps);
+                    Ok(())
                 }
             },
         )

@@ -214,7 +214,22 @@ pub(crate) fn drive<E: Endpoint, S>(
     ep: &mut E,
     sweep: &Sweep<'_>,
     state: &mut S,
+    check: impl FnMut(&mut E, &mut S, u64, Check) -> Result<(), RankError>,
+    batch: impl FnMut(&mut E, &mut S, u64, u64) -> Result<(), RankError>,
+) -> Result<Vec<Samples>, RankError> {
+    drive_with_prologue(ctx, ep, sweep, state, check, |_, _, _| Ok(()), batch)
+}
+
+/// [`drive`] with an untimed `prologue(ep, state, param)` that every rank runs
+/// before each batch, after the command: on rank 0 the clock starts after it
+/// (CoMet's barrier kernel discards the first barrier).
+pub(crate) fn drive_with_prologue<E: Endpoint, S>(
+    ctx: &RankCtx<'_>,
+    ep: &mut E,
+    sweep: &Sweep<'_>,
+    state: &mut S,
     mut check: impl FnMut(&mut E, &mut S, u64, Check) -> Result<(), RankError>,
+    mut prologue: impl FnMut(&mut E, &mut S, u64) -> Result<(), RankError>,
     mut batch: impl FnMut(&mut E, &mut S, u64, u64) -> Result<(), RankError>,
 ) -> Result<Vec<Samples>, RankError> {
     match sweep.fault {
@@ -242,7 +257,10 @@ pub(crate) fn drive<E: Endpoint, S>(
             let (kind, reps, param) = (word(&cmd, 0), word(&cmd, 1), word(&cmd, 2));
             match kind {
                 CMD_END => return Ok(Vec::new()),
-                CMD_BATCH => batch(ep, state, param, reps)?,
+                CMD_BATCH => {
+                    prologue(ep, state, param)?;
+                    batch(ep, state, param, reps)?
+                }
                 CMD_BEFORE => check(ep, state, param, Check::Before)?,
                 CMD_AFTER => check(ep, state, param, Check::After)?,
                 _ => return Err(RankError::Failed(format!("unknown command {kind}"))),
@@ -265,6 +283,7 @@ pub(crate) fn drive<E: Endpoint, S>(
         check(ep, state, param, Check::Before)?;
         let (reps, samples_ns) = measure(sweep.trials, sweep.target, sweep.clock, |reps| {
             tell(ep, CMD_BATCH, reps, param)?;
+            prologue(ep, state, param)?;
             let start = Instant::now();
             batch(ep, state, param, reps)?;
             Ok::<_, RankError>(start.elapsed())
