@@ -368,3 +368,41 @@ mod loom_tests {
         });
     }
 }
+
+/// Times `reps` barriers of the central sense-reversing barrier (`None`) or the
+/// dissemination barrier on `transport` across `team`, as rank 0 sees them,
+/// after one untimed barrier (for the Criterion benches: the kernel's own loops).
+pub fn barrier_time(
+    team: &Team,
+    transport: Option<TransportKind>,
+    reps: u64,
+) -> Result<std::time::Duration, KernelError> {
+    fn body<E: Endpoint>(ep: &mut E, reps: u64) -> Result<std::time::Duration, RankError> {
+        dissemination(ep)?;
+        let start = std::time::Instant::now();
+        dissemination_batch(ep, reps)?;
+        Ok(start.elapsed())
+    }
+    let central = CentralBarrier::new(team.size());
+    let config = common::transport_config::<Mailbox>(64);
+    let times = match transport {
+        None => team.run(BARRIER.name, vec![(); team.size()], |rc, _| {
+            let mut local = false;
+            central.wait(&mut local, rc.control, rc.rank)?;
+            let start = std::time::Instant::now();
+            central_batch(&central, &mut local, rc.control, rc.rank, reps)?;
+            Ok(start.elapsed())
+        })?,
+        Some(TransportKind::Mailbox) => team.run(
+            BARRIER.name,
+            Mailbox::endpoints(team.control(), &config),
+            |_, ep| body(ep, reps),
+        )?,
+        Some(TransportKind::Channel) => team.run(
+            BARRIER.name,
+            Channel::endpoints(team.control(), &common::transport_config::<Channel>(64)),
+            |_, ep| body(ep, reps),
+        )?,
+    };
+    Ok(times[0])
+}

@@ -40,7 +40,7 @@ mod global_sum;
 pub mod matrix;
 mod overlap;
 
-pub use barrier::{CentralBarrier, dissemination};
+pub use barrier::{CentralBarrier, barrier_time, dissemination};
 pub use broadcast::tree_broadcast;
 pub use common::message_curve_fits;
 pub use echo::hop_fit;
