@@ -252,6 +252,7 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     processors: &[usize],
 ) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, BARRIER.name)?;
     let mut kinds = vec![Kind::Central];
     kinds.extend(
         ctx.config

@@ -163,6 +163,7 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     processors: &[usize],
 ) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, BROADCAST.name)?;
     let sizes = ctx
         .config
         .sizes

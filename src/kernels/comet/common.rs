@@ -554,6 +554,22 @@ pub(crate) fn load_sizes(sizes: &[f64], times_ns: &[f64], lo: usize, hi: usize) 
     }
 }
 
+/// CoMet runs P = 2 for real, one rank per CPU, and hosts larger teams on those
+/// CPUs as virtual processors: with fewer than two CPUs it runs only when the
+/// user allows oversubscription.
+pub(crate) fn require_two_cpus(ctx: &RunContext<'_>, kernel: &str) -> Result<(), KernelError> {
+    let cpus = ctx.cpus();
+    if cpus.len() < 2 && !ctx.config.oversubscribe {
+        return Err(KernelError::NotRunnable {
+            kernel: kernel.into(),
+            reason: format!(
+                "it needs 2 CPUs and has only {cpus:?}; pass --oversubscribe to run every rank on one CPU with blocking waits"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Checks `KernelError::Interrupted` after a sweep.
 pub(crate) fn interrupted(ctx: &RunContext<'_>) -> Result<(), KernelError> {
     if ctx.cancelled() {

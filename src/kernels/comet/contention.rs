@@ -95,6 +95,7 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     ranks: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, CONTENTION.name)?;
     let ranks = ranks.max(4);
     let sizes = ctx
         .config

@@ -275,6 +275,7 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     max_hops: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, ECHO.name)?;
     let sizes = ctx
         .config
         .sizes

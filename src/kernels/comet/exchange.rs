@@ -94,6 +94,7 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     ranks: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, EXCHANGE.name)?;
     let sizes = ctx
         .config
         .sizes

@@ -206,6 +206,7 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     processors: &[usize],
 ) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, GLOBAL_SUM.name)?;
     let lengths: Vec<usize> = match &ctx.config.sizes {
         Some(s) => s.iter().map(|b| (b / 8).max(1)).collect(),
         None if ctx.config.quick => vec![1, 16, 256, 4096],

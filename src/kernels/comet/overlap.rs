@@ -164,6 +164,7 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     ranks: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, OVERLAP.name)?;
     let sizes = ctx.config.sizes.clone().unwrap_or_else(|| {
         if ctx.config.quick {
             vec![0, 2536, 65536]

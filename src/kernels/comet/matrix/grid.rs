@@ -367,6 +367,7 @@ pub(super) fn sweep(
     ops: &[MatrixOp],
     processors: &[usize],
 ) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, kernel)?;
     let dims: Vec<usize> = if ctx.config.quick {
         vec![8, 16, 32, 64]
     } else {
