@@ -3,6 +3,7 @@
 //! fits. Every kernel is listed once in its method's `KERNELS`, and [`registry`]
 //! gathers them; the CLI, the JSON and the benches read that list.
 
+pub mod comet;
 pub mod decomposition;
 pub mod hockney;
 pub mod reliability;
@@ -228,6 +229,7 @@ pub fn registry() -> Vec<&'static KernelSpec> {
         .iter()
         .chain(hockney::KERNELS.iter())
         .chain(decomposition::KERNELS.iter())
+        .chain(comet::KERNELS.iter())
         .chain(reliability::KERNELS.iter())
         .collect()
 }

@@ -1,0 +1,409 @@
+//! `comet-barrier`: CoMet's global synchronisation kernel (section 2.2.1, Fig. 22):
+//! the minimum time of a barrier, timed over repeated barriers with the first
+//! discarded, against the number of processors, for every barrier the suite has:
+//!
+//! - `central`: a centralised sense-reversing barrier on two shared atomics (a
+//!   counter and a global sense; the last to arrive resets the counter and flips
+//!   the sense, the others wait for the flip);
+//! - `dissemination`: the dissemination barrier on the endpoint's messages
+//!   (`ceil(log2 P)` rounds; in round `k` rank `r` signals `r + 2^k` and waits for
+//!   `r - 2^k`, mod P), once per transport;
+//! - `std`: `std::sync::Barrier` (a mutex and a condition variable).
+//!
+//! Each time is fitted against `log2 P` (the paper plots the barrier against the
+//! log of the number of nodes).
+
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::common::{self, Check, Sweep, drive_with_prologue, push_line, rank0, stats_point};
+use crate::primitive::{AtomicBool, AtomicU64, Ordering};
+use crate::results::{KernelResult, Point};
+use crate::team::{RankError, Team, TeamControl, WaitStrategy};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportKind};
+use crossbeam_utils::CachePadded;
+
+pub(super) const BARRIER: KernelSpec = KernelSpec {
+    name: "comet-barrier",
+    method: "comet",
+    paper: "Ganapati, Otto & Walpole 1994 (CoMet), section 2.2.1 'Global Synchronization', Fig. 22",
+    about: "minimum barrier time (first discarded) against P for a central sense-reversing, a dissemination and std's barrier",
+    in_quick_suite: true,
+    run,
+};
+
+/// Waits until `ready` holds: spinning for a rank alone on its CPU, yielding the
+/// CPU for a rank that shares it (so the ranks it waits for can run); with the
+/// team's abort flag and deadline either way.
+fn wait_for(
+    control: &TeamControl,
+    rank: usize,
+    mut ready: impl FnMut() -> bool,
+) -> Result<(), RankError> {
+    match control.wait_strategy(rank) {
+        WaitStrategy::Spin => control.spin_until(usize::MAX, || ready().then_some(())),
+        WaitStrategy::Block => {
+            let mut started = None;
+            let mut polls = 0u32;
+            while !ready() {
+                polls = polls.wrapping_add(1);
+                if polls.is_multiple_of(64) {
+                    control.check(usize::MAX, &mut started)?;
+                }
+                std::thread::yield_now();
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A centralised sense-reversing barrier for `size` ranks.
+///
+/// State: `count` is the number of ranks still to arrive in the current episode
+/// (`size` between episodes); `sense` flips once per episode. Each rank keeps its
+/// own local sense ([`CentralBarrier::wait`]'s `local`), flipped on entry.
+///
+/// Memory ordering: every arrival's `fetch_sub` is AcqRel, so the last arriver's
+/// decrement reads-from a release sequence containing every earlier arrival and
+/// acquires their prior writes; its Release store of the new `sense` then
+/// publishes all of them (and the counter reset) to every waiter's Acquire load
+/// that sees the flip.
+#[derive(Debug)]
+pub struct CentralBarrier {
+    count: CachePadded<AtomicU64>,
+    sense: CachePadded<AtomicBool>,
+    size: u64,
+}
+
+impl CentralBarrier {
+    /// A barrier for `size` ranks.
+    pub fn new(size: usize) -> CentralBarrier {
+        CentralBarrier {
+            count: CachePadded::new(AtomicU64::new(size as u64)),
+            sense: CachePadded::new(AtomicBool::new(false)),
+            size: size as u64,
+        }
+    }
+
+    /// Waits until all ranks have arrived. `local` is the rank's own sense,
+    /// `false` at the start.
+    pub fn wait(
+        &self,
+        local: &mut bool,
+        control: &TeamControl,
+        rank: usize,
+    ) -> Result<(), RankError> {
+        let mine = !*local;
+        *local = mine;
+        // AcqRel: see the type's "Memory ordering".
+        if self.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Relaxed: published by the Release store of `sense` below, and no rank
+            // decrements again before it has seen that store.
+            self.count.store(self.size, Ordering::Relaxed);
+            // Release: publishes the reset and every arrival's writes to the waiters.
+            self.sense.store(mine, Ordering::Release);
+            Ok(())
+        } else {
+            // Acquire: pairs with the last arriver's Release store of `sense`.
+            wait_for(control, rank, || self.sense.load(Ordering::Acquire) == mine)
+        }
+    }
+}
+
+/// The dissemination barrier on an endpoint's messages: in round `k` rank `r`
+/// sends an empty message to `r + 2^k` and receives one from `r - 2^k` (mod P),
+/// for `ceil(log2 P)` rounds. Messages between a pair arrive in order, so
+/// episodes cannot mix.
+#[inline]
+pub fn dissemination<E: Endpoint>(ep: &mut E) -> Result<(), RankError> {
+    let (r, p) = (ep.rank(), ep.size());
+    let mut dist = 1;
+    while dist < p {
+        ep.send((r + dist) % p, &[])?;
+        ep.recv((r + p - dist) % p, &mut [])?;
+        dist *= 2;
+    }
+    Ok(())
+}
+
+/// The barriers this kernel times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Central,
+    Dissemination(TransportKind),
+    Std,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Central => "comet-barrier-central",
+            Kind::Dissemination(_) => "comet-barrier-dissemination",
+            Kind::Std => "comet-barrier-std",
+        }
+    }
+}
+
+#[inline(never)]
+fn central_batch(
+    b: &CentralBarrier,
+    local: &mut bool,
+    control: &TeamControl,
+    rank: usize,
+    reps: u64,
+) -> Result<(), RankError> {
+    for _ in 0..reps {
+        b.wait(local, control, rank)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn dissemination_batch<E: Endpoint>(ep: &mut E, reps: u64) -> Result<(), RankError> {
+    for _ in 0..reps {
+        dissemination(ep)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn std_batch(b: &std::sync::Barrier, reps: u64) {
+    for _ in 0..reps {
+        b.wait();
+    }
+}
+
+/// One barrier's samples on a team of `p` ranks, commands carried by `T`.
+fn run_kind<T: Transport + 'static>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    kind: Kind,
+) -> Result<Vec<common::Samples>, KernelError> {
+    let p = team.size();
+    let central = CentralBarrier::new(p);
+    let std_barrier = std::sync::Barrier::new(p);
+    let on_point = |_: u64| ctx.progress.step(&format!("{} P={p}", kind.name()));
+    let cancelled = || ctx.cancelled();
+    let params = [p as u64];
+    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(64));
+    // Arrivals at the checked episodes, to verify that no barrier lets a rank
+    // through before every rank has arrived.
+    let arrived = std::sync::atomic::AtomicU64::new(0);
+    let per_rank = team.run(BARRIER.name, eps, |rc, ep| {
+        // (the central barrier's local sense, episodes checked)
+        let mut state = (false, 0u64);
+        let wait = |ep: &mut _, local: &mut bool| -> Result<(), RankError> {
+            match kind {
+                Kind::Central => central.wait(local, rc.control, rc.rank),
+                Kind::Dissemination(_) => dissemination(ep),
+                Kind::Std => {
+                    std_barrier.wait();
+                    Ok(())
+                }
+            }
+        };
+        drive_with_prologue(
+            rc,
+            ep,
+            &sweep,
+            &mut state,
+            |ep, (local, checked), _, check| {
+                if check == Check::After {
+                    return Ok(());
+                }
+                *checked += 1;
+                // SeqCst: a plain counter read across the barrier under test; the
+                // check must not depend on that barrier's own orderings.
+                arrived.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                wait(ep, local)?;
+                let seen = arrived.load(std::sync::atomic::Ordering::SeqCst);
+                if seen < *checked * p as u64 {
+                    return Err(RankError::Failed(format!(
+                        "{}: rank {} passed the barrier after {seen} of {} arrivals (verification failed)",
+                        kind.name(),
+                        rc.rank,
+                        *checked * p as u64
+                    )));
+                }
+                // Nobody arrives at the next checked episode before all have looked.
+                wait(ep, local)
+            },
+            |ep, (local, _), _| {
+                // The first barrier of each batch is not timed: it absorbs the
+                // skew of the command (the paper discards the first barrier).
+                wait(ep, local)
+            },
+            |ep, (local, _), _, reps| match kind {
+                Kind::Central => central_batch(&central, local, rc.control, rc.rank, reps),
+                Kind::Dissemination(_) => dissemination_batch(ep, reps),
+                Kind::Std => {
+                    std_batch(&std_barrier, reps);
+                    Ok(())
+                }
+            },
+        )
+    })?;
+    Ok(rank0(per_rank))
+}
+
+/// The barrier kernel over the given processor counts.
+pub(super) fn run_with(
+    ctx: &RunContext<'_>,
+    processors: &[usize],
+) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, BARRIER.name)?;
+    let mut kinds = vec![Kind::Central];
+    kinds.extend(
+        ctx.config
+            .transports
+            .iter()
+            .map(|&t| Kind::Dissemination(t)),
+    );
+    kinds.push(Kind::Std);
+    ctx.progress
+        .begin(BARRIER.name, (kinds.len() * processors.len()) as u64);
+    let mut out = Vec::new();
+    for kind in kinds {
+        let transport = match kind {
+            Kind::Dissemination(t) => Some(t.name()),
+            _ => None,
+        };
+        let mut res: Option<KernelResult> = None;
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for &p in processors {
+            if ctx.cancelled() {
+                break;
+            }
+            let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
+            let r = res.get_or_insert_with(|| common::result(kind.name(), transport, &team, p));
+            common::merge_placement(r, &team);
+            let samples = match kind {
+                Kind::Dissemination(TransportKind::Channel) => {
+                    run_kind::<Channel>(ctx, &team, kind)?
+                }
+                _ => run_kind::<Mailbox>(ctx, &team, kind)?,
+            };
+            for s in &samples {
+                let point = Point::new()
+                    .with("processors", p as f64)
+                    .with("log2_processors", (p as f64).log2())
+                    .with("virtual", f64::from(team.size() > ctx.cpus().len()))
+                    .with("reps", s.reps as f64);
+                let (point, min) = stats_point(
+                    point,
+                    "barrier_ns",
+                    &s.samples_ns,
+                    &format!("P = {p}"),
+                    &mut r.warnings,
+                );
+                r.points.push(point);
+                x.push((p as f64).log2());
+                y.push(min);
+            }
+        }
+        if let Some(mut r) = res {
+            push_line(
+                &mut r.fits,
+                &mut r.warnings,
+                "t_barrier = a + b log2 P",
+                "log2_processors",
+                "barrier_ns.min",
+                &x,
+                &y,
+                ("a_ns", "b_ns_per_doubling"),
+            );
+            out.push(r);
+        }
+    }
+    ctx.progress.end();
+    common::interrupted(ctx)?;
+    Ok(out)
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    run_with(ctx, &common::processor_counts(ctx.config.quick))
+}
+
+/// Run with: `RUSTFLAGS="--cfg loom" cargo test --release --lib --target-dir
+/// target-loom -- loom_tests` (weakening the Release store of `sense` to
+/// Relaxed makes it fail: "episode 1: saw 0").
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// Two ranks, two episodes: each rank's write before a barrier is visible to
+    /// the other after it, and the sense reversal lets the second episode through
+    /// only when both arrive again.
+    #[test]
+    fn central_barrier_orders_writes_across_two_episodes() {
+        loom::model(|| {
+            let control = TeamControl::new(vec![WaitStrategy::Spin; 2], Duration::from_secs(5));
+            let barrier = Arc::new(CentralBarrier::new(2));
+            let data: Arc<[AtomicU64; 2]> = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+            let handles: Vec<_> = (0..2)
+                .map(|rank| {
+                    let (control, barrier, data) = (
+                        Arc::clone(&control),
+                        Arc::clone(&barrier),
+                        Arc::clone(&data),
+                    );
+                    loom::thread::spawn(move || {
+                        let mut local = false;
+                        for episode in 1..=2u64 {
+                            // Relaxed: the barrier must order it.
+                            data[rank].store(episode, Ordering::Relaxed);
+                            barrier.wait(&mut local, &control, rank).unwrap();
+                            // Relaxed: ordered by the barrier's Release/Acquire.
+                            let other = data[1 - rank].load(Ordering::Relaxed);
+                            assert!(other >= episode, "episode {episode}: saw {other}");
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap();
+            }
+        });
+    }
+}
+
+/// Times `reps` barriers of the central sense-reversing barrier (`None`) or the
+/// dissemination barrier on `transport` across `team`, as rank 0 sees them,
+/// after one untimed barrier (for the Criterion benches: the kernel's own loops).
+pub fn barrier_time(
+    team: &Team,
+    transport: Option<TransportKind>,
+    reps: u64,
+) -> Result<std::time::Duration, KernelError> {
+    fn body<E: Endpoint>(ep: &mut E, reps: u64) -> Result<std::time::Duration, RankError> {
+        dissemination(ep)?;
+        let start = std::time::Instant::now();
+        dissemination_batch(ep, reps)?;
+        Ok(start.elapsed())
+    }
+    let central = CentralBarrier::new(team.size());
+    let config = common::transport_config::<Mailbox>(64);
+    let times = match transport {
+        None => team.run(BARRIER.name, vec![(); team.size()], |rc, _| {
+            let mut local = false;
+            central.wait(&mut local, rc.control, rc.rank)?;
+            let start = std::time::Instant::now();
+            central_batch(&central, &mut local, rc.control, rc.rank, reps)?;
+            Ok(start.elapsed())
+        })?,
+        Some(TransportKind::Mailbox) => team.run(
+            BARRIER.name,
+            Mailbox::endpoints(team.control(), &config),
+            |_, ep| body(ep, reps),
+        )?,
+        Some(TransportKind::Channel) => team.run(
+            BARRIER.name,
+            Channel::endpoints(team.control(), &common::transport_config::<Channel>(64)),
+            |_, ep| body(ep, reps),
+        )?,
+    };
+    Ok(times[0])
+}

@@ -1,0 +1,276 @@
+//! `comet-broadcast`: CoMet's broadcast kernel (section 2.2.1, Fig. 3; section
+//! 4.1, Fig. 19). The test node broadcasts a message to all others, then all
+//! synchronise on a barrier (the dissemination barrier on the same transport);
+//! the time on the test node covers both. Two broadcasts, since the paper allows
+//! "a series of sends" where no broadcast primitive exists:
+//!
+//! - `comet-broadcast-linear`: the root sends to each rank in turn (P - 1 sends);
+//! - `comet-broadcast-tree`: a binomial tree (`ceil(log2 P)` rounds).
+//!
+//! Against message size and against the number of processors; fitted per P as
+//! `t_startup + N t_per_byte` and, at the smallest and largest size, against
+//! `log2 P` (the paper: broadcast time grows linearly with the log of P).
+
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::barrier::dissemination;
+use super::common::{self, Check, Samples, Sweep, check_pattern, drive, push_line, rank0};
+use crate::results::{KernelResult, Point};
+use crate::team::{RankError, Team};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportKind};
+
+pub(super) const BROADCAST: KernelSpec = KernelSpec {
+    name: "comet-broadcast",
+    method: "comet",
+    paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 3) and 4.1 (Fig. 19)",
+    about: "broadcast from rank 0 then barrier, linear (series of sends) and binomial tree, vs size and P",
+    in_quick_suite: true,
+    run,
+};
+
+/// The broadcast algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Algorithm {
+    /// The root sends to every other rank in turn.
+    Linear,
+    /// Binomial tree from rank 0.
+    Tree,
+}
+
+impl Algorithm {
+    fn name(self) -> &'static str {
+        match self {
+            Algorithm::Linear => "comet-broadcast-linear",
+            Algorithm::Tree => "comet-broadcast-tree",
+        }
+    }
+}
+
+/// Broadcasts `buf[..len]` from rank 0 by a series of sends.
+#[inline]
+pub(super) fn linear_broadcast<E: Endpoint>(
+    ep: &mut E,
+    buf: &mut [u8],
+    len: usize,
+) -> Result<(), RankError> {
+    if ep.rank() == 0 {
+        for to in 1..ep.size() {
+            ep.send(to, &buf[..len])?;
+        }
+    } else {
+        ep.recv(0, buf)?;
+    }
+    Ok(())
+}
+
+/// Broadcasts `buf[..len]` from rank 0 down a binomial tree: rank `r` receives
+/// from `r` minus its lowest set bit, then sends to `r + 2^k` for every `2^k`
+/// below that bit (and below P).
+#[inline]
+pub fn tree_broadcast<E: Endpoint>(
+    ep: &mut E,
+    buf: &mut [u8],
+    len: usize,
+) -> Result<(), RankError> {
+    let (r, p) = (ep.rank(), ep.size());
+    let mut mask = 1;
+    while mask < p {
+        if r & mask != 0 {
+            ep.recv(r - mask, buf)?;
+            break;
+        }
+        mask <<= 1;
+    }
+    mask >>= 1;
+    while mask > 0 {
+        if r + mask < p {
+            ep.send(r + mask, &buf[..len])?;
+        }
+        mask >>= 1;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn batch<E: Endpoint>(
+    ep: &mut E,
+    algorithm: Algorithm,
+    buf: &mut [u8],
+    len: usize,
+    reps: u64,
+) -> Result<(), RankError> {
+    for _ in 0..reps {
+        match algorithm {
+            Algorithm::Linear => linear_broadcast(ep, buf, len)?,
+            Algorithm::Tree => tree_broadcast(ep, buf, len)?,
+        }
+        dissemination(ep)?;
+    }
+    Ok(())
+}
+
+fn run_on<T: Transport + 'static>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    algorithm: Algorithm,
+    sizes: &[usize],
+) -> Result<Vec<Samples>, KernelError> {
+    let p = team.size();
+    let max = sizes.iter().copied().max().unwrap_or(0);
+    let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
+    let on_point = |s: u64| {
+        ctx.progress
+            .step(&format!("{} P={p} {s} B", algorithm.name()))
+    };
+    let cancelled = || ctx.cancelled();
+    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
+    let per_rank = team.run(BROADCAST.name, eps, |rc, ep| {
+        let mut buf = vec![0u8; max.max(64)];
+        if rc.rank == 0 {
+            buf = common::pattern_buf(0, max.max(64));
+        }
+        drive(
+            rc,
+            ep,
+            &sweep,
+            &mut buf,
+            |ep, buf, size, check| {
+                let size = size as usize;
+                if check == Check::After {
+                    return Ok(());
+                }
+                if ep.rank() != 0 {
+                    buf.fill(0);
+                }
+                batch(ep, algorithm, buf, size, 1)?;
+                check_pattern(
+                    &format!("broadcast at rank {}", ep.rank()),
+                    0,
+                    &buf[..size],
+                    size,
+                )
+            },
+            |ep, buf, size, reps| batch(ep, algorithm, buf, size as usize, reps),
+        )
+    })?;
+    Ok(rank0(per_rank))
+}
+
+/// The broadcast kernel over `processors`.
+pub(super) fn run_with(
+    ctx: &RunContext<'_>,
+    processors: &[usize],
+) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, BROADCAST.name)?;
+    let sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
+    let algorithms = [Algorithm::Linear, Algorithm::Tree];
+    ctx.progress.begin(
+        BROADCAST.name,
+        (algorithms.len() * ctx.config.transports.len() * processors.len() * sizes.len()) as u64,
+    );
+    let mut out = Vec::new();
+    for algorithm in algorithms {
+        for &t in &ctx.config.transports {
+            let mut res: Option<KernelResult> = None;
+            // (P, size, min time) of every point.
+            let mut mins: Vec<(usize, usize, f64)> = Vec::new();
+            for &p in processors {
+                if ctx.cancelled() {
+                    break;
+                }
+                let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
+                let r = res.get_or_insert_with(|| {
+                    common::result(algorithm.name(), Some(t.name()), &team, p)
+                });
+                common::merge_placement(r, &team);
+                let samples = match t {
+                    TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, algorithm, &sizes)?,
+                    TransportKind::Channel => run_on::<Channel>(ctx, &team, algorithm, &sizes)?,
+                };
+                for s in &samples {
+                    let size = s.param as usize;
+                    let point = Point::new()
+                        .with("processors", p as f64)
+                        .with("log2_processors", (p as f64).log2())
+                        .with("virtual", f64::from(p > ctx.cpus().len()))
+                        .with("size_bytes", size as f64)
+                        .with("reps", s.reps as f64);
+                    let (point, min) = common::stats_point(
+                        point,
+                        "broadcast_ns",
+                        &s.samples_ns,
+                        &format!("P = {p}, {size} B"),
+                        &mut r.warnings,
+                    );
+                    r.points.push(point);
+                    mins.push((p, size, min));
+                }
+            }
+            let Some(mut r) = res else { continue };
+            add_fits(&mut r, &mins, "broadcast_ns.min");
+            out.push(r);
+        }
+    }
+    ctx.progress.end();
+    common::interrupted(ctx)?;
+    Ok(out)
+}
+
+/// Fits of a (P, size, time) table: per P a line in size, and at the smallest and
+/// largest size a line in `log2 P`.
+pub(super) fn add_fits(r: &mut KernelResult, mins: &[(usize, usize, f64)], y_name: &str) {
+    let mut ps: Vec<usize> = mins.iter().map(|m| m.0).collect();
+    ps.dedup();
+    for &p in &ps {
+        let (x, y): (Vec<f64>, Vec<f64>) = mins
+            .iter()
+            .filter(|m| m.0 == p)
+            .map(|m| (m.1 as f64, m.2))
+            .unzip();
+        push_line(
+            &mut r.fits,
+            &mut r.warnings,
+            &format!("t_startup + N t_per_byte at P = {p}"),
+            "size_bytes",
+            y_name,
+            &x,
+            &y,
+            ("t_startup_ns", "t_per_byte_ns"),
+        );
+    }
+    let mut sizes: Vec<usize> = mins.iter().map(|m| m.1).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let ends: Vec<usize> = match (sizes.first(), sizes.last()) {
+        (Some(&a), Some(&b)) if a != b => vec![a, b],
+        (Some(&a), _) => vec![a],
+        _ => Vec::new(),
+    };
+    for n in ends {
+        let (x, y): (Vec<f64>, Vec<f64>) = mins
+            .iter()
+            .filter(|m| m.1 == n)
+            .map(|m| ((m.0 as f64).log2(), m.2))
+            .unzip();
+        push_line(
+            &mut r.fits,
+            &mut r.warnings,
+            &format!("t = a + b log2 P at N = {n} bytes"),
+            "log2_processors",
+            y_name,
+            &x,
+            &y,
+            ("a_ns", "b_ns_per_doubling"),
+        );
+    }
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    run_with(ctx, &common::processor_counts(ctx.config.quick))
+}

@@ -1,0 +1,580 @@
+//! What the CoMet kernels share: the command-driven sweep (rank 0 times, the
+//! other ranks follow its commands, CoMet section 2.1), transport sizing for
+//! buffered semantics, byte views of `f64` vectors, processor counts, and the
+//! builders of points and fits.
+
+use super::super::timing::{measure, summarize_trials};
+use super::super::{Fault, KernelError, RunContext};
+use crate::model::fit::{LineFit, fit_line};
+use crate::model::hockney::HockneyFit;
+use crate::model::piecewise::{BreakSearch, find_breakpoints, measured_bandwidth};
+use crate::platform::ClockInfo;
+use crate::results::{FitResult, KernelResult, Point};
+use crate::team::{Placement, RankCtx, RankError, Team};
+use crate::transport::channel::Channel;
+use crate::transport::{Endpoint, Transport, TransportConfig};
+use std::any::TypeId;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// Below this R^2 a fit is flagged.
+pub(crate) const R2_THRESHOLD: f64 = 0.9;
+
+/// The echo sizes: 0 bytes to beyond a page, up to the paper's 85,000 bytes, dense
+/// enough (two points per octave; one with `quick`) for breakpoints to be found.
+pub(crate) fn echo_sizes(quick: bool) -> Vec<usize> {
+    if quick {
+        return vec![
+            0, 8, 32, 64, 100, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 85000,
+        ];
+    }
+    vec![
+        0, 8, 16, 32, 48, 64, 80, 100, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
+        6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536, 85000,
+    ]
+}
+
+/// A coarser sweep for the kernels that repeat it per processor count or load.
+pub(crate) fn coarse_sizes(quick: bool) -> Vec<usize> {
+    if quick {
+        vec![0, 64, 1024, 8192, 65536]
+    } else {
+        vec![0, 8, 64, 256, 1024, 4096, 16384, 65536, 85000]
+    }
+}
+
+/// The processor counts of the collective kernels: 2 runs pinned on two CPUs,
+/// the others as virtual processors unless the machine has the CPUs.
+pub(crate) fn processor_counts(quick: bool) -> Vec<usize> {
+    if quick {
+        vec![2, 4, 8]
+    } else {
+        vec![2, 4, 8, 9, 16]
+    }
+}
+
+/// A transport of flavour `T` for messages up to `max_bytes` that gives every
+/// rank buffered sends of two whole messages per peer (the semantics the
+/// pairwise exchange, shift and transpose assume; CoMet section 2.2.1 notes they
+/// deadlock without). The mailbox needs ring slots for every chunk of both
+/// messages even when the receiver returns credit in halves (four messages'
+/// chunks); the channel needs a buffer per message, and its buffers are
+/// `max_bytes` each, so it keeps the default count.
+pub(crate) fn transport_config<T: Transport + 'static>(max_bytes: usize) -> TransportConfig {
+    let base = TransportConfig::default();
+    let chunks = max_bytes.div_ceil(base.slot_bytes).max(1);
+    let is_channel = TypeId::of::<T>() == TypeId::of::<Channel>();
+    TransportConfig {
+        max_message_bytes: max_bytes.max(64),
+        slots: if is_channel {
+            base.slots
+        } else {
+            (4 * chunks).next_power_of_two().max(base.slots)
+        },
+        slot_bytes: base.slot_bytes,
+    }
+}
+
+/// The bytes of a vector of doubles, for sending.
+pub(crate) fn f64_bytes(v: &[f64]) -> &[u8] {
+    // SAFETY: `f64` has no padding, so all `size_of_val(v)` bytes are initialised;
+    // `u8` needs no alignment; the view borrows `v` for its lifetime.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
+
+/// The bytes of a vector of doubles, for receiving into.
+pub(crate) fn f64_bytes_mut(v: &mut [f64]) -> &mut [u8] {
+    // SAFETY: as in `f64_bytes`; moreover every bit pattern is a valid `f64`, so
+    // writes through the view cannot create an invalid value, and the exclusive
+    // borrow of `v` keeps it the only access.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
+
+/// The test pattern of byte `i` of a message from `rank`.
+#[inline]
+pub(crate) fn pattern(rank: usize, i: usize) -> u8 {
+    ((i * 7 + rank * 31 + 3) % 251) as u8
+}
+
+/// A buffer of `len` pattern bytes from `rank`.
+pub(crate) fn pattern_buf(rank: usize, len: usize) -> Vec<u8> {
+    (0..len).map(|i| pattern(rank, i)).collect()
+}
+
+/// Checks that `got` holds `want` pattern bytes from `rank`.
+pub(crate) fn check_pattern(
+    what: &str,
+    rank: usize,
+    got: &[u8],
+    want: usize,
+) -> Result<(), RankError> {
+    if got.len() != want {
+        return Err(RankError::Failed(format!(
+            "{what}: received {} bytes, expected {want}",
+            got.len()
+        )));
+    }
+    if let Some(i) = (0..want).find(|&i| got[i] != pattern(rank, i)) {
+        return Err(RankError::Failed(format!(
+            "{what}: byte {i} is {}, expected {} (verification failed)",
+            got[i],
+            pattern(rank, i)
+        )));
+    }
+    Ok(())
+}
+
+/// Which check a verification command asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// Before timing a point: set up, run the operation once, check.
+    Before,
+    /// After timing a point: check the state the timed repetitions left.
+    After,
+}
+
+const CMD_END: u64 = 0;
+const CMD_BATCH: u64 = 1;
+const CMD_BEFORE: u64 = 2;
+const CMD_AFTER: u64 = 3;
+
+fn command(kind: u64, reps: u64, param: u64) -> [u8; 24] {
+    let mut c = [0u8; 24];
+    c[..8].copy_from_slice(&kind.to_le_bytes());
+    c[8..16].copy_from_slice(&reps.to_le_bytes());
+    c[16..].copy_from_slice(&param.to_le_bytes());
+    c
+}
+
+fn word(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"))
+}
+
+/// What rank 0 measured at one point.
+#[derive(Debug, Clone)]
+pub(crate) struct Samples {
+    /// The kernel's parameter of the point.
+    pub(crate) param: u64,
+    /// Repetitions per batch.
+    pub(crate) reps: u64,
+    /// Time per repetition of each trial, ns.
+    pub(crate) samples_ns: Vec<f64>,
+}
+
+/// Settings of one command-driven sweep.
+pub(crate) struct Sweep<'a> {
+    /// The points, in the kernel's encoding.
+    pub(crate) params: &'a [u64],
+    /// Ranks `0..ranks` take part; the others are left alone.
+    pub(crate) ranks: usize,
+    /// Trials per point.
+    pub(crate) trials: usize,
+    /// Least duration of a batch.
+    pub(crate) target: Duration,
+    /// The clock (its read overhead is subtracted).
+    pub(crate) clock: &'a ClockInfo,
+    /// A fault to inject.
+    pub(crate) fault: Option<Fault>,
+    /// Called on rank 0 after each point.
+    pub(crate) on_point: &'a (dyn Fn(u64) + Sync),
+    /// Whether the user interrupted the run.
+    pub(crate) cancelled: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl<'a> Sweep<'a> {
+    /// A sweep over `params` on ranks `0..ranks` with the run's settings.
+    pub(crate) fn new(
+        ctx: &'a RunContext<'a>,
+        params: &'a [u64],
+        ranks: usize,
+        on_point: &'a (dyn Fn(u64) + Sync),
+        cancelled: &'a (dyn Fn() -> bool + Sync),
+    ) -> Sweep<'a> {
+        Sweep {
+            params,
+            ranks,
+            trials: ctx.config.trials(),
+            target: ctx.config.batch_target(ctx.clock),
+            clock: ctx.clock,
+            fault: ctx.config.fault,
+            on_point,
+            cancelled,
+        }
+    }
+}
+
+/// Runs a sweep on one rank. Rank 0 sends every other taking part a command
+/// before each batch (outside the timing), then times `batch(ep, param, reps)`;
+/// the others run the same batch on command. Before each point every rank runs
+/// `check(ep, state, param, Check::Before)`, after it `Check::After`; a failed
+/// check is an error of the whole kernel. `state` is the rank's own buffers,
+/// shared by both closures. Rank 0 returns the samples, the others nothing.
+pub(crate) fn drive<E: Endpoint, S>(
+    ctx: &RankCtx<'_>,
+    ep: &mut E,
+    sweep: &Sweep<'_>,
+    state: &mut S,
+    check: impl FnMut(&mut E, &mut S, u64, Check) -> Result<(), RankError>,
+    batch: impl FnMut(&mut E, &mut S, u64, u64) -> Result<(), RankError>,
+) -> Result<Vec<Samples>, RankError> {
+    drive_with_prologue(ctx, ep, sweep, state, check, |_, _, _| Ok(()), batch)
+}
+
+/// [`drive`] with an untimed `prologue(ep, state, param)` that every rank runs
+/// before each batch, after the command: on rank 0 the clock starts after it
+/// (CoMet's barrier kernel discards the first barrier).
+pub(crate) fn drive_with_prologue<E: Endpoint, S>(
+    ctx: &RankCtx<'_>,
+    ep: &mut E,
+    sweep: &Sweep<'_>,
+    state: &mut S,
+    mut check: impl FnMut(&mut E, &mut S, u64, Check) -> Result<(), RankError>,
+    mut prologue: impl FnMut(&mut E, &mut S, u64) -> Result<(), RankError>,
+    mut batch: impl FnMut(&mut E, &mut S, u64, u64) -> Result<(), RankError>,
+) -> Result<Vec<Samples>, RankError> {
+    match sweep.fault {
+        Some(Fault::Stall { rank }) if rank == ctx.rank => {
+            while !ctx.control.aborted() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            return Err(RankError::Aborted);
+        }
+        Some(Fault::Panic { rank }) if rank == ctx.rank => {
+            panic!("injected fault: rank {rank} panics")
+        }
+        _ => {}
+    }
+    if ctx.rank >= sweep.ranks {
+        return Ok(Vec::new());
+    }
+    let mut cmd = [0u8; 24];
+    if ctx.rank != 0 {
+        loop {
+            let n = ep.recv(0, &mut cmd)?;
+            if n != cmd.len() {
+                return Err(RankError::Failed(format!("command of {n} bytes")));
+            }
+            let (kind, reps, param) = (word(&cmd, 0), word(&cmd, 1), word(&cmd, 2));
+            match kind {
+                CMD_END => return Ok(Vec::new()),
+                CMD_BATCH => {
+                    prologue(ep, state, param)?;
+                    batch(ep, state, param, reps)?
+                }
+                CMD_BEFORE => check(ep, state, param, Check::Before)?,
+                CMD_AFTER => check(ep, state, param, Check::After)?,
+                _ => return Err(RankError::Failed(format!("unknown command {kind}"))),
+            }
+        }
+    }
+    let tell = |ep: &mut E, kind: u64, reps: u64, param: u64| -> Result<(), RankError> {
+        let c = command(kind, reps, param);
+        for r in 1..sweep.ranks {
+            ep.send(r, &c)?;
+        }
+        Ok(())
+    };
+    let mut out = Vec::with_capacity(sweep.params.len());
+    for &param in sweep.params {
+        if (sweep.cancelled)() {
+            break;
+        }
+        tell(ep, CMD_BEFORE, 0, param)?;
+        check(ep, state, param, Check::Before)?;
+        let (reps, samples_ns) = measure(sweep.trials, sweep.target, sweep.clock, |reps| {
+            tell(ep, CMD_BATCH, reps, param)?;
+            prologue(ep, state, param)?;
+            let start = Instant::now();
+            batch(ep, state, param, reps)?;
+            Ok::<_, RankError>(start.elapsed())
+        })?;
+        tell(ep, CMD_AFTER, 0, param)?;
+        check(ep, state, param, Check::After)?;
+        out.push(Samples {
+            param,
+            reps,
+            samples_ns,
+        });
+        (sweep.on_point)(param);
+    }
+    tell(ep, CMD_END, 0, 0)?;
+    Ok(out)
+}
+
+/// Rank 0's samples of a team run.
+pub(crate) fn rank0(mut per_rank: Vec<Vec<Samples>>) -> Vec<Samples> {
+    per_rank.swap_remove(0)
+}
+
+/// A result skeleton for a CoMet kernel.
+pub(crate) fn result(
+    kernel: &str,
+    transport: Option<&str>,
+    team: &Team,
+    ranks: usize,
+) -> KernelResult {
+    let mut warnings = Vec::new();
+    if team.placement() != Placement::Pinned {
+        warnings.push(format!(
+            "{} ranks on {} CPUs are virtual processors ({}): co-hosted ranks block instead of spinning, so times include thread wake-ups",
+            ranks,
+            {
+                let mut c = team.hosts().to_vec();
+                c.sort_unstable();
+                c.dedup();
+                c.len()
+            },
+            team.placement()
+        ));
+    }
+    KernelResult {
+        kernel: kernel.into(),
+        method: "comet".into(),
+        transport: transport.map(Into::into),
+        cpus: team.hosts().to_vec(),
+        distance_class: None,
+        placement: team.placement(),
+        ranks,
+        points: Vec::new(),
+        fits: Vec::new(),
+        warnings,
+        load: None,
+        elapsed_s: 0.0,
+    }
+}
+
+/// Merges the labels of results over several processor counts: the placement is
+/// the least trustworthy one, the CPUs and ranks those of the largest team.
+pub(crate) fn merge_placement(into: &mut KernelResult, team: &Team) {
+    let rank = |p: Placement| match p {
+        Placement::Pinned => 0,
+        Placement::Virtual => 1,
+        Placement::Oversubscribed => 2,
+    };
+    if rank(team.placement()) > rank(into.placement) {
+        into.placement = team.placement();
+    }
+    if team.size() > into.ranks {
+        into.ranks = team.size();
+        into.cpus = team.hosts().to_vec();
+    }
+    if team.placement() != Placement::Pinned
+        && !into
+            .warnings
+            .iter()
+            .any(|w| w.contains("virtual processors"))
+    {
+        into.warnings.push(format!(
+            "points with more processors than CPUs ran as virtual processors ({}): co-hosted ranks block instead of spinning, so their times include thread wake-ups; the `virtual` column marks them",
+            team.placement()
+        ));
+    }
+}
+
+/// The summary of one point's trials under `name`, with its accuracy warning.
+pub(crate) fn stats_point(
+    point: Point,
+    name: &str,
+    samples: &[f64],
+    what: &str,
+    warnings: &mut Vec<String>,
+) -> (Point, f64) {
+    let (summary, warning) = summarize_trials(samples, what);
+    warnings.extend(warning);
+    let min = summary.min;
+    (point.with_stats(name, summary), min)
+}
+
+/// A straight-line fit as a [`FitResult`] with the given parameter names.
+pub(crate) fn line_result(
+    model: &str,
+    x_name: &str,
+    y_name: &str,
+    line: &LineFit,
+    names: (&str, &str),
+) -> FitResult {
+    let mut params = BTreeMap::new();
+    params.insert(names.0.into(), line.intercept);
+    params.insert(names.1.into(), line.slope);
+    let mut std_errors = BTreeMap::new();
+    std_errors.insert(names.0.into(), line.se_intercept);
+    std_errors.insert(names.1.into(), line.se_slope);
+    FitResult {
+        model: model.into(),
+        x: x_name.into(),
+        y: y_name.into(),
+        params,
+        std_errors,
+        r2: line.r2,
+        n_points: line.n_points,
+        flagged: line.r2 < R2_THRESHOLD,
+    }
+}
+
+/// Fits a line and pushes it (or a warning) onto `fits`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn push_line(
+    fits: &mut Vec<FitResult>,
+    warnings: &mut Vec<String>,
+    model: &str,
+    x_name: &str,
+    y_name: &str,
+    x: &[f64],
+    y: &[f64],
+    names: (&str, &str),
+) {
+    if x.len() < 2 {
+        return;
+    }
+    match fit_line(x, y) {
+        Ok(line) => {
+            let f = line_result(model, x_name, y_name, &line, names);
+            if f.flagged && f.r2.is_finite() {
+                warnings.push(format!(
+                    "fit {model} has R^2 = {:.3} < {R2_THRESHOLD}",
+                    f.r2
+                ));
+            }
+            fits.push(f);
+        }
+        Err(e) => warnings.push(format!("no fit {model}: {e}")),
+    }
+}
+
+/// CoMet section 4.1's analysis of a message-size curve `t(N)`: piecewise lines
+/// `t_startup + N t_per_byte` with the breakpoints found from the data (one fit
+/// per segment, with the segment line's peak bandwidth `1 / t_per_byte` and
+/// half-peak size `n_half = t_startup / t_per_byte`, 90% at `9 n_half`), and a
+/// summary fit with the breakpoints and the measured bandwidth figures (the peak
+/// of `N / t` over the points and the smallest sizes reaching 50% and 90% of it).
+/// `y` is `one_way_ns.min` or the like, in ns.
+pub fn message_curve_fits(
+    sizes: &[f64],
+    times_ns: &[f64],
+    y_name: &str,
+) -> (Vec<FitResult>, Vec<String>) {
+    let mut fits = Vec::new();
+    let mut warnings = Vec::new();
+    let search = BreakSearch {
+        max_breaks: 3,
+        min_points_per_segment: if sizes.len() >= 15 { 5 } else { 3 },
+    };
+    let piecewise = match find_breakpoints(sizes, times_ns, &search) {
+        Ok(p) => p,
+        Err(e) => {
+            warnings.push(format!("no piecewise fit: {e}"));
+            return (fits, warnings);
+        }
+    };
+    for (i, seg) in piecewise.segments.iter().enumerate() {
+        let mut f = line_result(
+            &format!(
+                "t_startup + N t_per_byte, segment {} of {} ({} to {} bytes)",
+                i + 1,
+                piecewise.segments.len(),
+                seg.x_min,
+                seg.x_max
+            ),
+            "size_bytes",
+            y_name,
+            &seg.line,
+            ("t_startup_ns", "t_per_byte_ns"),
+        );
+        f.params.insert("x_min_bytes".into(), seg.x_min);
+        f.params.insert("x_max_bytes".into(), seg.x_max);
+        if let Ok(h) = HockneyFit::from_line(seg.line.clone()) {
+            f.params
+                .insert("peak_bandwidth_mb_per_s".into(), h.r_inf_per_s() / 1e6);
+            f.params.insert("n_half_bytes".into(), h.n_half);
+            if let Ok(n90) = h.length_for_fraction(0.9) {
+                f.params.insert("n_90_bytes".into(), n90);
+            }
+        }
+        if f.flagged && seg.line.n_points > 2 && f.r2.is_finite() {
+            warnings.push(format!(
+                "segment {} ({} to {} bytes) has R^2 = {:.3} < {R2_THRESHOLD}",
+                i + 1,
+                seg.x_min,
+                seg.x_max,
+                f.r2
+            ));
+        }
+        fits.push(f);
+    }
+    let mean = times_ns.iter().sum::<f64>() / times_ns.len() as f64;
+    let ss_tot: f64 = times_ns.iter().map(|t| (t - mean).powi(2)).sum();
+    let r2 = if ss_tot > 0.0 {
+        1.0 - piecewise.ss_res / ss_tot
+    } else {
+        1.0
+    };
+    let mut params = BTreeMap::new();
+    params.insert("breakpoints".into(), piecewise.breakpoints.len() as f64);
+    for (i, b) in piecewise.breakpoints.iter().enumerate() {
+        params.insert(format!("breakpoint_{}_bytes", i + 1), *b);
+    }
+    match measured_bandwidth(sizes, times_ns) {
+        Ok(bw) => {
+            params.insert(
+                "measured_peak_bandwidth_mb_per_s".into(),
+                bw.peak_bytes_per_s / 1e6,
+            );
+            params.insert("measured_peak_size_bytes".into(), bw.peak_size_bytes);
+            params.insert("half_peak_size_bytes".into(), bw.half_peak_size_bytes);
+            params.insert(
+                "ninety_percent_size_bytes".into(),
+                bw.ninety_percent_size_bytes,
+            );
+        }
+        Err(e) => warnings.push(format!("no bandwidth figures: {e}")),
+    }
+    fits.push(FitResult {
+        model:
+            "piecewise t_startup + N t_per_byte (breakpoints from the data) and measured bandwidth"
+                .into(),
+        x: "size_bytes".into(),
+        y: y_name.into(),
+        params,
+        std_errors: BTreeMap::new(),
+        r2,
+        n_points: sizes.len(),
+        flagged: r2 < R2_THRESHOLD,
+    });
+    (fits, warnings)
+}
+
+/// The measured 50% and 90% sizes of a curve, clamped to `[lo, hi]`.
+pub(crate) fn load_sizes(sizes: &[f64], times_ns: &[f64], lo: usize, hi: usize) -> (usize, usize) {
+    match measured_bandwidth(sizes, times_ns) {
+        Ok(bw) => (
+            (bw.half_peak_size_bytes.round() as usize).clamp(lo, hi),
+            (bw.ninety_percent_size_bytes.round() as usize).clamp(lo, hi),
+        ),
+        Err(_) => (lo.max(512).min(hi), hi),
+    }
+}
+
+/// CoMet runs P = 2 for real, one rank per CPU, and hosts larger teams on those
+/// CPUs as virtual processors: with fewer than two CPUs it runs only when the
+/// user allows oversubscription.
+pub(crate) fn require_two_cpus(ctx: &RunContext<'_>, kernel: &str) -> Result<(), KernelError> {
+    let cpus = ctx.cpus();
+    if cpus.len() < 2 && !ctx.config.oversubscribe {
+        return Err(KernelError::NotRunnable {
+            kernel: kernel.into(),
+            reason: format!(
+                "it needs 2 CPUs and has only {cpus:?}; pass --oversubscribe to run every rank on one CPU with blocking waits"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Checks `KernelError::Interrupted` after a sweep.
+pub(crate) fn interrupted(ctx: &RunContext<'_>) -> Result<(), KernelError> {
+    if ctx.cancelled() {
+        Err(KernelError::Interrupted)
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,346 @@
+//! `comet-echo`: CoMet's echo kernel (section 2.2.1, Fig. 1; analysis in section
+//! 4.1, Figs. 17 and 18). The test node (rank 0) sends a message, the other node
+//! returns it; time is taken on the test node only and the one-way time is half
+//! the round trip. Sizes run from 0 bytes to beyond a page (to the paper's 85,000
+//! bytes).
+//!
+//! Distances are of two kinds:
+//! - physical: one pinned pair of CPUs per distance class the platform reports
+//!   (SMT siblings, shared L2, shared L3, same package, other package), or the
+//!   user's first two `--cpus`; result `comet-echo`;
+//! - logical hops: the message travels through forwarding ranks `0 -> 1 -> ... ->
+//!   n` and back, on a team of virtual processors dealt alternately on the CPUs so
+//!   that every hop crosses CPUs; result `comet-echo-hops`, fitted with
+//!   `t(N) = t_startup + N t_per_byte + (n - 1) h`.
+//!
+//! Each `comet-echo` curve is fitted piecewise (breakpoints found from the data:
+//! on a multicore expect them at cache and page sizes and where the mailbox
+//! switches from the inline word to slot copies), with the peak bandwidth and the
+//! sizes reaching 50% and 90% of it (the paper's iPSC/860: 79 us + 0.63 us/B below
+//! 100 bytes, 156 us + 0.41 us/B above, h = 25 us, peak 2.5 MB/s, half-peak at 486
+//! bytes, 90% near 5000 bytes).
+
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::common::{
+    self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
+    stats_point,
+};
+use crate::model::fit::fit_line;
+use crate::results::{FitResult, KernelResult, Point};
+use crate::team::{RankError, Team};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportKind};
+use std::collections::BTreeMap;
+
+pub(super) const ECHO: KernelSpec = KernelSpec {
+    name: "comet-echo",
+    method: "comet",
+    paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 1) and 4.1 (Figs. 17, 18)",
+    about: "echo one-way time vs size per CPU distance class and per logical hop count; piecewise t_startup + N t_per_byte + (n-1) h, peak, 50%/90% sizes",
+    in_quick_suite: true,
+    run,
+};
+
+/// Encodes a point: hop count and message size.
+pub(super) fn param(hops: usize, size: usize) -> u64 {
+    ((hops as u64) << 32) | size as u64
+}
+
+/// Decodes [`param`].
+pub(super) fn unparam(p: u64) -> (usize, usize) {
+    ((p >> 32) as usize, (p & 0xffff_ffff) as usize)
+}
+
+/// One rank's part of `reps` echoes of `len` bytes over `hops` hops: rank 0
+/// sends to rank 1, ranks `1..hops` forward, rank `hops` returns the message,
+/// which comes back the same way. Ranks beyond `hops` do nothing.
+#[inline(never)]
+pub(super) fn echo_chain<E: Endpoint>(
+    ep: &mut E,
+    hops: usize,
+    out: &[u8],
+    buf: &mut [u8],
+    reps: u64,
+) -> Result<(), RankError> {
+    let r = ep.rank();
+    if r > hops {
+        return Ok(());
+    }
+    for _ in 0..reps {
+        if r == 0 {
+            ep.send(1, out)?;
+            ep.recv(1, buf)?;
+        } else if r == hops {
+            let n = ep.recv(r - 1, buf)?;
+            ep.send(r - 1, &buf[..n])?;
+        } else {
+            let n = ep.recv(r - 1, buf)?;
+            ep.send(r + 1, &buf[..n])?;
+            let n = ep.recv(r + 1, buf)?;
+            ep.send(r - 1, &buf[..n])?;
+        }
+    }
+    Ok(())
+}
+
+/// One verified echo: the far end and rank 0 check every byte.
+pub(super) fn echo_check<E: Endpoint>(
+    ep: &mut E,
+    hops: usize,
+    len: usize,
+    buf: &mut [u8],
+) -> Result<(), RankError> {
+    let r = ep.rank();
+    if r > hops {
+        return Ok(());
+    }
+    if r == 0 {
+        ep.send(1, &pattern_buf(0, len))?;
+        let n = ep.recv(1, buf)?;
+        check_pattern("echo returned to rank 0", 0, &buf[..n], len)
+    } else if r == hops {
+        let n = ep.recv(r - 1, buf)?;
+        check_pattern(&format!("echo at rank {r}"), 0, &buf[..n], len)?;
+        ep.send(r - 1, &buf[..n])
+    } else {
+        echo_chain(ep, hops, &[], buf, 1)
+    }
+}
+
+/// Echo sweeps over `params` (hops, size) on a team, for transport `T`.
+pub(super) fn run_echo<T: Transport + 'static>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    params: &[u64],
+    label: &str,
+) -> Result<Vec<Samples>, KernelError> {
+    let max = params.iter().map(|&p| unparam(p).1).max().unwrap_or(0);
+    let max_hops = params.iter().map(|&p| unparam(p).0).max().unwrap_or(1);
+    let on_point = |p: u64| {
+        let (h, s) = unparam(p);
+        ctx.progress.step(&format!("{label} {h} hop(s) {s} B"));
+    };
+    let cancelled = || ctx.cancelled();
+    let sweep = Sweep::new(ctx, params, max_hops + 1, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
+    let out = pattern_buf(0, max);
+    let per_rank = team.run(ECHO.name, eps, |rc, ep| {
+        let mut buf = vec![0u8; max.max(64)];
+        drive(
+            rc,
+            ep,
+            &sweep,
+            &mut buf,
+            |ep, buf, p, check| {
+                let (hops, size) = unparam(p);
+                match check {
+                    Check::Before => echo_check(ep, hops, size, buf),
+                    Check::After => Ok(()),
+                }
+            },
+            |ep, buf, p, reps| {
+                let (hops, size) = unparam(p);
+                echo_chain(ep, hops, &out[..size], buf, reps)
+            },
+        )
+    })?;
+    Ok(rank0(per_rank))
+}
+
+/// Runs `run_echo` on the transport `kind`.
+pub(super) fn run_echo_on(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    kind: TransportKind,
+    params: &[u64],
+    label: &str,
+) -> Result<Vec<Samples>, KernelError> {
+    match kind {
+        TransportKind::Mailbox => run_echo::<Mailbox>(ctx, team, params, label),
+        TransportKind::Channel => run_echo::<Channel>(ctx, team, params, label),
+    }
+}
+
+/// Points (size, one-way time) of echo samples, and their minima.
+pub(super) fn echo_points(
+    samples: &[Samples],
+    r: &mut KernelResult,
+) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
+    let (mut x, mut y, mut hops) = (Vec::new(), Vec::new(), Vec::new());
+    for s in samples {
+        let (h, size) = unparam(s.param);
+        let one_way: Vec<f64> = s.samples_ns.iter().map(|t| t / 2.0).collect();
+        let point = Point::new()
+            .with("hops", h as f64)
+            .with("size_bytes", size as f64)
+            .with("reps", s.reps as f64);
+        let (point, min) = stats_point(
+            point,
+            "one_way_ns",
+            &one_way,
+            &format!("{h} hop(s), {size} B"),
+            &mut r.warnings,
+        );
+        let point = point.with(
+            "bandwidth_mb_per_s",
+            if min > 0.0 {
+                size as f64 / min * 1e3
+            } else {
+                0.0
+            },
+        );
+        r.points.push(point);
+        x.push(size as f64);
+        y.push(min);
+        hops.push(h);
+    }
+    (x, y, hops)
+}
+
+/// The fit of `t(N, n) = t_startup + N t_per_byte + (n - 1) h` to one-way times
+/// at several hop counts: `t_startup` and `t_per_byte` from the least-squares
+/// line of the one-hop points, `h` as the least-squares slope of
+/// `t(N, n) - t(N, 1)` against `n - 1` over every size measured at one hop
+/// (through the origin: at `n = 1` the difference is zero by definition).
+/// R^2 is that of the whole model on every point.
+pub fn hop_fit(sizes: &[f64], hops: &[usize], times_ns: &[f64]) -> Option<FitResult> {
+    let one: Vec<(f64, f64)> = (0..sizes.len())
+        .filter(|&i| hops[i] == 1)
+        .map(|i| (sizes[i], times_ns[i]))
+        .collect();
+    let (x1, y1): (Vec<f64>, Vec<f64>) = one.iter().copied().unzip();
+    let line = fit_line(&x1, &y1).ok()?;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for i in 0..sizes.len() {
+        if hops[i] <= 1 {
+            continue;
+        }
+        let Some(&(_, base)) = one.iter().find(|p| p.0 == sizes[i]) else {
+            continue;
+        };
+        let extra = (hops[i] - 1) as f64;
+        sxy += extra * (times_ns[i] - base);
+        sxx += extra * extra;
+    }
+    if sxx == 0.0 {
+        return None;
+    }
+    let h = sxy / sxx;
+    let predict = |i: usize| line.predict(sizes[i]) + (hops[i] as f64 - 1.0) * h;
+    let mean = times_ns.iter().sum::<f64>() / times_ns.len() as f64;
+    let ss_tot: f64 = times_ns.iter().map(|t| (t - mean).powi(2)).sum();
+    let ss_res: f64 = (0..sizes.len())
+        .map(|i| (times_ns[i] - predict(i)).powi(2))
+        .sum();
+    let r2 = if ss_tot > 0.0 {
+        1.0 - ss_res / ss_tot
+    } else {
+        1.0
+    };
+    let mut params = BTreeMap::new();
+    params.insert("t_startup_ns".into(), line.intercept);
+    params.insert("t_per_byte_ns".into(), line.slope);
+    params.insert("h_ns".into(), h);
+    let mut std_errors = BTreeMap::new();
+    std_errors.insert("t_startup_ns".into(), line.se_intercept);
+    std_errors.insert("t_per_byte_ns".into(), line.se_slope);
+    Some(FitResult {
+        model: "t_startup + N t_per_byte + (n - 1) h".into(),
+        x: "size_bytes, hops".into(),
+        y: "one_way_ns.min".into(),
+        params,
+        std_errors,
+        r2,
+        n_points: sizes.len(),
+        flagged: r2 < common::R2_THRESHOLD,
+    })
+}
+
+/// The CPU pairs to echo between: the user's first two CPUs, else one pair per
+/// distance class, else (one CPU) the two ranks share it as virtual processors.
+fn pairs(ctx: &RunContext<'_>) -> Vec<Vec<usize>> {
+    if let Some(c) = &ctx.config.cpus {
+        return vec![c[..c.len().min(2)].to_vec()];
+    }
+    let classes = ctx.topology.pairs_by_class(ctx.allowed);
+    if classes.is_empty() {
+        return vec![ctx.allowed[..ctx.allowed.len().min(1)].to_vec()];
+    }
+    classes.into_iter().map(|(_, a, b)| vec![a, b]).collect()
+}
+
+/// The echo kernel with hop sweeps up to `max_hops` (on `max_hops + 1` ranks).
+pub(super) fn run_with(
+    ctx: &RunContext<'_>,
+    max_hops: usize,
+) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, ECHO.name)?;
+    let sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| common::echo_sizes(ctx.config.quick));
+    let hop_sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
+    let pairs = pairs(ctx);
+    let transports = &ctx.config.transports;
+    ctx.progress.begin(
+        ECHO.name,
+        (transports.len() * (pairs.len() * sizes.len() + max_hops * hop_sizes.len())) as u64,
+    );
+    let mut out = Vec::new();
+    for cpus in &pairs {
+        let team = Team::new(&ctx.team_spec(cpus.clone(), 2, true))?;
+        let params: Vec<u64> = sizes.iter().map(|&s| param(1, s)).collect();
+        for &t in transports {
+            if ctx.cancelled() {
+                break;
+            }
+            let samples = run_echo_on(ctx, &team, t, &params, "echo")?;
+            let mut r = common::result(ECHO.name, Some(t.name()), &team, 2);
+            r.distance_class = (cpus.len() == 2)
+                .then(|| ctx.topology.distance(cpus[0], cpus[1]))
+                .flatten();
+            let (x, y, _) = echo_points(&samples, &mut r);
+            let (fits, warnings) = message_curve_fits(&x, &y, "one_way_ns.min");
+            r.fits.extend(fits);
+            r.warnings.extend(warnings);
+            out.push(r);
+        }
+    }
+    if max_hops >= 2 {
+        let team = Team::new(&ctx.team_spec(ctx.cpus(), max_hops + 1, true))?;
+        let params: Vec<u64> = (1..=max_hops)
+            .flat_map(|h| hop_sizes.iter().map(move |&s| param(h, s)))
+            .collect();
+        for &t in transports {
+            if ctx.cancelled() {
+                break;
+            }
+            let samples = run_echo_on(ctx, &team, t, &params, "echo-hops")?;
+            let mut r = common::result("comet-echo-hops", Some(t.name()), &team, max_hops + 1);
+            r.warnings.push(
+                "logical hops: each hop is a forwarding rank (a receive and a send), so h is the cost of a store-and-forward hop, not of a wire".into(),
+            );
+            let (x, y, hops) = echo_points(&samples, &mut r);
+            match hop_fit(&x, &hops, &y) {
+                Some(f) => r.fits.push(f),
+                None => r
+                    .warnings
+                    .push("no (n - 1) h fit: too few hop counts".into()),
+            }
+            out.push(r);
+        }
+    }
+    ctx.progress.end();
+    common::interrupted(ctx)?;
+    Ok(out)
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    run_with(ctx, if ctx.config.quick { 3 } else { 4 })
+}

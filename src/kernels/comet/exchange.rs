@@ -1,0 +1,157 @@
+//! `comet-exchange`: CoMet's pairwise exchange kernel (section 2.2.1, Fig. 2;
+//! section 4.1, Fig. 20). Both nodes send, then receive, at once; time is taken
+//! on the test node (rank 0). This assumes buffered sends (the paper warns it
+//! deadlocks otherwise): the transports here are sized to hold a whole message
+//! per pair. Fitted piecewise as `t_startup + N t_per_byte` with the bandwidth
+//! figures, as the echo.
+
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::common::{
+    self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
+    stats_point,
+};
+use crate::results::{KernelResult, Point};
+use crate::team::{RankError, Team};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportKind};
+
+pub(super) const EXCHANGE: KernelSpec = KernelSpec {
+    name: "comet-exchange",
+    method: "comet",
+    paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 2) and 4.1 (Fig. 20)",
+    about: "pairwise exchange (both send, then receive) time vs size; piecewise t_startup + N t_per_byte",
+    in_quick_suite: true,
+    run,
+};
+
+/// `reps` exchanges of `out` with `peer` (send, then receive).
+#[inline(never)]
+pub(super) fn exchange<E: Endpoint>(
+    ep: &mut E,
+    peer: usize,
+    out: &[u8],
+    buf: &mut [u8],
+    reps: u64,
+) -> Result<(), RankError> {
+    for _ in 0..reps {
+        ep.send(peer, out)?;
+        ep.recv(peer, buf)?;
+    }
+    Ok(())
+}
+
+fn run_on<T: Transport + 'static>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    sizes: &[usize],
+) -> Result<Vec<Samples>, KernelError> {
+    let p = team.size();
+    let max = sizes.iter().copied().max().unwrap_or(0);
+    let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
+    let on_point = |s: u64| ctx.progress.step(&format!("exchange {s} B"));
+    let cancelled = || ctx.cancelled();
+    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
+    let per_rank = team.run(EXCHANGE.name, eps, |rc, ep| {
+        // Rank 0 exchanges with the last rank; any others stay idle.
+        let peer = if rc.rank == 0 {
+            p - 1
+        } else if rc.rank == p - 1 {
+            0
+        } else {
+            usize::MAX
+        };
+        let out = pattern_buf(rc.rank, max);
+        let mut buf = vec![0u8; max.max(64)];
+        drive(
+            rc,
+            ep,
+            &sweep,
+            &mut buf,
+            |ep, buf, size, check| {
+                let size = size as usize;
+                if peer == usize::MAX || check == Check::After {
+                    return Ok(());
+                }
+                ep.send(peer, &out[..size])?;
+                let n = ep.recv(peer, buf)?;
+                check_pattern("exchange", peer, &buf[..n], size)
+            },
+            |ep, buf, size, reps| {
+                if peer == usize::MAX {
+                    return Ok(());
+                }
+                exchange(ep, peer, &out[..size as usize], buf, reps)
+            },
+        )
+    })?;
+    Ok(rank0(per_rank))
+}
+
+/// The exchange between rank 0 and rank `ranks - 1` of a team of `ranks`.
+pub(super) fn run_with(
+    ctx: &RunContext<'_>,
+    ranks: usize,
+) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, EXCHANGE.name)?;
+    let sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| common::echo_sizes(ctx.config.quick));
+    let cpus = ctx.cpus();
+    let team = Team::new(&ctx.team_spec(cpus, ranks, true))?;
+    ctx.progress.begin(
+        EXCHANGE.name,
+        (ctx.config.transports.len() * sizes.len()) as u64,
+    );
+    let mut out = Vec::new();
+    for &t in &ctx.config.transports {
+        if ctx.cancelled() {
+            break;
+        }
+        let samples = match t {
+            TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, &sizes)?,
+            TransportKind::Channel => run_on::<Channel>(ctx, &team, &sizes)?,
+        };
+        let mut r = common::result(EXCHANGE.name, Some(t.name()), &team, ranks);
+        let hosts = team.hosts();
+        r.distance_class = ctx.topology.distance(hosts[0], hosts[ranks - 1]);
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for s in &samples {
+            let size = s.param as usize;
+            let point = Point::new()
+                .with("size_bytes", size as f64)
+                .with("reps", s.reps as f64);
+            let (point, min) = stats_point(
+                point,
+                "exchange_ns",
+                &s.samples_ns,
+                &format!("{size} B"),
+                &mut r.warnings,
+            );
+            r.points.push(point.with(
+                "bandwidth_mb_per_s",
+                if min > 0.0 {
+                    size as f64 / min * 1e3
+                } else {
+                    0.0
+                },
+            ));
+            x.push(size as f64);
+            y.push(min);
+        }
+        let (fits, warnings) = message_curve_fits(&x, &y, "exchange_ns.min");
+        r.fits.extend(fits);
+        r.warnings.extend(warnings);
+        out.push(r);
+    }
+    ctx.progress.end();
+    common::interrupted(ctx)?;
+    Ok(out)
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    run_with(ctx, 2)
+}

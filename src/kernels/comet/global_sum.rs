@@ -1,0 +1,270 @@
+//! `comet-global-sum`: CoMet's global reduction kernel (section 2.2.1, Fig. 4;
+//! section 4.1, Fig. 23). Every rank holds a vector of doubles; afterwards every
+//! rank holds their element-wise sum. Two algorithms:
+//!
+//! - `comet-global-sum-doubling`: recursive doubling (`log2 P` exchange-and-add
+//!   rounds; for P not a power of two the ranks above the largest power of two
+//!   first fold their vectors into partners and get the result back at the end);
+//! - `comet-global-sum-tree`: binomial-tree reduction to rank 0, then the binomial
+//!   broadcast of the result (the iPSC/860's `gdsum` was a tree, the paper infers).
+//!
+//! Rank `r`'s element `i` is `(r + 1)(i mod 13 + 1)`: small integers, so every
+//! summation order gives the exact serial sum `(i mod 13 + 1) P (P + 1) / 2`, which
+//! every rank checks before and after timing. Against vector length and P.
+
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::broadcast::{add_fits, tree_broadcast};
+use super::common::{self, Check, Samples, Sweep, drive, f64_bytes, f64_bytes_mut, rank0};
+use crate::results::{KernelResult, Point};
+use crate::team::{RankError, Team};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportKind};
+
+pub(super) const GLOBAL_SUM: KernelSpec = KernelSpec {
+    name: "comet-global-sum",
+    method: "comet",
+    paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 4) and 4.1 (Fig. 23)",
+    about: "element-wise global sum of a double vector onto every rank, recursive doubling and tree + broadcast, vs length and P, checked against the serial sum",
+    in_quick_suite: true,
+    run,
+};
+
+/// The reduction algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Algorithm {
+    Doubling,
+    Tree,
+}
+
+impl Algorithm {
+    fn name(self) -> &'static str {
+        match self {
+            Algorithm::Doubling => "comet-global-sum-doubling",
+            Algorithm::Tree => "comet-global-sum-tree",
+        }
+    }
+}
+
+/// Rank `r`'s input element `i`.
+fn input(r: usize, i: usize) -> f64 {
+    ((r + 1) * (i % 13 + 1)) as f64
+}
+
+/// The serial sum of element `i` over `p` ranks.
+fn expected(p: usize, i: usize) -> f64 {
+    ((i % 13 + 1) * p * (p + 1) / 2) as f64
+}
+
+#[inline]
+fn add(acc: &mut [f64], other: &[f64]) {
+    for (a, b) in acc.iter_mut().zip(other) {
+        *a += *b;
+    }
+}
+
+/// Recursive doubling into `acc` (from `input`), `tmp` as receive space.
+#[inline]
+fn doubling<E: Endpoint>(
+    ep: &mut E,
+    input: &[f64],
+    acc: &mut [f64],
+    tmp: &mut [f64],
+) -> Result<(), RankError> {
+    acc.copy_from_slice(input);
+    let (r, p) = (ep.rank(), ep.size());
+    let p2 = 1usize << (usize::BITS - 1 - p.leading_zeros());
+    let rem = p - p2;
+    if r >= p2 {
+        ep.send(r - p2, f64_bytes(acc))?;
+        ep.recv(r - p2, f64_bytes_mut(acc))?;
+        return Ok(());
+    }
+    if r < rem {
+        ep.recv(r + p2, f64_bytes_mut(tmp))?;
+        add(acc, tmp);
+    }
+    let mut mask = 1;
+    while mask < p2 {
+        let partner = r ^ mask;
+        ep.send(partner, f64_bytes(acc))?;
+        ep.recv(partner, f64_bytes_mut(tmp))?;
+        add(acc, tmp);
+        mask <<= 1;
+    }
+    if r < rem {
+        ep.send(r + p2, f64_bytes(acc))?;
+    }
+    Ok(())
+}
+
+/// Binomial reduction to rank 0, then the binomial broadcast of the sum.
+#[inline]
+fn tree<E: Endpoint>(
+    ep: &mut E,
+    input: &[f64],
+    acc: &mut [f64],
+    tmp: &mut [f64],
+) -> Result<(), RankError> {
+    acc.copy_from_slice(input);
+    let (r, p) = (ep.rank(), ep.size());
+    let mut mask = 1;
+    while mask < p {
+        if r & mask != 0 {
+            ep.send(r - mask, f64_bytes(acc))?;
+            break;
+        }
+        if r + mask < p {
+            ep.recv(r + mask, f64_bytes_mut(tmp))?;
+            add(acc, tmp);
+        }
+        mask <<= 1;
+    }
+    let len = std::mem::size_of_val(acc);
+    tree_broadcast(ep, f64_bytes_mut(acc), len)
+}
+
+/// A rank's vectors.
+struct Vectors {
+    input: Vec<f64>,
+    acc: Vec<f64>,
+    tmp: Vec<f64>,
+}
+
+#[inline(never)]
+fn batch<E: Endpoint>(
+    ep: &mut E,
+    algorithm: Algorithm,
+    v: &mut Vectors,
+    len: usize,
+    reps: u64,
+) -> Result<(), RankError> {
+    let (input, acc, tmp) = (&v.input[..len], &mut v.acc[..len], &mut v.tmp[..len]);
+    for _ in 0..reps {
+        match algorithm {
+            Algorithm::Doubling => doubling(ep, input, acc, tmp)?,
+            Algorithm::Tree => tree(ep, input, acc, tmp)?,
+        }
+    }
+    Ok(())
+}
+
+fn verify(rank: usize, p: usize, acc: &[f64]) -> Result<(), RankError> {
+    match (0..acc.len()).find(|&i| acc[i] != expected(p, i)) {
+        None => Ok(()),
+        Some(i) => Err(RankError::Failed(format!(
+            "global sum at rank {rank}: element {i} is {}, the serial sum is {} (verification failed)",
+            acc[i],
+            expected(p, i)
+        ))),
+    }
+}
+
+fn run_on<T: Transport + 'static>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    algorithm: Algorithm,
+    lengths: &[usize],
+) -> Result<Vec<Samples>, KernelError> {
+    let p = team.size();
+    let max = lengths.iter().copied().max().unwrap_or(0);
+    let params: Vec<u64> = lengths.iter().map(|&s| s as u64).collect();
+    let on_point = |n: u64| {
+        ctx.progress
+            .step(&format!("{} P={p} {n} doubles", algorithm.name()))
+    };
+    let cancelled = || ctx.cancelled();
+    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max * 8));
+    let per_rank = team.run(GLOBAL_SUM.name, eps, |rc, ep| {
+        let mut v = Vectors {
+            input: (0..max).map(|i| input(rc.rank, i)).collect(),
+            acc: vec![0.0; max],
+            tmp: vec![0.0; max],
+        };
+        drive(
+            rc,
+            ep,
+            &sweep,
+            &mut v,
+            |ep, v, len, check| {
+                let len = len as usize;
+                if check == Check::Before {
+                    v.acc.fill(f64::NAN);
+                    batch(ep, algorithm, v, len, 1)?;
+                }
+                verify(rc.rank, p, &v.acc[..len])
+            },
+            |ep, v, len, reps| batch(ep, algorithm, v, len as usize, reps),
+        )
+    })?;
+    Ok(rank0(per_rank))
+}
+
+/// The global-sum kernel over `processors`.
+pub(super) fn run_with(
+    ctx: &RunContext<'_>,
+    processors: &[usize],
+) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, GLOBAL_SUM.name)?;
+    let lengths: Vec<usize> = match &ctx.config.sizes {
+        Some(s) => s.iter().map(|b| (b / 8).max(1)).collect(),
+        None if ctx.config.quick => vec![1, 16, 256, 4096],
+        None => vec![1, 8, 64, 512, 2048, 4096, 8192],
+    };
+    let algorithms = [Algorithm::Doubling, Algorithm::Tree];
+    ctx.progress.begin(
+        GLOBAL_SUM.name,
+        (algorithms.len() * ctx.config.transports.len() * processors.len() * lengths.len()) as u64,
+    );
+    let mut out = Vec::new();
+    for algorithm in algorithms {
+        for &t in &ctx.config.transports {
+            let mut res: Option<KernelResult> = None;
+            let mut mins: Vec<(usize, usize, f64)> = Vec::new();
+            for &p in processors {
+                if ctx.cancelled() {
+                    break;
+                }
+                let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
+                let r = res.get_or_insert_with(|| {
+                    common::result(algorithm.name(), Some(t.name()), &team, p)
+                });
+                common::merge_placement(r, &team);
+                let samples = match t {
+                    TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, algorithm, &lengths)?,
+                    TransportKind::Channel => run_on::<Channel>(ctx, &team, algorithm, &lengths)?,
+                };
+                for s in &samples {
+                    let n = s.param as usize;
+                    let point = Point::new()
+                        .with("processors", p as f64)
+                        .with("log2_processors", (p as f64).log2())
+                        .with("virtual", f64::from(p > ctx.cpus().len()))
+                        .with("n_elements", n as f64)
+                        .with("size_bytes", (n * 8) as f64)
+                        .with("reps", s.reps as f64);
+                    let (point, min) = common::stats_point(
+                        point,
+                        "global_sum_ns",
+                        &s.samples_ns,
+                        &format!("P = {p}, {n} doubles"),
+                        &mut r.warnings,
+                    );
+                    r.points.push(point);
+                    mins.push((p, n * 8, min));
+                }
+            }
+            let Some(mut r) = res else { continue };
+            add_fits(&mut r, &mins, "global_sum_ns.min");
+            out.push(r);
+        }
+    }
+    ctx.progress.end();
+    common::interrupted(ctx)?;
+    Ok(out)
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    run_with(ctx, &common::processor_counts(ctx.config.quick))
+}

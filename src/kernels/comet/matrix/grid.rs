@@ -1,0 +1,524 @@
+//! The block-decomposed matrix of CoMet's matrix kernels (section 2.2.2, Figs. 9
+//! and 10; section 3.3): the processor grid (the "adjacency matrix"), each
+//! rank's local block with its one-element guard wrapper, the setup module that
+//! fills known values, the verification module that checks every element, and
+//! the sweep that times an operation against the local matrix order.
+//!
+//! Grid shape (section 3.3): `sqrt(P) x sqrt(P)` when P is a perfect square,
+//! otherwise `proc_dim2` rows by `proc_dim1 = sqrt(2P)` columns with `proc_dim1 =
+//! 2 proc_dim2` (P = 2: 1 x 2; P = 8: 2 x 4); other P get the most square
+//! factorisation. Mapping: Gray codes when both sides are powers of two, so that
+//! grid neighbours are hypercube neighbours as on the iPSC/860 (the rank at row
+//! `i`, column `j` is `gray(i) << log2(cols) | gray(j)`); row-major otherwise.
+//! Neighbours wrap around (a torus): `top`, `bottom`, `pred` (west), `succ`
+//! (east), as the paper names them.
+//!
+//! Every rank's local block is `ld x ld` doubles (the paper's local dimension)
+//! inside an `(ld + 2) x (ld + 2)` row-major array whose outer ring is the guard
+//! wrapper. The global matrix is `rows * ld` by `cols * ld`; element `(g, h)` has
+//! the value `g * 65536 + h + 1`, so every element is distinct and exact.
+
+use super::super::super::{KernelError, RunContext};
+use super::super::barrier::dissemination;
+use super::super::common::{self, Check, Samples, Sweep, drive, push_line, rank0};
+use crate::results::{KernelResult, Point};
+use crate::team::topology::gray;
+use crate::team::{RankError, Team};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportKind};
+
+/// A processor grid: `rows x cols` positions, each holding one rank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grid {
+    /// Grid rows (`proc_dim2`).
+    pub rows: usize,
+    /// Grid columns (`proc_dim1`).
+    pub cols: usize,
+    /// Whether ranks are placed by Gray code (else row-major).
+    pub gray: bool,
+    rank_at: Vec<usize>,
+    pos_of: Vec<(usize, usize)>,
+}
+
+impl Grid {
+    /// The grid of `rows x cols`, Gray-coded when both are powers of two.
+    pub fn new(rows: usize, cols: usize) -> Grid {
+        let use_gray = rows.is_power_of_two() && cols.is_power_of_two();
+        let bits = cols.trailing_zeros();
+        let mut rank_at = vec![0; rows * cols];
+        let mut pos_of = vec![(0, 0); rows * cols];
+        for i in 0..rows {
+            for j in 0..cols {
+                let r = if use_gray {
+                    (gray(i) << bits) | gray(j)
+                } else {
+                    i * cols + j
+                };
+                rank_at[i * cols + j] = r;
+                pos_of[r] = (i, j);
+            }
+        }
+        Grid {
+            rows,
+            cols,
+            gray: use_gray,
+            rank_at,
+            pos_of,
+        }
+    }
+
+    /// The grid CoMet uses for `p` processors (section 3.3).
+    pub fn for_processors(p: usize) -> Grid {
+        let s = p.isqrt();
+        if s * s == p {
+            return Grid::new(s, s);
+        }
+        let d1 = (2 * p).isqrt();
+        if d1 * d1 == 2 * p {
+            return Grid::new(d1 / 2, d1);
+        }
+        let rows = (1..=s).rev().find(|r| p.is_multiple_of(*r)).unwrap_or(1);
+        Grid::new(rows, p / rows)
+    }
+
+    /// The same ranks on the transposed shape (`cols x rows`).
+    pub fn transposed(&self) -> Grid {
+        Grid::new(self.cols, self.rows)
+    }
+
+    /// Number of positions.
+    pub fn size(&self) -> usize {
+        self.rows * self.cols
+    }
+
+    /// The rank at row `i`, column `j` (wrapping).
+    pub fn rank_at(&self, i: usize, j: usize) -> usize {
+        self.rank_at[(i % self.rows) * self.cols + j % self.cols]
+    }
+
+    /// The position of `rank`.
+    pub fn pos(&self, rank: usize) -> (usize, usize) {
+        self.pos_of[rank]
+    }
+
+    /// `(top, bottom, pred, succ)` of `rank`: north, south, west, east, wrapping.
+    pub fn neighbours(&self, rank: usize) -> (usize, usize, usize, usize) {
+        let (i, j) = self.pos(rank);
+        (
+            self.rank_at(i + self.rows - 1, j),
+            self.rank_at(i + 1, j),
+            self.rank_at(i, j + self.cols - 1),
+            self.rank_at(i, j + 1),
+        )
+    }
+}
+
+/// The value of global element `(g, h)`.
+#[inline]
+pub fn value(g: usize, h: usize) -> f64 {
+    (g * 65536 + h + 1) as f64
+}
+
+/// What the guard wrapper holds after setup: a value no element has.
+pub const GUARD_UNSET: f64 = -1.0;
+
+/// One rank's part of the distributed matrix, with scratch space for the
+/// operations.
+#[derive(Debug)]
+pub struct LocalMatrix {
+    /// The grid of the current layout.
+    pub grid: Grid,
+    /// This rank.
+    pub rank: usize,
+    /// The local dimension `ld`.
+    pub ld: usize,
+    /// `(ld + 2)^2` doubles, row-major, guard wrapper outermost.
+    pub a: Vec<f64>,
+    /// A second array of the same size (received blocks).
+    pub buf: Vec<f64>,
+    /// Four packed strips to send (N, S, E, W).
+    pub send_strips: [Vec<f64>; 4],
+    /// Four strips received (for the S, N, W, E guards).
+    pub recv_strips: [Vec<f64>; 4],
+    /// Operations applied since setup.
+    pub count: u64,
+}
+
+impl LocalMatrix {
+    /// Index of array element `(r, c)`, guard rows and columns included.
+    #[inline]
+    pub fn idx(&self, r: usize, c: usize) -> usize {
+        r * (self.ld + 2) + c
+    }
+
+    /// The setup module: interior from the global values of this rank's block,
+    /// guard wrapper [`GUARD_UNSET`], count zero, layout `grid`.
+    pub fn setup(grid: Grid, rank: usize, ld: usize, max_ld: usize) -> LocalMatrix {
+        let n = (max_ld + 2) * (max_ld + 2);
+        let mut m = LocalMatrix {
+            grid,
+            rank,
+            ld,
+            a: Vec::with_capacity(n),
+            buf: Vec::with_capacity(n),
+            send_strips: std::array::from_fn(|_| Vec::with_capacity(max_ld)),
+            recv_strips: std::array::from_fn(|_| Vec::with_capacity(max_ld)),
+            count: 0,
+        };
+        m.reset(ld);
+        m
+    }
+
+    /// Sets up again for local dimension `ld` (no allocation up to the capacity).
+    pub fn reset(&mut self, ld: usize) {
+        self.ld = ld;
+        let n = (ld + 2) * (ld + 2);
+        self.a.clear();
+        self.a.resize(n, GUARD_UNSET);
+        self.buf.clear();
+        self.buf.resize(n, 0.0);
+        for s in self.send_strips.iter_mut().chain(&mut self.recv_strips) {
+            s.clear();
+            s.resize(ld, 0.0);
+        }
+        let (i, j) = self.grid.pos(self.rank);
+        for r in 1..=ld {
+            for c in 1..=ld {
+                let k = self.idx(r, c);
+                self.a[k] = value(i * ld + r - 1, j * ld + c - 1);
+            }
+        }
+        self.count = 0;
+    }
+
+    /// The verification module: every interior element against `expected(r, c)`
+    /// (array indices), and, where `guard` gives one, every guard element.
+    pub fn verify(
+        &self,
+        what: &str,
+        expected: impl Fn(usize, usize) -> f64,
+        guard: Option<&dyn Fn(usize, usize) -> Option<f64>>,
+    ) -> Result<(), RankError> {
+        let ld = self.ld;
+        for r in 0..ld + 2 {
+            for c in 0..ld + 2 {
+                let interior = (1..=ld).contains(&r) && (1..=ld).contains(&c);
+                let want = if interior {
+                    Some(expected(r, c))
+                } else {
+                    guard.and_then(|g| g(r, c))
+                };
+                let Some(want) = want else { continue };
+                let got = self.a[self.idx(r, c)];
+                if got != want {
+                    return Err(RankError::Failed(format!(
+                        "{what}: rank {} at grid {:?}, local dimension {ld}, after {} operation(s): element ({r}, {c}) is {got}, expected {want} (verification failed)",
+                        self.rank,
+                        self.grid.pos(self.rank),
+                        self.count
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The matrix operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatrixOp {
+    /// Fill the N, S, E, W guard strips from the neighbours (Figs. 11, 15).
+    UpdateGuard,
+    /// Shift the matrix one block north (Fig. 12).
+    ShiftNorth,
+    /// Shift the matrix one block east (Fig. 12).
+    ShiftEast,
+    /// Transpose: exchange with the transposed grid position, then transpose
+    /// locally (Fig. 13).
+    Transpose,
+    /// Broadcast one global row down the grid columns (Figs. 14, 16).
+    RowBroadcast,
+    /// Broadcast one global column along the grid rows (column packing).
+    ColBroadcast,
+}
+
+impl MatrixOp {
+    /// The result's kernel name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MatrixOp::UpdateGuard => "comet-update-guard",
+            MatrixOp::ShiftNorth => "comet-shift-north",
+            MatrixOp::ShiftEast => "comet-shift-east",
+            MatrixOp::Transpose => "comet-transpose",
+            MatrixOp::RowBroadcast => "comet-row-broadcast",
+            MatrixOp::ColBroadcast => "comet-col-broadcast",
+        }
+    }
+
+    /// Applies the operation once.
+    #[inline]
+    pub fn apply<E: Endpoint>(self, m: &mut LocalMatrix, ep: &mut E) -> Result<(), RankError> {
+        match self {
+            MatrixOp::UpdateGuard => super::update_guard::update_guard(m, ep)?,
+            MatrixOp::ShiftNorth => super::shift::shift(m, ep, super::shift::Direction::North)?,
+            MatrixOp::ShiftEast => super::shift::shift(m, ep, super::shift::Direction::East)?,
+            MatrixOp::Transpose => super::transpose::transpose(m, ep)?,
+            MatrixOp::RowBroadcast => super::row_col_broadcast::row_broadcast(m, ep)?,
+            MatrixOp::ColBroadcast => super::row_col_broadcast::col_broadcast(m, ep)?,
+        }
+        m.count += 1;
+        Ok(())
+    }
+
+    /// Checks the state after `m.count` operations since setup.
+    pub fn check(self, m: &LocalMatrix) -> Result<(), RankError> {
+        match self {
+            MatrixOp::UpdateGuard => super::update_guard::check(m),
+            MatrixOp::ShiftNorth => super::shift::check(m, super::shift::Direction::North),
+            MatrixOp::ShiftEast => super::shift::check(m, super::shift::Direction::East),
+            MatrixOp::Transpose => super::transpose::check(m),
+            MatrixOp::RowBroadcast => super::row_col_broadcast::check_row(m),
+            MatrixOp::ColBroadcast => super::row_col_broadcast::check_col(m),
+        }
+    }
+
+    /// The largest message for local dimension `ld`, bytes.
+    fn max_message(self, ld: usize) -> usize {
+        match self {
+            MatrixOp::UpdateGuard | MatrixOp::RowBroadcast | MatrixOp::ColBroadcast => ld * 8,
+            MatrixOp::ShiftNorth | MatrixOp::ShiftEast | MatrixOp::Transpose => {
+                (ld + 2) * (ld + 2) * 8
+            }
+        }
+    }
+
+    /// Whether the time grows with the block's area (else with its side).
+    fn quadratic(self) -> bool {
+        matches!(
+            self,
+            MatrixOp::ShiftNorth | MatrixOp::ShiftEast | MatrixOp::Transpose
+        )
+    }
+}
+
+#[inline(never)]
+fn batch<E: Endpoint>(
+    op: MatrixOp,
+    m: &mut LocalMatrix,
+    ep: &mut E,
+    reps: u64,
+) -> Result<(), RankError> {
+    for _ in 0..reps {
+        op.apply(m, ep)?;
+        if op == MatrixOp::Transpose {
+            // Ranks on the grid's diagonal keep their block and would time only
+            // their local transpose: the barrier makes the test node's time that
+            // of the whole transpose.
+            dissemination(ep)?;
+        }
+    }
+    Ok(())
+}
+
+fn run_on<T: Transport + 'static>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    op: MatrixOp,
+    dims: &[usize],
+) -> Result<Vec<Samples>, KernelError> {
+    let p = team.size();
+    let max_ld = dims.iter().copied().max().unwrap_or(1);
+    let params: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+    let on_point = |d: u64| ctx.progress.step(&format!("{} P={p} ld={d}", op.name()));
+    let cancelled = || ctx.cancelled();
+    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
+    let eps = T::endpoints(
+        team.control(),
+        &common::transport_config::<T>(op.max_message(max_ld)),
+    );
+    let grid = Grid::for_processors(p);
+    let per_rank = team.run(op.name(), eps, |rc, ep| {
+        let mut m = LocalMatrix::setup(grid.clone(), rc.rank, dims[0], max_ld);
+        drive(
+            rc,
+            ep,
+            &sweep,
+            &mut m,
+            |ep, m, ld, check| {
+                if check == Check::Before {
+                    m.grid = grid.clone();
+                    m.reset(ld as usize);
+                    op.check(m)?;
+                    op.apply(m, ep)?;
+                }
+                op.check(m)
+            },
+            |ep, m, _, reps| batch(op, m, ep, reps),
+        )
+    })?;
+    Ok(rank0(per_rank))
+}
+
+/// Times `ops` over the local dimensions and processor counts, every transport.
+pub(super) fn sweep(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    ops: &[MatrixOp],
+    processors: &[usize],
+) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, kernel)?;
+    let dims: Vec<usize> = if ctx.config.quick {
+        vec![8, 16, 32, 64]
+    } else {
+        vec![8, 16, 24, 32, 48, 64, 96]
+    };
+    ctx.progress.begin(
+        kernel,
+        (ops.len() * ctx.config.transports.len() * processors.len() * dims.len()) as u64,
+    );
+    let mut out = Vec::new();
+    for &op in ops {
+        for &t in &ctx.config.transports {
+            let mut res: Option<KernelResult> = None;
+            let mut mins: Vec<(usize, usize, f64)> = Vec::new();
+            for &p in processors {
+                if ctx.cancelled() {
+                    break;
+                }
+                let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
+                let r =
+                    res.get_or_insert_with(|| common::result(op.name(), Some(t.name()), &team, p));
+                common::merge_placement(r, &team);
+                let grid = Grid::for_processors(p);
+                let samples = match t {
+                    TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, op, &dims)?,
+                    TransportKind::Channel => run_on::<Channel>(ctx, &team, op, &dims)?,
+                };
+                for s in &samples {
+                    let ld = s.param as usize;
+                    let point = Point::new()
+                        .with("processors", p as f64)
+                        .with("grid_rows", grid.rows as f64)
+                        .with("grid_cols", grid.cols as f64)
+                        .with("virtual", f64::from(p > ctx.cpus().len()))
+                        .with("local_order", ld as f64)
+                        .with("matrix_order", (grid.rows * ld) as f64)
+                        .with("verified", 1.0)
+                        .with("reps", s.reps as f64);
+                    let (point, min) = common::stats_point(
+                        point,
+                        "time_ns",
+                        &s.samples_ns,
+                        &format!("P = {p}, local order {ld}"),
+                        &mut r.warnings,
+                    );
+                    r.points.push(point);
+                    mins.push((p, ld, min));
+                }
+            }
+            let Some(mut r) = res else { continue };
+            let mut ps: Vec<usize> = mins.iter().map(|m| m.0).collect();
+            ps.dedup();
+            for p in ps {
+                let pts = mins.iter().filter(|m| m.0 == p);
+                let (x, y): (Vec<f64>, Vec<f64>) = if op.quadratic() {
+                    pts.map(|m| (((m.1 + 2) * (m.1 + 2) * 8) as f64, m.2))
+                        .unzip()
+                } else {
+                    pts.map(|m| (m.1 as f64, m.2)).unzip()
+                };
+                if op.quadratic() {
+                    push_line(
+                        &mut r.fits,
+                        &mut r.warnings,
+                        &format!("t = t_startup + B t_per_byte, B = 8 (ld + 2)^2, at P = {p}"),
+                        "block_bytes",
+                        "time_ns.min",
+                        &x,
+                        &y,
+                        ("t_startup_ns", "t_per_byte_ns"),
+                    );
+                } else {
+                    push_line(
+                        &mut r.fits,
+                        &mut r.warnings,
+                        &format!("t = a + b ld at P = {p}"),
+                        "local_order",
+                        "time_ns.min",
+                        &x,
+                        &y,
+                        ("a_ns", "b_ns_per_order"),
+                    );
+                }
+            }
+            let grids: Vec<String> = processors
+                .iter()
+                .map(|&p| {
+                    let g = Grid::for_processors(p);
+                    format!(
+                        "P = {p}: {} x {} {}",
+                        g.rows,
+                        g.cols,
+                        if g.gray { "Gray-coded" } else { "row-major" }
+                    )
+                })
+                .collect();
+            r.warnings.push(format!(
+                "every point verified element by element before and after timing; grids: {}",
+                grids.join(", ")
+            ));
+            out.push(r);
+        }
+    }
+    ctx.progress.end();
+    common::interrupted(ctx)?;
+    Ok(out)
+}
+
+/// The processor counts of the matrix kernels.
+pub(super) fn processor_counts(quick: bool) -> Vec<usize> {
+    if quick { vec![2, 4] } else { vec![2, 4, 8, 9] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_follow_section_3_3_and_gray_neighbours_are_hypercube_neighbours() {
+        let g = Grid::for_processors(8);
+        assert_eq!((g.rows, g.cols, g.gray), (2, 4, true));
+        let g2 = Grid::for_processors(2);
+        assert_eq!((g2.rows, g2.cols), (1, 2));
+        let g9 = Grid::for_processors(9);
+        assert_eq!((g9.rows, g9.cols, g9.gray), (3, 3, false));
+        let g16 = Grid::for_processors(16);
+        for r in 0..16 {
+            let (t, b, w, e) = g16.neighbours(r);
+            for n in [t, b, w, e] {
+                assert_eq!((r ^ n).count_ones(), 1, "{r} and {n}");
+            }
+            assert_eq!(g16.rank_at(g16.pos(r).0, g16.pos(r).1), r);
+        }
+    }
+
+    #[test]
+    fn a_wrong_element_fails_verification() {
+        for op in [
+            MatrixOp::UpdateGuard,
+            MatrixOp::ShiftNorth,
+            MatrixOp::ShiftEast,
+            MatrixOp::Transpose,
+            MatrixOp::RowBroadcast,
+            MatrixOp::ColBroadcast,
+        ] {
+            let mut m = LocalMatrix::setup(Grid::for_processors(4), 3, 5, 5);
+            op.check(&m).expect("fresh setup verifies");
+            let k = m.idx(2, 3);
+            m.a[k] += 1.0;
+            let err = op.check(&m).expect_err("corrupted element");
+            assert!(err.to_string().contains("verification failed"), "{err}");
+        }
+    }
+}

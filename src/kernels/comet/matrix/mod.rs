@@ -1,0 +1,45 @@
+//! CoMet's matrix kernels (section 2.2.2; implementation in section 3.3; results
+//! in section 4.2, Figs. 28-31): operations on a two-dimensional block-decomposed
+//! matrix with a one-element guard wrapper over a processor grid. Every point is
+//! set up with known values and verified element by element before and after
+//! timing; a failed verification is an error of the kernel.
+//!
+//! - `comet-update-guard`: fill the N, S, E, W guard strips from the neighbours,
+//!   packing overlapped with the posted sends (Fig. 15);
+//! - `comet-shift`: shift the matrix one block north and one block east (Fig. 12);
+//! - `comet-transpose`: exchange with the transposed grid position, then transpose
+//!   locally (Fig. 13);
+//! - `comet-row-col-broadcast`: multicast one global row down the grid columns and
+//!   one global column (packed first) along the grid rows, with acknowledgements
+//!   (Figs. 14, 16).
+
+pub mod grid;
+mod row_col_broadcast;
+mod shift;
+mod transpose;
+mod update_guard;
+
+pub(super) use row_col_broadcast::ROW_COL_BROADCAST;
+pub(super) use shift::SHIFT;
+pub(super) use transpose::TRANSPOSE;
+pub(super) use update_guard::UPDATE_GUARD;
+
+use super::super::{KernelError, RunContext};
+use crate::results::KernelResult;
+use grid::MatrixOp;
+
+/// Runs the matrix kernel `name` over `processors`.
+pub(super) fn run_named(
+    name: &str,
+    ctx: &RunContext<'_>,
+    processors: &[usize],
+) -> Option<Result<Vec<KernelResult>, KernelError>> {
+    let ops: &[MatrixOp] = match name {
+        "comet-update-guard" => &[MatrixOp::UpdateGuard],
+        "comet-shift" => &[MatrixOp::ShiftNorth, MatrixOp::ShiftEast],
+        "comet-transpose" => &[MatrixOp::Transpose],
+        "comet-row-col-broadcast" => &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast],
+        _ => return None,
+    };
+    Some(grid::sweep(ctx, name, ops, processors))
+}

@@ -1,0 +1,242 @@
+//! `comet-overlap`: CoMet's overlap kernel (section 2.2.1, Figs. 7 and 8; section
+//! 4.1, Figs. 24 to 27). A pairwise exchange plus a DAXPY of a given vector
+//! length, first synchronous (exchange, then DAXPY), then asynchronous (post the
+//! send and the receive, DAXPY, wait for both), over a grid of message sizes and
+//! vector lengths; the gain is `(t_sync - t_async) / t_sync`.
+//!
+//! On these transports a posted send copies the message out at once when the
+//! peer's ring has room (there is no DMA engine to overlap with), and a posted
+//! receive completes at the wait if the message had not arrived at the post; so
+//! the overlap measured is the DAXPY hiding the wait for the peer's message.
+
+use super::super::{KernelError, KernelSpec, RunContext};
+use super::common::{self, Check, Samples, Sweep, check_pattern, drive, rank0};
+use crate::results::{KernelResult, Point};
+use crate::team::{RankError, Team};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportKind};
+use std::hint::black_box;
+
+pub(super) const OVERLAP: KernelSpec = KernelSpec {
+    name: "comet-overlap",
+    method: "comet",
+    paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Figs. 7, 8) and 4.1 (Figs. 24-27)",
+    about: "pairwise exchange + DAXPY, synchronous vs asynchronous (isend/irecv, DAXPY, wait), gain over sizes x vector lengths",
+    in_quick_suite: true,
+    run,
+};
+
+const ASYNC: u64 = 1 << 63;
+
+fn param(asynchronous: bool, len: usize, size: usize) -> u64 {
+    (if asynchronous { ASYNC } else { 0 }) | ((len as u64) << 32) | size as u64
+}
+
+fn unparam(p: u64) -> (bool, usize, usize) {
+    (
+        p & ASYNC != 0,
+        ((p & !ASYNC) >> 32) as usize,
+        (p & 0xffff_ffff) as usize,
+    )
+}
+
+/// `y += a x`.
+#[inline]
+fn daxpy(a: f64, x: &[f64], y: &mut [f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * *xi;
+    }
+}
+
+struct Buffers {
+    out: Vec<u8>,
+    inbuf: Vec<u8>,
+    x: Vec<f64>,
+    y: Vec<f64>,
+}
+
+#[inline(never)]
+fn synchronous<E: Endpoint>(
+    ep: &mut E,
+    peer: usize,
+    b: &mut Buffers,
+    size: usize,
+    len: usize,
+    reps: u64,
+) -> Result<(), RankError> {
+    let Buffers { out, inbuf, x, y } = b;
+    for _ in 0..reps {
+        ep.send(peer, &out[..size])?;
+        ep.recv(peer, inbuf)?;
+        daxpy(1e-9, &x[..len], &mut y[..len]);
+    }
+    black_box(y);
+    Ok(())
+}
+
+#[inline(never)]
+fn asynchronous<E: Endpoint>(
+    ep: &mut E,
+    peer: usize,
+    b: &mut Buffers,
+    size: usize,
+    len: usize,
+    reps: u64,
+) -> Result<(), RankError> {
+    let Buffers { out, inbuf, x, y } = b;
+    for _ in 0..reps {
+        let s = ep.isend(peer, &out[..size])?;
+        let r = ep.irecv(peer, inbuf)?;
+        daxpy(1e-9, &x[..len], &mut y[..len]);
+        ep.wait_send(s)?;
+        ep.wait_recv(r)?;
+    }
+    black_box(y);
+    Ok(())
+}
+
+fn run_on<T: Transport + 'static>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    params: &[u64],
+) -> Result<Vec<Samples>, KernelError> {
+    let p = team.size();
+    let max = params.iter().map(|&q| unparam(q).2).max().unwrap_or(0);
+    let max_len = params.iter().map(|&q| unparam(q).1).max().unwrap_or(0);
+    let on_point = |q: u64| {
+        let (a, len, size) = unparam(q);
+        ctx.progress.step(&format!(
+            "overlap {} {size} B x {len}",
+            if a { "async" } else { "sync" }
+        ))
+    };
+    let cancelled = || ctx.cancelled();
+    let sweep = Sweep::new(ctx, params, p, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
+    let per_rank = team.run(OVERLAP.name, eps, |rc, ep| {
+        let peer = if rc.rank == 0 {
+            p - 1
+        } else if rc.rank == p - 1 {
+            0
+        } else {
+            usize::MAX
+        };
+        let mut b = Buffers {
+            out: common::pattern_buf(rc.rank, max),
+            inbuf: vec![0u8; max.max(64)],
+            x: vec![1.0; max_len],
+            y: vec![0.0; max_len],
+        };
+        drive(
+            rc,
+            ep,
+            &sweep,
+            &mut b,
+            |ep, b, q, check| {
+                let (a, len, size) = unparam(q);
+                if peer == usize::MAX || check == Check::After {
+                    return Ok(());
+                }
+                b.inbuf.fill(0);
+                if a {
+                    asynchronous(ep, peer, b, size, len, 1)?;
+                } else {
+                    synchronous(ep, peer, b, size, len, 1)?;
+                }
+                check_pattern("overlap exchange", peer, &b.inbuf[..size], size)
+            },
+            |ep, b, q, reps| {
+                let (a, len, size) = unparam(q);
+                match (peer == usize::MAX, a) {
+                    (true, _) => Ok(()),
+                    (false, true) => asynchronous(ep, peer, b, size, len, reps),
+                    (false, false) => synchronous(ep, peer, b, size, len, reps),
+                }
+            },
+        )
+    })?;
+    Ok(rank0(per_rank))
+}
+
+/// The overlap kernel between rank 0 and the last of `ranks`.
+pub(super) fn run_with(
+    ctx: &RunContext<'_>,
+    ranks: usize,
+) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, OVERLAP.name)?;
+    let sizes = ctx.config.sizes.clone().unwrap_or_else(|| {
+        if ctx.config.quick {
+            vec![0, 2536, 65536]
+        } else {
+            vec![0, 2536, 16384, 85000]
+        }
+    });
+    let lengths: Vec<usize> = if ctx.config.quick {
+        vec![0, 10_000, 100_000]
+    } else {
+        vec![0, 1000, 10_000, 100_000, 200_000]
+    };
+    let params: Vec<u64> = sizes
+        .iter()
+        .flat_map(|&s| {
+            lengths
+                .iter()
+                .flat_map(move |&l| [param(false, l, s), param(true, l, s)])
+        })
+        .collect();
+    let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
+    ctx.progress.begin(
+        OVERLAP.name,
+        (ctx.config.transports.len() * params.len()) as u64,
+    );
+    let mut out = Vec::new();
+    for &t in &ctx.config.transports {
+        if ctx.cancelled() {
+            break;
+        }
+        let samples = match t {
+            TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, &params)?,
+            TransportKind::Channel => run_on::<Channel>(ctx, &team, &params)?,
+        };
+        let mut r = common::result(OVERLAP.name, Some(t.name()), &team, ranks);
+        for pair in samples.chunks(2) {
+            let [sync, asy] = pair else { continue };
+            let (_, len, size) = unparam(sync.param);
+            let point = Point::new()
+                .with("size_bytes", size as f64)
+                .with("vector_length", len as f64)
+                .with("reps_sync", sync.reps as f64)
+                .with("reps_async", asy.reps as f64);
+            let what = format!("{size} B x {len}");
+            let (point, ts) = common::stats_point(
+                point,
+                "sync_ns",
+                &sync.samples_ns,
+                &format!("sync {what}"),
+                &mut r.warnings,
+            );
+            let (point, ta) = common::stats_point(
+                point,
+                "async_ns",
+                &asy.samples_ns,
+                &format!("async {what}"),
+                &mut r.warnings,
+            );
+            let gain = if ts > 0.0 {
+                100.0 * (ts - ta) / ts
+            } else {
+                0.0
+            };
+            r.points.push(point.with("gain_percent", gain));
+        }
+        out.push(r);
+    }
+    ctx.progress.end();
+    common::interrupted(ctx)?;
+    Ok(out)
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    run_with(ctx, 2)
+}
