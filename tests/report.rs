@@ -224,7 +224,7 @@ fn written_report_is_self_contained_with_svg_files_beside_the_markdown() {
         assert_well_formed_svg(&svg, file);
         let id = file.trim_end_matches(".svg");
         assert!(
-            html.contains(&format!("<figure id=\"{id}\">")),
+            html.contains(&format!("<figure id=\"{id}\"")),
             "{id} not in the page"
         );
         svgs += 1;

@@ -19,6 +19,13 @@ fn inline_svg(svg: &str) -> String {
         .replace(" xmlns:xlink=\"http://www.w3.org/1999/xlink\"", "")
 }
 
+/// The `width` attribute of an SVG document's root element, in pixels.
+fn svg_width(svg: &str) -> Option<u32> {
+    let root = &svg[..svg.find('>')?];
+    let rest = &root[root.find(" width=\"")? + 8..];
+    rest[..rest.find('"')?].parse().ok()
+}
+
 const STYLE: &str = "
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1180px; color: #222; line-height: 1.4; }
 h1 { margin-bottom: 0.2em; }
@@ -27,6 +34,7 @@ table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
 th, td { border: 1px solid #ddd; padding: 0.2em 0.5em; text-align: right; vertical-align: top; }
 th { background: #f3f3f3; }
 td.l, th.l { text-align: left; }
+.figs { display: flex; flex-wrap: wrap; gap: 0 1.5em; align-items: flex-start; }
 figure { margin: 1em 0; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.85em; color: #444; max-width: 760px; }
@@ -132,10 +140,13 @@ pub fn to_html(r: &Report) -> String {
                 s.push_str("</details>\n");
             }
         }
+        s.push_str("<div class=\"figs\">\n");
         for f in &sec.figures {
+            // As wide as its drawing, so that small figures (heat maps) sit side by side.
+            let width = svg_width(&f.svg).unwrap_or(760);
             let _ = writeln!(
                 s,
-                "<figure id=\"{}\">\n<h3>{}</h3>\n{}\n<figcaption>{}</figcaption>\n</figure>",
+                "<figure id=\"{}\" style=\"width: {width}px; max-width: 100%\">\n<h3>{}</h3>\n{}\n<figcaption>{}</figcaption>\n</figure>",
                 f.id,
                 esc(&f.title),
                 inline_svg(&f.svg),
@@ -146,9 +157,11 @@ pub fn to_html(r: &Report) -> String {
                     .join("<br>\n")
             );
         }
+        s.push_str("</div>\n");
         for (i, t) in sec.tables.iter().enumerate() {
-            // The fits are open; the (long) point tables fold away.
-            let open = if i == 0 && t.caption.starts_with("Fits") {
+            // The fits are open; the (long) point tables fold away, unless there is
+            // no figure to show instead.
+            let open = if (i == 0 && t.caption.starts_with("Fits")) || sec.figures.is_empty() {
                 " open"
             } else {
                 ""

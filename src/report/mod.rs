@@ -223,17 +223,17 @@ fn fit_quantity(fit: &FitResult) -> &str {
     fit.y.split('.').next().unwrap_or(&fit.y)
 }
 
-/// Replaces everything but ASCII letters, digits, `-` and `_` with `-`.
+/// Lower-case ASCII letters, digits and `_`, every other run of characters one `-`.
 fn slug(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect()
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
 }
 
 /// One result in a section: which file, which result.
@@ -377,8 +377,11 @@ fn section(key: &str, entries: &[Entry<'_>]) -> Section {
             Note {
                 label: e.label.clone(),
                 placement: format!(
-                    "placement {}, CPUs {:?}, {} ranks{class}",
-                    r.placement, r.cpus, r.ranks
+                    "placement {}, CPUs {:?}, {} rank{}{class}",
+                    r.placement,
+                    r.cpus,
+                    r.ranks,
+                    if r.ranks == 1 { "" } else { "s" }
                 ),
                 unusual_placement: r.placement != crate::team::Placement::Pinned,
                 warnings: r.warnings.clone(),
@@ -491,7 +494,12 @@ fn points_table(e: &Entry<'_>) -> Table {
         })
         .collect();
     Table {
-        caption: format!("Points of {} ({} points)", e.label, e.result.points.len()),
+        caption: format!(
+            "Points of {} ({} point{})",
+            e.label,
+            e.result.points.len(),
+            if e.result.points.len() == 1 { "" } else { "s" }
+        ),
         header,
         rows,
     }

@@ -361,7 +361,7 @@ pub(crate) fn heatmap_svg(h: &HeatMap) -> Result<String, String> {
     let cell = (560 / n).clamp(24, 72);
     let (left, top) = (70, 20);
     let grid = cell * n;
-    let width = (left + grid + 150) as u32;
+    let width = (left + grid + 130) as u32;
     let height = (top + grid + 60) as u32;
     let values: Vec<f64> = h.cells.iter().flatten().flatten().copied().collect();
     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
@@ -473,16 +473,22 @@ fn draw_heatmap(
             text_anchor::HPos::Left,
             text_anchor::VPos::Center,
         ));
-    root.draw(&Text::new(label(hi), (sx + 24, top + 4), left_text.clone()))?;
+    if hi > lo {
+        root.draw(&Text::new(label(hi), (sx + 24, top + 4), left_text.clone()))?;
+        root.draw(&Text::new(
+            label(lo),
+            (sx + 24, top + sh - 4),
+            left_text.clone(),
+        ))?;
+    }
     root.draw(&Text::new(
         label((lo + hi) / 2.0),
         (sx + 24, top + sh / 2),
-        left_text.clone(),
+        left_text,
     ))?;
-    root.draw(&Text::new(label(lo), (sx + 24, top + sh - 4), left_text))?;
     root.draw(&Text::new(
         h.value_label.clone(),
-        (sx + 100, top + sh / 2),
+        (sx + 80, top + sh / 2),
         ("sans-serif", 13)
             .into_font()
             .transform(FontTransform::Rotate90)
