@@ -48,9 +48,13 @@ pub fn kernel_key(k: &super::KernelResult) -> String {
 /// A value and its uncertainty.
 type Valued = (f64, Option<f64>);
 
-/// The quantities of one file by (kernel key, quantity name).
-fn quantities(file: &ResultFile) -> BTreeMap<(String, String), Valued> {
-    let mut out = BTreeMap::new();
+/// A file's quantities by (kernel key, quantity name), and the keys in the order
+/// the file has them.
+type Quantities = (BTreeMap<(String, String), Valued>, Vec<(String, String)>);
+
+/// The quantities of one file.
+fn quantities(file: &ResultFile) -> Quantities {
+    let mut out = Recorder::default();
     for k in &file.kernels {
         let key = kernel_key(k);
         for fit in &k.fits {
@@ -76,7 +80,22 @@ fn quantities(file: &ResultFile) -> BTreeMap<(String, String), Valued> {
             }
         }
     }
-    out
+    (out.map, out.order)
+}
+
+/// A map that remembers the order of first insertion.
+#[derive(Default)]
+struct Recorder {
+    map: BTreeMap<(String, String), Valued>,
+    order: Vec<(String, String)>,
+}
+
+impl Recorder {
+    fn insert(&mut self, k: (String, String), v: Valued) {
+        if self.map.insert(k.clone(), v).is_none() {
+            self.order.push(k);
+        }
+    }
 }
 
 /// The point's swept variables, `name=value` joined by commas: the same in every
@@ -91,14 +110,31 @@ fn point_label(p: &Point) -> String {
 /// Compares files: every quantity that any file has, in the files' order.
 pub fn compare(files: &[ResultFile]) -> Comparison {
     let per_file: Vec<_> = files.iter().map(quantities).collect();
-    let mut keys: Vec<(String, String)> = per_file.iter().flat_map(|q| q.keys().cloned()).collect();
-    keys.sort();
-    keys.dedup();
+    // Rows in the order the files measured them (a sweep stays in sweep order, not
+    // in string order), grouped by kernel and then by quantity.
+    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, order) in &per_file {
+        for k in order {
+            if seen.insert(k.clone()) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    let kernel_rank: BTreeMap<String, usize> = keys.iter().fold(BTreeMap::new(), |mut m, k| {
+        let n = m.len();
+        m.entry(k.0.clone()).or_insert(n);
+        m
+    });
+    keys.sort_by_key(|(kernel, quantity)| {
+        let name = quantity.split(" @ ").next().unwrap_or(quantity).to_string();
+        (kernel_rank[kernel], name)
+    });
     let rows = keys
         .into_iter()
         .map(|key| {
             let cells: Vec<Option<Valued>> =
-                per_file.iter().map(|q| q.get(&key).copied()).collect();
+                per_file.iter().map(|(q, _)| q.get(&key).copied()).collect();
             let base = cells.first().copied().flatten();
             let ratios = cells
                 .iter()
