@@ -27,6 +27,7 @@
 //! - [`model`]: fits with their goodness, statistics, the papers' models.
 //! - [`results`]: the versioned JSON, atomic writing, reading, comparison.
 //! - [`suite`]: a whole run: machine and software description, kernels in turn.
+//! - [`report`]: HTML and Markdown reports with SVG figures, from result files.
 //! - [`text`]: tables for the terminal.
 
 #![warn(unsafe_op_in_unsafe_fn)]
@@ -35,6 +36,7 @@ pub mod kernels;
 pub mod model;
 pub mod platform;
 mod primitive;
+pub mod report;
 pub mod results;
 pub mod suite;
 pub mod sync;

@@ -5,8 +5,8 @@ use clap::{Parser, Subcommand};
 use halfperf::kernels::{self, Fault, KernelSpec, Progress, RunConfig, RunContext};
 use halfperf::model::sci::{self, SciComponents};
 use halfperf::platform::{self, Topology};
-use halfperf::results;
 use halfperf::transport::TransportKind;
+use halfperf::{report, results};
 use halfperf::{suite, text};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -59,9 +59,23 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Print JSON on stdout instead of a table.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "csv")]
         json: bool,
+        /// Print CSV on stdout instead of a table.
+        #[arg(long)]
+        csv: bool,
     },
+    /// Write an HTML page and a Markdown report with SVG figures from result files.
+    Report {
+        /// Result files written by `halfperf run`; several overlay per machine.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Directory for index.html, report.md and the SVG files.
+        #[arg(long, value_name = "DIR", default_value = "report")]
+        out: PathBuf,
+    },
+    /// Print the JSON Schema of result files.
+    Schema,
 }
 
 #[derive(Subcommand)]
@@ -213,20 +227,38 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Model {
             model: ModelCommand::Sci(args),
         } => model_sci(&args)?,
-        Command::Compare { files, json } => {
-            let docs = files
-                .iter()
-                .map(|f| results::read(f))
-                .collect::<Result<Vec<_>, _>>()?;
-            let cmp = results::compare(&docs);
+        Command::Compare { files, json, csv } => {
+            let cmp = results::compare(&read_all(&files)?);
             if json {
                 println!("{}", serde_json::to_string_pretty(&cmp)?);
+            } else if csv {
+                print!("{}", results::to_csv(&cmp));
             } else {
                 print!("{}", text::comparison(&cmp));
             }
         }
+        Command::Report { files, out } => {
+            let built = report::build(&read_all(&files)?);
+            let written = report::write(&built, &out)?;
+            println!(
+                "wrote {} and {} other files in {}",
+                out.join("index.html").display(),
+                written.len() - 1,
+                out.display()
+            );
+        }
+        Command::Schema => {
+            println!("{}", serde_json::to_string_pretty(&results::json_schema())?);
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn read_all(files: &[PathBuf]) -> Result<Vec<results::ResultFile>> {
+    Ok(files
+        .iter()
+        .map(|f| results::read(f))
+        .collect::<Result<Vec<_>, _>>()?)
 }
 
 /// Parses a CPU list (`0,2-3`), refusing repeats.

@@ -253,9 +253,14 @@ fn c2c_matrix(r: &KernelResult) -> String {
     s
 }
 
-/// A comparison as a table: values per file and the ratio to the first.
+/// A comparison as a table: values per file and the ratio to the first, marked `*`
+/// where the value differs from the first by more than both uncertainties.
 pub fn comparison(c: &Comparison) -> String {
     let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "ratio to [1]; * = differs from [1] by more than the two values' spread or standard error"
+    );
     for (i, col) in c.columns.iter().enumerate() {
         let _ = writeln!(s, "[{}] {col}", i + 1);
     }
@@ -272,7 +277,12 @@ pub fn comparison(c: &Comparison) -> String {
                 let _ = write!(line, " {v:>12}");
             } else {
                 let r = ratio.map_or("-".into(), |r| format!("x{r:.3}"));
-                let _ = write!(line, " {v:>12} {r:>8}");
+                let mark = if row.differs[i] == Some(true) {
+                    "*"
+                } else {
+                    " "
+                };
+                let _ = write!(line, " {v:>12} {r:>8}{mark}");
             }
         }
         let _ = writeln!(s, "{line}");

@@ -24,7 +24,7 @@ impl Clock {
 }
 
 /// The clock's measured properties, recorded in every result file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClockInfo {
     /// Which clock: the Rust API and the kernel's clock source.
     pub source: String,

@@ -101,7 +101,7 @@ impl LoadWindow {
 }
 
 /// The load check recorded with every kernel result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadReport {
     /// CPUs' worth of other processes' work in a short sample just before the kernel.
     pub others_before_cpus: Option<f64>,

@@ -33,7 +33,7 @@ pub enum TopologyError {
 }
 
 /// The kind of a cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CacheKind {
     /// Data cache.
@@ -45,7 +45,7 @@ pub enum CacheKind {
 }
 
 /// One cache, seen from the CPUs that share it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cache {
     /// 1 for L1, 2 for L2 ...
     pub level: u8,
@@ -77,7 +77,19 @@ pub struct Cpu {
 /// How far apart two logical CPUs are, nearest first.
 ///
 /// The order matters: kernels pick "the most distant class available" by default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DistanceClass {
     /// Two hardware threads of one physical core (SMT siblings).

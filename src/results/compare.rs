@@ -1,7 +1,8 @@
 //! Side-by-side comparison of result files: one row per parameter, one column per
-//! file, with the ratio of each column to the first.
+//! file, with the ratio of each column to the first and a mark where a value differs
+//! from the first by more than the two values' uncertainties together.
 
-use super::ResultFile;
+use super::{Point, ResultFile};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -17,6 +18,14 @@ pub struct ComparisonRow {
     pub values: Vec<Option<f64>>,
     /// Each value divided by the first file's value.
     pub ratios: Vec<Option<f64>>,
+    /// Each value's uncertainty, in its unit: a fit parameter's standard error, a
+    /// measured minimum's spread over trials (max − min); `None` where unknown.
+    pub uncertainties: Vec<Option<f64>>,
+    /// Per column: `Some(true)` when the value differs from the first column's by
+    /// more than the sum of both uncertainties, `Some(false)` when it does not,
+    /// `None` when a value or an uncertainty is missing (always `None` for the first
+    /// column).
+    pub differs: Vec<Option<bool>>,
 }
 
 /// A comparison of several files.
@@ -28,79 +37,129 @@ pub struct Comparison {
     pub rows: Vec<ComparisonRow>,
 }
 
-fn kernel_key(k: &super::KernelResult) -> String {
+/// `kernel/transport`, or `kernel` for kernels without a transport.
+pub fn kernel_key(k: &super::KernelResult) -> String {
     match &k.transport {
         Some(t) => format!("{}/{}", k.kernel, t),
         None => k.kernel.clone(),
     }
 }
 
-/// Whether a point's number is a measured or derived quantity (repetitions, a
-/// rate, a time, a residual, a ratio) rather than a swept variable: such numbers
-/// differ between runs and must not name the point, or the same point in two
-/// files never lines up.
-fn is_measured(name: &str) -> bool {
-    name == "reps"
-        || name.ends_with("_per_s")
-        || name.ends_with("_ns")
-        || name.ends_with("_bits")
-        || name.contains("residual")
-        || name.contains("ratio")
-}
+/// A value and its uncertainty.
+type Valued = (f64, Option<f64>);
 
-/// The quantities of one file by (kernel key, quantity name).
-fn quantities(file: &ResultFile) -> BTreeMap<(String, String), f64> {
-    let mut out = BTreeMap::new();
+/// A file's quantities by (kernel key, quantity name), and the keys in the order
+/// the file has them.
+type Quantities = (BTreeMap<(String, String), Valued>, Vec<(String, String)>);
+
+/// The quantities of one file.
+fn quantities(file: &ResultFile) -> Quantities {
+    let mut out = Recorder::default();
     for k in &file.kernels {
         let key = kernel_key(k);
         for fit in &k.fits {
             for (name, v) in &fit.params {
-                out.insert((key.clone(), name.clone()), *v);
+                let se = fit.std_errors.get(name).copied().filter(|s| s.is_finite());
+                out.insert((key.clone(), name.clone()), (*v, se));
             }
-            out.insert((key.clone(), format!("r2 ({})", fit.model)), fit.r2);
+            out.insert((key.clone(), format!("r2 ({})", fit.model)), (fit.r2, None));
         }
         for p in &k.points {
-            let at: Vec<String> =
-                p.0.keys()
-                    .filter(|n| !is_measured(n))
-                    .filter_map(|n| p.number(n).map(|v| format!("{n}={v}")))
-                    .collect();
+            let at = point_label(p);
             for (name, _) in p.0.iter() {
                 if let Some(s) = p.stats(name) {
                     out.insert(
-                        (key.clone(), format!("{name}.min @ {}", at.join(","))),
-                        s.min,
+                        (key.clone(), format!("{name}.min @ {at}")),
+                        (s.min, Some(s.max - s.min)),
                     );
+                } else if let Some(v) = p.number(name)
+                    && Point::is_measured(name)
+                {
+                    out.insert((key.clone(), format!("{name} @ {at}")), (v, None));
                 }
             }
         }
     }
-    out
+    (out.map, out.order)
+}
+
+/// A map that remembers the order of first insertion.
+#[derive(Default)]
+struct Recorder {
+    map: BTreeMap<(String, String), Valued>,
+    order: Vec<(String, String)>,
+}
+
+impl Recorder {
+    fn insert(&mut self, k: (String, String), v: Valued) {
+        if self.map.insert(k.clone(), v).is_none() {
+            self.order.push(k);
+        }
+    }
+}
+
+/// The point's swept variables, `name=value` joined by commas: the same in every
+/// file that measured the same point, whatever was measured there.
+fn point_label(p: &Point) -> String {
+    p.swept()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Compares files: every quantity that any file has, in the files' order.
 pub fn compare(files: &[ResultFile]) -> Comparison {
     let per_file: Vec<_> = files.iter().map(quantities).collect();
-    let mut keys: Vec<(String, String)> = per_file.iter().flat_map(|q| q.keys().cloned()).collect();
-    keys.sort();
-    keys.dedup();
+    // Rows in the order the files measured them (a sweep stays in sweep order, not
+    // in string order), grouped by kernel and then by quantity.
+    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, order) in &per_file {
+        for k in order {
+            if seen.insert(k.clone()) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    let kernel_rank: BTreeMap<String, usize> = keys.iter().fold(BTreeMap::new(), |mut m, k| {
+        let n = m.len();
+        m.entry(k.0.clone()).or_insert(n);
+        m
+    });
+    keys.sort_by_key(|(kernel, quantity)| {
+        let name = quantity.split(" @ ").next().unwrap_or(quantity).to_string();
+        (kernel_rank[kernel], name)
+    });
     let rows = keys
         .into_iter()
         .map(|key| {
-            let values: Vec<Option<f64>> = per_file.iter().map(|q| q.get(&key).copied()).collect();
-            let base = values[0];
-            let ratios = values
+            let cells: Vec<Option<Valued>> =
+                per_file.iter().map(|(q, _)| q.get(&key).copied()).collect();
+            let base = cells.first().copied().flatten();
+            let ratios = cells
                 .iter()
-                .map(|v| match (base, v) {
-                    (Some(b), Some(v)) if b != 0.0 => Some(v / b),
+                .map(|c| match (base, c) {
+                    (Some((b, _)), Some((v, _))) if b != 0.0 => Some(v / b),
+                    _ => None,
+                })
+                .collect();
+            let differs = cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match (base, c) {
+                    (Some((b, Some(ub))), Some((v, Some(uv)))) if i > 0 => {
+                        Some((v - b).abs() > ub + uv)
+                    }
                     _ => None,
                 })
                 .collect();
             ComparisonRow {
                 kernel: key.0,
                 quantity: key.1,
-                values,
+                values: cells.iter().map(|c| c.map(|c| c.0)).collect(),
                 ratios,
+                uncertainties: cells.iter().map(|c| c.and_then(|c| c.1)).collect(),
+                differs,
             }
         })
         .collect();
@@ -113,31 +172,44 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_measured;
-
-    #[test]
-    fn points_are_named_by_swept_variables_only() {
-        for swept in [
-            "size_bytes",
-            "n_elements",
-            "grain_flop",
-            "processors",
-            "cpu_a",
-            "level",
-        ] {
-            assert!(!is_measured(swept), "{swept}");
-        }
-        for measured in [
-            "reps",
-            "bandwidth_mb_per_s",
-            "rate_flop_per_s",
-            "fit_residual_ns",
-            "simd_width_bits",
-            "fit_to_stream_ratio",
-        ] {
-            assert!(is_measured(measured), "{measured}");
+/// The comparison as CSV: `kernel,quantity`, then per file its value, ratio to the
+/// first, uncertainty and difference mark (`*` where it differs, empty otherwise).
+pub fn to_csv(c: &Comparison) -> String {
+    let mut header = vec!["kernel".to_string(), "quantity".to_string()];
+    for col in &c.columns {
+        for what in ["value", "ratio", "uncertainty", "differs"] {
+            header.push(format!("{col} {what}"));
         }
     }
+    let mut out = csv_line(&header);
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+    for row in &c.rows {
+        let mut cells = vec![row.kernel.clone(), row.quantity.clone()];
+        for i in 0..c.columns.len() {
+            cells.push(opt(row.values[i]));
+            cells.push(opt(row.ratios[i]));
+            cells.push(opt(row.uncertainties[i]));
+            cells.push(match row.differs[i] {
+                Some(true) => "*".into(),
+                Some(false) => "=".into(),
+                None => String::new(),
+            });
+        }
+        out.push_str(&csv_line(&cells));
+    }
+    out
+}
+
+fn csv_line(cells: &[String]) -> String {
+    let quoted: Vec<String> = cells
+        .iter()
+        .map(|c| {
+            if c.contains([',', '"', '\n']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    format!("{}\n", quoted.join(","))
 }

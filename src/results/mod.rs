@@ -11,7 +11,7 @@
 mod compare;
 mod schema;
 
-pub use compare::{Comparison, ComparisonRow, compare};
+pub use compare::{Comparison, ComparisonRow, compare, kernel_key, to_csv};
 pub use schema::{
     FitResult, KernelResult, MachineInfo, Point, PointValue, ResultFile, SCHEMA_VERSION,
     SoftwareInfo, TOOL_NAME,
@@ -64,6 +64,12 @@ pub enum ResultFileError {
         /// The I/O error.
         source: std::io::Error,
     },
+}
+
+/// The JSON Schema (draft 2020-12) of a result file, generated from the types
+/// above; `results/schema.json` in the repository is this, pretty-printed.
+pub fn json_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(ResultFile)).expect("a schema is JSON")
 }
 
 /// Reads and checks a result file.

@@ -14,7 +14,7 @@ pub const SCHEMA_VERSION: u64 = 1;
 pub const TOOL_NAME: &str = "halfperf";
 
 /// One run's result file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ResultFile {
     /// [`SCHEMA_VERSION`] at the time of writing.
     pub schema_version: u64,
@@ -36,7 +36,7 @@ pub struct ResultFile {
 }
 
 /// The machine.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MachineInfo {
     /// Host name.
     pub hostname: String,
@@ -63,7 +63,7 @@ pub struct MachineInfo {
 }
 
 /// The build.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SoftwareInfo {
     /// halfperf's version.
     pub halfperf_version: String,
@@ -78,7 +78,7 @@ pub struct SoftwareInfo {
 }
 
 /// One kernel's measurements, for one transport where it has one.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KernelResult {
     /// Kernel name (`pingpong`, `oneway`, `c2c`, ...).
     pub kernel: String,
@@ -108,7 +108,7 @@ pub struct KernelResult {
 
 /// One point of a sweep: its swept variables and measured quantities by name, units
 /// in the names (`size_bytes`, `one_way_ns`, ...).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct Point(pub BTreeMap<String, PointValue>);
 
@@ -138,6 +138,35 @@ impl Point {
         }
     }
 
+    /// Whether a plain number of this name is a measured quantity (a time, a rate, a
+    /// ratio: its unit says so) rather than a swept variable or a count.
+    pub fn is_measured(name: &str) -> bool {
+        // `_bits`: a property of the build or CPU (simd_width_bits) that differs
+        // between machines and must not name a point either.
+        const UNITS: [&str; 7] = ["_ns", "_us", "_ms", "_s", "_per_s", "_percent", "_bits"];
+        UNITS.iter().any(|u| name.ends_with(u))
+            || ["_over_", "ratio", "speedup", "efficiency", "gain"]
+                .iter()
+                .any(|w| name.contains(w))
+    }
+
+    /// Whether a plain number of this name is a count chosen by the calibration
+    /// (`reps`), neither swept nor measured.
+    pub fn is_count(name: &str) -> bool {
+        matches!(name, "reps" | "count" | "trials" | "batch") || name.ends_with("_reps")
+    }
+
+    /// The swept variables (plain numbers that are neither measured nor counts), by
+    /// name.
+    pub fn swept(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.0.iter().filter_map(|(n, v)| match v {
+            PointValue::Number(x) if !Point::is_measured(n) && !Point::is_count(n) => {
+                Some((n.as_str(), *x))
+            }
+            _ => None,
+        })
+    }
+
     /// A distribution by name.
     pub fn stats(&self, name: &str) -> Option<&Summary> {
         match self.0.get(name)? {
@@ -149,7 +178,7 @@ impl Point {
 
 /// A point's value: a plain number (a swept variable, a count) or the distribution
 /// of a measured quantity over trials.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum PointValue {
     /// A number.
@@ -159,7 +188,7 @@ pub enum PointValue {
 }
 
 /// A fitted model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FitResult {
     /// The model, as a formula (`t_startup + N t_per_byte`).
     pub model: String,

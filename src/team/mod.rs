@@ -33,7 +33,7 @@ use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 /// How ranks are placed on CPUs; recorded with every result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Placement {
     /// One rank per CPU; waits spin.

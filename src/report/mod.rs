@@ -1,0 +1,747 @@
+//! Reports for people: `index.html` (one self-contained page, inline SVG, no
+//! script, no network) and `report.md` with the same figures as SVG files beside
+//! it, built from result files alone.
+//!
+//! The report knows the result schema, not the kernels: for every kernel result it
+//! plots each measured quantity against the point's swept variable (minimum over
+//! trials, a band to the median, whiskers to the maximum), overlays the fitted
+//! models it can evaluate, marks the 50 % and 90 % sizes on bandwidth plots, draws a
+//! CPU-pair matrix (`cpu_a`, `cpu_b`) as a heat map, and always lists the points,
+//! fits, placement and warnings. Several files overlay the same plot, one series
+//! per machine and date.
+
+#![forbid(unsafe_code)]
+
+mod html;
+mod markdown;
+mod plot;
+
+use crate::results::{FitResult, KernelResult, Point, PointValue, ResultFile, kernel_key};
+use crate::text::num;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+pub use html::to_html;
+pub use markdown::to_markdown;
+
+/// Swept variables tried as the x axis, in order; the first that varies wins.
+pub const X_PREFERENCE: [&str; 12] = [
+    "size_bytes",
+    "n_elements",
+    "n",
+    "grain_flop",
+    "processors",
+    "matrix_order",
+    "hops",
+    "nodes",
+    "nodes_per_dimension",
+    "dimensions",
+    "ranks",
+    "n_per_processor",
+];
+
+/// A whole report.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// One entry per input file.
+    pub sources: Vec<Source>,
+    /// One section per kernel (and transport, and distance class).
+    pub sections: Vec<Section>,
+}
+
+/// An input file, described.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// Host and start time: the legend of its series.
+    pub label: String,
+    /// `name: value` lines about the machine and the build.
+    pub facts: Vec<(String, String)>,
+}
+
+/// One kernel's figures and tables across the files.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// HTML id (`pingpong-mailbox`).
+    pub id: String,
+    /// Heading.
+    pub title: String,
+    /// The figures.
+    pub figures: Vec<Figure>,
+    /// Per result: placement, CPUs, warnings.
+    pub notes: Vec<Note>,
+    /// Fits and points.
+    pub tables: Vec<Table>,
+}
+
+/// One figure.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// HTML id and SVG file stem (`fig-pingpong-mailbox-one_way_ns`).
+    pub id: String,
+    /// Title shown above the figure.
+    pub title: String,
+    /// The SVG document.
+    pub svg: String,
+    /// Lines shown under it (what is drawn, fits not drawn and why).
+    pub caption: Vec<String>,
+}
+
+/// The labels of one kernel result shown next to its figures.
+#[derive(Debug, Clone)]
+pub struct Note {
+    /// Which file and result.
+    pub label: String,
+    /// `placement pinned, CPUs [0, 1], 2 ranks, shared L3`.
+    pub placement: String,
+    /// Whether the placement is other than pinned.
+    pub unusual_placement: bool,
+    /// The result's warnings.
+    pub warnings: Vec<String>,
+}
+
+/// A table.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// What it shows.
+    pub caption: String,
+    /// Column names.
+    pub header: Vec<String>,
+    /// Cells.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// Why a report could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportWriteError {
+    /// The directory or a file in it could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// A readable axis label from a field name, unit from its suffix:
+/// `one_way_ns` → "one-way latency (ns)", `size_bytes` → "message size (bytes)".
+pub fn axis_label(name: &str) -> String {
+    const UNITS: [(&str, &str); 14] = [
+        ("_mb_per_s", "MB/s"),
+        ("_gb_per_s", "GB/s"),
+        ("_flop_per_s", "flop/s"),
+        ("_bytes_per_s", "bytes/s"),
+        ("_per_s", "1/s"),
+        ("_ns", "ns"),
+        ("_us", "µs"),
+        ("_ms", "ms"),
+        ("_s", "s"),
+        ("_bytes", "bytes"),
+        ("_flop", "flop"),
+        ("_elements", "elements"),
+        ("_percent", "%"),
+        ("_hops", "hops"),
+    ];
+    const WORDS: [(&str, &str); 12] = [
+        ("one_way", "one-way latency"),
+        ("single_round_trip", "single round-trip time"),
+        ("round_trip", "round-trip time"),
+        ("size", "message size"),
+        ("bandwidth", "bandwidth"),
+        ("n", "vector length n"),
+        ("grain", "grain"),
+        ("time", "time"),
+        ("processors", "processors P"),
+        ("matrix_order", "matrix order"),
+        ("nodes", "nodes"),
+        ("hops", "hops"),
+    ];
+    let (stem, unit) = UNITS
+        .iter()
+        .find(|(s, _)| name.ends_with(s) && name.len() > s.len())
+        .map_or((name, None), |(s, u)| {
+            (&name[..name.len() - s.len()], Some(*u))
+        });
+    let words = WORDS
+        .iter()
+        .find(|(w, _)| *w == stem)
+        .map_or_else(|| stem.replace('_', " "), |(_, t)| t.to_string());
+    match unit {
+        Some(u) => format!("{words} ({u})"),
+        None => words,
+    }
+}
+
+/// A model curve evaluated from a fit, or why it cannot be drawn.
+fn evaluate_fit(fit: &FitResult) -> Result<Box<dyn Fn(f64) -> f64 + '_>, String> {
+    let p = |k: &str| fit.params.get(k).copied();
+    // scibench / CoMet latency line: t = t_startup + N t_per_byte.
+    if let (Some(t0), Some(tb)) = (p("t_startup_ns"), p("t_per_byte_ns")) {
+        return Ok(Box::new(move |x| t0 + tb * x));
+    }
+    // A generic line: intercept* and slope* parameters.
+    let find = |prefix: &str| {
+        fit.params
+            .iter()
+            .find(|(k, _)| k.starts_with(prefix))
+            .map(|(_, v)| *v)
+    };
+    if let (Some(a), Some(b)) = (find("intercept"), find("slope")) {
+        return Ok(Box::new(move |x| a + b * x));
+    }
+    // Hockney: t = (n + n_half) / r_inf, r_inf per second, t in ns or s.
+    let r_inf = fit
+        .params
+        .iter()
+        .find(|(k, _)| k.starts_with("r_inf") && k.ends_with("_per_s"));
+    if let (Some((_, &r)), Some(nh)) = (r_inf, find("n_half")) {
+        let scale = if fit.y.contains("_ns") {
+            1e9
+        } else if fit.y.contains("_us") {
+            1e6
+        } else if fit.y.split('.').next().is_some_and(|y| y.ends_with("_s")) {
+            1.0
+        } else {
+            return Err(format!(
+                "fit {} not drawn: the unit of {} is not a time",
+                fit.model, fit.y
+            ));
+        };
+        if r > 0.0 {
+            return Ok(Box::new(move |x| (x + nh) / r * scale));
+        }
+    }
+    Err(format!(
+        "fit {} not drawn: the report does not know how to evaluate its parameters ({})",
+        fit.model,
+        fit.params.keys().cloned().collect::<Vec<_>>().join(", ")
+    ))
+}
+
+/// The fitted quantity's name without the statistic (`one_way_ns.min` → `one_way_ns`).
+fn fit_quantity(fit: &FitResult) -> &str {
+    fit.y.split('.').next().unwrap_or(&fit.y)
+}
+
+/// Lower-case ASCII letters, digits and `_`, every other run of characters one `-`.
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// One result in a section: which file, which result.
+struct Entry<'a> {
+    label: String,
+    colour: usize,
+    result: &'a KernelResult,
+}
+
+/// The x variable: the first of [`X_PREFERENCE`] that varies over the points, then
+/// any other swept variable that varies.
+fn choose_x(points: &[&Point]) -> Option<String> {
+    let varies = |name: &str| {
+        let vals: BTreeSet<u64> = points
+            .iter()
+            .filter_map(|p| p.number(name))
+            .map(f64::to_bits)
+            .collect();
+        vals.len() > 1
+    };
+    X_PREFERENCE
+        .iter()
+        .find(|n| varies(n))
+        .map(|n| n.to_string())
+        .or_else(|| {
+            let names: BTreeSet<&str> =
+                points.iter().flat_map(|p| p.swept().map(|s| s.0)).collect();
+            names
+                .into_iter()
+                .find(|n| !matches!(*n, "cpu_a" | "cpu_b") && varies(n))
+                .map(str::to_string)
+        })
+}
+
+/// Builds the report of `files`.
+pub fn build(files: &[ResultFile]) -> Report {
+    let sources: Vec<Source> = files.iter().map(source).collect();
+    // Sections in order of first appearance.
+    let mut order: Vec<String> = Vec::new();
+    let mut groups: BTreeMap<String, Vec<Entry<'_>>> = BTreeMap::new();
+    for (fi, file) in files.iter().enumerate() {
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        for r in &file.kernels {
+            let mut key = kernel_key(r);
+            if let Some(c) = r.distance_class {
+                key.push_str(&format!(" ({c})"));
+            }
+            let nth = seen.entry(key.clone()).or_insert(0);
+            *nth += 1;
+            let mut label = sources[fi].label.clone();
+            if *nth > 1 {
+                label.push_str(&format!(" #{nth}"));
+            }
+            if !groups.contains_key(&key) {
+                order.push(key.clone());
+            }
+            let g = groups.entry(key).or_default();
+            let colour = g.len();
+            g.push(Entry {
+                label,
+                colour,
+                result: r,
+            });
+        }
+    }
+    let sections = order.iter().map(|key| section(key, &groups[key])).collect();
+    Report { sources, sections }
+}
+
+fn source(f: &ResultFile) -> Source {
+    let m = &f.machine;
+    let s = &f.software;
+    let mut facts = vec![
+        ("started".into(), f.started_utc.clone()),
+        (
+            "CPU".into(),
+            m.cpu_model.clone().unwrap_or_else(|| "unknown".into()),
+        ),
+        (
+            "CPUs".into(),
+            format!(
+                "{} logical, {} cores, {} package(s), {} NUMA node(s), SMT {}; allowed {:?}",
+                m.logical_cpus,
+                m.physical_cores,
+                m.packages,
+                m.numa_nodes,
+                if m.smt { "on" } else { "off" },
+                m.allowed_cpus
+            ),
+        ),
+        ("OS".into(), m.os.clone()),
+        (
+            "clock".into(),
+            format!(
+                "{}, read overhead {} ns, resolution {} ns",
+                m.clock.source,
+                num(m.clock.read_overhead_ns),
+                num(m.clock.resolution_ns)
+            ),
+        ),
+        (
+            "halfperf".into(),
+            format!("{} ({}), {}", s.halfperf_version, s.git_commit, s.rustc),
+        ),
+    ];
+    if f.incomplete {
+        facts.push((
+            "incomplete".into(),
+            "the run was interrupted; only finished kernels are here".into(),
+        ));
+    }
+    Source {
+        label: format!("{} {}", m.hostname, f.started_utc),
+        facts,
+    }
+}
+
+fn section(key: &str, entries: &[Entry<'_>]) -> Section {
+    let id = slug(key);
+    let first = entries[0].result;
+    let mut figures = Vec::new();
+    let all_points: Vec<&Point> = entries.iter().flat_map(|e| &e.result.points).collect();
+    let is_matrix = all_points
+        .iter()
+        .any(|p| p.number("cpu_a").is_some() && p.number("cpu_b").is_some());
+    if is_matrix {
+        for (i, e) in entries.iter().enumerate() {
+            figures.extend(heat_maps(&id, i, e));
+        }
+    } else if let Some(x) = choose_x(&all_points) {
+        figures.extend(xy_figures(&id, &x, entries));
+    }
+    let notes = entries
+        .iter()
+        .map(|e| {
+            let r = e.result;
+            let class = r
+                .distance_class
+                .map(|c| format!(", {c}"))
+                .unwrap_or_default();
+            Note {
+                label: e.label.clone(),
+                placement: format!(
+                    "placement {}, CPUs {:?}, {} rank{}{class}",
+                    r.placement,
+                    r.cpus,
+                    r.ranks,
+                    if r.ranks == 1 { "" } else { "s" }
+                ),
+                unusual_placement: r.placement != crate::team::Placement::Pinned,
+                warnings: r.warnings.clone(),
+            }
+        })
+        .collect();
+    let mut tables = Vec::new();
+    let fits: Vec<Vec<String>> = entries
+        .iter()
+        .flat_map(|e| {
+            e.result.fits.iter().map(|f| {
+                let params: Vec<String> = f
+                    .params
+                    .iter()
+                    .map(|(k, v)| match f.std_errors.get(k) {
+                        Some(se) => format!("{k} = {} ± {}", num(*v), num(*se)),
+                        None => format!("{k} = {}", num(*v)),
+                    })
+                    .collect();
+                vec![
+                    e.label.clone(),
+                    f.model.clone(),
+                    format!("{} vs {}", f.y, f.x),
+                    params.join("; "),
+                    format!("{:.4}", f.r2),
+                    f.n_points.to_string(),
+                    if f.flagged { "FLAGGED" } else { "" }.into(),
+                ]
+            })
+        })
+        .collect();
+    if !fits.is_empty() {
+        tables.push(Table {
+            caption: "Fits (a flagged fit's parameters are not to be quoted)".into(),
+            header: [
+                "file",
+                "model",
+                "fitted",
+                "parameters ± standard error",
+                "R²",
+                "points",
+                "",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: fits,
+        });
+    }
+    for e in entries {
+        tables.push(points_table(e));
+    }
+    let transport = first
+        .transport
+        .as_deref()
+        .map(|t| format!(" over {t}"))
+        .unwrap_or_default();
+    let class = first
+        .distance_class
+        .map(|c| format!(", {c}"))
+        .unwrap_or_default();
+    Section {
+        id,
+        title: format!("{}{transport} ({}{class})", first.kernel, first.method),
+        figures,
+        notes,
+        tables,
+    }
+}
+
+/// The points of one result: a column per number, four per distribution.
+fn points_table(e: &Entry<'_>) -> Table {
+    let mut numbers: Vec<String> = Vec::new();
+    let mut stats: Vec<String> = Vec::new();
+    for p in &e.result.points {
+        for (name, v) in &p.0 {
+            let list = match v {
+                PointValue::Number(_) => &mut numbers,
+                PointValue::Stats(_) => &mut stats,
+            };
+            if !list.contains(name) {
+                list.push(name.clone());
+            }
+        }
+    }
+    let mut header = numbers.clone();
+    for s in &stats {
+        header.extend([
+            format!("{s} min"),
+            format!("{s} median"),
+            format!("{s} max"),
+            format!("{s} p99"),
+        ]);
+    }
+    let rows = e
+        .result
+        .points
+        .iter()
+        .map(|p| {
+            let mut cells: Vec<String> = numbers
+                .iter()
+                .map(|n| p.number(n).map_or("-".into(), num))
+                .collect();
+            for s in &stats {
+                match p.stats(s) {
+                    Some(x) => cells.extend([num(x.min), num(x.median), num(x.max), num(x.p99)]),
+                    None => cells.extend(std::iter::repeat_n("-".to_string(), 4)),
+                }
+            }
+            cells
+        })
+        .collect();
+    Table {
+        caption: format!(
+            "Points of {} ({} point{})",
+            e.label,
+            e.result.points.len(),
+            if e.result.points.len() == 1 { "" } else { "s" }
+        ),
+        header,
+        rows,
+    }
+}
+
+/// One heat map per distribution of a CPU-pair matrix.
+fn heat_maps(section_id: &str, nth: usize, e: &Entry<'_>) -> Vec<Figure> {
+    let pts = &e.result.points;
+    let cpus: BTreeSet<i64> = pts
+        .iter()
+        .flat_map(|p| [p.number("cpu_a"), p.number("cpu_b")])
+        .flatten()
+        .map(|v| v as i64)
+        .collect();
+    let cpus: Vec<i64> = cpus.into_iter().collect();
+    let quantities: BTreeSet<&str> = pts
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .filter(|(_, v)| matches!(v, PointValue::Stats(_)))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    quantities
+        .into_iter()
+        .map(|q| {
+            let value = |a: i64, b: i64| {
+                pts.iter().find_map(|p| {
+                    let (x, y) = (p.number("cpu_a")? as i64, p.number("cpu_b")? as i64);
+                    ((x, y) == (a, b) || (x, y) == (b, a)).then(|| p.stats(q).map(|s| s.min))?
+                })
+            };
+            let cells = cpus
+                .iter()
+                .map(|&a| cpus.iter().map(|&b| (a != b).then(|| value(a, b)).flatten()).collect())
+                .collect();
+            let h = plot::HeatMap {
+                labels: cpus.iter().map(|c| c.to_string()).collect(),
+                cells,
+                axis: "CPU".into(),
+                value_label: format!("{}, min over trials", axis_label(q)),
+            };
+            let (svg, caption) = match plot::heatmap_svg(&h) {
+                Ok(svg) => (svg, vec![]),
+                Err(err) => (String::new(), vec![format!("could not draw: {err}")]),
+            };
+            let mut caption = caption;
+            caption.insert(
+                0,
+                format!(
+                    "{}: {} between each pair of CPUs, minimum over trials; symmetric pairs share a value.",
+                    e.label,
+                    axis_label(q)
+                ),
+            );
+            Figure {
+                id: format!("fig-{section_id}-{}-{}", slug(q), nth + 1),
+                title: format!("{} matrix, {}", axis_label(q), e.label),
+                svg,
+                caption,
+            }
+        })
+        .collect()
+}
+
+/// The measured quantities of the entries against `x`.
+fn xy_figures(section_id: &str, x: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
+    let mut stats_q: Vec<String> = Vec::new();
+    let mut number_q: Vec<String> = Vec::new();
+    for e in entries {
+        for p in &e.result.points {
+            for (n, v) in &p.0 {
+                let list = match v {
+                    PointValue::Stats(_) => &mut stats_q,
+                    PointValue::Number(_) if Point::is_measured(n) => &mut number_q,
+                    PointValue::Number(_) => continue,
+                };
+                if !list.contains(n) {
+                    list.push(n.clone());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for q in stats_q.iter().chain(&number_q) {
+        let mut plot = plot::XyPlot {
+            x_label: axis_label(x),
+            y_label: axis_label(q),
+            ..Default::default()
+        };
+        let mut caption = Vec::new();
+        let is_stats = stats_q.contains(q);
+        let mut drawn = 0;
+        for e in entries {
+            let mut pts: Vec<plot::Measured> = e
+                .result
+                .points
+                .iter()
+                .filter_map(|p| {
+                    let xv = p.number(x)?;
+                    match p.0.get(q)? {
+                        PointValue::Stats(s) => Some((xv, s.min, Some((s.median, s.max)))),
+                        PointValue::Number(v) => Some((xv, *v, None)),
+                    }
+                })
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            drawn += pts.len();
+            let (xlo, xhi) = (pts[0].0, pts[pts.len() - 1].0);
+            plot.series.push(plot::Series {
+                label: if is_stats {
+                    format!("{} (min)", e.label)
+                } else {
+                    e.label.clone()
+                },
+                colour: e.colour,
+                points: pts,
+            });
+            for f in &e.result.fits {
+                if f.x != x {
+                    continue;
+                }
+                if is_stats && fit_quantity(f) == q {
+                    match evaluate_fit(f) {
+                        Ok(model) => {
+                            plot.curves.push(plot::Curve {
+                                label: if entries.len() > 1 {
+                                    format!("{} fit: {}", e.label, f.model)
+                                } else {
+                                    format!("fit: {}", f.model)
+                                },
+                                colour: e.colour,
+                                points: sample(xlo, xhi).map(|x| (x, model(x))).collect(),
+                            });
+                            if f.flagged {
+                                caption.push(format!(
+                                    "{}: the fit {} is flagged (R² {:.3}); its line is drawn but not to be trusted.",
+                                    e.label, f.model, f.r2
+                                ));
+                            }
+                        }
+                        Err(why) => caption.push(format!("{}: {why}", e.label)),
+                    }
+                    for (k, v) in &f.params {
+                        if k.starts_with("breakpoint") {
+                            plot.markers.push(plot::Marker {
+                                x: *v,
+                                label: format!("break {}", num(*v)),
+                                colour: e.colour,
+                            });
+                        }
+                    }
+                }
+                // Half-peak and 90 % sizes of a latency line, on its bandwidth plot.
+                if q.contains("bandwidth")
+                    && let Some(&nh) = f.params.get("n_half_bytes")
+                    && nh.is_finite()
+                    && nh > 0.0
+                {
+                    plot.markers.push(plot::Marker {
+                        x: nh,
+                        label: format!("50%: {} B", num(nh)),
+                        colour: e.colour,
+                    });
+                    plot.markers.push(plot::Marker {
+                        x: 9.0 * nh,
+                        label: format!("90%: {} B", num(9.0 * nh)),
+                        colour: e.colour,
+                    });
+                    caption.push(format!(
+                        "{}: 50% and 90% of the asymptotic bandwidth are reached at n_1/2 = {} B and 9 n_1/2 = {} B (from the fit {}).",
+                        e.label,
+                        num(nh),
+                        num(9.0 * nh),
+                        f.model
+                    ));
+                }
+            }
+        }
+        if drawn == 0 {
+            continue;
+        }
+        if is_stats {
+            caption.insert(
+                0,
+                "Line: minimum over trials; shaded band: minimum to median; whiskers: median to maximum; dashed: fitted model."
+                    .into(),
+            );
+        }
+        let (svg, err) = match plot::xy_svg(&plot) {
+            Ok(svg) => (svg, None),
+            Err(e) => (String::new(), Some(format!("could not draw: {e}"))),
+        };
+        caption.extend(err);
+        out.push(Figure {
+            id: format!("fig-{section_id}-{}", slug(q)),
+            title: format!("{} against {}", axis_label(q), axis_label(x)),
+            svg,
+            caption,
+        });
+    }
+    out
+}
+
+/// 96 x values from `lo` to `hi`, geometric when both are positive.
+fn sample(lo: f64, hi: f64) -> impl Iterator<Item = f64> {
+    let geometric = lo > 0.0 && hi > lo;
+    (0..96).map(move |i| {
+        let t = i as f64 / 95.0;
+        if geometric {
+            lo * (hi / lo).powf(t)
+        } else {
+            lo + (hi - lo) * t
+        }
+    })
+}
+
+/// Writes `dir/index.html`, `dir/report.md` and one SVG per figure; returns the
+/// files written.
+pub fn write(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, ReportWriteError> {
+    let werr = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ReportWriteError::Write { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(werr(dir))?;
+    let mut written = Vec::new();
+    let mut put = |name: &str, text: &str| -> Result<(), ReportWriteError> {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(werr(&p))?;
+        written.push(p);
+        Ok(())
+    };
+    put("index.html", &to_html(report))?;
+    put("report.md", &to_markdown(report))?;
+    for s in &report.sections {
+        for f in &s.figures {
+            if !f.svg.is_empty() {
+                put(&format!("{}.svg", f.id), &f.svg)?;
+            }
+        }
+    }
+    Ok(written)
+}

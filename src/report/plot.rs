@@ -1,0 +1,502 @@
+//! The figures, drawn with plotters into SVG strings: measured quantities against a
+//! swept variable (minimum with a band to the median and a whisker to the maximum,
+//! fitted lines, vertical markers) and a heat map with a colour scale.
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
+use plotters::prelude::*;
+use plotters::style::text_anchor;
+
+/// Width and height of an x-y figure, pixels.
+const XY_SIZE: (u32, u32) = (760, 440);
+
+/// Tableau 10: distinct, readable on white, in a fixed order.
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// The colour of series `i`.
+fn colour(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// One x with the minimum over trials and, for a distribution, its median and
+/// maximum.
+pub(crate) type Measured = (f64, f64, Option<(f64, f64)>);
+
+/// One measured series: per x, the minimum over trials and optionally the median
+/// and maximum.
+#[derive(Debug, Clone)]
+pub(crate) struct Series {
+    /// Legend text.
+    pub(crate) label: String,
+    /// Colour index.
+    pub(crate) colour: usize,
+    /// `(x, min, Some((median, max)))`, sorted by x.
+    pub(crate) points: Vec<Measured>,
+}
+
+/// A model curve, drawn dashed.
+#[derive(Debug, Clone)]
+pub(crate) struct Curve {
+    /// Legend text.
+    pub(crate) label: String,
+    /// Colour index.
+    pub(crate) colour: usize,
+    /// `(x, y)`, sorted by x.
+    pub(crate) points: Vec<(f64, f64)>,
+}
+
+/// A vertical line at `x` with a short label.
+#[derive(Debug, Clone)]
+pub(crate) struct Marker {
+    /// Position on the x axis.
+    pub(crate) x: f64,
+    /// Label drawn beside the line's top.
+    pub(crate) label: String,
+    /// Colour index.
+    pub(crate) colour: usize,
+}
+
+/// An x-y figure.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct XyPlot {
+    /// Axis label with unit.
+    pub(crate) x_label: String,
+    /// Axis label with unit.
+    pub(crate) y_label: String,
+    /// Measured series.
+    pub(crate) series: Vec<Series>,
+    /// Model curves.
+    pub(crate) curves: Vec<Curve>,
+    /// Vertical markers.
+    pub(crate) markers: Vec<Marker>,
+}
+
+/// Whether a positive range spans more than two decades (a log axis then).
+fn wants_log(lo: f64, hi: f64) -> bool {
+    lo > 0.0 && hi / lo > 100.0
+}
+
+/// The axis range of `values`, padded; positive and padded by a factor when `log`.
+fn range(values: &[f64], log: bool) -> (f64, f64) {
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() {
+        return (0.0, 1.0);
+    }
+    if log {
+        return (lo / 1.5, hi * 1.5);
+    }
+    let span = if hi > lo { hi - lo } else { hi.abs().max(1.0) };
+    let lo = if lo >= 0.0 && lo - 0.05 * span < 0.0 {
+        0.0
+    } else {
+        lo - 0.05 * span
+    };
+    (lo, hi + 0.08 * span)
+}
+
+/// A tick label: whole numbers without decimals (powers of ten from a million on
+/// as `1e6`), others with at most three significant decimals.
+fn tick(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        let e = a.log10().floor();
+        let m = v / 10f64.powf(e);
+        if (m - m.round()).abs() < 1e-9 {
+            format!("{}e{}", m.round(), e)
+        } else {
+            format!("{m:.1}e{e}")
+        }
+    } else if (v - v.round()).abs() < 1e-9 * a.max(1.0) {
+        format!("{}", v.round())
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// Draws an x-y figure; the error is plotters' message.
+pub(crate) fn xy_svg(p: &XyPlot) -> Result<String, String> {
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for s in &p.series {
+        for &(x, y, extra) in &s.points {
+            xs.push(x);
+            ys.push(y);
+            if let Some((med, max)) = extra {
+                ys.extend([med, max]);
+            }
+        }
+    }
+    xs.extend(p.markers.iter().map(|m| m.x));
+    let finite = |v: &mut Vec<f64>| v.retain(|x| x.is_finite());
+    finite(&mut xs);
+    finite(&mut ys);
+    let (xlo, xhi) = range(&xs, false);
+    let xlog = wants_log(
+        xs.iter().copied().fold(f64::INFINITY, f64::min),
+        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let ylog = wants_log(
+        ys.iter().copied().fold(f64::INFINITY, f64::min),
+        ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let (xlo, xhi) = if xlog { range(&xs, true) } else { (xlo, xhi) };
+    let (ylo, yhi) = range(&ys, ylog);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, XY_SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let mut b = ChartBuilder::on(&root);
+        b.margin(14).x_label_area_size(52).y_label_area_size(84);
+        let r = match (xlog, ylog) {
+            (false, false) => fill(b.build_cartesian_2d(xlo..xhi, ylo..yhi), p, (ylo, yhi)),
+            (true, false) => fill(
+                b.build_cartesian_2d((xlo..xhi).log_scale(), ylo..yhi),
+                p,
+                (ylo, yhi),
+            ),
+            (false, true) => fill(
+                b.build_cartesian_2d(xlo..xhi, (ylo..yhi).log_scale()),
+                p,
+                (ylo, yhi),
+            ),
+            (true, true) => fill(
+                b.build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale()),
+                p,
+                (ylo, yhi),
+            ),
+        };
+        r?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+type Built<'a, 'b, X, Y> = Result<
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>,
+    DrawingAreaErrorKind<std::io::Error>,
+>;
+
+fn fill<'a, X, Y>(
+    built: Built<'a, 'a, X, Y>,
+    p: &XyPlot,
+    (ylo, yhi): (f64, f64),
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let e = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
+    let mut chart = built.map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc(p.x_label.as_str())
+        .y_desc(p.y_label.as_str())
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 15))
+        .light_line_style(RGBColor(235, 235, 235))
+        .bold_line_style(RGBColor(205, 205, 205))
+        .draw()
+        .map_err(e)?;
+    for s in &p.series {
+        let c = colour(s.colour);
+        // The band from the minimum to the median, then whiskers to the maximum.
+        let with_extra: Vec<_> = s
+            .points
+            .iter()
+            .filter_map(|&(x, y, ex)| ex.map(|(m, mx)| (x, y, m, mx)))
+            .collect();
+        if with_extra.len() >= 2 {
+            let mut poly: Vec<(f64, f64)> = with_extra.iter().map(|p| (p.0, p.1)).collect();
+            poly.extend(with_extra.iter().rev().map(|p| (p.0, p.2)));
+            chart
+                .draw_series(std::iter::once(Polygon::new(poly, c.mix(0.18).filled())))
+                .map_err(e)?;
+        }
+        chart
+            .draw_series(
+                with_extra
+                    .iter()
+                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.mix(0.6))),
+            )
+            .map_err(e)?;
+        chart
+            .draw_series(LineSeries::new(
+                s.points.iter().map(|p| (p.0, p.1)),
+                c.stroke_width(2),
+            ))
+            .map_err(e)?
+            .label(s.label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        chart
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|p| Circle::new((p.0, p.1), 3, c.filled())),
+            )
+            .map_err(e)?;
+    }
+    for curve in &p.curves {
+        let c = colour(curve.colour);
+        // A line outside the axes (below zero on a log axis, far beyond the data)
+        // is cut where it leaves them rather than drawn through the frame.
+        let inside: Vec<(f64, f64)> = curve
+            .points
+            .iter()
+            .copied()
+            .filter(|&(_, y)| y.is_finite() && y >= ylo && y <= yhi)
+            .collect();
+        chart
+            .draw_series(DashedLineSeries::new(inside, 8, 5, c.stroke_width(2)))
+            .map_err(e)?
+            .label(curve.label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2)));
+    }
+    for (i, m) in p.markers.iter().enumerate() {
+        let c = colour(m.colour);
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(m.x, ylo), (m.x, yhi)],
+                3,
+                3,
+                c.stroke_width(1),
+            ))
+            .map_err(e)?;
+        // Labels stack up from the bottom of the plot (where rising curves leave
+        // room) so that neighbouring markers do not print over each other, and sit
+        // left of their line in the right half of the plot.
+        let bottom = chart.backend_coord(&(m.x, ylo));
+        let xs = chart.plotting_area().get_pixel_range().0;
+        let right_half = bottom.0 > (xs.start + xs.end) / 2;
+        let y = bottom.1 - 6 - 16 * (i as i32 % 6);
+        let (at, h) = if right_half {
+            ((bottom.0 - 4, y), text_anchor::HPos::Right)
+        } else {
+            ((bottom.0 + 4, y), text_anchor::HPos::Left)
+        };
+        let style = ("sans-serif", 12)
+            .into_font()
+            .color(&c)
+            .pos(text_anchor::Pos::new(h, text_anchor::VPos::Bottom));
+        chart
+            .plotting_area()
+            .strip_coord_spec()
+            .draw(&Text::new(m.label.clone(), at, style))
+            .map_err(e)?;
+    }
+    if !p.series.is_empty() || !p.curves.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(160, 160, 160))
+            .label_font(("sans-serif", 13))
+            .draw()
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// A square matrix of values by row and column label (`None`: not measured).
+#[derive(Debug, Clone)]
+pub(crate) struct HeatMap {
+    /// Row and column labels (the CPUs).
+    pub(crate) labels: Vec<String>,
+    /// `cells[row][column]`.
+    pub(crate) cells: Vec<Vec<Option<f64>>>,
+    /// The axes' names (`CPU`).
+    pub(crate) axis: String,
+    /// The colour scale's label with unit.
+    pub(crate) value_label: String,
+}
+
+/// Viridis at a few stops, interpolated: dark blue (low) to yellow (high).
+fn viridis(t: f64) -> RGBColor {
+    const STOPS: [(u8, u8, u8); 5] = [
+        (68, 1, 84),
+        (59, 82, 139),
+        (33, 145, 140),
+        (94, 201, 98),
+        (253, 231, 37),
+    ];
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let f = t * (STOPS.len() - 1) as f64;
+    let i = (f.floor() as usize).min(STOPS.len() - 2);
+    let w = f - i as f64;
+    let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * w).round() as u8;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// A cell's value: whole units from 10 up, one decimal below.
+fn cell_text(v: f64) -> String {
+    if v.abs() >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// Draws a heat map with the value in every cell and a colour scale.
+pub(crate) fn heatmap_svg(h: &HeatMap) -> Result<String, String> {
+    let n = h.labels.len().max(1) as i32;
+    let cell = (560 / n).clamp(24, 72);
+    let (left, top) = (70, 20);
+    let grid = cell * n;
+    let width = (left + grid + 130) as u32;
+    let height = (top + grid + 60) as u32;
+    let values: Vec<f64> = h.cells.iter().flatten().flatten().copied().collect();
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let norm = |v: f64| if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
+    let font_px = (cell / 4).clamp(9, 14);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        draw_heatmap(&root, h, (left, top, cell, font_px), norm, (lo, hi))
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+fn draw_heatmap(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    h: &HeatMap,
+    (left, top, cell, font_px): (i32, i32, i32, i32),
+    norm: impl Fn(f64) -> f64,
+    (lo, hi): (f64, f64),
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    root.fill(&WHITE)?;
+    let n = h.labels.len() as i32;
+    let centred = |size: i32| {
+        ("sans-serif", size)
+            .into_font()
+            .color(&BLACK)
+            .pos(text_anchor::Pos::new(
+                text_anchor::HPos::Center,
+                text_anchor::VPos::Center,
+            ))
+    };
+    for (r, row) in h.cells.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            let (x0, y0) = (left + c as i32 * cell, top + r as i32 * cell);
+            let fillc = match v {
+                Some(v) => viridis(norm(*v)),
+                None => RGBColor(240, 240, 240),
+            };
+            root.draw(&Rectangle::new(
+                [(x0, y0), (x0 + cell, y0 + cell)],
+                fillc.filled(),
+            ))?;
+            root.draw(&Rectangle::new(
+                [(x0, y0), (x0 + cell, y0 + cell)],
+                WHITE.stroke_width(1),
+            ))?;
+            let text = match v {
+                Some(v) => cell_text(*v),
+                None if r == c => "·".into(),
+                None => "?".into(),
+            };
+            let dark = v.is_some_and(|v| norm(v) < 0.6);
+            let style = centred(font_px).color(if dark { &WHITE } else { &BLACK });
+            root.draw(&Text::new(text, (x0 + cell / 2, y0 + cell / 2), style))?;
+        }
+    }
+    for (i, l) in h.labels.iter().enumerate() {
+        let mid = i as i32 * cell + cell / 2;
+        root.draw(&Text::new(
+            l.clone(),
+            (left + mid, top + n * cell + 12),
+            centred(13),
+        ))?;
+        root.draw(&Text::new(l.clone(), (left - 14, top + mid), centred(13)))?;
+    }
+    root.draw(&Text::new(
+        format!("{} (column)", h.axis),
+        (left + n * cell / 2, top + n * cell + 36),
+        centred(14),
+    ))?;
+    root.draw(&Text::new(
+        format!("{} (row)", h.axis),
+        (18, top + n * cell / 2),
+        ("sans-serif", 14)
+            .into_font()
+            .transform(FontTransform::Rotate270)
+            .color(&BLACK)
+            .pos(text_anchor::Pos::new(
+                text_anchor::HPos::Center,
+                text_anchor::VPos::Center,
+            )),
+    ))?;
+    // The colour scale: 40 steps, high at the top.
+    let (sx, sh) = (left + n * cell + 24, (n * cell).max(120));
+    let steps = 40;
+    for s in 0..steps {
+        let t = 1.0 - s as f64 / (steps - 1) as f64;
+        let y0 = top + s * sh / steps;
+        let y1 = top + (s + 1) * sh / steps;
+        root.draw(&Rectangle::new(
+            [(sx, y0), (sx + 18, y1)],
+            viridis(t).filled(),
+        ))?;
+    }
+    let label = |v: f64| {
+        if v.is_finite() {
+            cell_text(v)
+        } else {
+            "-".into()
+        }
+    };
+    let left_text = ("sans-serif", 12)
+        .into_font()
+        .color(&BLACK)
+        .pos(text_anchor::Pos::new(
+            text_anchor::HPos::Left,
+            text_anchor::VPos::Center,
+        ));
+    if hi > lo {
+        root.draw(&Text::new(label(hi), (sx + 24, top + 4), left_text.clone()))?;
+        root.draw(&Text::new(
+            label(lo),
+            (sx + 24, top + sh - 4),
+            left_text.clone(),
+        ))?;
+    }
+    root.draw(&Text::new(
+        label((lo + hi) / 2.0),
+        (sx + 24, top + sh / 2),
+        left_text,
+    ))?;
+    root.draw(&Text::new(
+        h.value_label.clone(),
+        (sx + 80, top + sh / 2),
+        ("sans-serif", 13)
+            .into_font()
+            .transform(FontTransform::Rotate90)
+            .color(&BLACK)
+            .pos(text_anchor::Pos::new(
+                text_anchor::HPos::Center,
+                text_anchor::VPos::Center,
+            )),
+    ))?;
+    Ok(())
+}

@@ -1,0 +1,324 @@
+//! Reports and comparisons of fixture result files: every kernel appears with the
+//! figures its shape calls for, the page is self-contained, the SVG is well formed,
+//! compare's ratios and marks are the exact ones of the hand-written fixtures, and
+//! every committed result file validates against the committed JSON Schema.
+
+use halfperf::report::{self, Report};
+use halfperf::results::{self, ResultFile};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn load(name: &str) -> ResultFile {
+    results::read(&data(name)).expect("fixture reads")
+}
+
+fn figure_ids(r: &Report) -> Vec<String> {
+    r.sections
+        .iter()
+        .flat_map(|s| s.figures.iter().map(|f| f.id.clone()))
+        .collect()
+}
+
+/// Minimal well-formedness: starts with `<svg`, ends with `</svg>`, and every
+/// element opened is closed in order.
+fn assert_well_formed_svg(svg: &str, what: &str) {
+    let t = svg.trim();
+    assert!(t.starts_with("<svg"), "{what}: does not start with <svg");
+    assert!(t.ends_with("</svg>"), "{what}: does not end with </svg>");
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = t;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        let end = rest
+            .find('>')
+            .unwrap_or_else(|| panic!("{what}: unclosed tag"));
+        let tag = &rest[..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('?') || tag.starts_with('!') {
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack
+                .pop()
+                .unwrap_or_else(|| panic!("{what}: stray </{name}>"));
+            assert_eq!(open, name.trim(), "{what}: </{name}> closes <{open}>");
+        } else if !tag.ends_with('/') {
+            let name = tag.split_whitespace().next().unwrap_or("").to_string();
+            stack.push(name);
+        }
+    }
+    assert!(stack.is_empty(), "{what}: unclosed {stack:?}");
+}
+
+#[test]
+fn axis_labels_carry_units_from_field_names() {
+    assert_eq!(report::axis_label("one_way_ns"), "one-way latency (ns)");
+    assert_eq!(report::axis_label("size_bytes"), "message size (bytes)");
+    assert_eq!(report::axis_label("bandwidth_mb_per_s"), "bandwidth (MB/s)");
+    assert_eq!(
+        report::axis_label("n_elements"),
+        "vector length n (elements)"
+    );
+    assert_eq!(report::axis_label("widgets"), "widgets");
+}
+
+#[test]
+fn quick_run_fixture_has_every_expected_plot() {
+    let file = load("fixture-quick.json");
+    let r = report::build(std::slice::from_ref(&file));
+    let ids = figure_ids(&r);
+    // Every kernel result appears as a section.
+    assert_eq!(r.sections.len(), file.kernels.len(), "{ids:?}");
+    for k in &file.kernels {
+        assert!(
+            r.sections.iter().any(|s| s.title.starts_with(&k.kernel)),
+            "no section for {}",
+            k.kernel
+        );
+    }
+    for t in ["mailbox", "channel"] {
+        for k in ["pingpong", "oneway"] {
+            for q in ["one_way_ns", "bandwidth_mb_per_s"] {
+                let id = format!("fig-{k}-{t}-shared-l3--{q}");
+                let alt = ids
+                    .iter()
+                    .any(|i| i.starts_with(&format!("fig-{k}-{t}")) && i.ends_with(q));
+                assert!(alt, "missing {id} in {ids:?}");
+            }
+        }
+    }
+    assert!(ids.iter().any(|i| i.starts_with("fig-c2c")), "{ids:?}");
+    for s in &r.sections {
+        for f in &s.figures {
+            assert_well_formed_svg(&f.svg, &f.id);
+            assert!(!f.title.is_empty());
+        }
+    }
+    // The latency line is drawn on the latency plots, the 50 %/90 % sizes marked.
+    let pp = r
+        .sections
+        .iter()
+        .find(|s| s.title.starts_with("pingpong over mailbox"))
+        .expect("pingpong section");
+    let lat = pp
+        .figures
+        .iter()
+        .find(|f| f.id.ends_with("one_way_ns"))
+        .unwrap();
+    assert!(lat.svg.contains("one-way latency (ns)") && lat.svg.contains("message size (bytes)"));
+    assert!(
+        lat.svg.contains("t_startup + N t_per_byte"),
+        "no fit in legend"
+    );
+}
+
+#[test]
+fn report_of_two_machines_overlays_and_keeps_unknown_shapes() {
+    let files = [load("machine-a.json"), load("machine-b.json")];
+    let r = report::build(&files);
+    let ids = figure_ids(&r);
+    assert_eq!(
+        r.sections
+            .iter()
+            .map(|s| s.title.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "pingpong over mailbox (scibench, shared L3)",
+            "c2c (scibench)",
+            "triad (hockney)",
+            "mystery (future)"
+        ]
+    );
+    // Overlaid: one latency figure with both machines in its legend.
+    let pp = &r.sections[0];
+    let lat = pp
+        .figures
+        .iter()
+        .find(|f| f.id.ends_with("one_way_ns"))
+        .unwrap();
+    assert!(lat.svg.contains("machine-a 2026-11-01T10:00:00Z"));
+    assert!(lat.svg.contains("machine-b 2026-11-02T10:00:00Z"));
+    let bw = pp
+        .figures
+        .iter()
+        .find(|f| f.id.ends_with("bandwidth_mb_per_s"))
+        .unwrap();
+    // n_1/2 = 100 / 0.25 = 400 B and 150 / 0.25 = 600 B; 90 % at 3600 B and 5400 B.
+    for m in [
+        "50%: 400.0 B",
+        "90%: 3600.0 B",
+        "50%: 600.0 B",
+        "90%: 5400.0 B",
+    ] {
+        assert!(bw.svg.contains(m), "{m} not marked");
+    }
+    // A heat map per machine for the CPU-pair matrix, values in the cells.
+    let heat: Vec<_> = r.sections[1].figures.iter().collect();
+    assert_eq!(heat.len(), 2, "{ids:?}");
+    assert!(heat[0].svg.contains("\n40\n") && heat[1].svg.contains("\n90\n"));
+    // Hockney's line is drawn; a model the report does not know is named, not drawn.
+    let triad = &r.sections[2];
+    let t = triad
+        .figures
+        .iter()
+        .find(|f| f.id.ends_with("time_ns"))
+        .unwrap();
+    assert!(t.svg.contains("t = (n + n_half) / r_inf"));
+    assert!(
+        t.caption
+            .iter()
+            .any(|c| c.contains("some future model not drawn"))
+    );
+    assert!(r.sections[2].notes.iter().all(|n| n.unusual_placement));
+    // The unknown shape: no figure, but its points in a table.
+    let mystery = &r.sections[3];
+    assert!(mystery.figures.is_empty());
+    assert!(
+        mystery
+            .tables
+            .iter()
+            .any(|t| t.header.contains(&"gizmo_count".to_string()))
+    );
+    // Warnings sit with their kernel.
+    assert!(pp.notes[1].warnings.iter().any(|w| w.contains("busy")));
+}
+
+#[test]
+fn written_report_is_self_contained_with_svg_files_beside_the_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let status = Command::new(env!("CARGO_BIN_EXE_halfperf"))
+        .args(["report", "--out"])
+        .arg(&out)
+        .arg(data("machine-a.json"))
+        .arg(data("machine-b.json"))
+        .arg(data("fixture-quick.json"))
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "a URL in the page"
+    );
+    assert!(
+        !html.to_ascii_lowercase().contains("<script"),
+        "a script in the page"
+    );
+    assert!(!html.contains(" src="), "an external resource in the page");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let mut svgs = 0;
+    for line in md.lines().filter(|l| l.starts_with("![")) {
+        let file = line.rsplit_once('(').unwrap().1.trim_end_matches(')');
+        let svg = std::fs::read_to_string(out.join(file)).unwrap_or_else(|_| panic!("{file}"));
+        assert_well_formed_svg(&svg, file);
+        let id = file.trim_end_matches(".svg");
+        assert!(
+            html.contains(&format!("<figure id=\"{id}\"")),
+            "{id} not in the page"
+        );
+        svgs += 1;
+    }
+    assert!(svgs >= 10, "only {svgs} figures");
+}
+
+#[test]
+fn compare_gives_exact_ratios_and_marks_real_differences() {
+    let files = [load("machine-a.json"), load("machine-b.json")];
+    let c = results::compare(&files);
+    let row = |k: &str, q: &str| {
+        c.rows
+            .iter()
+            .find(|r| r.kernel == k && r.quantity == q)
+            .unwrap_or_else(|| panic!("no row {k} {q}"))
+    };
+    let r = row("pingpong/mailbox", "t_startup_ns");
+    assert_eq!(r.values, [Some(100.0), Some(150.0)]);
+    assert_eq!(r.ratios, [Some(1.0), Some(1.5)]);
+    assert_eq!(r.differs, [None, Some(true)]); // 50 > 2 + 3
+    let r = row("pingpong/mailbox", "t_per_byte_ns");
+    assert_eq!(r.ratios[1], Some(1.0));
+    assert_eq!(r.differs[1], Some(false));
+    // Points match on their swept variables, whatever the calibration's reps.
+    let r = row("pingpong/mailbox", "one_way_ns.min @ size_bytes=8");
+    assert_eq!(r.ratios[1], Some(152.0 / 102.0));
+    assert_eq!(r.differs[1], Some(true));
+    let c2c = |pair: &str| format!("one_way_ns.min @ {pair},distance_class_index=2,size_bytes=8");
+    assert_eq!(row("c2c", &c2c("cpu_a=0,cpu_b=1")).ratios[1], Some(1.25));
+    assert_eq!(row("c2c", &c2c("cpu_a=0,cpu_b=2")).differs[1], Some(false));
+    assert_eq!(row("c2c", &c2c("cpu_a=1,cpu_b=2")).ratios[1], Some(1.5));
+    let r = row("triad", "r_inf_flop_per_s");
+    assert_eq!((r.ratios[1], r.differs[1]), (Some(2.0), None));
+
+    let csv = results::to_csv(&c);
+    assert!(csv.starts_with("kernel,quantity,machine-a 2026-11-01T10:00:00Z value,"));
+    assert!(
+        csv.contains("pingpong/mailbox,t_startup_ns,100,1,2,,150,1.5,3,*\n"),
+        "{csv}"
+    );
+    // The CLI prints the same CSV.
+    let out = Command::new(env!("CARGO_BIN_EXE_halfperf"))
+        .args(["compare", "--csv"])
+        .arg(data("machine-a.json"))
+        .arg(data("machine-b.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), csv);
+}
+
+/// `results/schema.json` is what the types generate now.
+#[test]
+fn committed_schema_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/schema.json");
+    let committed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        committed,
+        results::json_schema(),
+        "results/schema.json is stale: regenerate with `halfperf schema > results/schema.json`"
+    );
+}
+
+/// Every committed result file and every fixture validates against the schema and
+/// reads with the current reader.
+#[test]
+fn committed_result_files_validate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("results/schema.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in ["results", "tests/data"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "json") && !p.ends_with("schema.json") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() >= 3, "{files:?}");
+    for p in &files {
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", p.display());
+        results::read(p).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // And the schema is not vacuous: a kernel without points is refused.
+    let mut bad: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data("machine-a.json")).unwrap()).unwrap();
+    bad["kernels"][0].as_object_mut().unwrap().remove("points");
+    assert!(!validator.is_valid(&bad));
+}
