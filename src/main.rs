@@ -172,6 +172,13 @@ struct RunArgs {
 }
 
 fn main() -> ExitCode {
+    // A closed pipe (`halfperf compare ... | head`) ends the process quietly, as
+    // for any Unix filter, instead of panicking in `println!`.
+    // SAFETY: called first thing, before any other thread exists; SIG_DFL is a
+    // valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
