@@ -1,7 +1,7 @@
-//! The command line as a user meets it: bad input gets one clear line and exit
-//! status 2 with nothing written; a lost or panicking peer ends the run with an
-//! error naming the rank, within the deadline; a quick run's JSON reads back and
-//! compares.
+//! The command line as a user meets it: a lost or panicking peer ends the run
+//! with an error naming the rank, within the deadline; a quick run's JSON reads
+//! back and compares; Ctrl-C and restricted CPUs are handled. Bad input is in
+//! `bad_input.rs`.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -41,62 +41,6 @@ fn assert_refused(dir: &Path, args: &[&str], needle: &str) {
         "{args:?}: {stderr:?} lacks {needle:?}"
     );
     assert_eq!(files_in(dir), before, "{args:?} wrote a file");
-}
-
-#[test]
-fn bad_run_arguments_are_refused_before_any_measurement() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let cases: &[(&[&str], &str)] = &[
-        (&["run", "--cpus", "9999"], "CPU 9999 does not exist"),
-        (&["run", "--cpus", "0,0"], "listed twice"),
-        (&["run", "--cpus", "0,x"], "not a CPU number"),
-        (&["run", "--cpus", "3-1"], "backwards"),
-        (&["run", "--sizes", "0"], "0 bytes"),
-        (&["run", "--sizes=-5"], "not a size"),
-        (&["run", "--sizes", "100M"], "larger than"),
-        (&["run", "--sizes", "99999999999999999999"], "not a size"),
-        (&["run", "--sizes", "abc"], "not a size"),
-        (&["run", "nosuchkernel"], "unknown kernel \"nosuchkernel\""),
-        (&["run", "--transport", "pigeon"], "pigeon"),
-        (&["run", "--trials", "0"], "0"),
-        (&["run", "--deadline-ms", "0"], "0"),
-        (&["run", "--inject-fault", "explode:1"], "stall:RANK"),
-        (&["run", "--out", "no/such/dir/x.json"], "does not exist"),
-        (&["frobnicate"], "frobnicate"),
-    ];
-    for (args, needle) in cases {
-        assert_refused(d, args, needle);
-    }
-}
-
-#[test]
-fn bad_result_files_are_refused_by_compare() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let write = |name: &str, text: &str| std::fs::write(d.join(name), text).unwrap();
-    write("empty.json", "");
-    write("truncated.json", "{\"schema_version\": 1, \"tool\": \"half");
-    write("notjson.json", "hello");
-    write(
-        "newer.json",
-        "{\"schema_version\": 999, \"tool\": \"halfperf\"}",
-    );
-    write(
-        "other.json",
-        "{\"schema_version\": 1, \"tool\": \"criterion\"}",
-    );
-    let cases: &[(&str, &str)] = &[
-        ("empty.json", "empty"),
-        ("truncated.json", "not JSON"),
-        ("notjson.json", "not JSON"),
-        ("newer.json", "newer than this halfperf"),
-        ("other.json", "written by \"criterion\""),
-        ("missing.json", "cannot read"),
-    ];
-    for (file, needle) in cases {
-        assert_refused(d, &["compare", file], needle);
-    }
 }
 
 #[test]

@@ -1,0 +1,97 @@
+//! Every class of bad input to the command line, and its one-line error: exit
+//! status 2, exactly one line on stderr naming the problem, and no file written.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn halfperf(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_halfperf"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("halfperf runs")
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Asserts exit status 2, exactly one line on stderr containing `needle`, and no
+/// new file in `dir`.
+fn assert_refused(dir: &Path, args: &[&str], needle: &str) {
+    let before = files_in(dir);
+    let out = halfperf(dir, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {stderr}"
+    );
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: {stderr:?} lacks {needle:?}"
+    );
+    assert_eq!(files_in(dir), before, "{args:?} wrote a file");
+}
+
+#[test]
+fn bad_run_arguments_are_refused_before_any_measurement() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--cpus", "9999"], "CPU 9999 does not exist"),
+        (&["run", "--cpus", "0,0"], "listed twice"),
+        (&["run", "--cpus", "0,x"], "not a CPU number"),
+        (&["run", "--cpus", "3-1"], "backwards"),
+        (&["run", "--sizes", "0"], "0 bytes"),
+        (&["run", "--sizes=-5"], "not a size"),
+        (&["run", "--sizes", "100M"], "larger than"),
+        (&["run", "--sizes", "99999999999999999999"], "not a size"),
+        (&["run", "--sizes", "abc"], "not a size"),
+        (&["run", "nosuchkernel"], "unknown kernel \"nosuchkernel\""),
+        (&["run", "--transport", "pigeon"], "pigeon"),
+        (&["run", "--trials", "0"], "0"),
+        (&["run", "--deadline-ms", "0"], "0"),
+        (&["run", "--inject-fault", "explode:1"], "stall:RANK"),
+        (&["run", "--out", "no/such/dir/x.json"], "does not exist"),
+        (&["frobnicate"], "frobnicate"),
+    ];
+    for (args, needle) in cases {
+        assert_refused(d, args, needle);
+    }
+}
+
+#[test]
+fn bad_result_files_are_refused_by_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |name: &str, text: &str| std::fs::write(d.join(name), text).unwrap();
+    write("empty.json", "");
+    write("truncated.json", "{\"schema_version\": 1, \"tool\": \"half");
+    write("notjson.json", "hello");
+    write(
+        "newer.json",
+        "{\"schema_version\": 999, \"tool\": \"halfperf\"}",
+    );
+    write(
+        "other.json",
+        "{\"schema_version\": 1, \"tool\": \"criterion\"}",
+    );
+    let cases: &[(&str, &str)] = &[
+        ("empty.json", "empty"),
+        ("truncated.json", "not JSON"),
+        ("notjson.json", "not JSON"),
+        ("newer.json", "newer than this halfperf"),
+        ("other.json", "written by \"criterion\""),
+        ("missing.json", "cannot read"),
+    ];
+    for (file, needle) in cases {
+        assert_refused(d, &["compare", file], needle);
+    }
+}
