@@ -32,6 +32,7 @@
 //! (labelled: co-hosted ranks share a CPU, so their computation takes longer and the
 //! fit's `c` absorbs it).
 
+mod calibrate;
 mod matrix;
 
 use std::sync::Arc;
@@ -210,6 +211,23 @@ pub fn run_with(
             break;
         }
         finish(&mut result, plan, &totals, cpus.len());
+        if !ctx.cancelled() {
+            let team = Team::new(&ctx.team_spec(cpus.clone(), 2, true))?;
+            let mut sizes: Vec<usize> = plan
+                .processors
+                .iter()
+                .filter(|&&n| n > 1)
+                .map(|&n| plan.order / n * plan.order * std::mem::size_of::<f64>())
+                .chain([64])
+                .collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            let one_way = match t {
+                TransportKind::Mailbox => calibrate::pingpong_ms::<Mailbox>(&team, &sizes)?,
+                TransportKind::Channel => calibrate::pingpong_ms::<Channel>(&team, &sizes)?,
+            };
+            validate(&mut result, plan, &totals, &sizes, &one_way);
+        }
         out.push(result);
     }
     ctx.progress.end();
@@ -268,6 +286,122 @@ fn finish(result: &mut KernelResult, plan: &SpeedupPlan, totals: &[Vec<Vec<f64>>
         "every run's C = A x A (order {}) verified on every rank against the serial product; U = mean time of the N = 1 runs; T = mean computation + max message processing (Lamanna's definition)",
         plan.order
     ));
+}
+
+/// Calibrates the simulator with the ping-pong costs, simulates every (load, N) on
+/// a hypercube and compares with the benchmark by the paired t test (see
+/// [`calibrate`]).
+fn validate(
+    result: &mut KernelResult,
+    plan: &SpeedupPlan,
+    totals: &[Vec<Vec<f64>>],
+    sizes: &[usize],
+    one_way_ms: &[f64],
+) {
+    use crate::model::simulator::{BurstDist, Receivers, SimConfig, Topology, simulate};
+    use crate::model::ttest::{THESIS_ALPHA, paired_t_test};
+    let Some(line) = calibrate::fit_costs(sizes, one_way_ms) else {
+        result
+            .warnings
+            .push("no ping-pong cost fit: the simulator was not calibrated".into());
+        return;
+    };
+    let (tl_ms, tc_ms_per_byte) = (line.intercept.max(0.0), line.slope.max(0.0));
+    if line.intercept < 0.0 || line.slope < 0.0 {
+        result.warnings.push(
+            "the ping-pong fit has a negative term; it is taken as 0 in the simulator".into(),
+        );
+    }
+    let mut params = std::collections::BTreeMap::new();
+    params.insert("tl_ms".to_string(), line.intercept);
+    params.insert("tc_ms_per_byte".to_string(), line.slope);
+    let mut std_errors = std::collections::BTreeMap::new();
+    std_errors.insert("tl_ms".to_string(), line.se_intercept);
+    std_errors.insert("tc_ms_per_byte".to_string(), line.se_slope);
+    result.fits.push(FitResult {
+        model:
+            "eq. 8 (H = 1): T = t_l + L t_c, one-way = half the ping-pong of block-sized messages"
+                .into(),
+        x: "size_bytes".into(),
+        y: "one_way_ms.min".into(),
+        params,
+        std_errors,
+        r2: line.r2,
+        n_points: line.n_points,
+        flagged: line.r2 < 0.9,
+    });
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (mut bench, mut sim) = (Vec::new(), Vec::new());
+    for (ni, per_load) in totals.iter().enumerate() {
+        let n = plan.processors[ni];
+        if !n.is_power_of_two() {
+            continue;
+        }
+        for (li, runs) in per_load.iter().enumerate() {
+            let uni = &totals[0][li];
+            let u = mean(uni);
+            let spread = summarize(uni).map_or(0.0, |s| s.std_dev);
+            let mut simulated = Vec::with_capacity(plan.runs);
+            for run in 0..plan.runs {
+                let config = SimConfig {
+                    topology: Topology::Hypercube,
+                    nodes: n as u32,
+                    bursts: 1,
+                    receivers: Receivers::All,
+                    burst_dist: BurstDist::Normal {
+                        sigma_ms: spread / n as f64,
+                    },
+                    uniprocessor_ms: u,
+                    tl_ms,
+                    tc_ms_per_byte,
+                    ti_ms: 0.0,
+                    message_bytes: (plan.order / n * plan.order * std::mem::size_of::<f64>())
+                        as u32,
+                    calibration: None,
+                    seed: (li * 1_000_000 + n * 1000 + run) as u64,
+                };
+                match simulate(&config) {
+                    Ok(r) => simulated.push(r.time_ms),
+                    Err(e) => {
+                        result.warnings.push(format!("simulation of N = {n}: {e}"));
+                        break;
+                    }
+                }
+            }
+            if simulated.is_empty() {
+                continue;
+            }
+            let sim_ms = mean(&simulated);
+            let load = f64::from(plan.loads[li]);
+            if let Some(p) = result.points.iter_mut().find(|p| {
+                p.number("processors") == Some(n as f64)
+                    && p.number("load_recomputations") == Some(load)
+                    && p.stats("time_ms").is_some()
+            }) {
+                *p = std::mem::take(p).with("simulated_ms", sim_ms);
+            }
+            bench.push(mean(runs));
+            sim.push(sim_ms);
+        }
+    }
+    match paired_t_test(&bench, &sim, THESIS_ALPHA) {
+        Ok(t) => result.points.push(
+            Point::new()
+                .with("validation_pairs", t.pairs as f64)
+                .with("mean_difference_ms", t.mean_difference)
+                .with("sd_difference_ms", t.sd_difference)
+                .with("t", t.t)
+                .with("p_value", t.p_value)
+                .with("critical_t", t.critical_t)
+                .with("reject_equal_means", f64::from(t.reject_null)),
+        ),
+        Err(e) => result
+            .warnings
+            .push(format!("paired t test (benchmark - simulation): {e}")),
+    }
+    result.warnings.push(
+        "simulated_ms: Lamanna's simulator on a hypercube calibrated with this run's ping-pong t_l, t_c (t_i = 0, no eq. 10 term); the last point is the paired t test of benchmark - simulation at alpha = 0.1".into(),
+    );
 }
 
 fn eq13_result(fit: &Eq13Fit, fixed_b: Option<f64>, n_points: usize) -> FitResult {
