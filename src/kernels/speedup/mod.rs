@@ -562,7 +562,8 @@ fn exchange<E: Endpoint>(
     arrived.fill(false);
     arrived[me] = true;
     let (mut remaining, mut next) = (n - 1, 1);
-    let start = Instant::now();
+    // The deadline runs from the last progress: a peer silent for that long is lost.
+    let mut start = Instant::now();
     let deadline = rc.control.wait_timeout();
     while remaining > 0 || next < n {
         let mut progressed = false;
@@ -584,7 +585,9 @@ fn exchange<E: Endpoint>(
                 progressed = true;
             }
         }
-        if !progressed {
+        if progressed {
+            start = Instant::now();
+        } else {
             if rc.control.aborted() {
                 return Err(RankError::Aborted);
             }
