@@ -121,9 +121,9 @@ struct SimulateArgs {
     #[arg(long, value_name = "NAME", value_parser = ["lamanna"])]
     experiment: Option<String>,
     /// Cost parameters of the experiment: eq. 9 (`thesis`) or Appendix B's processor
-    /// cost per message (`appendix-b`).
-    #[arg(long, value_name = "NAME", default_value = "thesis", value_parser = ["thesis", "appendix-b"])]
-    params: String,
+    /// cost per message (`appendix-b`); default `thesis`.
+    #[arg(long, value_name = "NAME", value_parser = ["thesis", "appendix-b"])]
+    params: Option<String>,
     /// Interconnection network.
     #[arg(long, value_name = "NAME", default_value = "hypercube", value_parser = ["hypercube", "ring", "torus"])]
     topology: String,
@@ -399,9 +399,12 @@ fn model_sci(args: &SciArgs) -> Result<()> {
 /// Lamanna experiment design.
 fn simulate(args: &SimulateArgs) -> Result<()> {
     use halfperf::model::simulator::{self as sim, LamannaParams};
+    if args.experiment.is_none() && args.params.is_some() {
+        bail!("--params chooses the costs of an experiment; use it with --experiment lamanna");
+    }
     if args.experiment.is_some() {
-        let params = match args.params.as_str() {
-            "appendix-b" => LamannaParams::appendix_b(),
+        let params = match args.params.as_deref() {
+            Some("appendix-b") => LamannaParams::appendix_b(),
             _ => LamannaParams::thesis(),
         };
         let report = sim::run_lamanna_experiment(&params, args.runs, args.seed)?;

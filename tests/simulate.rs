@@ -131,6 +131,7 @@ fn bad_input_gets_one_line_and_exit_2() {
             "square",
         ),
         (&["simulate", "--experiment", "other"][..], "other"),
+        (&["simulate", "--params", "appendix-b"][..], "experiment"),
     ] {
         let out = halfperf(args);
         let stderr = String::from_utf8_lossy(&out.stderr);
