@@ -53,6 +53,10 @@ enum Command {
         #[command(subcommand)]
         model: ModelCommand,
     },
+    /// Lamanna's discrete-event simulator of a parallel process on a message-passing
+    /// machine (defaults: the thesis's eq. 9 costs), or `--experiment lamanna` for the
+    /// Table 5 design and its eq. 11 fit.
+    Simulate(SimulateArgs),
     /// Compare result files side by side, with ratios to the first.
     Compare {
         /// Result files written by `halfperf run`.
@@ -121,6 +125,67 @@ struct SciArgs {
     )]
     dims: Vec<u32>,
     /// Print the report as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// Run an experiment design instead of one configuration (`lamanna`: Tables 4-5).
+    #[arg(long, value_name = "NAME", value_parser = ["lamanna"])]
+    experiment: Option<String>,
+    /// Cost parameters of the experiment: eq. 9 (`thesis`) or Appendix B's processor
+    /// cost per message (`appendix-b`); default `thesis`.
+    #[arg(long, value_name = "NAME", value_parser = ["thesis", "appendix-b"])]
+    params: Option<String>,
+    /// Interconnection network.
+    #[arg(long, value_name = "NAME", default_value = "hypercube", value_parser = ["hypercube", "ring", "torus"])]
+    topology: String,
+    /// Nodes N (a power of two on the hypercube, a square on the torus).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    nodes: u32,
+    /// Bursts per task B.
+    #[arg(long, value_name = "B", default_value_t = 1)]
+    bursts: u32,
+    /// Receivers of each burst's message: a count R (drawn at random) or `all` (N - 1).
+    #[arg(long, value_name = "R|all", default_value = "all")]
+    receivers: String,
+    /// Burst-length distribution.
+    #[arg(long, value_name = "NAME", default_value = "normal", value_parser = ["normal", "exponential"])]
+    burst_dist: String,
+    /// Standard deviation of a node's total computation, ms.
+    #[arg(long, value_name = "MS", default_value_t = halfperf::model::simulator::THESIS_VALIDATION_SIGMA_MS, allow_negative_numbers = true)]
+    sigma_ms: f64,
+    /// Uniprocessor time U of the whole process, ms.
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 1000.0,
+        allow_negative_numbers = true
+    )]
+    uniprocessor_ms: f64,
+    /// Message start-up t_l, ms.
+    #[arg(long, value_name = "MS", default_value_t = halfperf::model::simulator::THESIS_TL_MS, allow_negative_numbers = true)]
+    tl_ms: f64,
+    /// Transmission time per byte and link t_c, ms/byte.
+    #[arg(long, value_name = "MS", default_value_t = halfperf::model::simulator::THESIS_TC_MS_PER_BYTE, allow_negative_numbers = true)]
+    tc_ms_per_byte: f64,
+    /// Intermediate-node forwarding time t_i, ms.
+    #[arg(long, value_name = "MS", default_value_t = halfperf::model::simulator::THESIS_TI_MS, allow_negative_numbers = true)]
+    ti_ms: f64,
+    /// Message length L, bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024)]
+    message_bytes: u32,
+    /// Eq. 10 calibration `C0,C1` (ms): C = C0 + C1 N added when N > 2 (default none).
+    #[arg(long, value_name = "C0,C1", allow_negative_numbers = true)]
+    calibration: Option<String>,
+    /// Runs (seeds) to average; with --experiment, runs per unit.
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    runs: u32,
+    /// Base seed; identical seeds give identical runs.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+    /// Print JSON on stdout instead of a table.
     #[arg(long)]
     json: bool,
 }
@@ -234,6 +299,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Model {
             model: ModelCommand::Sci(args),
         } => model_sci(&args)?,
+        Command::Simulate(args) => simulate(&args)?,
         Command::Compare { files, json, csv } => {
             let cmp = results::compare(&read_all(&files)?);
             if json {
@@ -364,6 +430,129 @@ fn model_sci(args: &SciArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", sci::render_text(&report));
+    }
+    Ok(())
+}
+
+/// `halfperf simulate`: one configuration averaged over `--runs` seeds, or the
+/// Lamanna experiment design.
+fn simulate(args: &SimulateArgs) -> Result<()> {
+    use halfperf::model::simulator::{self as sim, LamannaParams};
+    if args.experiment.is_none() && args.params.is_some() {
+        bail!("--params chooses the costs of an experiment; use it with --experiment lamanna");
+    }
+    if args.experiment.is_some() {
+        let params = match args.params.as_deref() {
+            Some("appendix-b") => LamannaParams::appendix_b(),
+            _ => LamannaParams::thesis(),
+        };
+        let report = sim::run_lamanna_experiment(&params, args.runs, args.seed)?;
+        if args.json {
+            let m = &report.eq11.model;
+            let doc = serde_json::json!({
+                "eq11": {
+                    "mu_ms": m.mu_ms,
+                    "b": m.b,
+                    "c_ms_per_message": m.c_ms_per_message,
+                    "r2": report.eq11.fit.r_squared,
+                },
+                "report": report,
+            });
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+        } else {
+            print!("{}", report.render_text());
+        }
+        return Ok(());
+    }
+    let topology = match args.topology.as_str() {
+        "ring" => sim::Topology::Ring,
+        "torus" => sim::Topology::Torus2D,
+        _ => sim::Topology::Hypercube,
+    };
+    let receivers = match args.receivers.as_str() {
+        "all" => sim::Receivers::All,
+        r => sim::Receivers::Count(
+            r.parse()
+                .with_context(|| format!("--receivers: {r:?} is neither a count nor `all`"))?,
+        ),
+    };
+    let burst_dist = match args.burst_dist.as_str() {
+        "exponential" => sim::BurstDist::Exponential {
+            sigma_ms: args.sigma_ms,
+        },
+        _ => sim::BurstDist::Normal {
+            sigma_ms: args.sigma_ms,
+        },
+    };
+    let calibration = args
+        .calibration
+        .as_deref()
+        .map(|text| -> Result<(f64, f64)> {
+            let parse = |t: &str| -> Result<f64> {
+                t.trim().parse().with_context(|| {
+                    format!("--calibration: {t:?} is not a number; give C0,C1 in ms")
+                })
+            };
+            match text.split_once(',') {
+                Some((c0, c1)) => Ok((parse(c0)?, parse(c1)?)),
+                None => bail!("--calibration: give two numbers C0,C1 in ms, not {text:?}"),
+            }
+        })
+        .transpose()?;
+    let mut config = sim::SimConfig {
+        topology,
+        nodes: args.nodes,
+        bursts: args.bursts,
+        receivers,
+        burst_dist,
+        uniprocessor_ms: args.uniprocessor_ms,
+        tl_ms: args.tl_ms,
+        tc_ms_per_byte: args.tc_ms_per_byte,
+        ti_ms: args.ti_ms,
+        message_bytes: args.message_bytes,
+        calibration,
+        seed: args.seed,
+    };
+    config.validate()?;
+    let mut runs = Vec::with_capacity(args.runs as usize);
+    for k in 0..u64::from(args.runs) {
+        config.seed = args.seed.wrapping_add(k);
+        runs.push(sim::simulate(&config)?);
+    }
+    config.seed = args.seed;
+    let n = runs.len() as f64;
+    let mean = |f: fn(&sim::SimResult) -> f64| runs.iter().map(f).sum::<f64>() / n;
+    let time_ms = mean(|r| r.time_ms);
+    let events = mean(|r| r.events as f64);
+    let messages = mean(|r| r.messages as f64);
+    let events_per_second = mean(|r| r.events_per_second);
+    if args.json {
+        let doc = serde_json::json!({
+            "config": config,
+            "runs": args.runs,
+            "time_ms": time_ms,
+            "events": events,
+            "messages": messages,
+            "events_per_second": events_per_second,
+            "run_results": runs,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!(
+            "{:?}, N = {}, B = {}, R = {}, U = {} ms, L = {} bytes, {} run(s) from seed {}",
+            config.topology,
+            config.nodes,
+            config.bursts,
+            config.receivers_per_burst(),
+            config.uniprocessor_ms,
+            config.message_bytes,
+            args.runs,
+            args.seed
+        );
+        println!("time (mean)        {time_ms:.3} ms");
+        println!("events (mean)      {events:.0}");
+        println!("messages (mean)    {messages:.0}");
+        println!("events per second  {events_per_second:.3e}");
     }
     Ok(())
 }

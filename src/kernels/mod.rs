@@ -8,6 +8,7 @@ pub mod decomposition;
 pub mod hockney;
 pub mod reliability;
 pub mod scibench;
+pub mod speedup;
 pub mod timing;
 
 use crate::platform::{ClockInfo, LoadWindow, Topology};
@@ -230,6 +231,7 @@ pub fn registry() -> Vec<&'static KernelSpec> {
         .chain(hockney::KERNELS.iter())
         .chain(decomposition::KERNELS.iter())
         .chain(comet::KERNELS.iter())
+        .chain(speedup::KERNELS.iter())
         .chain(reliability::KERNELS.iter())
         .collect()
 }

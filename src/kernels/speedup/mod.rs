@@ -1,0 +1,638 @@
+//! Lamanna, "A Performance Study of the Hypercube Architecture" (AFIT thesis, 1988),
+//! chapter III "Benchmark" and Appendix A: the matrix-squaring benchmark on this
+//! machine, and the speedup model of chapter IV fitted to it.
+//!
+//! # The benchmark (Appendix A)
+//!
+//! `C = A x A` of order `M` is split by block rows over `N` ranks; each rank computes
+//! its `M/N` rows, recomputing them `x` times to set the computational load (steps
+//! 1-6). Then (steps 7-10) every rank sends its block to every other rank and keeps a
+//! flag vector, one flag per rank: it probes each rank whose flag is still unset,
+//! receives a block that has arrived straight into its place in `C`, sets the flag,
+//! and stops when every flag is set. Sends go with `try_send` interleaved with the
+//! probes, so no rank blocks on a full queue while blocks wait for it. Every rank then
+//! checks the whole `C` against a serial product (exact: the elements are small
+//! integers), outside the timed part; a mismatch fails the kernel.
+//!
+//! Each rank records its computation time and its message-processing time (steps 7-10);
+//! the run's time is the **mean computation time plus the largest message-processing
+//! time**, the thesis's definition. Runs start together behind a gather-release
+//! barrier. Five runs per (load, N), two with `--quick`.
+//!
+//! # The model (chapter IV, eqs. 13-18)
+//!
+//! The uniprocessor time `U` of a load is the mean time of its `N = 1` runs. Every run
+//! is a record `(U, N, T)`; eq. 13, `T = a + b U/N + c N`, is fitted by least squares
+//! with `b` free and with `b = 1` (as the thesis does), and from the free fit come the
+//! optimal number of ranks `N* = sqrt(b U / c)` for each measured load (eq. 15) and the
+//! uniprocessor time at which `N` ranks reach 80% efficiency (eqs. 17-18, derived again
+//! in [`crate::model::speedup`]).
+//!
+//! Rank counts are the powers of two up to the CPUs, then virtual processors up to 8
+//! (labelled: co-hosted ranks share a CPU, so their computation takes longer and the
+//! fit's `c` absorbs it).
+
+mod calibrate;
+mod matrix;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{KernelError, KernelSpec, RunContext};
+use crate::model::speedup::{Eq13Fit, SpeedupRecord, fit_eq13, speedup};
+use crate::model::stats::summarize;
+use crate::results::{FitResult, KernelResult, Point};
+use crate::team::{Placement, RankCtx, RankError, Team};
+use crate::transport::channel::Channel;
+use crate::transport::mailbox::Mailbox;
+use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
+
+/// The speedup kernels.
+pub static KERNELS: [KernelSpec; 1] = [SPEEDUP];
+
+const SPEEDUP: KernelSpec = KernelSpec {
+    name: "speedup",
+    method: "speedup",
+    paper: "Lamanna 1988 (AFIT thesis), ch. III benchmark, Appendix A steps 7-10, ch. IV eqs. 13-18",
+    about: "matrix squaring by block rows with all-to-all exchange checked by probe and flag vector, verified; eq. 13 fit, optimal N and work for 80% efficiency",
+    in_quick_suite: true,
+    run,
+};
+
+/// Efficiency whose work requirement is reported (eqs. 17-18).
+const TARGET_EFFICIENCY: f64 = 0.8;
+
+/// What one benchmark sweep runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpeedupPlan {
+    /// Matrix order `M` (divisible by every rank count).
+    pub order: usize,
+    /// Recomputations `x` of each block (the loads).
+    pub loads: Vec<u32>,
+    /// Rank counts `N`.
+    pub processors: Vec<usize>,
+    /// Runs per (load, N).
+    pub runs: usize,
+}
+
+impl SpeedupPlan {
+    /// The plan of a run: `M` = 64 and loads 4..400 (quick), else `M` = 128 and loads
+    /// 2..256, each spanning about two decades of uniprocessor time; rank counts the
+    /// powers of two up to `max(8, CPUs)`.
+    pub fn for_run(ctx: &RunContext<'_>) -> SpeedupPlan {
+        let cpus = ctx.cpus().len().max(1);
+        let mut processors = vec![1];
+        while processors
+            .last()
+            .is_some_and(|&n| n < 8.max(cpus) && n < 32)
+        {
+            processors.push(processors.last().copied().unwrap_or(1) * 2);
+        }
+        if ctx.config.quick {
+            SpeedupPlan {
+                order: 64,
+                loads: vec![4, 16, 64, 400],
+                processors,
+                runs: 2,
+            }
+        } else {
+            SpeedupPlan {
+                order: 128,
+                loads: vec![2, 6, 20, 64, 256],
+                processors,
+                runs: 5,
+            }
+        }
+    }
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    run_with(ctx, &SpeedupPlan::for_run(ctx))
+}
+
+/// Per-rank times of one run, ms.
+#[derive(Debug, Clone, Copy)]
+struct RankTimes {
+    computation_ms: f64,
+    messages_ms: f64,
+}
+
+/// Runs the benchmark with `plan`, one result per transport.
+pub fn run_with(
+    ctx: &RunContext<'_>,
+    plan: &SpeedupPlan,
+) -> Result<Vec<KernelResult>, KernelError> {
+    let bad = |reason: String| KernelError::NotRunnable {
+        kernel: SPEEDUP.name.into(),
+        reason,
+    };
+    if plan.loads.is_empty() || plan.runs == 0 || plan.processors.first() != Some(&1) {
+        return Err(bad(
+            "the plan needs loads, runs, and N = 1 first (it gives U)".into(),
+        ));
+    }
+    if let Some(n) = plan
+        .processors
+        .iter()
+        .find(|&&n| n == 0 || !plan.order.is_multiple_of(n))
+    {
+        return Err(bad(format!(
+            "matrix order {} is not divisible by N = {n}",
+            plan.order
+        )));
+    }
+    let m = plan.order;
+    let a = Arc::new(matrix::matrix_a(m));
+    let want = Arc::new(matrix::serial_product(&a, m));
+    let cpus = ctx.cpus();
+    ctx.progress.begin(
+        SPEEDUP.name,
+        (ctx.config.transports.len() * plan.processors.len()) as u64,
+    );
+    let mut out = Vec::new();
+    for &t in &ctx.config.transports {
+        // totals[n_index][load_index] = run totals, ms.
+        let mut totals: Vec<Vec<Vec<f64>>> = Vec::new();
+        let mut result = KernelResult {
+            kernel: SPEEDUP.name.into(),
+            method: SPEEDUP.method.into(),
+            transport: Some(t.name().into()),
+            cpus: cpus.clone(),
+            distance_class: None,
+            placement: Placement::Pinned,
+            ranks: 1,
+            points: Vec::new(),
+            fits: Vec::new(),
+            warnings: Vec::new(),
+            load: None,
+            elapsed_s: 0.0,
+        };
+        for &n in &plan.processors {
+            if ctx.cancelled() {
+                break;
+            }
+            ctx.progress.step(&format!("{} N={n}", t.name()));
+            let team = Team::new(&ctx.team_spec(cpus.clone(), n, true))?;
+            if team.placement() != Placement::Pinned {
+                if result.placement == Placement::Pinned
+                    || team.placement() == Placement::Oversubscribed
+                {
+                    result.placement = team.placement();
+                }
+                result.warnings.push(format!(
+                    "N = {n} ranks on {} CPUs are virtual processors ({}): co-hosted ranks share a CPU, so their times include waiting for it",
+                    cpus.len(),
+                    team.placement()
+                ));
+            }
+            if n > result.ranks {
+                result.ranks = n;
+                result.cpus = team.hosts().to_vec();
+            }
+            let per_rank = match t {
+                TransportKind::Mailbox => run_team::<Mailbox>(&team, plan, &a, &want)?,
+                TransportKind::Channel => run_team::<Channel>(&team, plan, &a, &want)?,
+            };
+            // The thesis's total: mean computation + largest message processing.
+            let runs = plan.loads.len() * plan.runs;
+            let run_totals: Vec<f64> = (0..runs)
+                .map(|k| {
+                    let comp = per_rank.iter().map(|r| r[k].computation_ms).sum::<f64>() / n as f64;
+                    let msg = per_rank
+                        .iter()
+                        .map(|r| r[k].messages_ms)
+                        .fold(0.0, f64::max);
+                    comp + msg
+                })
+                .collect();
+            totals.push(run_totals.chunks(plan.runs).map(<[f64]>::to_vec).collect());
+        }
+        if totals.is_empty() {
+            break;
+        }
+        finish(&mut result, plan, &totals, cpus.len());
+        if !ctx.cancelled() {
+            let team = Team::new(&ctx.team_spec(cpus.clone(), 2, true))?;
+            let mut sizes: Vec<usize> = plan
+                .processors
+                .iter()
+                .filter(|&&n| n > 1)
+                .map(|&n| plan.order / n * plan.order * std::mem::size_of::<f64>())
+                .chain([64])
+                .collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            let one_way = match t {
+                TransportKind::Mailbox => calibrate::pingpong_ms::<Mailbox>(&team, &sizes)?,
+                TransportKind::Channel => calibrate::pingpong_ms::<Channel>(&team, &sizes)?,
+            };
+            validate(&mut result, plan, &totals, &sizes, &one_way);
+        }
+        out.push(result);
+    }
+    ctx.progress.end();
+    if ctx.cancelled() {
+        return Err(KernelError::Interrupted);
+    }
+    Ok(out)
+}
+
+/// Points, fits and notes from the run totals.
+fn finish(result: &mut KernelResult, plan: &SpeedupPlan, totals: &[Vec<Vec<f64>>], cpus: usize) {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let uniprocessor: Vec<f64> = totals[0].iter().map(|runs| mean(runs)).collect();
+    let mut records = Vec::new();
+    for (ni, per_load) in totals.iter().enumerate() {
+        let n = plan.processors[ni];
+        for (li, runs) in per_load.iter().enumerate() {
+            let u = uniprocessor[li];
+            for &time_ms in runs {
+                records.push(SpeedupRecord {
+                    uniprocessor_ms: u,
+                    nodes: n as u32,
+                    bursts: 1,
+                    receivers: n as u32 - 1,
+                    time_ms,
+                });
+            }
+            let Ok(stats) = summarize(runs) else { continue };
+            let point = Point::new()
+                .with("load_recomputations", f64::from(plan.loads[li]))
+                .with("matrix_order", plan.order as f64)
+                .with("processors", n as f64)
+                .with("virtual", f64::from(cpus < n))
+                .with("uniprocessor_ms", u)
+                .with("speedup", speedup(u, stats.mean))
+                .with("efficiency", speedup(u, stats.mean) / n as f64)
+                .with("verified", 1.0)
+                .with_stats("time_ms", stats);
+            result.points.push(point);
+        }
+    }
+    for fixed_b in [None, Some(1.0)] {
+        match fit_eq13(&records, fixed_b) {
+            Ok(fit) => {
+                if fixed_b.is_none() {
+                    add_eq13_derivations(result, &fit, &uniprocessor, plan);
+                }
+                result.fits.push(eq13_result(&fit, fixed_b, records.len()));
+            }
+            Err(e) => result
+                .warnings
+                .push(format!("eq. 13 fit (b {fixed_b:?}) failed: {e}")),
+        }
+    }
+    result.warnings.push(format!(
+        "every run's C = A x A (order {}) verified on every rank against the serial product; U = mean time of the N = 1 runs; T = mean computation + max message processing (Lamanna's definition)",
+        plan.order
+    ));
+}
+
+/// Calibrates the simulator with the ping-pong costs, simulates every (load, N) on
+/// a hypercube and compares with the benchmark by the paired t test (see
+/// [`calibrate`]).
+fn validate(
+    result: &mut KernelResult,
+    plan: &SpeedupPlan,
+    totals: &[Vec<Vec<f64>>],
+    sizes: &[usize],
+    one_way_ms: &[f64],
+) {
+    use crate::model::simulator::{BurstDist, Receivers, SimConfig, Topology, simulate};
+    use crate::model::ttest::{THESIS_ALPHA, paired_t_test};
+    let Some(line) = calibrate::fit_costs(sizes, one_way_ms) else {
+        result
+            .warnings
+            .push("no ping-pong cost fit: the simulator was not calibrated".into());
+        return;
+    };
+    let (tl_ms, tc_ms_per_byte) = (line.intercept.max(0.0), line.slope.max(0.0));
+    if line.intercept < 0.0 || line.slope < 0.0 {
+        result.warnings.push(
+            "the ping-pong fit has a negative term; it is taken as 0 in the simulator".into(),
+        );
+    }
+    let mut params = std::collections::BTreeMap::new();
+    params.insert("tl_ms".to_string(), line.intercept);
+    params.insert("tc_ms_per_byte".to_string(), line.slope);
+    let mut std_errors = std::collections::BTreeMap::new();
+    std_errors.insert("tl_ms".to_string(), line.se_intercept);
+    std_errors.insert("tc_ms_per_byte".to_string(), line.se_slope);
+    result.fits.push(FitResult {
+        model:
+            "eq. 8 (H = 1): T = t_l + L t_c, one-way = half the ping-pong of block-sized messages"
+                .into(),
+        x: "size_bytes".into(),
+        y: "one_way_ms.min".into(),
+        params,
+        std_errors,
+        r2: line.r2,
+        n_points: line.n_points,
+        flagged: line.r2 < 0.9,
+    });
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (mut bench, mut sim) = (Vec::new(), Vec::new());
+    for (ni, per_load) in totals.iter().enumerate() {
+        let n = plan.processors[ni];
+        if !n.is_power_of_two() {
+            continue;
+        }
+        for (li, runs) in per_load.iter().enumerate() {
+            let uni = &totals[0][li];
+            let u = mean(uni);
+            let spread = summarize(uni).map_or(0.0, |s| s.std_dev);
+            let mut simulated = Vec::with_capacity(plan.runs);
+            for run in 0..plan.runs {
+                let config = SimConfig {
+                    topology: Topology::Hypercube,
+                    nodes: n as u32,
+                    bursts: 1,
+                    receivers: Receivers::All,
+                    burst_dist: BurstDist::Normal {
+                        sigma_ms: spread / n as f64,
+                    },
+                    uniprocessor_ms: u,
+                    tl_ms,
+                    tc_ms_per_byte,
+                    ti_ms: 0.0,
+                    message_bytes: (plan.order / n * plan.order * std::mem::size_of::<f64>())
+                        as u32,
+                    calibration: None,
+                    seed: (li * 1_000_000 + n * 1000 + run) as u64,
+                };
+                match simulate(&config) {
+                    Ok(r) => simulated.push(r.time_ms),
+                    Err(e) => {
+                        result.warnings.push(format!("simulation of N = {n}: {e}"));
+                        break;
+                    }
+                }
+            }
+            if simulated.is_empty() {
+                continue;
+            }
+            let sim_ms = mean(&simulated);
+            let load = f64::from(plan.loads[li]);
+            if let Some(p) = result.points.iter_mut().find(|p| {
+                p.number("processors") == Some(n as f64)
+                    && p.number("load_recomputations") == Some(load)
+                    && p.stats("time_ms").is_some()
+            }) {
+                *p = std::mem::take(p).with("simulated_ms", sim_ms);
+            }
+            bench.push(mean(runs));
+            sim.push(sim_ms);
+        }
+    }
+    match paired_t_test(&bench, &sim, THESIS_ALPHA) {
+        Ok(t) => result.points.push(
+            Point::new()
+                .with("validation_pairs", t.pairs as f64)
+                .with("mean_difference_ms", t.mean_difference)
+                .with("sd_difference_ms", t.sd_difference)
+                .with("t", t.t)
+                .with("p_value", t.p_value)
+                .with("critical_t", t.critical_t)
+                .with("reject_equal_means", f64::from(t.reject_null)),
+        ),
+        Err(e) => result
+            .warnings
+            .push(format!("paired t test (benchmark - simulation): {e}")),
+    }
+    result.warnings.push(
+        "simulated_ms: Lamanna's simulator on a hypercube calibrated with this run's ping-pong t_l, t_c (t_i = 0, no eq. 10 term); the last point is the paired t test of benchmark - simulation at alpha = 0.1".into(),
+    );
+}
+
+fn eq13_result(fit: &Eq13Fit, fixed_b: Option<f64>, n_points: usize) -> FitResult {
+    let se = |name: &str| fit.fit.coefficient(name).map_or(0.0, |c| c.standard_error);
+    let m = &fit.model;
+    let mut params = std::collections::BTreeMap::new();
+    let mut std_errors = std::collections::BTreeMap::new();
+    params.insert("a_ms".to_string(), m.a_ms);
+    std_errors.insert("a_ms".to_string(), se(crate::model::regression::INTERCEPT));
+    params.insert("b".to_string(), m.b);
+    std_errors.insert("b".to_string(), se("U/N"));
+    params.insert("c_ms_per_node".to_string(), m.c_ms_per_node);
+    std_errors.insert("c_ms_per_node".to_string(), se("N"));
+    FitResult {
+        model: match fixed_b {
+            None => "eq. 13: T = a + b U/N + c N".into(),
+            Some(b) => format!("eq. 13: T = a + {b} U/N + c N (b fixed)"),
+        },
+        x: "uniprocessor_ms/processors, processors".into(),
+        y: "time_ms (every run)".into(),
+        params,
+        std_errors,
+        r2: fit.fit.r_squared,
+        n_points,
+        flagged: fit.fit.r_squared < 0.9,
+    }
+}
+
+/// Eq. 15's optimal N for each measured load and eq. 18's work for 80% efficiency,
+/// as points of their own.
+fn add_eq13_derivations(
+    result: &mut KernelResult,
+    fit: &Eq13Fit,
+    uniprocessor: &[f64],
+    plan: &SpeedupPlan,
+) {
+    for (li, &u) in uniprocessor.iter().enumerate() {
+        match fit.model.optimal_nodes(u) {
+            Ok(n_opt) => result.points.push(
+                Point::new()
+                    .with("load_recomputations", f64::from(plan.loads[li]))
+                    .with("uniprocessor_ms", u)
+                    .with("optimal_processors_eq15", n_opt),
+            ),
+            Err(e) => result
+                .warnings
+                .push(format!("eq. 15 at U = {u:.3} ms: {e}")),
+        }
+    }
+    for &n in plan.processors.iter().filter(|&&n| n > 1) {
+        match fit
+            .model
+            .uniprocessor_ms_for_efficiency(n as f64, TARGET_EFFICIENCY)
+        {
+            Ok(u) => result.points.push(
+                Point::new()
+                    .with("processors", n as f64)
+                    .with("target_efficiency", TARGET_EFFICIENCY)
+                    .with("uniprocessor_ms_needed_eq18", u),
+            ),
+            Err(e) => result.warnings.push(format!("eq. 18 at N = {n}: {e}")),
+        }
+    }
+}
+
+fn transport_config<T: Transport + 'static>(max_bytes: usize) -> TransportConfig {
+    let base = TransportConfig::default();
+    let chunks = max_bytes.div_ceil(base.slot_bytes).max(1);
+    let is_channel = std::any::TypeId::of::<T>() == std::any::TypeId::of::<Channel>();
+    TransportConfig {
+        max_message_bytes: max_bytes.max(64),
+        // A whole block must fit a mailbox ring, so `try_send` can succeed.
+        slots: if is_channel {
+            base.slots
+        } else {
+            (4 * chunks).next_power_of_two().max(base.slots)
+        },
+        slot_bytes: base.slot_bytes,
+    }
+}
+
+/// Every rank's times, `[rank][load * runs + run]`.
+fn run_team<T: Transport + 'static>(
+    team: &Team,
+    plan: &SpeedupPlan,
+    a: &Arc<Vec<f64>>,
+    want: &Arc<Vec<f64>>,
+) -> Result<Vec<Vec<RankTimes>>, KernelError> {
+    let n = team.size();
+    let m = plan.order;
+    let block_bytes = m / n * m * std::mem::size_of::<f64>();
+    let eps = T::endpoints(team.control(), &transport_config::<T>(block_bytes));
+    let per_rank = team.run(SPEEDUP.name, eps, |rc, ep| rank_body(rc, ep, plan, a, want))?;
+    Ok(per_rank)
+}
+
+fn rank_body<E: Endpoint>(
+    rc: &RankCtx<'_>,
+    ep: &mut E,
+    plan: &SpeedupPlan,
+    a: &[f64],
+    want: &[f64],
+) -> Result<Vec<RankTimes>, RankError> {
+    let (me, n, m) = (rc.rank, rc.size, plan.order);
+    let rows = m / n;
+    let mut c = vec![0.0; m * m];
+    let mut arrived = vec![false; n];
+    let mut times = Vec::with_capacity(plan.loads.len() * plan.runs);
+    for &x in &plan.loads {
+        for _ in 0..plan.runs {
+            c.fill(f64::NAN);
+            barrier(ep)?;
+            let start = Instant::now();
+            compute(
+                a,
+                m,
+                me * rows,
+                &mut c[me * rows * m..(me + 1) * rows * m],
+                x,
+            );
+            let computed = Instant::now();
+            exchange(rc, ep, &mut c, rows * m, &mut arrived)?;
+            let done = Instant::now();
+            times.push(RankTimes {
+                computation_ms: (computed - start).as_secs_f64() * 1e3,
+                messages_ms: (done - computed).as_secs_f64() * 1e3,
+            });
+            if let Some((i, j, got, exp)) = matrix::first_mismatch(&c, want, m) {
+                return Err(RankError::Failed(format!(
+                    "rank {me} of {n}: C[{i}][{j}] = {got}, the serial product has {exp} (load {x})"
+                )));
+            }
+        }
+    }
+    Ok(times)
+}
+
+/// Steps 1-6: the block computed `x` times.
+#[inline(never)]
+fn compute(a: &[f64], m: usize, first: usize, block: &mut [f64], x: u32) {
+    for _ in 0..x {
+        matrix::block_product(std::hint::black_box(a), m, first, block);
+        std::hint::black_box(&mut *block);
+    }
+}
+
+/// Steps 7-10: send the own block to every other rank and collect theirs, checking
+/// arrivals with a flag vector and `probe`, each block placed in its rows of `c`.
+#[inline(never)]
+fn exchange<E: Endpoint>(
+    rc: &RankCtx<'_>,
+    ep: &mut E,
+    c: &mut [f64],
+    block: usize,
+    arrived: &mut [bool],
+) -> Result<(), RankError> {
+    let (me, n) = (rc.rank, rc.size);
+    arrived.fill(false);
+    arrived[me] = true;
+    let (mut remaining, mut next) = (n - 1, 1);
+    // The deadline runs from the last progress: a peer silent for that long is lost.
+    let mut start = Instant::now();
+    let deadline = rc.control.wait_timeout();
+    while remaining > 0 || next < n {
+        let mut progressed = false;
+        if next < n {
+            let to = (me + next) % n;
+            if ep.try_send(to, f64_bytes(&c[me * block..(me + 1) * block]))? {
+                next += 1;
+                progressed = true;
+            }
+        }
+        for from in 0..n {
+            if !arrived[from] && ep.probe(from) {
+                ep.recv(
+                    from,
+                    f64_bytes_mut(&mut c[from * block..(from + 1) * block]),
+                )?;
+                arrived[from] = true;
+                remaining -= 1;
+                progressed = true;
+            }
+        }
+        if progressed {
+            start = Instant::now();
+        } else {
+            if rc.control.aborted() {
+                return Err(RankError::Aborted);
+            }
+            if start.elapsed() > deadline {
+                let peer = arrived.iter().position(|&f| !f).unwrap_or((me + next) % n);
+                return Err(RankError::Deadline {
+                    peer,
+                    waited_ms: deadline.as_millis() as u64,
+                });
+            }
+            std::thread::yield_now();
+        }
+    }
+    Ok(())
+}
+
+/// Gather to rank 0, then release: every rank starts a run together.
+fn barrier<E: Endpoint>(ep: &mut E) -> Result<(), RankError> {
+    let (me, n) = (ep.rank(), ep.size());
+    let mut b = [0u8; 1];
+    if me == 0 {
+        for r in 1..n {
+            ep.recv(r, &mut b)?;
+        }
+        for r in 1..n {
+            ep.send(r, &b)?;
+        }
+    } else {
+        ep.send(0, &b)?;
+        ep.recv(0, &mut b)?;
+    }
+    Ok(())
+}
+
+/// The bytes of a slice of doubles, for sending.
+fn f64_bytes(v: &[f64]) -> &[u8] {
+    // SAFETY: `f64` has no padding, so all `size_of_val(v)` bytes are initialised;
+    // `u8` needs no alignment; the view borrows `v` for its lifetime.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
+
+/// The bytes of a slice of doubles, for receiving into.
+fn f64_bytes_mut(v: &mut [f64]) -> &mut [u8] {
+    // SAFETY: as in `f64_bytes`; every bit pattern is a valid `f64`, so writes through
+    // the view cannot create an invalid value, and the exclusive borrow of `v` keeps it
+    // the only access.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}

@@ -1,0 +1,132 @@
+//! Lamanna's benchmark: the matrix squaring runs tiny on N = 1, 2 and 4 ranks (virtual
+//! processors beyond the CPUs), verifies its product on every rank, and the eq. 13
+//! fit with its derived quantities exists.
+
+use halfperf::kernels::speedup::{SpeedupPlan, run_with};
+use halfperf::kernels::{NoProgress, RunConfig, RunContext};
+use halfperf::platform::{Topology, allowed_cpus, measure_clock};
+use halfperf::transport::TransportKind;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+#[test]
+fn tiny_benchmark_verifies_and_fits_eq13() {
+    let topology = Topology::detect().expect("topology");
+    let allowed = allowed_cpus();
+    let clock = measure_clock();
+    let config = RunConfig {
+        quick: true,
+        transports: vec![TransportKind::Mailbox, TransportKind::Channel],
+        wait_timeout: Duration::from_secs(20),
+        // Runs on a one-CPU machine too (every rank then shares the CPU).
+        oversubscribe: true,
+        ..RunConfig::default()
+    };
+    let ctx = RunContext {
+        topology: &topology,
+        allowed: &allowed,
+        clock: &clock,
+        config: &config,
+        progress: &NoProgress,
+        cancel: Arc::new(AtomicBool::new(false)),
+    };
+    let plan = SpeedupPlan {
+        order: 8,
+        loads: vec![1, 10, 100],
+        processors: vec![1, 2, 4],
+        runs: 2,
+    };
+    let results = run_with(&ctx, &plan).expect("the benchmark runs and verifies");
+    assert_eq!(results.len(), 2, "one result per transport");
+    for r in &results {
+        assert_eq!(r.kernel, "speedup");
+        // 3 loads x 3 rank counts measured, each verified.
+        let measured: Vec<_> = r
+            .points
+            .iter()
+            .filter(|p| p.stats("time_ms").is_some())
+            .collect();
+        assert_eq!(measured.len(), 9);
+        for p in &measured {
+            assert_eq!(p.number("verified"), Some(1.0));
+            let t = p.stats("time_ms").unwrap();
+            assert!(t.count == 2 && t.min > 0.0, "{t:?}");
+            assert!(p.number("speedup").unwrap() > 0.0);
+        }
+        // N = 1 is the uniprocessor time: speedup 1 by construction.
+        for p in measured
+            .iter()
+            .filter(|p| p.number("processors") == Some(1.0))
+        {
+            assert!((p.number("speedup").unwrap() - 1.0).abs() < 1e-9);
+        }
+        // Eq. 13 free and with b = 1, each with a, b, c and R^2 over every run, and
+        // the ping-pong cost fit that calibrates the simulator.
+        assert_eq!(r.fits.len(), 3, "{:?}", r.warnings);
+        for f in &r.fits[..2] {
+            assert!(f.model.starts_with("eq. 13"));
+            assert_eq!(f.n_points, 18);
+            for k in ["a_ms", "b", "c_ms_per_node"] {
+                assert!(f.params[k].is_finite(), "{k}");
+            }
+            assert!(f.r2.is_finite());
+        }
+        assert_eq!(r.fits[1].params["b"], 1.0);
+        let costs = &r.fits[2];
+        assert!(costs.model.starts_with("eq. 8"));
+        assert!(costs.params["tl_ms"].is_finite() && costs.params["tc_ms_per_byte"].is_finite());
+        // Every measured (load, N) simulated, and the paired t test over the 9 pairs.
+        for p in &measured {
+            assert!(p.number("simulated_ms").unwrap() > 0.0);
+        }
+        let t = r
+            .points
+            .iter()
+            .find(|p| p.number("validation_pairs").is_some())
+            .expect("paired t test point");
+        assert_eq!(t.number("validation_pairs"), Some(9.0));
+        assert!(t.number("t").unwrap().is_finite());
+        // Eq. 18 for every N > 1: a point, or a warning when the fitted b makes 80%
+        // unreachable (b > 1.25 happens with blocks this small on a loaded machine).
+        let eq18 = r
+            .points
+            .iter()
+            .filter(|p| p.number("uniprocessor_ms_needed_eq18").is_some())
+            .count();
+        let unreachable = r
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with("eq. 18"))
+            .count();
+        assert_eq!(eq18 + unreachable, 2, "{:?}", r.warnings);
+    }
+}
+
+#[test]
+fn an_order_not_divisible_by_n_is_refused() {
+    let topology = Topology::detect().expect("topology");
+    let allowed = allowed_cpus();
+    let clock = measure_clock();
+    let config = RunConfig {
+        quick: true,
+        oversubscribe: true,
+        ..RunConfig::default()
+    };
+    let ctx = RunContext {
+        topology: &topology,
+        allowed: &allowed,
+        clock: &clock,
+        config: &config,
+        progress: &NoProgress,
+        cancel: Arc::new(AtomicBool::new(false)),
+    };
+    let plan = SpeedupPlan {
+        order: 6,
+        loads: vec![1],
+        processors: vec![1, 4],
+        runs: 1,
+    };
+    let err = run_with(&ctx, &plan).unwrap_err().to_string();
+    assert!(err.contains("not divisible"), "{err}");
+}
