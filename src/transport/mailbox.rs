@@ -115,6 +115,9 @@ struct SendState {
     sent: u64,
     /// The last `consumed` value read from the receiver.
     credit_seen: u64,
+    /// Whether the receiver parks while it waits (and so must be woken): kept
+    /// here so the send path does not chase the team's control block.
+    wake_receiver: bool,
 }
 
 /// This endpoint's private view of a lane it receives on.
@@ -188,7 +191,12 @@ impl Transport for Mailbox {
             .map(|rank| MailboxEndpoint {
                 rank,
                 shared: Arc::clone(&shared),
-                send: vec![SendState::default(); size],
+                send: (0..size)
+                    .map(|to| SendState {
+                        wake_receiver: control.wait_strategy(to) == WaitStrategy::Block,
+                        ..SendState::default()
+                    })
+                    .collect(),
                 recv: vec![RecvState::default(); size],
                 pending: PendingRequests::new(size),
                 unexpected: (0..size).map(|_| Unexpected::default()).collect(),
@@ -510,7 +518,7 @@ impl Endpoint for MailboxEndpoint {
     #[inline]
     fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
         self.check_send(to, data.len())?;
-        let wake = self.shared.control.wait_strategy(to) == WaitStrategy::Block;
+        let wake = self.send[to].wake_receiver;
         for index in 0..self.shared.chunks(data.len()) as usize {
             let c = self.send[to].sent + 1;
             self.wait_credit(to, c)?;
