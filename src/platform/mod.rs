@@ -10,6 +10,9 @@ mod pin;
 mod topology;
 
 pub use clock::{Clock, ClockInfo, measure_clock};
-pub use load::{BUSY_THRESHOLD_CPUS, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus};
+pub use load::{
+    BUSY_THRESHOLD_CPUS, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus,
+    counting_error_cpus,
+};
 pub use pin::{PinError, allowed_cpus, current_affinity, pin_current_thread};
 pub use topology::{Cache, CacheKind, Cpu, DistanceClass, Topology, TopologyError};
