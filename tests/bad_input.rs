@@ -1,44 +1,9 @@
 //! Every class of bad input to the command line, and its one-line error: exit
 //! status 2, exactly one line on stderr naming the problem, and no file written.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn halfperf(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_halfperf"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("halfperf runs")
-}
-
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    v.sort();
-    v
-}
-
-/// Asserts exit status 2, exactly one line on stderr containing `needle`, and no
-/// new file in `dir`.
-fn assert_refused(dir: &Path, args: &[&str], needle: &str) {
-    let before = files_in(dir);
-    let out = halfperf(dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {stderr}"
-    );
-    assert!(
-        stderr.contains(needle),
-        "{args:?}: {stderr:?} lacks {needle:?}"
-    );
-    assert_eq!(files_in(dir), before, "{args:?} wrote a file");
-}
+use common::assert_refused;
 
 #[test]
 fn bad_run_arguments_are_refused_before_any_measurement() {

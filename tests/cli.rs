@@ -3,45 +3,12 @@
 //! back and compares; Ctrl-C and restricted CPUs are handled. Bad input is in
 //! `bad_input.rs`.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn halfperf(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_halfperf"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("halfperf runs")
-}
+mod common;
 
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    v.sort();
-    v
-}
-
-/// Asserts exit status 2, exactly one line on stderr containing `needle`, and no
-/// new file in `dir`.
-fn assert_refused(dir: &Path, args: &[&str], needle: &str) {
-    let before = files_in(dir);
-    let out = halfperf(dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {stderr}"
-    );
-    assert!(
-        stderr.contains(needle),
-        "{args:?}: {stderr:?} lacks {needle:?}"
-    );
-    assert_eq!(files_in(dir), before, "{args:?} wrote a file");
-}
+use common::{assert_refused, files_in, halfperf};
 
 #[test]
 fn a_stalled_peer_ends_the_run_with_a_deadline_error_naming_it() {

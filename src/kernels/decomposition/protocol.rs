@@ -10,29 +10,7 @@ use std::time::Instant;
 /// the most distant pair among the allowed CPUs; one CPU only with
 /// `--oversubscribe` (hops then do not cross CPUs, and the result says so).
 pub(super) fn cpu_pair(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, KernelError> {
-    let not_runnable = |reason: String| KernelError::NotRunnable {
-        kernel: kernel.into(),
-        reason,
-    };
-    if let Some(cpus) = &ctx.config.cpus {
-        return match cpus.len() {
-            0 => Err(not_runnable("no CPUs given".into())),
-            1 if ctx.config.oversubscribe => Ok(cpus.clone()),
-            1 => Err(not_runnable(format!(
-                "it needs 2 CPUs so that every hop crosses a CPU, and --cpus gave only {}; give two, or pass --oversubscribe",
-                cpus[0]
-            ))),
-            _ => Ok(cpus[..2].to_vec()),
-        };
-    }
-    match ctx.topology.pairs_by_class(ctx.allowed).last() {
-        Some((_, a, b)) => Ok(vec![*a, *b]),
-        None if ctx.config.oversubscribe && !ctx.allowed.is_empty() => Ok(vec![ctx.allowed[0]]),
-        None => Err(not_runnable(format!(
-            "it needs 2 CPUs and this process may use only {:?}; pass --oversubscribe to share one",
-            ctx.allowed
-        ))),
-    }
+    crate::kernels::scibench::choose_pair(ctx, kernel)
 }
 
 /// A command from rank 0: what to do next, with up to three arguments.
