@@ -14,9 +14,11 @@
 //! log of the number of nodes).
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Check, Sweep, drive_with_prologue, push_line, rank0, stats_point};
+use super::common::{
+    self, Check, Sweep, drive_with_prologue, processors_point, push_line, rank0, stats_point,
+};
 use crate::primitive::{AtomicBool, AtomicU64, Ordering};
-use crate::results::{KernelResult, Point};
+use crate::results::KernelResult;
 use crate::team::{RankError, Team, TeamControl, WaitStrategy};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
@@ -285,11 +287,7 @@ pub(super) fn run_with(
                 _ => run_kind::<Mailbox>(ctx, &team, kind)?,
             };
             for s in &samples {
-                let point = Point::new()
-                    .with("processors", p as f64)
-                    .with("log2_processors", (p as f64).log2())
-                    .with("virtual", f64::from(team.size() > ctx.cpus().len()))
-                    .with("reps", s.reps as f64);
+                let point = processors_point(p, ctx.cpus().len()).with("reps", s.reps as f64);
                 let (point, min) = stats_point(
                     point,
                     "barrier_ns",

@@ -14,7 +14,7 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::barrier::dissemination;
 use super::common::{self, Check, Samples, Sweep, check_pattern, drive, push_line, rank0};
-use crate::results::{KernelResult, Point};
+use crate::results::KernelResult;
 use crate::team::{RankError, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
@@ -195,10 +195,7 @@ pub(super) fn run_with(
                 };
                 for s in &samples {
                     let size = s.param as usize;
-                    let point = Point::new()
-                        .with("processors", p as f64)
-                        .with("log2_processors", (p as f64).log2())
-                        .with("virtual", f64::from(p > ctx.cpus().len()))
+                    let point = common::processors_point(p, ctx.cpus().len())
                         .with("size_bytes", size as f64)
                         .with("reps", s.reps as f64);
                     let (point, min) = common::stats_point(

@@ -43,6 +43,16 @@ pub(crate) fn coarse_sizes(quick: bool) -> Vec<usize> {
     }
 }
 
+/// The columns every point of a sweep over processor counts starts with: P, log2 P
+/// (the paper plots against it) and whether the P ranks were virtual processors on
+/// `cpus` CPUs.
+pub(crate) fn processors_point(p: usize, cpus: usize) -> crate::results::Point {
+    crate::results::Point::new()
+        .with("processors", p as f64)
+        .with("log2_processors", (p as f64).log2())
+        .with("virtual", f64::from(p > cpus))
+}
+
 /// The processor counts of the collective kernels: 2 runs pinned on two CPUs,
 /// the others as virtual processors unless the machine has the CPUs.
 pub(crate) fn processor_counts(quick: bool) -> Vec<usize> {

@@ -15,7 +15,7 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::broadcast::{add_fits, tree_broadcast};
 use super::common::{self, Check, Samples, Sweep, drive, f64_bytes, f64_bytes_mut, rank0};
-use crate::results::{KernelResult, Point};
+use crate::results::KernelResult;
 use crate::team::{RankError, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
@@ -237,10 +237,7 @@ pub(super) fn run_with(
                 };
                 for s in &samples {
                     let n = s.param as usize;
-                    let point = Point::new()
-                        .with("processors", p as f64)
-                        .with("log2_processors", (p as f64).log2())
-                        .with("virtual", f64::from(p > ctx.cpus().len()))
+                    let point = common::processors_point(p, ctx.cpus().len())
                         .with("n_elements", n as f64)
                         .with("size_bytes", (n * 8) as f64)
                         .with("reps", s.reps as f64);
