@@ -156,23 +156,25 @@ struct SimulateArgs {
     /// Standard deviation of a node's total computation, ms.
     #[arg(long, value_name = "MS", default_value_t = halfperf::model::simulator::THESIS_VALIDATION_SIGMA_MS, allow_negative_numbers = true)]
     sigma_ms: f64,
-    /// Uniprocessor time U of the whole process, ms.
-    #[arg(
-        long,
-        value_name = "MS",
-        default_value_t = 1000.0,
-        allow_negative_numbers = true
-    )]
-    uniprocessor_ms: f64,
-    /// Message start-up t_l, ms.
-    #[arg(long, value_name = "MS", default_value_t = halfperf::model::simulator::THESIS_TL_MS, allow_negative_numbers = true)]
-    tl_ms: f64,
-    /// Transmission time per byte and link t_c, ms/byte.
-    #[arg(long, value_name = "MS", default_value_t = halfperf::model::simulator::THESIS_TC_MS_PER_BYTE, allow_negative_numbers = true)]
-    tc_ms_per_byte: f64,
-    /// Intermediate-node forwarding time t_i, ms.
-    #[arg(long, value_name = "MS", default_value_t = halfperf::model::simulator::THESIS_TI_MS, allow_negative_numbers = true)]
-    ti_ms: f64,
+    /// Uniprocessor time U of the whole process, ms [default: 1000]. With
+    /// --experiment: the levels, comma-separated [default: 1000,20000].
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    uniprocessor_ms: Option<String>,
+    /// With --experiment: scale the levels of U by t_l / 1.1232 ms, so that U keeps
+    /// the thesis's ratio to a message's start-up on a machine with other costs
+    /// (give this machine's --tl-ms, --tc-ms-per-byte and --ti-ms, e.g. from the
+    /// `speedup` kernel's fits).
+    #[arg(long)]
+    scale_u: bool,
+    /// Message start-up t_l, ms [default: eq. 9's 1.1232].
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    tl_ms: Option<f64>,
+    /// Transmission time per byte and link t_c, ms/byte [default: eq. 9's 0.0008968].
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    tc_ms_per_byte: Option<f64>,
+    /// Intermediate-node forwarding time t_i, ms [default: eq. 9's 0.485].
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    ti_ms: Option<f64>,
     /// Message length L, bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1024)]
     message_bytes: u32,
@@ -441,11 +443,36 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
     if args.experiment.is_none() && args.params.is_some() {
         bail!("--params chooses the costs of an experiment; use it with --experiment lamanna");
     }
+    if args.scale_u && args.experiment.is_none() {
+        bail!("--scale-u scales the experiment's levels of U; use it with --experiment lamanna");
+    }
+    let levels_u = |text: &str| -> Result<Vec<f64>> {
+        text.split(',')
+            .map(|t| {
+                t.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|u| *u > 0.0 && u.is_finite())
+                    .with_context(|| {
+                        format!("--uniprocessor-ms: {t:?} is not a positive number of ms")
+                    })
+            })
+            .collect()
+    };
     if args.experiment.is_some() {
-        let params = match args.params.as_deref() {
+        let mut params = match args.params.as_deref() {
             Some("appendix-b") => LamannaParams::appendix_b(),
             _ => LamannaParams::thesis(),
         };
+        params.tl_ms = args.tl_ms.unwrap_or(params.tl_ms);
+        params.tc_ms_per_byte = args.tc_ms_per_byte.unwrap_or(params.tc_ms_per_byte);
+        params.ti_ms = args.ti_ms.unwrap_or(params.ti_ms);
+        if let Some(text) = &args.uniprocessor_ms {
+            params.uniprocessor_ms = levels_u(text)?;
+        }
+        if args.scale_u {
+            params.scale_uniprocessor_to_startup()?;
+        }
         let report = sim::run_lamanna_experiment(&params, args.runs, args.seed)?;
         if args.json {
             let m = &report.eq11.model;
@@ -505,10 +532,16 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
         bursts: args.bursts,
         receivers,
         burst_dist,
-        uniprocessor_ms: args.uniprocessor_ms,
-        tl_ms: args.tl_ms,
-        tc_ms_per_byte: args.tc_ms_per_byte,
-        ti_ms: args.ti_ms,
+        uniprocessor_ms: match &args.uniprocessor_ms {
+            None => 1000.0,
+            Some(text) => match levels_u(text)?[..] {
+                [u] => u,
+                _ => bail!("--uniprocessor-ms: one value without --experiment, not {text:?}"),
+            },
+        },
+        tl_ms: args.tl_ms.unwrap_or(sim::THESIS_TL_MS),
+        tc_ms_per_byte: args.tc_ms_per_byte.unwrap_or(sim::THESIS_TC_MS_PER_BYTE),
+        ti_ms: args.ti_ms.unwrap_or(sim::THESIS_TI_MS),
         message_bytes: args.message_bytes,
         calibration,
         seed: args.seed,

@@ -109,8 +109,11 @@ impl Shared {
 }
 
 /// This endpoint's private view of a lane it sends on.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct SendState {
+    /// The lane, in the endpoint's `shared` (cached so that the hot path does not
+    /// index the lane table; see `MailboxEndpoint`'s Send impl).
+    lane: *const Lane,
     /// Chunks sent so far.
     sent: u64,
     /// The last `consumed` value read from the receiver.
@@ -121,8 +124,10 @@ struct SendState {
 }
 
 /// This endpoint's private view of a lane it receives on.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct RecvState {
+    /// The lane, in the endpoint's `shared` (as in `SendState`).
+    lane: *const Lane,
     /// Chunks received so far.
     received: u64,
     /// The last value stored to `consumed`.
@@ -190,14 +195,23 @@ impl Transport for Mailbox {
         (0..size)
             .map(|rank| MailboxEndpoint {
                 rank,
-                shared: Arc::clone(&shared),
+                spins: control.wait_strategy(rank) == WaitStrategy::Spin,
                 send: (0..size)
                     .map(|to| SendState {
+                        lane: shared.lane(rank, to),
+                        sent: 0,
+                        credit_seen: 0,
                         wake_receiver: control.wait_strategy(to) == WaitStrategy::Block,
-                        ..SendState::default()
                     })
                     .collect(),
-                recv: vec![RecvState::default(); size],
+                recv: (0..size)
+                    .map(|from| RecvState {
+                        lane: shared.lane(from, rank),
+                        received: 0,
+                        published: 0,
+                    })
+                    .collect(),
+                shared: Arc::clone(&shared),
                 pending: PendingRequests::new(size),
                 unexpected: (0..size).map(|_| Unexpected::default()).collect(),
                 max_message_bytes: config.max_message_bytes,
@@ -209,6 +223,8 @@ impl Transport for Mailbox {
 /// One rank's end of the mailbox transport.
 pub struct MailboxEndpoint {
     rank: usize,
+    /// Whether this rank spins (else parks) while it waits.
+    spins: bool,
     shared: Arc<Shared>,
     send: Vec<SendState>,
     recv: Vec<RecvState>,
@@ -218,6 +234,44 @@ pub struct MailboxEndpoint {
     /// library's unexpected-message queue); `recv` takes from here first.
     unexpected: Vec<Unexpected>,
     max_message_bytes: usize,
+}
+
+// SAFETY: the only fields that are not Send are the `lane` pointers of the send
+// and receive states. They point into `shared.lanes`, a boxed slice that is never
+// resized and lives as long as the `Arc<Shared>` this endpoint holds; `Lane` is
+// Sync, so dereferencing them on another thread is what `&Lane` through the Arc
+// would allow.
+unsafe impl Send for MailboxEndpoint {}
+
+/// The lane behind a cached pointer.
+#[inline(always)]
+fn lane_at(ptr: *const Lane, _owner: &Shared) -> &Lane {
+    // SAFETY: `ptr` was taken from `_owner.lanes` (see `Transport::endpoints`),
+    // which lives as long as `_owner`; the returned borrow is tied to it.
+    unsafe { &*ptr }
+}
+
+/// The inline word of a message of at most 8 bytes, little-endian.
+#[inline(always)]
+fn pack_word(data: &[u8]) -> u64 {
+    match <[u8; 8]>::try_from(data) {
+        Ok(word) => u64::from_le_bytes(word),
+        Err(_) => {
+            let mut word = [0u8; 8];
+            word[..data.len()].copy_from_slice(data);
+            u64::from_le_bytes(word)
+        }
+    }
+}
+
+/// Writes the first `len` bytes of the inline word `word` into `buf`.
+#[inline(always)]
+fn unpack_word(word: u64, len: usize, buf: &mut [u8]) {
+    let bytes = word.to_le_bytes();
+    match buf.first_chunk_mut::<8>() {
+        Some(head) if len == 8 => *head = bytes,
+        _ => buf[..len].copy_from_slice(&bytes[..len]),
+    }
 }
 
 impl std::fmt::Debug for MailboxEndpoint {
@@ -261,12 +315,8 @@ impl Shared {
             header.len.store(data.len() as u64, Ordering::Relaxed);
         }
         if data.len() <= INLINE_BYTES {
-            let mut word = [0u8; 8];
-            word[..data.len()].copy_from_slice(data);
             // Relaxed: published by the Release store of `seq` below.
-            header
-                .word
-                .store(u64::from_le_bytes(word), Ordering::Relaxed);
+            header.word.store(pack_word(data), Ordering::Relaxed);
         } else {
             let start = index * self.slot_bytes;
             let chunk = &data[start..data.len().min(start + self.slot_bytes)];
@@ -294,11 +344,8 @@ impl Shared {
         let slot = ((c - 1) & self.mask) as usize;
         if len <= INLINE_BYTES {
             // Relaxed: ordered after the Acquire load of `seq` that saw chunk `c`.
-            let word = lane.headers[slot]
-                .word
-                .load(Ordering::Relaxed)
-                .to_le_bytes();
-            buf[..len].copy_from_slice(&word[..len]);
+            let word = lane.headers[slot].word.load(Ordering::Relaxed);
+            unpack_word(word, len, buf);
         } else {
             let start = index * self.slot_bytes;
             let n = len.min(start + self.slot_bytes) - start;
@@ -315,60 +362,66 @@ impl Shared {
         }
     }
 
-    /// Records chunk `c` from `from` as consumed by `rank`, and publishes credit
+    /// Records chunk `c` from `from` on `lane` as consumed, and publishes credit
     /// every `slots / 2` chunks.
     #[inline(always)]
-    fn release_chunk(&self, st: &mut RecvState, from: usize, rank: usize, c: u64) {
+    fn release_chunk(&self, lane: &Lane, st: &mut RecvState, from: usize, c: u64) {
         st.received = c;
         if c - st.published >= self.slots / 2 {
-            st.published = c;
-            let lane = self.lane(from, rank);
-            // Release: our reads of the freed slots happen before the sender's
-            // Acquire load of `consumed` and its next writes to them.
-            lane.consumed.store(c, Ordering::Release);
-            if self.control.wait_strategy(from) == WaitStrategy::Block {
-                notify(&lane.sender_parked);
-            }
+            self.publish_credit(lane, st, from, c);
         }
     }
 
-    /// Waits, as `rank`, until `from` has published chunk `c` on their lane.
+    /// Publishes that the chunks up to `c` are consumed.
+    #[inline(never)]
+    fn publish_credit(&self, lane: &Lane, st: &mut RecvState, from: usize, c: u64) {
+        st.published = c;
+        // Release: our reads of the freed slots happen before the sender's
+        // Acquire load of `consumed` and its next writes to them.
+        lane.consumed.store(c, Ordering::Release);
+        if self.control.wait_strategy(from) == WaitStrategy::Block {
+            notify(&lane.sender_parked);
+        }
+    }
+
+    /// Waits until `from` has published chunk `c` on `lane` (spinning if `spins`,
+    /// else parking).
     #[inline(always)]
-    fn wait_chunk(&self, from: usize, rank: usize, c: u64) -> Result<(), RankError> {
-        let lane = self.lane(from, rank);
-        let slot = ((c - 1) & self.mask) as usize;
+    fn wait_chunk(&self, lane: &Lane, from: usize, spins: bool, c: u64) -> Result<(), RankError> {
+        let seq = &lane.headers[((c - 1) & self.mask) as usize].seq;
         // Acquire: pairs with the sender's Release store of `seq`.
-        let ready = || (lane.headers[slot].seq.load(Ordering::Acquire) == c).then_some(());
-        match self.control.wait_strategy(rank) {
-            WaitStrategy::Spin => self.control.spin_until(from, ready),
-            WaitStrategy::Block => block_until(&self.control, from, &lane.receiver_parked, ready),
+        let ready = || (seq.load(Ordering::Acquire) == c).then_some(());
+        if spins {
+            self.control.spin_until(from, ready)
+        } else {
+            block_until(&self.control, from, &lane.receiver_parked, ready)
         }
     }
 
     /// The length of the next message from `from` to `rank`, if its first chunk
     /// is published.
     #[inline(always)]
-    fn next_len(&self, from: usize, rank: usize, st: &RecvState) -> Option<usize> {
+    fn next_len(&self, st: &RecvState) -> Option<usize> {
         let c = st.received + 1;
-        let header = &self.lane(from, rank).headers[((c - 1) & self.mask) as usize];
+        let header = &lane_at(st.lane, self).headers[((c - 1) & self.mask) as usize];
         // Acquire: pairs with the sender's Release store of `seq`; the Relaxed
         // load of `len` after it sees the value published with it.
         (header.seq.load(Ordering::Acquire) == c)
             .then(|| header.len.load(Ordering::Relaxed) as usize)
     }
 
-    /// Receives, as `rank`, the next message from `from` into `buf`.
+    /// Receives the next message from `from` into `buf`.
     #[inline(always)]
     fn recv_message(
         &self,
         from: usize,
-        rank: usize,
+        spins: bool,
         st: &mut RecvState,
         buf: &mut [u8],
     ) -> Result<usize, RankError> {
-        let lane = self.lane(from, rank);
+        let lane = lane_at(st.lane, self);
         let first = st.received + 1;
-        self.wait_chunk(from, rank, first)?;
+        self.wait_chunk(lane, from, spins, first)?;
         let slot = ((first - 1) & self.mask) as usize;
         // Relaxed: ordered after the Acquire load of `seq` in `wait_chunk`.
         let len = lane.headers[slot].len.load(Ordering::Relaxed) as usize;
@@ -378,10 +431,10 @@ impl Shared {
         for index in 0..self.chunks(len) as usize {
             let c = first + index as u64;
             if index > 0 {
-                self.wait_chunk(from, rank, c)?;
+                self.wait_chunk(lane, from, spins, c)?;
             }
             self.take_chunk(lane, c, index, len, buf);
-            self.release_chunk(st, from, rank, c);
+            self.release_chunk(lane, st, from, c);
         }
         Ok(len)
     }
@@ -396,7 +449,7 @@ impl Shared {
             let lane = self.lane(from, rank);
             for _ in 0..self.slots {
                 if queue.partial.is_none() {
-                    let Some(len) = self.next_len(from, rank, st) else {
+                    let Some(len) = self.next_len(st) else {
                         break;
                     };
                     queue.partial = Some(Partial {
@@ -414,7 +467,7 @@ impl Shared {
                 }
                 let len = p.msg.len();
                 self.take_chunk(lane, c, p.taken, len, &mut p.msg);
-                self.release_chunk(st, from, rank, c);
+                self.release_chunk(lane, st, from, c);
                 p.taken += 1;
                 if p.taken as u64 == self.chunks(len) {
                     let done = queue.partial.take().expect("set above");
@@ -430,7 +483,8 @@ impl MailboxEndpoint {
     #[inline(always)]
     fn wait_credit(&mut self, to: usize, c: u64) -> Result<(), RankError> {
         let shared = &*self.shared;
-        if shared.has_credit(shared.lane(self.rank, to), &mut self.send[to], c) {
+        let st = &mut self.send[to];
+        if shared.has_credit(lane_at(st.lane, shared), st, c) {
             return Ok(());
         }
         self.wait_credit_slow(to, c)
@@ -477,13 +531,14 @@ impl MailboxEndpoint {
             Some(msg) => msg,
             None => {
                 let mut p = queue.partial.take().expect("checked non-empty");
-                let lane = shared.lane(from, self.rank);
+                let st = &mut self.recv[from];
+                let lane = lane_at(st.lane, shared);
                 let len = p.msg.len();
                 for index in p.taken..shared.chunks(len) as usize {
                     let c = p.first + index as u64;
-                    shared.wait_chunk(from, self.rank, c)?;
+                    shared.wait_chunk(lane, from, self.spins, c)?;
                     shared.take_chunk(lane, c, index, len, &mut p.msg);
-                    shared.release_chunk(&mut self.recv[from], from, self.rank, c);
+                    shared.release_chunk(lane, st, from, c);
                 }
                 p.msg
             }
@@ -497,6 +552,31 @@ impl MailboxEndpoint {
         Ok(msg.len())
     }
 
+    /// Sends a message chunk by chunk, waiting for credit as needed.
+    #[inline(never)]
+    fn send_chunks(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
+        let wake = self.send[to].wake_receiver;
+        for index in 0..self.shared.chunks(data.len()) as usize {
+            let c = self.send[to].sent + 1;
+            self.wait_credit(to, c)?;
+            let lane = lane_at(self.send[to].lane, &self.shared);
+            self.shared.put_chunk(lane, c, index, data);
+            self.send[to].sent = c;
+            if wake {
+                notify(&lane.receiver_parked);
+            }
+        }
+        Ok(())
+    }
+
+    /// Receives a message chunk by chunk (any length, spinning or parking).
+    #[inline(never)]
+    fn recv_chunks(&mut self, from: usize, buf: &mut [u8]) -> Result<usize, RankError> {
+        self.shared
+            .recv_message(from, self.spins, &mut self.recv[from], buf)
+    }
+
+    #[inline(always)]
     fn check_send(&self, to: usize, len: usize) -> Result<(), RankError> {
         check_peer(self.rank, to, self.shared.size)?;
         if len > self.max_message_bytes {
@@ -518,18 +598,22 @@ impl Endpoint for MailboxEndpoint {
     #[inline]
     fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
         self.check_send(to, data.len())?;
-        let wake = self.send[to].wake_receiver;
-        for index in 0..self.shared.chunks(data.len()) as usize {
-            let c = self.send[to].sent + 1;
-            self.wait_credit(to, c)?;
-            let lane = self.shared.lane(self.rank, to);
-            self.shared.put_chunk(lane, c, index, data);
-            self.send[to].sent = c;
-            if wake {
+        let shared = &*self.shared;
+        let st = &mut self.send[to];
+        let c = st.sent + 1;
+        // The ping-pong case, one inline chunk with credit at hand, straight
+        // through: what is on the critical path between two ranks is only what the
+        // protocol needs.
+        if data.len() <= INLINE_BYTES && c - st.credit_seen <= shared.slots {
+            let lane = lane_at(st.lane, shared);
+            shared.put_chunk(lane, c, 0, data);
+            st.sent = c;
+            if st.wake_receiver {
                 notify(&lane.receiver_parked);
             }
+            return Ok(());
         }
-        Ok(())
+        self.send_chunks(to, data)
     }
 
     #[inline]
@@ -538,15 +622,32 @@ impl Endpoint for MailboxEndpoint {
         if !self.unexpected[from].is_empty() {
             return self.recv_unexpected(from, buf);
         }
-        self.shared
-            .recv_message(from, self.rank, &mut self.recv[from], buf)
+        if self.spins {
+            // The ping-pong case, an inline message, straight through (as `send`).
+            let shared = &*self.shared;
+            let st = &mut self.recv[from];
+            let lane = lane_at(st.lane, shared);
+            let c = st.received + 1;
+            let header = &lane.headers[((c - 1) & shared.mask) as usize];
+            // Acquire: pairs with the sender's Release store of `seq`.
+            let ready = || (header.seq.load(Ordering::Acquire) == c).then_some(());
+            shared.control.spin_until(from, ready)?;
+            // Relaxed: ordered after the Acquire load of `seq` that saw chunk `c`.
+            let len = header.len.load(Ordering::Relaxed) as usize;
+            if len <= INLINE_BYTES && len <= buf.len() {
+                shared.take_chunk(lane, c, 0, len, buf);
+                shared.release_chunk(lane, st, from, c);
+                return Ok(len);
+            }
+        }
+        self.recv_chunks(from, buf)
     }
 
     fn try_send(&mut self, to: usize, data: &[u8]) -> Result<bool, RankError> {
         self.check_send(to, data.len())?;
         let shared = &*self.shared;
         let st = &mut self.send[to];
-        let lane = shared.lane(self.rank, to);
+        let lane = lane_at(st.lane, shared);
         let last = st.sent + shared.chunks(data.len());
         if !shared.has_credit(lane, st, last) {
             return Ok(false);
@@ -574,11 +675,7 @@ impl Endpoint for MailboxEndpoint {
         if from >= self.shared.size || from == self.rank {
             return false;
         }
-        !self.unexpected[from].is_empty()
-            || self
-                .shared
-                .next_len(from, self.rank, &self.recv[from])
-                .is_some()
+        !self.unexpected[from].is_empty() || self.shared.next_len(&self.recv[from]).is_some()
     }
 
     fn pending_mut(&mut self) -> &mut PendingRequests {

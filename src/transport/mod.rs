@@ -255,15 +255,25 @@ pub trait Endpoint: Send {
     }
 }
 
+#[inline(always)]
 fn check_peer(rank: usize, peer: usize, size: usize) -> Result<(), RankError> {
     if peer >= size || peer == rank {
-        return Err(RankError::Failed(format!(
-            "rank {rank} cannot message rank {peer} in a team of {size}"
-        )));
+        return Err(bad_peer(rank, peer, size));
     }
     Ok(())
 }
 
+/// The error of `check_peer`, kept off the hot path.
+#[cold]
+#[inline(never)]
+fn bad_peer(rank: usize, peer: usize, size: usize) -> RankError {
+    RankError::Failed(format!(
+        "rank {rank} cannot message rank {peer} in a team of {size}"
+    ))
+}
+
+#[cold]
+#[inline(never)]
 fn too_long(len: usize, max: usize) -> RankError {
     RankError::Failed(format!(
         "message of {len} bytes exceeds the buffer of {max} bytes"

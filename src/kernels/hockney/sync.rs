@@ -16,9 +16,16 @@
 //!
 //! Grains: the paper swept `s = 2 .. 400` on a machine whose `s_1/2` was 220 to
 //! 5700. Here the overheads span 100 ns to 50 µs, so each method first times the
-//! smallest segment, then sweeps `s` linearly up to about 4 `s_1/2` (as estimated
-//! from that time and the one-processor rate), within half the L2 cache of each
-//! processor; the slope and the intercept are then both resolved.
+//! smallest segment and one pass over the vectors, then sweeps `s` linearly up to
+//! about 4 `s_1/2` (as estimated from those times and the one-processor rate; the
+//! larger of the two estimates of `t_0`, since a lock that spins before it blocks
+//! is fast only for short segments); the slope and the intercept are then
+//! both resolved. The vectors fill half the L2 cache of each processor; a segment
+//! longer than they are is done as repeated passes over each processor's share of
+//! them, so that the data stays in L2 and `r_inf` is the same cache-resident rate
+//! for every method (the blocking methods' `t_0` of tens of microseconds needs
+//! segments of millions of flop, which would otherwise measure memory, not the
+//! method).
 //!
 //! Verification: before every batch the first `s` elements of `A` are set to NaN,
 //! and after it (once every processor is done) each must equal `B * C` exactly; a
@@ -134,7 +141,7 @@ pub struct SyncPlan {
     pub grains: Option<Vec<usize>>,
     /// Grains per method when chosen from the pilot.
     pub points: usize,
-    /// The largest grain, flop (the vectors' length).
+    /// The vectors' length, flop; longer segments make repeated passes.
     pub max_grain: usize,
     /// Trials per grain.
     pub trials: usize,
@@ -223,24 +230,42 @@ impl Work<'_> {
         if self.skip == Some(part) {
             return;
         }
-        let lo = part * grain / self.parts;
-        let hi = (part + 1) * grain / self.parts;
+        let len = self.out.len;
+        // This part's flop: its share of the segment.
+        let mut left = (part + 1) * grain / self.parts - part * grain / self.parts;
+        // Its elements: its share of the segment, or of the whole vector when the
+        // segment is longer than the vector (then it makes repeated passes).
+        let span = grain.min(len);
+        let lo = part * span / self.parts;
+        let hi = (part + 1) * span / self.parts;
         // SAFETY: the ranges of different parts are disjoint, and the master
         // touches the whole vector only between batches.
         let a = unsafe { self.out.range(lo, hi) };
-        // SAFETY: `self.simd` comes from `Simd::detect` (in `with_method`).
-        unsafe { dyadic_f64(self.simd, a, &self.b[lo..hi], &self.c[lo..hi]) };
+        while left > 0 {
+            let n = left.min(hi - lo);
+            // SAFETY: `self.simd` comes from `Simd::detect` (in `with_method`).
+            unsafe {
+                dyadic_f64(
+                    self.simd,
+                    &mut a[..n],
+                    &self.b[lo..lo + n],
+                    &self.c[lo..lo + n],
+                )
+            };
+            left -= n;
+        }
     }
 
     /// Marks the first `grain` results as not computed. Only while the others idle.
     fn prefill(&self, grain: usize) {
         // SAFETY: called by the master between batches, when no other processor
         // runs a segment.
-        unsafe { self.out.range(0, grain) }.fill(f64::NAN);
+        unsafe { self.out.range(0, grain.min(self.out.len)) }.fill(f64::NAN);
     }
 
     /// Checks the first `grain` results. Only while the others idle.
     fn verify(&self, grain: usize, method: Method) -> Result<(), RankError> {
+        let grain = grain.min(self.out.len);
         // SAFETY: as in `prefill`.
         let a = unsafe { self.out.range(0, grain) };
         match (0..grain).find(|&i| a[i] != self.b[i] * self.c[i]) {
@@ -721,6 +746,9 @@ pub(crate) fn with_method<R: Send>(
     Ok(result)
 }
 
+/// The longest segment, in passes over the vectors.
+const MAX_PASSES: usize = 64;
+
 /// Grains `lo, ..., hi`, evenly spaced, multiples of `unit`.
 pub fn linear_grains(lo: usize, hi: usize, count: usize, unit: usize) -> Vec<usize> {
     let count = count.max(2);
@@ -772,11 +800,20 @@ pub fn sweep_method(
         let grains = match &plan.grains {
             Some(g) => g.clone(),
             None => {
+                let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
                 let (_, pilot) = measure(3, plan.target, clock, |reps| batch(unit, reps))?;
-                let t_small = pilot.iter().copied().fold(f64::INFINITY, f64::min);
+                let t_small = min(pilot);
                 let rate = serial * plan.parts as f64;
-                let hi = ((4.0 * t_small * rate) as usize)
-                    .clamp(64 * plan.parts, plan.max_grain.max(64 * plan.parts));
+                // A second pilot, one pass over the vectors: a method that spins
+                // before it blocks (parking_lot's locks) hands small segments over
+                // fast and long ones slowly; its t_0 is the long segments'.
+                let long = plan.max_grain.max(unit);
+                let (_, pilot) = measure(3, plan.target, clock, |reps| batch(long, reps))?;
+                let t0 = t_small.max(min(pilot) - long as f64 / rate);
+                let hi = ((4.0 * t0 * rate) as usize).clamp(
+                    64 * plan.parts,
+                    MAX_PASSES * plan.max_grain.max(64 * plan.parts),
+                );
                 linear_grains(unit, hi, plan.points, unit)
             }
         };

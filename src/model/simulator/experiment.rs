@@ -36,6 +36,7 @@ use super::{
 use crate::model::regression::INTERCEPT;
 use crate::model::speedup::{Eq11Fit, SpeedupError, SpeedupRecord, efficiency, fit_eq11, speedup};
 use crate::model::ttest::{PairedTTest, THESIS_ALPHA, t_test_differences};
+use crate::text::num;
 
 /// Parameters of the experiment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,6 +86,26 @@ impl LamannaParams {
             tl_ms: APPENDIX_B_TL_MS,
             ..Self::thesis()
         }
+    }
+}
+
+impl LamannaParams {
+    /// Scales the levels of `U` by `t_l / 1.1232 ms` (eq. 9's start-up), so that the
+    /// computation keeps the thesis's ratio to a message's start-up: on a machine
+    /// whose messages start in 0.3 µs, U = 1000 ms becomes 0.27 ms. Tables 4-5's
+    /// grain (computation per message) is then the thesis's, in this machine's units.
+    pub fn scale_uniprocessor_to_startup(&mut self) -> Result<(), SimConfigError> {
+        if !(self.tl_ms > 0.0 && self.tl_ms.is_finite()) {
+            return Err(SimConfigError::InvalidTime {
+                name: "tl_ms",
+                value: self.tl_ms,
+            });
+        }
+        let factor = self.tl_ms / THESIS_TL_MS;
+        for u in &mut self.uniprocessor_ms {
+            *u *= factor;
+        }
+        Ok(())
     }
 }
 
@@ -345,14 +366,22 @@ impl ExperimentReport {
         );
         let _ = writeln!(
             out,
-            "eq. 11 over normal-burst runs: T = {:.2} (+/- {:.2}) + {:.4} (+/- {:.4}) U/N \
-             + {:.5} (+/- {:.5}) NBR  [ms], R^2 = {:.4}",
-            m.mu_ms,
-            se(INTERCEPT),
+            "costs: t_l = {} ms, t_c = {} ms/byte, t_i = {} ms, L = {} bytes",
+            num(self.params.tl_ms),
+            num(self.params.tc_ms_per_byte),
+            num(self.params.ti_ms),
+            self.params.message_bytes
+        );
+        let _ = writeln!(
+            out,
+            "eq. 11 over normal-burst runs: T = {} (+/- {}) + {:.4} (+/- {:.4}) U/N \
+             + {} (+/- {}) NBR  [ms], R^2 = {:.4}",
+            num(m.mu_ms),
+            num(se(INTERCEPT)),
             m.b,
             se("U/N"),
-            m.c_ms_per_message,
-            se("NBR"),
+            num(m.c_ms_per_message),
+            num(se("NBR")),
             self.eq11.fit.r_squared
         );
         match &self.h3 {
@@ -383,15 +412,15 @@ impl ExperimentReport {
         );
         for x in self.units.iter().filter(|x| x.shape == BurstShape::Normal) {
             let exp = counterpart(&self.units, x, BurstShape::Exponential);
-            let exp = exp.map_or_else(|| "-".to_string(), |e| format!("{:.1}", e.mean_ms));
+            let exp = exp.map_or_else(|| "-".to_string(), |e| num(e.mean_ms));
             let _ = writeln!(
                 out,
-                "{:>8.0} {:>4} {:>3} {:>4} {:>12.1} {:>8.2} {:>6.3} {:>12}",
-                x.uniprocessor_ms,
+                "{:>8} {:>4} {:>3} {:>4} {:>12} {:>8.2} {:>6.3} {:>12}",
+                num(x.uniprocessor_ms),
                 x.nodes,
                 x.bursts,
                 x.receivers,
-                x.mean_ms,
+                num(x.mean_ms),
                 x.speedup,
                 x.efficiency,
                 exp
@@ -450,6 +479,18 @@ mod tests {
     /// +3 %, in the 2- and 4-node units, whose time is the slowest node's total:
     /// sampling noise of 10 runs). Exponential bursts match normal ones for R = N - 1,
     /// as the thesis reports ("identical"), here within 0.5 %.
+    #[test]
+    fn scaling_u_keeps_the_thesis_ratio_to_the_startup() {
+        let mut p = LamannaParams::thesis();
+        p.tl_ms = 0.0003;
+        p.scale_uniprocessor_to_startup().unwrap();
+        // 1000 ms x 0.0003 / 1.1232 = 0.26709 ms; 20000 ms -> 5.3419 ms.
+        assert!((p.uniprocessor_ms[0] - 0.267_094).abs() < 1e-5);
+        assert!((p.uniprocessor_ms[1] - 5.341_88).abs() < 1e-4);
+        p.tl_ms = 0.0;
+        assert!(p.scale_uniprocessor_to_startup().is_err());
+    }
+
     #[test]
     fn appendix_b_costs_reproduce_table_7() {
         let report = run_lamanna_experiment(&LamannaParams::appendix_b(), 10, 1988).unwrap();
