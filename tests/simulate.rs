@@ -110,6 +110,45 @@ fn experiment_json_has_the_eq11_fit() {
     assert!(String::from_utf8_lossy(&text.stdout).contains("eq. 11"));
 }
 
+/// `--scale-u` keeps the thesis's ratio of U to t_l with this machine's costs:
+/// t_l = 0.3 us turns U = 1000 and 20000 ms into 0.26709 and 5.3419 ms, and the
+/// fitted eq. 11 then has its cost per message in this machine's units.
+#[test]
+fn experiment_takes_this_machines_costs_and_scales_u() {
+    let v = json(&[
+        "simulate",
+        "--experiment",
+        "lamanna",
+        "--tl-ms",
+        "0.0003",
+        "--tc-ms-per-byte",
+        "0.0000001",
+        "--ti-ms",
+        "0.0002",
+        "--scale-u",
+        "--runs",
+        "1",
+        "--json",
+    ]);
+    let params = &v["report"]["params"];
+    let u: Vec<f64> = params["uniprocessor_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(
+        (u[0] - 0.267_094).abs() < 1e-5 && (u[1] - 5.341_88).abs() < 1e-4,
+        "{u:?}"
+    );
+    assert_eq!(params["ti_ms"].as_f64(), Some(0.0002));
+    let b = v["eq11"]["b"].as_f64().unwrap();
+    let c = v["eq11"]["c_ms_per_message"].as_f64().unwrap();
+    assert!((0.9..1.2).contains(&b), "b = {b}");
+    // A message costs t_l + L t_c (+ t_i per forwarding node) = 0.0003 + 0.0001 ms.
+    assert!(c > 0.0 && c < 0.01, "c = {c}");
+}
+
 #[test]
 fn bad_input_gets_one_line_and_exit_2() {
     for (args, needle) in [
@@ -121,7 +160,23 @@ fn bad_input_gets_one_line_and_exit_2() {
         (&["simulate", "--tl-ms", "-1"][..], "tl_ms"),
         (
             &["simulate", "--uniprocessor-ms", "-5"][..],
-            "uniprocessor_ms",
+            "uniprocessor-ms",
+        ),
+        (
+            &["simulate", "--uniprocessor-ms", "1000,20000"][..],
+            "one value without --experiment",
+        ),
+        (&["simulate", "--scale-u"][..], "--experiment lamanna"),
+        (
+            &[
+                "simulate",
+                "--experiment",
+                "lamanna",
+                "--tl-ms",
+                "0",
+                "--scale-u",
+            ][..],
+            "tl_ms",
         ),
         (&["simulate", "--topology", "mesh"][..], "mesh"),
         (&["simulate", "--receivers", "many"][..], "receivers"),
