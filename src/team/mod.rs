@@ -21,7 +21,12 @@
 //! sender wakes a blocked receiver. Results made so are labelled
 //! [`Placement::Virtual`] (or [`Placement::Oversubscribed`] when the user asked
 //! for more processors than CPUs) in the output and the JSON.
+//!
+//! Kernels whose virtual processors must not wait for thread wake-ups (forwarding
+//! chains) host them instead as polled nodes on spinning workers, one per CPU:
+//! [`hosted`], labelled [`Placement::Hosted`].
 
+pub mod hosted;
 pub mod topology;
 
 use crate::platform::{PinError, pin_current_thread};
@@ -42,6 +47,9 @@ pub enum Placement {
     Virtual,
     /// More ranks than CPUs because the user asked for it; co-hosted ranks block.
     Oversubscribed,
+    /// Virtual ranks hosted as polled nodes on pinned, spinning workers, one per
+    /// CPU ([`hosted`]); no rank parks.
+    Hosted,
 }
 
 impl std::fmt::Display for Placement {
@@ -50,6 +58,7 @@ impl std::fmt::Display for Placement {
             Placement::Pinned => "pinned",
             Placement::Virtual => "virtual",
             Placement::Oversubscribed => "oversubscribed",
+            Placement::Hosted => "hosted",
         })
     }
 }
@@ -110,6 +119,12 @@ pub enum TeamError {
         got: usize,
         /// Ranks in the team.
         ranks: usize,
+    },
+    /// The run was cancelled from outside (Ctrl-C); every thread stopped.
+    #[error("kernel {kernel}: cancelled")]
+    Cancelled {
+        /// The kernel.
+        kernel: String,
     },
     /// A rank failed; the others were stopped.
     #[error("kernel {kernel}, rank {rank}: {error}")]

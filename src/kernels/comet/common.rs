@@ -358,6 +358,7 @@ pub(crate) fn result(
 pub(crate) fn merge_placement(into: &mut KernelResult, team: &Team) {
     let rank = |p: Placement| match p {
         Placement::Pinned => 0,
+        Placement::Hosted => 1,
         Placement::Virtual => 1,
         Placement::Oversubscribed => 2,
     };

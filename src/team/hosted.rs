@@ -1,0 +1,1008 @@
+//! Polled virtual nodes: many ranks hosted on a few pinned, spinning workers.
+//!
+//! A [`HostedTeam`] has one worker thread per CPU, pinned, that never parks. Each
+//! worker hosts several virtual ranks, dealt round-robin (rank `r` on worker
+//! `r mod W`), so that every hop between consecutive ranks crosses a CPU whenever
+//! there are two or more. Every rank owns a real transport endpoint (mailbox or
+//! channel, from [`crate::transport::Transport::endpoints`]), and a
+//! [`VirtualNode`]: a small state machine that the worker's poll loop calls in turn
+//! with the other ranks it hosts. A node never blocks: it looks at its endpoint
+//! (`probe`, `try_recv`, `try_send`), does what it can, and returns, so that a
+//! message reaching a node is handled within one round of its worker's loop
+//! instead of after a thread wake-up (tens of microseconds on a virtual machine).
+//!
+//! Rank 0 is the test node. Its program runs on worker 0 as a closure given a
+//! [`Host`]: its own node and endpoint, and the ranks worker 0 hosts besides it.
+//! While rank 0 waits or computes it calls [`Host::poll_others`] (or
+//! [`Host::poll_all`], which polls its own node first), so the co-hosted ranks
+//! keep moving — and the time they take is taken from rank 0's program, as an
+//! operating system's interrupt routines take it from the user's computation.
+//!
+//! [`Mailroom`] is a node's message system in the manner of a node operating
+//! system: system buffers between the user program and the transport, a queue of
+//! outgoing buffers, queues of delivered ones per source, and routes that forward
+//! what arrives from one rank to another without the program (store and forward).
+//! A chain of mailrooms with routes is a chain of forwarding nodes.
+//!
+//! # Errors, deadlines, cancellation
+//! A node's error (or panic) ends the team with [`TeamError::Rank`] naming that
+//! rank; the other workers see the team's abort flag at their next poll round and
+//! return, so no thread is left spinning. Rank 0's waits ([`Host::wait_until`])
+//! have the team's deadline and end with [`RankError::Deadline`] naming the peer.
+//! When the cancel flag given in [`HostedSpec`] is raised, every worker stops at its
+//! next round and the run ends with [`TeamError::Cancelled`]. When rank 0's program
+//! returns, the workers stop; what the nodes still hold is dropped.
+
+use super::{Placement, RankError, TeamControl, TeamError, WaitStrategy, panic_message};
+use crate::platform::pin_current_thread;
+use crate::transport::Endpoint;
+use std::collections::VecDeque;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// What a hosted team is asked to be.
+#[derive(Debug, Clone)]
+pub struct HostedSpec {
+    /// The CPUs, distinct: one spinning worker on each.
+    pub cpus: Vec<usize>,
+    /// Number of virtual ranks, at least 1 (any number: they are dealt round-robin).
+    pub ranks: usize,
+    /// How long any single wait of rank 0 may last before the kernel fails.
+    pub wait_timeout: Duration,
+    /// Raised from outside (Ctrl-C) to end the run; `None`: never cancelled.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// Virtual ranks hosted on pinned, spinning workers, one per CPU.
+#[derive(Debug)]
+pub struct HostedTeam {
+    cpus: Vec<usize>,
+    ranks: usize,
+    control: Arc<TeamControl>,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+/// What a node is told when its worker polls it.
+#[derive(Debug)]
+pub struct NodeCtx<'a> {
+    /// The node's rank.
+    pub rank: usize,
+    /// Number of ranks.
+    pub size: usize,
+    /// The worker hosting it.
+    pub worker: usize,
+    /// That worker's CPU.
+    pub cpu: usize,
+    /// The team's control block.
+    pub control: &'a TeamControl,
+}
+
+/// A virtual rank's program, run by its worker's poll loop.
+///
+/// `poll` must not block or spin: it does what it can now and returns whether it
+/// did anything (a worker that polled all its nodes without work spins once).
+pub trait VirtualNode<E: Endpoint> {
+    /// Handles what has arrived and moves the node's program on.
+    fn poll(&mut self, ep: &mut E, ctx: &NodeCtx<'_>) -> Result<bool, RankError>;
+}
+
+/// One hosted rank on its worker.
+struct Slot<E, N> {
+    rank: usize,
+    ep: E,
+    node: N,
+}
+
+/// Rank 0's view of the team: its own node and endpoint, and the ranks its worker
+/// hosts besides it.
+pub struct Host<'a, E, N> {
+    me: Slot<E, N>,
+    others: Vec<Slot<E, N>>,
+    size: usize,
+    cpu: usize,
+    control: &'a TeamControl,
+    cancel: Option<&'a AtomicBool>,
+    /// The rank whose poll failed, if one did.
+    fault: Option<usize>,
+}
+
+impl<E, N> std::fmt::Debug for Host<'_, E, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("size", &self.size)
+            .field("cpu", &self.cpu)
+            .field(
+                "co_hosted",
+                &self.others.iter().map(|s| s.rank).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, E: Endpoint, N: VirtualNode<E>> Host<'a, E, N> {
+    /// Rank 0.
+    pub fn rank(&self) -> usize {
+        0
+    }
+
+    /// Number of ranks.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The CPU of worker 0.
+    pub fn cpu(&self) -> usize {
+        self.cpu
+    }
+
+    /// The team's control block.
+    pub fn control(&self) -> &TeamControl {
+        self.control
+    }
+
+    /// The ranks worker 0 hosts besides rank 0.
+    pub fn co_hosted(&self) -> Vec<usize> {
+        self.others.iter().map(|s| s.rank).collect()
+    }
+
+    /// Rank 0's node and endpoint, for its program's own calls.
+    #[inline(always)]
+    pub fn parts(&mut self) -> (&mut N, &mut E) {
+        (&mut self.me.node, &mut self.me.ep)
+    }
+
+    /// A co-hosted rank's node, for inspection between experiments.
+    pub fn node(&self, rank: usize) -> Option<&N> {
+        if rank == 0 {
+            return Some(&self.me.node);
+        }
+        self.others.iter().find(|s| s.rank == rank).map(|s| &s.node)
+    }
+
+    /// Whether the team was stopped (another worker failed) or cancelled.
+    #[inline(always)]
+    fn stopped(&self) -> Result<(), RankError> {
+        // Relaxed: a flag with no data behind it, seen within a poll round.
+        if self.control.aborted() || self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(RankError::Aborted);
+        }
+        Ok(())
+    }
+
+    /// Polls rank 0's own node once.
+    #[inline(always)]
+    pub fn poll_self(&mut self) -> Result<bool, RankError> {
+        let ctx = NodeCtx {
+            rank: 0,
+            size: self.size,
+            worker: 0,
+            cpu: self.cpu,
+            control: self.control,
+        };
+        self.me.node.poll(&mut self.me.ep, &ctx).inspect_err(|_| {
+            self.fault = Some(0);
+        })
+    }
+
+    /// Polls every rank worker 0 hosts besides rank 0, once each; fails when the
+    /// team was stopped or cancelled, or with the error of a node (which the team
+    /// then names).
+    #[inline(always)]
+    pub fn poll_others(&mut self) -> Result<bool, RankError> {
+        self.stopped()?;
+        let mut work = false;
+        for s in &mut self.others {
+            let ctx = NodeCtx {
+                rank: s.rank,
+                size: self.size,
+                worker: 0,
+                cpu: self.cpu,
+                control: self.control,
+            };
+            match s.node.poll(&mut s.ep, &ctx) {
+                Ok(w) => work |= w,
+                Err(e) => {
+                    self.fault = Some(s.rank);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(work)
+    }
+
+    /// [`Host::poll_self`] then [`Host::poll_others`].
+    #[inline(always)]
+    pub fn poll_all(&mut self) -> Result<bool, RankError> {
+        let mine = self.poll_self()?;
+        Ok(self.poll_others()? | mine)
+    }
+
+    /// Polls everything worker 0 hosts until `ready` gives a value, with the
+    /// team's deadline (the error names `peer`, the rank waited for).
+    #[inline]
+    pub fn wait_until<T>(
+        &mut self,
+        peer: usize,
+        mut ready: impl FnMut(&mut N, &mut E) -> Result<Option<T>, RankError>,
+    ) -> Result<T, RankError> {
+        let mut polls: u32 = 0;
+        let mut started: Option<Instant> = None;
+        loop {
+            if let Some(v) = ready(&mut self.me.node, &mut self.me.ep)? {
+                return Ok(v);
+            }
+            if !self.poll_all()? {
+                crate::primitive::spin_hint();
+            }
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(1024) {
+                self.control.check(peer, &mut started)?;
+            }
+        }
+    }
+}
+
+impl HostedTeam {
+    /// Forms a hosted team: validates the CPUs.
+    pub fn new(spec: &HostedSpec) -> Result<HostedTeam, TeamError> {
+        if spec.cpus.is_empty() {
+            return Err(TeamError::NoCpus);
+        }
+        if spec.ranks == 0 {
+            return Err(TeamError::NoRanks);
+        }
+        for (i, c) in spec.cpus.iter().enumerate() {
+            if spec.cpus[..i].contains(c) {
+                return Err(TeamError::RepeatedCpu(*c));
+            }
+        }
+        Ok(HostedTeam {
+            cpus: spec.cpus.clone(),
+            ranks: spec.ranks,
+            // Spin: no rank ever parks, so transports never wake one.
+            control: TeamControl::new(vec![WaitStrategy::Spin; spec.ranks], spec.wait_timeout),
+            cancel: spec.cancel.clone(),
+        })
+    }
+
+    /// Number of ranks.
+    pub fn size(&self) -> usize {
+        self.ranks
+    }
+
+    /// Number of workers (CPUs).
+    pub fn workers(&self) -> usize {
+        self.cpus.len()
+    }
+
+    /// The worker hosting `rank`.
+    pub fn worker_of(&self, rank: usize) -> usize {
+        rank % self.cpus.len()
+    }
+
+    /// The CPU of each rank.
+    pub fn hosts(&self) -> Vec<usize> {
+        (0..self.ranks)
+            .map(|r| self.cpus[self.worker_of(r)])
+            .collect()
+    }
+
+    /// [`Placement::Hosted`].
+    pub fn placement(&self) -> Placement {
+        Placement::Hosted
+    }
+
+    /// The control block the transports for this team must share.
+    pub fn control(&self) -> &Arc<TeamControl> {
+        &self.control
+    }
+
+    /// Runs rank 0's `main` on worker 0 and every other rank's node on its worker
+    /// until `main` returns; gives `main`'s result. `endpoints[r]` and `nodes[r]`
+    /// belong to rank `r` (`nodes[0]` is rank 0's own, polled by
+    /// [`Host::poll_self`]).
+    pub fn run<E, N, R, F>(
+        &self,
+        kernel: &str,
+        endpoints: Vec<E>,
+        nodes: Vec<N>,
+        main: F,
+    ) -> Result<R, TeamError>
+    where
+        E: Endpoint,
+        N: VirtualNode<E> + Send,
+        R: Send,
+        F: FnOnce(&mut Host<'_, E, N>) -> Result<R, RankError> + Send,
+    {
+        for got in [endpoints.len(), nodes.len()] {
+            if got != self.ranks {
+                return Err(TeamError::EndpointCount {
+                    kernel: kernel.into(),
+                    got,
+                    ranks: self.ranks,
+                });
+            }
+        }
+        // Relaxed: the threads are spawned after this store (spawn synchronises).
+        self.control
+            .abort
+            .store(false, crate::primitive::Ordering::Relaxed);
+        let workers = self.workers();
+        let mut slots: Vec<Vec<Slot<E, N>>> = (0..workers).map(|_| Vec::new()).collect();
+        for (rank, (ep, node)) in endpoints.into_iter().zip(nodes).enumerate() {
+            slots[rank % workers].push(Slot { rank, ep, node });
+        }
+        let stop = AtomicBool::new(false);
+        let arrived = AtomicUsize::new(0);
+        let control = &*self.control;
+        let cancel = self.cancel.as_deref();
+        let size = self.ranks;
+        let (stop, arrived) = (&stop, &arrived);
+        let shared = Shared {
+            control,
+            cancel,
+            stop,
+            arrived,
+            size,
+            workers,
+        };
+        let shared = &shared;
+        type Outcome<T> = Result<T, (usize, RankError)>;
+        let (main_outcome, worker_outcomes): (Outcome<R>, Vec<Outcome<()>>) =
+            std::thread::scope(|scope| {
+                let mut slots = slots.into_iter();
+                let mine = slots.next().expect("at least one worker");
+                let handles: Vec<_> = slots
+                    .enumerate()
+                    .map(|(i, hosted)| {
+                        let (w, cpu) = (i + 1, self.cpus[i + 1]);
+                        std::thread::Builder::new()
+                            .name(format!("halfperf-host-{w}"))
+                            .spawn_scoped(scope, move || worker(shared, w, cpu, hosted))
+                            .expect("spawning a worker thread")
+                    })
+                    .collect();
+                let cpu = self.cpus[0];
+                let outcome = std::thread::Builder::new()
+                    .name("halfperf-host-0".into())
+                    .spawn_scoped(scope, move || {
+                        let mut fault = None;
+                        let out = catch_unwind(AssertUnwindSafe(|| {
+                            pin_current_thread(cpu).map_err(|e| (0, e.into()))?;
+                            super::start_gate(control, arrived, workers).map_err(|e| (0, e))?;
+                            let mut it = mine.into_iter();
+                            let me = it.next().expect("rank 0 is on worker 0");
+                            let mut host = Host {
+                                me,
+                                others: it.collect(),
+                                size,
+                                cpu,
+                                control,
+                                cancel,
+                                fault: None,
+                            };
+                            let r = main(&mut host);
+                            fault = host.fault;
+                            r.map_err(|e| (host.fault.unwrap_or(0), e))
+                        }))
+                        .unwrap_or_else(|p| {
+                            Err((fault.unwrap_or(0), RankError::Panicked(panic_message(&*p))))
+                        });
+                        if out.is_err() {
+                            control.abort();
+                        }
+                        // Relaxed: the workers only need to see it eventually; the
+                        // scope's join orders everything else.
+                        stop.store(true, Ordering::Relaxed);
+                        out
+                    })
+                    .expect("spawning worker 0");
+                let main_outcome = outcome
+                    .join()
+                    .unwrap_or_else(|p| Err((0, RankError::Panicked(panic_message(&*p)))));
+                let rest = handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|p| Err((0, RankError::Panicked(panic_message(&*p)))))
+                    })
+                    .collect();
+                (main_outcome, rest)
+            });
+        let mut failure: Option<(usize, RankError)> = None;
+        let mut consider = |f: (usize, RankError)| {
+            let better = failure.as_ref().is_none_or(|(r, e)| {
+                f.1.cause_rank() > e.cause_rank()
+                    || (f.1.cause_rank() == e.cause_rank() && f.0 < *r)
+            });
+            if better {
+                failure = Some(f);
+            }
+        };
+        let result = match main_outcome {
+            Ok(r) => Some(r),
+            Err(f) => {
+                consider(f);
+                None
+            }
+        };
+        for w in worker_outcomes {
+            if let Err(f) = w {
+                consider(f);
+            }
+        }
+        // Relaxed: read after the scope joined every thread.
+        let cancelled = cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+        match (result, failure) {
+            (Some(r), None) => Ok(r),
+            (_, Some((_, RankError::Aborted))) | (None, None) if cancelled => {
+                Err(TeamError::Cancelled {
+                    kernel: kernel.into(),
+                })
+            }
+            (_, Some((rank, error))) => Err(TeamError::Rank {
+                kernel: kernel.into(),
+                rank,
+                error,
+            }),
+            (None, None) => unreachable!("rank 0 failed without an error"),
+        }
+    }
+}
+
+/// What every worker of one run shares.
+struct Shared<'a> {
+    control: &'a TeamControl,
+    cancel: Option<&'a AtomicBool>,
+    /// Raised when rank 0's program has ended.
+    stop: &'a AtomicBool,
+    /// The start gate's count.
+    arrived: &'a AtomicUsize,
+    size: usize,
+    workers: usize,
+}
+
+/// The poll loop of worker `w` (not 0): polls its ranks' nodes in turn until rank
+/// 0's program ends, the team is stopped, or the run is cancelled.
+fn worker<E: Endpoint, N: VirtualNode<E>>(
+    sh: &Shared<'_>,
+    w: usize,
+    cpu: usize,
+    mut hosted: Vec<Slot<E, N>>,
+) -> Result<(), (usize, RankError)> {
+    let control = sh.control;
+    let mut current = hosted.first().map_or(w, |s| s.rank);
+    let out = catch_unwind(AssertUnwindSafe(|| -> Result<(), (usize, RankError)> {
+        pin_current_thread(cpu).map_err(|e| (current, e.into()))?;
+        super::start_gate(control, sh.arrived, sh.workers).map_err(|e| (current, e))?;
+        let mut rounds: u32 = 0;
+        loop {
+            let mut work = false;
+            for s in &mut hosted {
+                current = s.rank;
+                let ctx = NodeCtx {
+                    rank: s.rank,
+                    size: sh.size,
+                    worker: w,
+                    cpu,
+                    control,
+                };
+                work |= s.node.poll(&mut s.ep, &ctx).map_err(|e| (s.rank, e))?;
+            }
+            rounds = rounds.wrapping_add(1);
+            // Relaxed: flags with no data behind them, checked every 16 rounds (a
+            // few microseconds at most).
+            if rounds.is_multiple_of(16)
+                && (sh.stop.load(Ordering::Relaxed)
+                    || control.aborted()
+                    || sh.cancel.is_some_and(|c| c.load(Ordering::Relaxed)))
+            {
+                return if control.aborted() {
+                    Err((current, RankError::Aborted))
+                } else {
+                    Ok(())
+                };
+            }
+            if !work {
+                crate::primitive::spin_hint();
+            }
+        }
+    }))
+    .unwrap_or_else(|p| Err((current, RankError::Panicked(panic_message(&*p)))));
+    if out.is_err() {
+        control.abort();
+    }
+    out
+}
+
+/// One system buffer: a message for or from `peer`.
+#[derive(Debug)]
+struct SysBuf {
+    peer: usize,
+    len: usize,
+    data: Box<[u8]>,
+}
+
+/// A forwarding rule: the next `left` messages from a source go to `to`.
+#[derive(Debug, Clone, Copy)]
+struct Route {
+    to: usize,
+    left: u64,
+}
+
+/// A node's message system, as a node operating system's: a fixed pool of system
+/// buffers between the user program and the transport.
+///
+/// - [`Mailroom::post`] is the write call: it copies the user's message into a
+///   free system buffer and queues it (`F` in Krumme & Greenfield's terms);
+/// - [`Mailroom::pump`] is the system's own work, done whenever the node is polled:
+///   it takes every arrived message into a system buffer (one per source per call),
+///   queues it on if a route says so (store and forward), and hands queued buffers
+///   to the transport while the transport takes them (`R` and `S`);
+/// - [`Mailroom::take`] is the rest of the read call: it copies the oldest
+///   delivered message from a source out to the user (`U`).
+///
+/// Nothing allocates after [`Mailroom::new`]. Messages from one source are
+/// delivered, and messages to one destination sent, in order.
+#[derive(Debug)]
+pub struct Mailroom {
+    rank: usize,
+    size: usize,
+    free: Vec<SysBuf>,
+    outbox: VecDeque<SysBuf>,
+    inbox: Vec<VecDeque<SysBuf>>,
+    routes: Vec<Option<Route>>,
+    max_message_bytes: usize,
+    forwarded: u64,
+    received: u64,
+    transmitted: u64,
+}
+
+impl Mailroom {
+    /// A mailroom for `rank` of `size` with `buffers` system buffers of
+    /// `max_message_bytes` each (at least 1 buffer).
+    pub fn new(rank: usize, size: usize, buffers: usize, max_message_bytes: usize) -> Mailroom {
+        Mailroom {
+            rank,
+            size,
+            free: (0..buffers.max(1))
+                .map(|_| SysBuf {
+                    peer: 0,
+                    len: 0,
+                    data: vec![0u8; max_message_bytes].into_boxed_slice(),
+                })
+                .collect(),
+            outbox: VecDeque::with_capacity(buffers.max(1)),
+            inbox: (0..size)
+                .map(|_| VecDeque::with_capacity(buffers.max(1)))
+                .collect(),
+            routes: vec![None; size],
+            max_message_bytes,
+            forwarded: 0,
+            received: 0,
+            transmitted: 0,
+        }
+    }
+
+    /// The rank this mailroom serves.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Forwards the next `count` messages from `from` to `to` without the program
+    /// (messages from `from` already delivered and not taken are forwarded first).
+    pub fn route(&mut self, from: usize, to: usize, count: u64) -> Result<(), RankError> {
+        if from >= self.size || to >= self.size || from == self.rank || to == self.rank {
+            return Err(RankError::Failed(format!(
+                "rank {} cannot route from rank {from} to rank {to} in a team of {}",
+                self.rank, self.size
+            )));
+        }
+        let mut left = count;
+        while left > 0 {
+            let Some(mut b) = self.inbox[from].pop_front() else {
+                break;
+            };
+            b.peer = to;
+            self.outbox.push_back(b);
+            self.forwarded += 1;
+            left -= 1;
+        }
+        self.routes[from] = (left > 0).then_some(Route { to, left });
+        Ok(())
+    }
+
+    /// Whether a route still has messages to forward.
+    pub fn routing(&self) -> bool {
+        self.routes.iter().any(Option::is_some)
+    }
+
+    /// The write call: copies `data` into a free system buffer and queues it for
+    /// `to`. Fails when no buffer is free or the message is too long.
+    #[inline]
+    pub fn post(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
+        if to >= self.size || to == self.rank {
+            return Err(RankError::Failed(format!(
+                "rank {} cannot message rank {to} in a team of {}",
+                self.rank, self.size
+            )));
+        }
+        if data.len() > self.max_message_bytes {
+            return Err(RankError::Failed(format!(
+                "message of {} bytes exceeds the system buffers of {} bytes",
+                data.len(),
+                self.max_message_bytes
+            )));
+        }
+        let Some(mut b) = self.free.pop() else {
+            return Err(RankError::Failed(format!(
+                "rank {}: every system buffer is in use",
+                self.rank
+            )));
+        };
+        b.data[..data.len()].copy_from_slice(data);
+        b.len = data.len();
+        b.peer = to;
+        self.outbox.push_back(b);
+        Ok(())
+    }
+
+    /// The system's work: takes in what has arrived (at most one message per
+    /// source), forwards what a route says, and hands queued buffers to the
+    /// transport while it takes them. Returns whether anything moved.
+    #[inline]
+    pub fn pump<E: Endpoint>(&mut self, ep: &mut E) -> Result<bool, RankError> {
+        let mut work = false;
+        for from in 0..self.size {
+            if from == self.rank || self.free.is_empty() {
+                continue;
+            }
+            if !ep.probe(from) {
+                continue;
+            }
+            let mut b = self.free.pop().expect("checked non-empty");
+            match ep.try_recv(from, &mut b.data)? {
+                Some(len) => {
+                    work = true;
+                    self.received += 1;
+                    b.len = len;
+                    match &mut self.routes[from] {
+                        Some(route) => {
+                            b.peer = route.to;
+                            route.left -= 1;
+                            if route.left == 0 {
+                                self.routes[from] = None;
+                            }
+                            self.forwarded += 1;
+                            self.outbox.push_back(b);
+                        }
+                        None => {
+                            b.peer = from;
+                            self.inbox[from].push_back(b);
+                        }
+                    }
+                }
+                None => self.free.push(b),
+            }
+        }
+        work |= self.flush(ep)?;
+        Ok(work)
+    }
+
+    /// Hands queued buffers to the transport, in order, while it takes them.
+    #[inline]
+    pub fn flush<E: Endpoint>(&mut self, ep: &mut E) -> Result<bool, RankError> {
+        let mut work = false;
+        while let Some(b) = self.outbox.front() {
+            if !ep.try_send(b.peer, &b.data[..b.len])? {
+                break;
+            }
+            let b = self.outbox.pop_front().expect("front exists");
+            self.free.push(b);
+            self.transmitted += 1;
+            work = true;
+        }
+        Ok(work)
+    }
+
+    /// Whether a delivered message from `from` waits to be taken.
+    #[inline]
+    pub fn arrived(&self, from: usize) -> bool {
+        self.inbox.get(from).is_some_and(|q| !q.is_empty())
+    }
+
+    /// The rest of the read call: copies the oldest delivered message from `from`
+    /// into `buf` and frees its system buffer; `None` if none has arrived.
+    #[inline]
+    pub fn take(&mut self, from: usize, buf: &mut [u8]) -> Result<Option<usize>, RankError> {
+        let Some(b) = self.inbox.get_mut(from).and_then(VecDeque::pop_front) else {
+            return Ok(None);
+        };
+        if b.len > buf.len() {
+            let len = b.len;
+            self.inbox[from].push_front(b);
+            return Err(RankError::Failed(format!(
+                "message of {len} bytes exceeds the buffer of {} bytes",
+                buf.len()
+            )));
+        }
+        buf[..b.len].copy_from_slice(&b.data[..b.len]);
+        let len = b.len;
+        self.free.push(b);
+        Ok(Some(len))
+    }
+
+    /// Whether every posted or forwarded message has gone to the transport.
+    pub fn sent_all(&self) -> bool {
+        self.outbox.is_empty()
+    }
+
+    /// Messages forwarded by routes so far.
+    pub fn forwarded(&self) -> u64 {
+        self.forwarded
+    }
+
+    /// Messages taken in from the transport so far.
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// Messages handed to the transport so far.
+    pub fn transmitted(&self) -> u64 {
+        self.transmitted
+    }
+}
+
+/// A mailroom alone is a forwarding node: polling it pumps it.
+impl<E: Endpoint> VirtualNode<E> for Mailroom {
+    #[inline]
+    fn poll(&mut self, ep: &mut E, _ctx: &NodeCtx<'_>) -> Result<bool, RankError> {
+        self.pump(ep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::channel::Channel;
+    use crate::transport::mailbox::Mailbox;
+    use crate::transport::{Transport, TransportConfig};
+
+    const RANKS: usize = 6;
+    const MAX: usize = 3000;
+
+    /// The workers spin: two teams at once would share CPUs between spinning
+    /// threads, so these tests run one at a time.
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn spec(timeout: Duration, cancel: Option<Arc<AtomicBool>>) -> HostedSpec {
+        HostedSpec {
+            cpus: crate::platform::allowed_cpus()
+                .into_iter()
+                .take(2)
+                .collect(),
+            ranks: RANKS,
+            wait_timeout: timeout,
+            cancel,
+        }
+    }
+
+    /// Message `i`: its number, then bytes that depend on it and the position.
+    fn message(i: u32, buf: &mut [u8]) -> usize {
+        let len = 4 + (i as usize * 97) % (MAX - 4);
+        buf[..4].copy_from_slice(&i.to_le_bytes());
+        for (j, b) in buf[4..len].iter_mut().enumerate() {
+            *b = ((i as usize + j) % 251) as u8;
+        }
+        len
+    }
+
+    fn check(i: u32, got: &[u8]) -> Result<(), RankError> {
+        let mut want = vec![0u8; MAX];
+        let len = message(i, &mut want);
+        if got != &want[..len] {
+            return Err(RankError::Failed(format!(
+                "message {i}: {} bytes, not the {len} sent, or its payload differs",
+                got.len()
+            )));
+        }
+        Ok(())
+    }
+
+    enum TestNode {
+        /// A forwarding node (or rank 0's mailroom).
+        Room(Mailroom),
+        /// The end of the chain: checks each message in order and sends it back.
+        Echo {
+            room: Mailroom,
+            buf: Vec<u8>,
+            next: u32,
+        },
+        /// Fails at its first poll.
+        Faulty,
+    }
+
+    impl<E: Endpoint> VirtualNode<E> for TestNode {
+        fn poll(&mut self, ep: &mut E, ctx: &NodeCtx<'_>) -> Result<bool, RankError> {
+            match self {
+                TestNode::Room(room) => room.pump(ep),
+                TestNode::Echo { room, buf, next } => {
+                    let mut work = room.pump(ep)?;
+                    if let Some(n) = room.take(ctx.rank - 1, buf)? {
+                        check(*next, &buf[..n])?;
+                        *next += 1;
+                        room.post(ctx.rank - 1, &buf[..n])?;
+                        work = true;
+                    }
+                    Ok(work)
+                }
+                TestNode::Faulty => Err(RankError::Failed("injected fault".into())),
+            }
+        }
+    }
+
+    fn chain_nodes(messages: u64) -> Vec<TestNode> {
+        (0..RANKS)
+            .map(|r| {
+                let mut room = Mailroom::new(r, RANKS, 8, MAX);
+                if r == RANKS - 1 {
+                    return TestNode::Echo {
+                        room,
+                        buf: vec![0; MAX],
+                        next: 0,
+                    };
+                }
+                if r > 0 {
+                    room.route(r - 1, r + 1, messages).unwrap();
+                    room.route(r + 1, r - 1, messages).unwrap();
+                }
+                TestNode::Room(room)
+            })
+            .collect()
+    }
+
+    /// Rank 0 sends `messages` down the chain, three in flight, and checks each
+    /// echo in order; returns how many came back.
+    fn drive<E: Endpoint>(
+        host: &mut Host<'_, E, TestNode>,
+        messages: u32,
+    ) -> Result<u32, RankError> {
+        let mut out = vec![0u8; MAX];
+        let mut inbuf = vec![0u8; MAX];
+        let (mut sent, mut back) = (0u32, 0u32);
+        while back < messages {
+            while sent < messages && sent < back + 3 {
+                let len = message(sent, &mut out);
+                let (TestNode::Room(room), _) = host.parts() else {
+                    unreachable!("rank 0 has a mailroom")
+                };
+                room.post(1, &out[..len])?;
+                sent += 1;
+            }
+            let n = host.wait_until(1, |node, _| match node {
+                TestNode::Room(room) => room.take(1, &mut inbuf),
+                _ => unreachable!("rank 0 has a mailroom"),
+            })?;
+            check(back, &inbuf[..n])?;
+            back += 1;
+        }
+        Ok(back)
+    }
+
+    fn chain_on<T: Transport>() {
+        let _serial = one_at_a_time();
+        const N: u32 = 300;
+        let team = HostedTeam::new(&spec(Duration::from_secs(20), None)).unwrap();
+        assert_eq!(team.placement(), Placement::Hosted);
+        let eps = T::endpoints(team.control(), &TransportConfig::for_messages(MAX));
+        let back = team
+            .run("hosted-chain", eps, chain_nodes(u64::from(N)), |host| {
+                drive(host, N)
+            })
+            .unwrap();
+        assert_eq!(back, N);
+    }
+
+    #[test]
+    fn ranks_alternate_over_the_workers() {
+        let team = HostedTeam::new(&HostedSpec {
+            cpus: vec![4, 7],
+            ..spec(Duration::from_secs(1), None)
+        })
+        .unwrap();
+        assert_eq!(team.hosts(), vec![4, 7, 4, 7, 4, 7]);
+        assert_eq!(team.worker_of(5), 1);
+        assert!(matches!(
+            HostedTeam::new(&HostedSpec {
+                cpus: vec![1, 1],
+                ..spec(Duration::from_secs(1), None)
+            }),
+            Err(TeamError::RepeatedCpu(1))
+        ));
+    }
+
+    #[test]
+    fn a_chain_of_six_hosted_ranks_forwards_in_order_over_the_mailbox() {
+        chain_on::<Mailbox>();
+    }
+
+    #[test]
+    fn a_chain_of_six_hosted_ranks_forwards_in_order_over_channels() {
+        chain_on::<Channel>();
+    }
+
+    /// A node's error ends the team with an error naming that rank, whether its
+    /// worker is another (rank 3) or rank 0's own (rank 2, polled by rank 0).
+    #[test]
+    fn an_error_in_a_hosted_rank_ends_the_team_naming_it() {
+        let _serial = one_at_a_time();
+        for faulty in [3usize, 2] {
+            let team = HostedTeam::new(&spec(Duration::from_secs(20), None)).unwrap();
+            let eps = Mailbox::endpoints(team.control(), &TransportConfig::for_messages(MAX));
+            let mut nodes = chain_nodes(10);
+            nodes[faulty] = TestNode::Faulty;
+            let started = Instant::now();
+            let err = team
+                .run("hosted-fault", eps, nodes, |host| drive(host, 10))
+                .unwrap_err();
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the fault must end the run before the deadline"
+            );
+            match &err {
+                TeamError::Rank { rank, error, .. } => {
+                    assert_eq!(*rank, faulty, "{err}");
+                    assert!(error.to_string().contains("injected fault"), "{err}");
+                }
+                other => panic!("unexpected {other}"),
+            }
+            assert!(err.to_string().contains(&format!("rank {faulty}")));
+        }
+    }
+
+    #[test]
+    fn a_lost_peer_ends_in_a_deadline_naming_it() {
+        let _serial = one_at_a_time();
+        let team = HostedTeam::new(&spec(Duration::from_millis(200), None)).unwrap();
+        let eps = Channel::endpoints(team.control(), &TransportConfig::for_messages(MAX));
+        let err = team
+            .run("hosted-deadline", eps, chain_nodes(0), |host| {
+                host.wait_until(4, |_, _| Ok(None::<()>))
+            })
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("rank 0") && text.contains("rank 4") && text.contains("deadline"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn cancellation_ends_the_run() {
+        let _serial = one_at_a_time();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let team =
+            HostedTeam::new(&spec(Duration::from_secs(30), Some(Arc::clone(&cancel)))).unwrap();
+        let eps = Mailbox::endpoints(team.control(), &TransportConfig::for_messages(MAX));
+        let started = Instant::now();
+        let err = std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(50));
+                // Relaxed: a flag with no data behind it.
+                cancel.store(true, Ordering::Relaxed);
+            });
+            team.run("hosted-cancel", eps, chain_nodes(0), |host| {
+                host.wait_until(1, |_, _| Ok(None::<()>))
+            })
+            .unwrap_err()
+        });
+        assert!(matches!(err, TeamError::Cancelled { .. }), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+}
