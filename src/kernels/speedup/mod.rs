@@ -211,8 +211,7 @@ pub fn run_with(
             break;
         }
         finish(&mut result, plan, &totals, cpus.len());
-        if !ctx.cancelled() {
-            let team = Team::new(&ctx.team_spec(cpus.clone(), 2, true))?;
+        if !ctx.cancelled() && cpus.len() >= 2 {
             let mut sizes: Vec<usize> = plan
                 .processors
                 .iter()
@@ -222,11 +221,19 @@ pub fn run_with(
                 .collect();
             sizes.sort_unstable();
             sizes.dedup();
-            let one_way = match t {
-                TransportKind::Mailbox => calibrate::pingpong_ms::<Mailbox>(&team, &sizes)?,
-                TransportKind::Channel => calibrate::pingpong_ms::<Channel>(&team, &sizes)?,
+            let latencies = match t {
+                TransportKind::Mailbox => {
+                    calibrate::message_latencies::<Mailbox>(ctx, &cpus, &sizes)?
+                }
+                TransportKind::Channel => {
+                    calibrate::message_latencies::<Channel>(ctx, &cpus, &sizes)?
+                }
             };
-            validate(&mut result, plan, &totals, &sizes, &one_way);
+            validate(&mut result, plan, &totals, &latencies);
+        } else if cpus.len() < 2 {
+            result.warnings.push(
+                "one CPU: no message latency T_ML (its forwarding chain needs two spinning workers), so no simulation".into(),
+            );
         }
         out.push(result);
     }
@@ -288,47 +295,61 @@ fn finish(result: &mut KernelResult, plan: &SpeedupPlan, totals: &[Vec<Vec<f64>>
     ));
 }
 
-/// Calibrates the simulator with the ping-pong costs, simulates every (load, N) on
+/// Calibrates the simulator with the measured T_ML (eqs. 7-9), simulates every (load, N) on
 /// a hypercube and compares with the benchmark by the paired t test (see
 /// [`calibrate`]).
 fn validate(
     result: &mut KernelResult,
     plan: &SpeedupPlan,
     totals: &[Vec<Vec<f64>>],
-    sizes: &[usize],
-    one_way_ms: &[f64],
+    latencies: &[calibrate::Latency],
 ) {
     use crate::model::simulator::{BurstDist, Receivers, SimConfig, Topology, simulate};
     use crate::model::ttest::{THESIS_ALPHA, paired_t_test};
-    let Some(line) = calibrate::fit_costs(sizes, one_way_ms) else {
-        result
-            .warnings
-            .push("no ping-pong cost fit: the simulator was not calibrated".into());
-        return;
-    };
-    let (tl_ms, tc_ms_per_byte) = (line.intercept.max(0.0), line.slope.max(0.0));
-    if line.intercept < 0.0 || line.slope < 0.0 {
-        result.warnings.push(
-            "the ping-pong fit has a negative term; it is taken as 0 in the simulator".into(),
+    for l in latencies {
+        result.points.push(
+            Point::new()
+                .with("size_bytes", l.size as f64)
+                .with("hops", l.hops as f64)
+                .with("one_way_ms", l.one_way_ms),
         );
     }
-    let mut params = std::collections::BTreeMap::new();
-    params.insert("tl_ms".to_string(), line.intercept);
-    params.insert("tc_ms_per_byte".to_string(), line.slope);
-    let mut std_errors = std::collections::BTreeMap::new();
-    std_errors.insert("tl_ms".to_string(), line.se_intercept);
-    std_errors.insert("tc_ms_per_byte".to_string(), line.se_slope);
+    let Some(fit) = calibrate::fit_message_latency(latencies) else {
+        result
+            .warnings
+            .push("no T_ML fit: the simulator was not calibrated".into());
+        return;
+    };
+    let coefficient = |name: &str| {
+        fit.coefficient(name)
+            .map_or((f64::NAN, f64::NAN), |c| (c.value, c.standard_error))
+    };
+    let terms = [
+        ("tl_ms", coefficient(crate::model::regression::INTERCEPT)),
+        ("tc_ms_per_byte", coefficient("L H")),
+        ("ti_ms", coefficient("I")),
+    ];
+    let (tl_ms, tc_ms_per_byte, ti_ms) = (
+        terms[0].1.0.max(0.0),
+        terms[1].1.0.max(0.0),
+        terms[2].1.0.max(0.0),
+    );
+    for (name, (value, se)) in terms {
+        if value < -se {
+            result.warnings.push(format!(
+                "T_ML fit: {name} = {value:.3e} is negative beyond its standard error; the simulator takes 0"
+            ));
+        }
+    }
     result.fits.push(FitResult {
-        model:
-            "eq. 8 (H = 1): T = t_l + L t_c, one-way = half the ping-pong of block-sized messages"
-                .into(),
-        x: "size_bytes".into(),
-        y: "one_way_ms.min".into(),
-        params,
-        std_errors,
-        r2: line.r2,
-        n_points: line.n_points,
-        flagged: line.r2 < 0.9,
+        model: "eqs. 7-9: T_ML = t_l + L H t_c + I t_i, one-way over a chain of H links with I = H - 1 store-and-forward nodes".into(),
+        x: "size_bytes, hops".into(),
+        y: "one_way_ms".into(),
+        params: terms.iter().map(|(n, (v, _))| (n.to_string(), *v)).collect(),
+        std_errors: terms.iter().map(|(n, (_, e))| (n.to_string(), *e)).collect(),
+        r2: fit.r_squared,
+        n_points: latencies.len(),
+        flagged: fit.r_squared < 0.9,
     });
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (mut bench, mut sim) = (Vec::new(), Vec::new());
@@ -354,7 +375,7 @@ fn validate(
                     uniprocessor_ms: u,
                     tl_ms,
                     tc_ms_per_byte,
-                    ti_ms: 0.0,
+                    ti_ms,
                     message_bytes: (plan.order / n * plan.order * std::mem::size_of::<f64>())
                         as u32,
                     calibration: None,
@@ -400,7 +421,7 @@ fn validate(
             .push(format!("paired t test (benchmark - simulation): {e}")),
     }
     result.warnings.push(
-        "simulated_ms: Lamanna's simulator on a hypercube calibrated with this run's ping-pong t_l, t_c (t_i = 0, no eq. 10 term); the last point is the paired t test of benchmark - simulation at alpha = 0.1".into(),
+        "simulated_ms: Lamanna's simulator on a hypercube calibrated with this run's T_ML fit (t_l, t_c, t_i; no eq. 10 term); the last point is the paired t test of benchmark - simulation at alpha = 0.1".into(),
     );
 }
 
