@@ -14,7 +14,7 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::barrier::dissemination;
 use super::common::{self, Check, Samples, Sweep, check_pattern, drive, push_line, rank0};
-use crate::results::KernelResult;
+use crate::results::{KernelResult, Point};
 use crate::team::{RankError, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
@@ -169,13 +169,51 @@ pub(super) fn run_with(
         .sizes
         .clone()
         .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
-    let algorithms = [Algorithm::Linear, Algorithm::Tree];
-    ctx.progress.begin(
+    sweep_collective(
+        ctx,
         BROADCAST.name,
-        (algorithms.len() * ctx.config.transports.len() * processors.len() * sizes.len()) as u64,
+        &[Algorithm::Linear, Algorithm::Tree],
+        Algorithm::name,
+        processors,
+        sizes.len(),
+        "broadcast_ns",
+        |team, algorithm, t| match t {
+            TransportKind::Mailbox => run_on::<Mailbox>(ctx, team, algorithm, &sizes),
+            TransportKind::Channel => run_on::<Channel>(ctx, team, algorithm, &sizes),
+        },
+        |point, s| {
+            let size = s.param as usize;
+            (
+                point.with("size_bytes", size as f64),
+                format!("{size} B"),
+                size,
+            )
+        },
+    )
+}
+
+/// A collective's sweep over `processors`: per algorithm and transport one result,
+/// a team per `P` whose samples `measure` takes, a point per sample with the
+/// statistics of `quantity` (`describe` adds the point's parameter and gives its
+/// label and size in bytes), and the lines of [`add_fits`] over the minima.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn sweep_collective<A: Copy>(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    algorithms: &[A],
+    name: impl Fn(A) -> &'static str,
+    processors: &[usize],
+    params: usize,
+    quantity: &str,
+    measure: impl Fn(&Team, A, TransportKind) -> Result<Vec<Samples>, KernelError>,
+    describe: impl Fn(Point, &Samples) -> (Point, String, usize),
+) -> Result<Vec<KernelResult>, KernelError> {
+    ctx.progress.begin(
+        kernel,
+        (algorithms.len() * ctx.config.transports.len() * processors.len() * params) as u64,
     );
     let mut out = Vec::new();
-    for algorithm in algorithms {
+    for &algorithm in algorithms {
         for &t in &ctx.config.transports {
             let mut res: Option<KernelResult> = None;
             // (P, size, min time) of every point.
@@ -186,23 +224,18 @@ pub(super) fn run_with(
                 }
                 let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
                 let r = res.get_or_insert_with(|| {
-                    common::result(algorithm.name(), Some(t.name()), &team, p)
+                    common::result(name(algorithm), Some(t.name()), &team, p)
                 });
                 common::merge_placement(r, &team);
-                let samples = match t {
-                    TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, algorithm, &sizes)?,
-                    TransportKind::Channel => run_on::<Channel>(ctx, &team, algorithm, &sizes)?,
-                };
-                for s in &samples {
-                    let size = s.param as usize;
-                    let point = common::processors_point(p, ctx.cpus().len())
-                        .with("size_bytes", size as f64)
-                        .with("reps", s.reps as f64);
+                for s in &measure(&team, algorithm, t)? {
+                    let base = common::processors_point(p, ctx.cpus().len());
+                    let (point, label, size) = describe(base, s);
+                    let point = point.with("reps", s.reps as f64);
                     let (point, min) = common::stats_point(
                         point,
-                        "broadcast_ns",
+                        quantity,
                         &s.samples_ns,
-                        &format!("P = {p}, {size} B"),
+                        &format!("P = {p}, {label}"),
                         &mut r.warnings,
                     );
                     r.points.push(point);
@@ -210,7 +243,7 @@ pub(super) fn run_with(
                 }
             }
             let Some(mut r) = res else { continue };
-            add_fits(&mut r, &mins, "broadcast_ns.min");
+            add_fits(&mut r, &mins, &format!("{quantity}.min"));
             out.push(r);
         }
     }

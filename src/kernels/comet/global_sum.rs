@@ -13,7 +13,7 @@
 //! every rank checks before and after timing. Against vector length and P.
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::broadcast::{add_fits, tree_broadcast};
+use super::broadcast::{sweep_collective, tree_broadcast};
 use super::common::{self, Check, Samples, Sweep, drive, f64_bytes, f64_bytes_mut, rank0};
 use crate::results::KernelResult;
 use crate::team::{RankError, Team};
@@ -212,54 +212,26 @@ pub(super) fn run_with(
         None if ctx.config.quick => vec![1, 16, 256, 4096],
         None => vec![1, 8, 64, 512, 2048, 4096, 8192],
     };
-    let algorithms = [Algorithm::Doubling, Algorithm::Tree];
-    ctx.progress.begin(
+    sweep_collective(
+        ctx,
         GLOBAL_SUM.name,
-        (algorithms.len() * ctx.config.transports.len() * processors.len() * lengths.len()) as u64,
-    );
-    let mut out = Vec::new();
-    for algorithm in algorithms {
-        for &t in &ctx.config.transports {
-            let mut res: Option<KernelResult> = None;
-            let mut mins: Vec<(usize, usize, f64)> = Vec::new();
-            for &p in processors {
-                if ctx.cancelled() {
-                    break;
-                }
-                let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
-                let r = res.get_or_insert_with(|| {
-                    common::result(algorithm.name(), Some(t.name()), &team, p)
-                });
-                common::merge_placement(r, &team);
-                let samples = match t {
-                    TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, algorithm, &lengths)?,
-                    TransportKind::Channel => run_on::<Channel>(ctx, &team, algorithm, &lengths)?,
-                };
-                for s in &samples {
-                    let n = s.param as usize;
-                    let point = common::processors_point(p, ctx.cpus().len())
-                        .with("n_elements", n as f64)
-                        .with("size_bytes", (n * 8) as f64)
-                        .with("reps", s.reps as f64);
-                    let (point, min) = common::stats_point(
-                        point,
-                        "global_sum_ns",
-                        &s.samples_ns,
-                        &format!("P = {p}, {n} doubles"),
-                        &mut r.warnings,
-                    );
-                    r.points.push(point);
-                    mins.push((p, n * 8, min));
-                }
-            }
-            let Some(mut r) = res else { continue };
-            add_fits(&mut r, &mins, "global_sum_ns.min");
-            out.push(r);
-        }
-    }
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
+        &[Algorithm::Doubling, Algorithm::Tree],
+        Algorithm::name,
+        processors,
+        lengths.len(),
+        "global_sum_ns",
+        |team, algorithm, t| match t {
+            TransportKind::Mailbox => run_on::<Mailbox>(ctx, team, algorithm, &lengths),
+            TransportKind::Channel => run_on::<Channel>(ctx, team, algorithm, &lengths),
+        },
+        |point, s| {
+            let n = s.param as usize;
+            let point = point
+                .with("n_elements", n as f64)
+                .with("size_bytes", (n * 8) as f64);
+            (point, format!("{n} doubles"), n * 8)
+        },
+    )
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {

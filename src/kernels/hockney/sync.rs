@@ -333,49 +333,70 @@ impl TeamMethod for Locks {
     }
 }
 
-/// Fig. 5 on condvar events (call order: see `crate::sync::events`).
-struct Events {
-    to_worker: Vec<Event>,
-    to_master: Vec<Event>,
+/// The calls of Fig. 5 that an event offers.
+trait Fig5Event: Sync {
+    fn new() -> Self;
+    /// Called once by the thread that will wait on the event.
+    fn register(&self) {}
+    fn post(&self);
+    fn wait(&self, c: &TeamControl, peer: usize) -> Result<(), RankError>;
+    fn clear(&self);
 }
 
-impl TeamMethod for Events {
-    type Local = ();
-    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
-        Ok(())
+impl Fig5Event for Event {
+    fn new() -> Self {
+        Event::new()
     }
-    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
-        for (i, e) in self.to_master.iter().enumerate() {
-            e.wait(c, i + 1)?;
-            e.clear();
+    fn post(&self) {
+        Event::post(self);
+    }
+    fn wait(&self, c: &TeamControl, peer: usize) -> Result<(), RankError> {
+        Event::wait(self, c, peer)
+    }
+    fn clear(&self) {
+        Event::clear(self);
+    }
+}
+
+impl Fig5Event for ParkEvent {
+    fn new() -> Self {
+        ParkEvent::new()
+    }
+    fn register(&self) {
+        ParkEvent::register(self);
+    }
+    fn post(&self) {
+        ParkEvent::post(self);
+    }
+    fn wait(&self, c: &TeamControl, peer: usize) -> Result<(), RankError> {
+        ParkEvent::wait(self, c, peer)
+    }
+    fn clear(&self) {
+        ParkEvent::clear(self);
+    }
+}
+
+/// Fig. 5: a pair of events per worker, on condvars or on park/unpark (call order:
+/// see `crate::sync::events`).
+struct Events<E> {
+    to_worker: Vec<E>,
+    to_master: Vec<E>,
+}
+
+impl<E: Fig5Event> Events<E> {
+    fn new(workers: usize) -> Self {
+        Events {
+            to_worker: (0..workers).map(|_| E::new()).collect(),
+            to_master: (0..workers).map(|_| E::new()).collect(),
         }
-        self.to_worker.iter().for_each(Event::post);
-        Ok(())
-    }
-    fn worker_begin(&self, _: &mut (), _: usize, _: &TeamControl) -> Result<(), RankError> {
-        Ok(())
-    }
-    fn worker_end(&self, _: &mut (), part: usize, c: &TeamControl) -> Result<(), RankError> {
-        self.to_master[part - 1].post();
-        self.to_worker[part - 1].wait(c, 0)?;
-        self.to_worker[part - 1].clear();
-        Ok(())
     }
 }
 
-/// Fig. 5 on park/unpark events.
-struct ParkEvents {
-    to_worker: Vec<ParkEvent>,
-    to_master: Vec<ParkEvent>,
-}
-
-impl TeamMethod for ParkEvents {
+impl<E: Fig5Event> TeamMethod for Events<E> {
     type Local = ();
     fn setup(&self, part: usize) {
         if part == 0 {
-            self.to_master.iter().for_each(|e| {
-                e.register();
-            });
+            self.to_master.iter().for_each(E::register);
         } else {
             self.to_worker[part - 1].register();
         }
@@ -388,7 +409,7 @@ impl TeamMethod for ParkEvents {
             e.wait(c, i + 1)?;
             e.clear();
         }
-        self.to_worker.iter().for_each(ParkEvent::post);
+        self.to_worker.iter().for_each(E::post);
         Ok(())
     }
     fn worker_begin(&self, _: &mut (), _: usize, _: &TeamControl) -> Result<(), RankError> {
@@ -691,10 +712,7 @@ pub(crate) fn with_method<R: Send>(
             )
         }
         Method::EventsCondvar => {
-            let m = Events {
-                to_worker: (0..workers).map(|_| Event::new()).collect(),
-                to_master: (0..workers).map(|_| Event::new()).collect(),
-            };
+            let m = Events::<Event>::new(workers);
             let team = Team::new(&spec(plan.parts))?;
             (
                 drive_team(&team, &m, &work, method, driver)?,
@@ -702,10 +720,7 @@ pub(crate) fn with_method<R: Send>(
             )
         }
         Method::EventsPark => {
-            let m = ParkEvents {
-                to_worker: (0..workers).map(|_| ParkEvent::new()).collect(),
-                to_master: (0..workers).map(|_| ParkEvent::new()).collect(),
-            };
+            let m = Events::<ParkEvent>::new(workers);
             let team = Team::new(&spec(plan.parts))?;
             (
                 drive_team(&team, &m, &work, method, driver)?,
