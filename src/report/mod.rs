@@ -1095,7 +1095,7 @@ fn xy_figures(
         if is_stats {
             caption.insert(
                 0,
-                "Line: minimum over trials; shaded band: minimum to median; whiskers: median to maximum; dashed: fitted model."
+                "Line: minimum over trials; shaded band: minimum to median; whiskers: median to maximum (cut at twice the highest median); dashed: fitted model."
                     .into(),
             );
         }

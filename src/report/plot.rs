@@ -82,6 +82,8 @@ pub(crate) struct XyPlot {
     pub(crate) markers: Vec<Marker>,
     /// A logarithmic x axis even over less than two decades.
     pub(crate) force_log_x: bool,
+    /// A logarithmic y axis even over less than two decades.
+    pub(crate) force_log_y: bool,
 }
 
 /// Whether a positive range spans more than two decades (a log axis then).
@@ -136,8 +138,24 @@ pub(crate) fn xy_svg(p: &XyPlot) -> Result<String, String> {
         for &(x, y, extra) in &s.points {
             xs.push(x);
             ys.push(y);
-            if let Some((med, max)) = extra {
-                ys.extend([med, max]);
+            if let Some((med, _)) = extra {
+                ys.push(med);
+            }
+        }
+    }
+    // A whisker to a far maximum (one disturbed trial) must not squash the data:
+    // the axis reaches at most twice the highest median, the whisker is cut there.
+    let top = ys
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    for s in &p.series {
+        for &(_, _, extra) in &s.points {
+            if let Some((_, max)) = extra
+                && max.is_finite()
+            {
+                ys.push(if top > 0.0 { max.min(2.0 * top) } else { max });
             }
         }
     }
@@ -151,10 +169,11 @@ pub(crate) fn xy_svg(p: &XyPlot) -> Result<String, String> {
             xs.iter().copied().fold(f64::INFINITY, f64::min),
             xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         );
-    let ylog = wants_log(
-        ys.iter().copied().fold(f64::INFINITY, f64::min),
-        ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    );
+    let ylog = (p.force_log_y && ys.iter().all(|y| *y > 0.0))
+        || wants_log(
+            ys.iter().copied().fold(f64::INFINITY, f64::min),
+            ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
     let (xlo, xhi) = if xlog { range(&xs, true) } else { (xlo, xhi) };
     let (ylo, yhi) = range(&ys, ylog);
     let mut svg = String::new();
@@ -209,6 +228,9 @@ where
         .y_desc(p.y_label.as_str())
         .x_label_formatter(&|v| tick(*v))
         .y_label_formatter(&|v| tick(*v))
+        // Fewer y labels: a log axis over two decades otherwise labels every
+        // mantissa and the labels print over each other.
+        .y_labels(7)
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 15))
         .light_line_style(RGBColor(235, 235, 235))
@@ -234,7 +256,7 @@ where
             .draw_series(
                 with_extra
                     .iter()
-                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.mix(0.6))),
+                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3.min(yhi))], c.mix(0.6))),
             )
             .map_err(e)?;
         chart
@@ -286,9 +308,11 @@ where
         // Labels stack up from the bottom of the plot (where rising curves leave
         // room) so that neighbouring markers do not print over each other, and sit
         // left of their line in the right half of the plot.
-        let bottom = chart.backend_coord(&(m.x, ylo));
-        let xs = chart.plotting_area().get_pixel_range().0;
-        let right_half = bottom.0 > (xs.start + xs.end) / 2;
+        // Text on the plotting area is placed relative to its top-left corner.
+        let (xs, ys) = chart.plotting_area().get_pixel_range();
+        let abs = chart.backend_coord(&(m.x, ylo));
+        let bottom = (abs.0 - xs.start, abs.1 - ys.start);
+        let right_half = bottom.0 > (xs.end - xs.start) / 2;
         let y = bottom.1 - 6 - 16 * (i as i32 % 6);
         let (at, h) = if right_half {
             ((bottom.0 - 4, y), text_anchor::HPos::Right)

@@ -605,6 +605,7 @@ fn sci_projection(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
                     x_label: "total nodes".into(),
                     y_label: format!("{app} (ns)"),
                     force_log_x: true,
+                    force_log_y: true,
                     ..Default::default()
                 };
                 let mut dims: Vec<f64> = pts
