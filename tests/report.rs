@@ -66,6 +66,11 @@ fn axis_labels_carry_units_from_field_names() {
         "vector length n (elements)"
     );
     assert_eq!(report::axis_label("widgets"), "widgets");
+    // A ratio named after what it compares has no unit.
+    assert_eq!(
+        report::axis_label("predicted_slowdown_r_plus_s"),
+        "predicted slowdown r plus s"
+    );
 }
 
 #[test]

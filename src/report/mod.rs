@@ -163,8 +163,13 @@ pub fn axis_label(name: &str) -> String {
         ("nodes", "nodes"),
         ("hops", "hops"),
     ];
+    // A ratio has no unit, whatever its name ends with (`slowdown_r_plus_s`).
+    let ratio = ["slowdown", "ratio", "speedup", "efficiency", "_over_"]
+        .iter()
+        .any(|w| name.contains(w));
     let (stem, unit) = UNITS
         .iter()
+        .filter(|_| !ratio)
         .find(|(s, _)| name.ends_with(s) && name.len() > s.len())
         .map_or((name, None), |(s, u)| {
             (&name[..name.len() - s.len()], Some(*u))
