@@ -26,7 +26,7 @@ fn team(ranks: usize) -> Team {
 }
 
 fn barriers(c: &mut Criterion) {
-    let mut group = c.benchmark_group("comet/barrier");
+    let mut group = c.benchmark_group("comet/comet-barrier");
     for p in [2usize, 4] {
         let team = team(p);
         let kinds = [

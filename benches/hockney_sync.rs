@@ -1,4 +1,5 @@
-//! Hockney's synchronisation methods (Table II): one group per method, the time
+//! Hockney's synchronisation methods (Table II): one bench per method and grain
+//! (`hockney/hockney-sync/<method>/<grain>`), the time
 //! of a dyadic segment of `s` flop split between two pinned CPUs, as the master
 //! sees it, for a few grains. Throughput is in flop (elements), so Criterion's
 //! rate is the achieved flop/s, which approaches r_inf as s grows past s_1/2.
@@ -23,22 +24,26 @@ fn pair() -> Vec<usize> {
 
 fn methods(c: &mut Criterion) {
     let cpus = pair();
+    let mut group = c.benchmark_group("hockney/hockney-sync");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
     for method in Method::ALL {
-        let mut group = c.benchmark_group(format!("hockney/sync/{}", method.name()));
-        group
-            .sample_size(20)
-            .warm_up_time(Duration::from_millis(300))
-            .measurement_time(Duration::from_secs(2));
         for grain in [64usize, 1024, 16384] {
             group.throughput(Throughput::Elements(grain as u64));
-            group.bench_with_input(BenchmarkId::from_parameter(grain), &grain, |b, &grain| {
-                b.iter_custom(|iters| {
-                    sync_batch_time(method, &cpus, grain, iters).expect("a verified batch")
-                })
-            });
+            group.bench_with_input(
+                BenchmarkId::new(method.name(), grain),
+                &grain,
+                |b, &grain| {
+                    b.iter_custom(|iters| {
+                        sync_batch_time(method, &cpus, grain, iters).expect("a verified batch")
+                    })
+                },
+            );
         }
-        group.finish();
     }
+    group.finish();
 }
 
 criterion_group!(benches, methods);

@@ -9,7 +9,10 @@
 //! times the operation's flops per element (1 dyadic, 2 triads). The CLI
 //! (`halfperf run hockney-vector`) does the (r_inf, n_1/2) fits; Criterion does not.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use halfperf::kernels::hockney::{Element, Operation, Simd, Vectors};
 use halfperf::platform::{Topology, allowed_cpus, pin_current_thread};
 use std::hint::black_box;
@@ -23,17 +26,17 @@ fn pin() {
     }
 }
 
-fn operations<T: Element>(c: &mut Criterion) {
+fn operations<T: Element>(group: &mut BenchmarkGroup<'_, WallTime>) {
     let simd = Simd::detect();
     let mut v = Vectors::<T>::new(*LENGTHS.last().unwrap());
     for op in Operation::ALL {
-        let mut group = c.benchmark_group(format!("hockney/{}-{}", op.name(), T::NAME));
         group
             .warm_up_time(Duration::from_millis(300))
             .measurement_time(Duration::from_secs(1));
         for n in LENGTHS {
             group.throughput(Throughput::Elements(n as u64));
-            group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            let variant = format!("{}-{}", op.name(), T::NAME);
+            group.bench_with_input(BenchmarkId::new(variant, n), &n, |b, &n| {
                 b.iter_custom(|iters| {
                     let start = Instant::now();
                     v.run(simd, op, n, iters);
@@ -41,7 +44,6 @@ fn operations<T: Element>(c: &mut Criterion) {
                 })
             });
         }
-        group.finish();
     }
 }
 
@@ -90,7 +92,7 @@ fn plain_avx2(a: &mut [f64], d: &[f64], b: &[f64], c: &[f64], s: f64, all_vector
     }
 }
 
-fn plain_loops(c: &mut Criterion) {
+fn plain_loops(group: &mut BenchmarkGroup<'_, WallTime>) {
     let n_max = *LENGTHS.last().unwrap();
     let (mut a, d, b, cc) = (
         vec![0.0; n_max],
@@ -101,66 +103,72 @@ fn plain_loops(c: &mut Criterion) {
     let simd = Simd::detect();
     for (name, all_vector) in [("plain-triad-f64", true), ("plain-scalar-triad-f64", false)] {
         for (level, host) in [("host", true), ("baseline", false)] {
-            let mut group = c.benchmark_group(format!("hockney/{name}-{level}"));
             group
                 .warm_up_time(Duration::from_millis(300))
                 .measurement_time(Duration::from_secs(1));
             for n in LENGTHS {
                 group.throughput(Throughput::Elements(n as u64));
-                group.bench_with_input(BenchmarkId::from_parameter(n), &n, |bch, &n| {
-                    bch.iter(|| {
-                        let (a, d, b, c) = black_box((&mut a[..n], &d[..n], &b[..n], &cc[..n]));
-                        let s = black_box(1.25);
-                        match (host, simd) {
-                            #[cfg(target_arch = "x86_64")]
-                            // SAFETY: Simd::detect found avx512f on this CPU.
-                            (true, Simd::Avx512) => unsafe {
-                                plain_avx512(a, d, b, c, s, all_vector)
-                            },
-                            #[cfg(target_arch = "x86_64")]
-                            // SAFETY: Simd::detect found avx2 and fma on this CPU.
-                            (true, Simd::Avx2) => unsafe { plain_avx2(a, d, b, c, s, all_vector) },
-                            _ => plain_baseline(a, d, b, c, s, all_vector),
-                        }
-                    })
-                });
+                group.bench_with_input(
+                    BenchmarkId::new(format!("{name}-{level}"), n),
+                    &n,
+                    |bch, &n| {
+                        bch.iter(|| {
+                            let (a, d, b, c) = black_box((&mut a[..n], &d[..n], &b[..n], &cc[..n]));
+                            let s = black_box(1.25);
+                            match (host, simd) {
+                                #[cfg(target_arch = "x86_64")]
+                                // SAFETY: Simd::detect found avx512f on this CPU.
+                                (true, Simd::Avx512) => unsafe {
+                                    plain_avx512(a, d, b, c, s, all_vector)
+                                },
+                                #[cfg(target_arch = "x86_64")]
+                                // SAFETY: Simd::detect found avx2 and fma on this CPU.
+                                (true, Simd::Avx2) => unsafe {
+                                    plain_avx2(a, d, b, c, s, all_vector)
+                                },
+                                _ => plain_baseline(a, d, b, c, s, all_vector),
+                            }
+                        })
+                    },
+                );
             }
-            group.finish();
         }
     }
 }
 
 /// STREAM's triad `a[j] = b[j] + q * c[j]` over vectors 4 x the last cache (at
 /// most 1 GiB in all), counted as STREAM counts it: 24 bytes per element.
-fn stream_triad(c: &mut Criterion) {
+fn stream_triad(group: &mut BenchmarkGroup<'_, WallTime>) {
     let topo = Topology::detect().expect("topology");
     let cpu = allowed_cpus().last().copied().unwrap_or(0);
     let last = topo.data_cache_sizes(cpu).last().map_or(32 << 20, |c| c.1);
     let n = ((4 * last).min(1 << 30) / 24) as usize;
     let mut v = Vectors::<f64>::new(n);
     let simd = Simd::detect();
-    let mut group = c.benchmark_group("hockney/stream-triad-f64");
     group
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(5));
     group.throughput(Throughput::Bytes(24 * n as u64));
-    group.bench_function(BenchmarkId::from_parameter(n), |b| {
+    group.bench_function(BenchmarkId::new("stream-triad-f64", n), |b| {
         b.iter_custom(|iters| {
             let start = Instant::now();
             v.run(simd, Operation::ScalarTriad, n, iters);
             start.elapsed()
         })
     });
-    group.finish();
 }
 
 fn all(c: &mut Criterion) {
     pin();
-    operations::<f64>(c);
-    operations::<f32>(c);
-    plain_loops(c);
-    stream_triad(c);
+    // One group, `hockney/hockney-vector/<variant>/<n>`; each part sets its own
+    // timing before its benches.
+    let mut group = c.benchmark_group("hockney/hockney-vector");
+    operations::<f64>(&mut group);
+    operations::<f32>(&mut group);
+    plain_loops(&mut group);
+    stream_triad(&mut group);
+    group.finish();
 }
 
 criterion_group!(benches, all);

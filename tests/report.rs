@@ -66,6 +66,11 @@ fn axis_labels_carry_units_from_field_names() {
         "vector length n (elements)"
     );
     assert_eq!(report::axis_label("widgets"), "widgets");
+    // A ratio named after what it compares has no unit.
+    assert_eq!(
+        report::axis_label("predicted_slowdown_r_plus_s"),
+        "predicted slowdown r plus s"
+    );
 }
 
 #[test]
@@ -321,4 +326,201 @@ fn committed_result_files_validate() {
         serde_json::from_str(&std::fs::read_to_string(data("machine-a.json")).unwrap()).unwrap();
     bad["kernels"][0].as_object_mut().unwrap().remove("points");
     assert!(!validator.is_valid(&bad));
+}
+
+/// The figures a section of each kernel must have, by the end of their ids.
+fn expected_figures(kernel: &str) -> &'static [&'static str] {
+    match kernel {
+        "pingpong" | "oneway" | "comet-echo" => &["-one_way_ns", "-bandwidth_mb_per_s"],
+        "c2c" => &["-one_way_ns-1"],
+        "sci-topology" => &["-ping_pong_ns", "-ring-nodes"],
+        "sci-decomposition" => &["-components"],
+        "sci-validation" => &["-fig13a", "-fig13b", "-split"],
+        "sci-projection" => &[
+            "-fig14a-this-machine",
+            "-fig14b-this-machine",
+            "-fig14a-paper-table-1",
+            "-fig14b-paper-table-1",
+        ],
+        "hockney-vector" => &["-time_ns", "-rate_flop_per_s"],
+        "hockney-sync" => &["-time_ns"],
+        "decomposition" => &["-f_ns", "-s_ns", "-r_ns", "-a_ns", "-u_ns", "-e_ns"],
+        "interference" => &["-slowdown"],
+        "comet-echo-hops" => &["-one_way_ns"],
+        "comet-exchange" => &["-exchange_ns"],
+        "comet-broadcast-linear" | "comet-broadcast-tree" => {
+            &["-broadcast_ns", "-broadcast_ns-vs-processors"]
+        }
+        "comet-global-sum-doubling" | "comet-global-sum-tree" => {
+            &["-global_sum_ns", "-global_sum_ns-vs-processors"]
+        }
+        "comet-barrier-central" | "comet-barrier-dissemination" | "comet-barrier-std" => {
+            &["-barrier_ns"]
+        }
+        "comet-contention" => &["-one_way_ns"],
+        "comet-overlap" => &["-gain_percent", "-sync_ns", "-async_ns"],
+        "comet-update-guard"
+        | "comet-shift-north"
+        | "comet-shift-east"
+        | "comet-transpose"
+        | "comet-row-broadcast"
+        | "comet-col-broadcast" => &["-time_ns", "-time_ns-vs-matrix_order"],
+        "speedup" => &[
+            "-speedup-load-4",
+            "-speedup-load-16",
+            "-speedup-load-64",
+            "-speedup-load-400",
+        ],
+        other => panic!("no expected figures for kernel {other}: add them here"),
+    }
+}
+
+fn figure<'a>(r: &'a Report, id_end: &str) -> &'a report::Figure {
+    r.sections
+        .iter()
+        .flat_map(|s| &s.figures)
+        .find(|f| f.id.ends_with(id_end))
+        .unwrap_or_else(|| panic!("no figure ending {id_end}"))
+}
+
+/// A quick run of every method (one transport per kernel, three synchronisation
+/// methods): every kernel has its section and every expected figure, drawn.
+#[test]
+fn every_method_has_its_figures() {
+    let file = load("fixture-methods.json");
+    let r = report::build(std::slice::from_ref(&file));
+    let ids = figure_ids(&r);
+    let mut kernels: Vec<&str> = file.kernels.iter().map(|k| k.kernel.as_str()).collect();
+    kernels.dedup();
+    // Every method of the suite is in the fixture.
+    for k in [
+        "pingpong",
+        "c2c",
+        "sci-topology",
+        "sci-projection",
+        "hockney-vector",
+        "hockney-sync",
+        "decomposition",
+        "comet-broadcast-tree",
+        "comet-transpose",
+        "speedup",
+    ] {
+        assert!(kernels.contains(&k), "{k} missing from the fixture");
+    }
+    for k in &file.kernels {
+        let section = r
+            .sections
+            .iter()
+            .find(|s| s.title.starts_with(&format!("{} ", k.kernel)) && !s.notes.is_empty())
+            .unwrap_or_else(|| panic!("no section for {}", k.kernel));
+        for end in expected_figures(&k.kernel) {
+            let f = section
+                .figures
+                .iter()
+                .find(|f| f.id.ends_with(end))
+                .unwrap_or_else(|| panic!("{}: no figure ending {end} in {ids:?}", k.kernel));
+            assert!(!f.svg.is_empty(), "{}: not drawn: {:?}", f.id, f.caption);
+            assert_well_formed_svg(&f.svg, &f.id);
+        }
+    }
+    // Hockney sync: s_1/2 bars per method, and all methods' lines together.
+    let bars = figure(&r, "fig-hockney-sync-methods-s-half");
+    for m in ["tasks-spawn", "tasks-pool", "locks", "s_1/2 (flop)"] {
+        assert!(bars.svg.contains(m), "{m} not in the s_1/2 bars");
+    }
+    let sync = figure(&r, "fig-hockney-sync-methods-time");
+    assert!(sync.svg.contains("grain (flop)") && sync.svg.contains("locks"));
+    // Hockney vector: a line per memory level.
+    let v = figure(&r, "hockney-vector-dyadic-f64-time_ns");
+    assert!(v.svg.contains("r_inf on L1") && v.svg.contains("Fig. 1 lengths"));
+    // Decomposition: each of F S R A U E with its line.
+    for p in [
+        "F = F0 + F1 n",
+        "S = S0",
+        "R = R0",
+        "A = A0",
+        "U = U0",
+        "E = E0",
+    ] {
+        assert!(
+            r.sections
+                .iter()
+                .flat_map(|s| &s.figures)
+                .any(|f| f.id.starts_with("fig-decomposition") && f.svg.contains(p)),
+            "no line {p}"
+        );
+    }
+    // SCI: the components (Fig. 12), model against measurement (Fig. 13), the
+    // stacked split, and the projections with their crossovers (Fig. 14).
+    let c = figure(&r, "-components");
+    for t in [
+        "overhead o",
+        "switching l_s",
+        "forwarding l_f",
+        "propagation l_p",
+    ] {
+        assert!(c.svg.contains(t), "{t}");
+    }
+    for f in ["-fig13a", "-fig13b"] {
+        let f = figure(&r, f);
+        assert!(f.svg.contains("measured (min)") && f.svg.contains("model, eqs. 21-25"));
+    }
+    let split = figure(&r, "-split");
+    assert!(split.svg.contains("overhead 2 o") && split.svg.contains("2 nodes"));
+    let p14 = figure(&r, "-fig14a-paper-table-1");
+    assert!(p14.svg.contains("4-D torus") && p14.svg.contains("total nodes"));
+    // The paper's own inputs cross from 3-D to 4-D near 1831 nodes (Table 2).
+    assert!(
+        p14.svg.contains("3D→4D: 183"),
+        "no 3-D to 4-D crossover near 1831"
+    );
+    // Speedup: benchmark and simulation with the fitted eq. 13.
+    let s = figure(&r, "-speedup-load-400");
+    for t in ["benchmark", "simulation", "fit: eq. 13", "processors N"] {
+        assert!(s.svg.contains(t), "{t}");
+    }
+    // CoMet: against P with the log2 P line.
+    let b = figure(
+        &r,
+        "comet-broadcast-tree-mailbox-broadcast_ns-vs-processors",
+    );
+    assert!(b.svg.contains("processors P") && b.svg.contains("a + b log2 P"));
+}
+
+/// A result without the fields a figure needs gets the figure's note, not a panic.
+#[test]
+fn missing_fields_give_notes_not_panics() {
+    let mut file = load("fixture-methods.json");
+    for k in &mut file.kernels {
+        for p in &mut k.points {
+            for f in [
+                "model_overhead_ns",
+                "nodes",
+                "simulated_ms",
+                "speedup",
+                "ping_pong_ns",
+                "measured_ping_pong_ns",
+            ] {
+                p.0.remove(f);
+            }
+        }
+        for f in &mut k.fits {
+            f.params.remove("s_half_flop");
+            f.params.remove("a_ms");
+        }
+    }
+    let r = report::build(std::slice::from_ref(&file));
+    let captions: Vec<&String> = r
+        .sections
+        .iter()
+        .flat_map(|s| &s.figures)
+        .flat_map(|f| &f.caption)
+        .collect();
+    let has = |t: &str| captions.iter().any(|c| c.contains(t));
+    assert!(has("carry no model components"));
+    assert!(has("only the crossovers"));
+    assert!(has("no s_1/2 fitted"));
+    assert!(has("no points with speedup"));
+    // And a page is written from it.
+    assert!(report::to_html(&r).contains("not drawn"));
 }

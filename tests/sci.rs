@@ -325,7 +325,21 @@ fn topology_kernel_decomposes_this_machine() {
             .all(|q| q.number("error_pct").is_some_and(f64::is_finite))
     );
     let projection = find(&results, PROJECTION).expect("projection");
-    assert_eq!(projection.points.len(), 4 * 3);
+    let crossovers = projection
+        .points
+        .iter()
+        .filter(|q| q.number("from_dims").is_some())
+        .count();
+    assert_eq!(crossovers, 4 * 3);
+    // And the curves of Fig. 14: four inputs, four dimension counts.
+    assert!(
+        projection
+            .points
+            .iter()
+            .filter(|q| q.number("average_latency_ns").is_some())
+            .count()
+            >= 4 * 4 * 2
+    );
     let paper_3d_4d = projection
         .points
         .iter()

@@ -56,7 +56,10 @@ pub fn to_markdown(r: &Report) -> String {
         }
         s.push('\n');
         for f in &sec.figures {
-            let _ = writeln!(s, "### {}\n\n![{}]({}.svg)\n", f.title, f.title, f.id);
+            let _ = writeln!(s, "### {}\n", f.title);
+            if !f.svg.is_empty() {
+                let _ = writeln!(s, "![{}]({}.svg)\n", f.title, f.id);
+            }
             for c in &f.caption {
                 let _ = writeln!(s, "{c}  ");
             }

@@ -8,13 +8,20 @@
 //! models it can evaluate, marks the 50 % and 90 % sizes on bandwidth plots, draws a
 //! CPU-pair matrix (`cpu_a`, `cpu_b`) as a heat map, and always lists the points,
 //! fits, placement and warnings. Several files overlay the same plot, one series
-//! per machine and date.
+//! per machine and date. Points that sweep a second variable (processors, message
+//! size, load) are split into one series per value, each with the fit its model
+//! names (`at P = 4`); a sweep over processors and size or order is drawn both
+//! ways. A few kernels have figures in their paper's shape instead (see
+//! `special`): s_1/2 per synchronisation method, the SCI decomposition, validation
+//! and projections, the speedup against N; a figure whose fields a file lacks is
+//! left out with a note.
 
 #![forbid(unsafe_code)]
 
 mod html;
 mod markdown;
 mod plot;
+mod special;
 
 use crate::results::{FitResult, KernelResult, Point, PointValue, ResultFile, kernel_key};
 use crate::text::num;
@@ -156,8 +163,13 @@ pub fn axis_label(name: &str) -> String {
         ("nodes", "nodes"),
         ("hops", "hops"),
     ];
+    // A ratio has no unit, whatever its name ends with (`slowdown_r_plus_s`).
+    let ratio = ["slowdown", "ratio", "speedup", "efficiency", "_over_"]
+        .iter()
+        .any(|w| name.contains(w));
     let (stem, unit) = UNITS
         .iter()
+        .filter(|_| !ratio)
         .find(|(s, _)| name.ends_with(s) && name.len() > s.len())
         .map_or((name, None), |(s, u)| {
             (&name[..name.len() - s.len()], Some(*u))
@@ -172,12 +184,65 @@ pub fn axis_label(name: &str) -> String {
     }
 }
 
-/// A model curve evaluated from a fit, or why it cannot be drawn.
-fn evaluate_fit(fit: &FitResult) -> Result<Box<dyn Fn(f64) -> f64 + '_>, String> {
+/// A fitted model as a function of the fit's own x, and a caveat to print under
+/// the figure when it is drawn with one.
+pub(crate) struct Model<'a> {
+    /// y from x, in the plotted quantity's unit.
+    pub(crate) f: Box<dyn Fn(f64) -> f64 + 'a>,
+    /// What the reader should know about the line.
+    pub(crate) note: Option<String>,
+}
+
+/// The factor from seconds to the unit of a time quantity's name, if it is one.
+fn time_scale(quantity: &str) -> Option<f64> {
+    [("_ns", 1e9), ("_us", 1e6), ("_ms", 1e3), ("_s", 1.0)]
+        .iter()
+        .find(|(u, _)| quantity.ends_with(u))
+        .map(|(_, f)| *f)
+}
+
+/// The divisor of a fitted quantity written `time_ns.min / 2` (the fit is of the
+/// quantity over 2), else 1.
+fn y_divisor(y: &str) -> f64 {
+    y.split_once(" / ")
+        .and_then(|(_, d)| d.trim().parse::<f64>().ok())
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .unwrap_or(1.0)
+}
+
+/// A model curve evaluated from a fit, or why it cannot be drawn. `group` is the
+/// second swept variable and its value, for a fit over two (`size_bytes, hops`).
+pub(crate) fn evaluate_fit<'a>(
+    fit: &'a FitResult,
+    group: Option<(&str, f64)>,
+) -> Result<Model<'a>, String> {
     let p = |k: &str| fit.params.get(k).copied();
+    let ends = |suffix: &str| {
+        fit.params
+            .iter()
+            .find(|(k, _)| k.ends_with(suffix))
+            .map(|(_, v)| *v)
+    };
+    let div = y_divisor(&fit.y);
+    let ok = |f: Box<dyn Fn(f64) -> f64 + 'a>| Model { f, note: None };
+    // A fit over two variables: the second's term added per group.
+    let extra = match fit.x.split_once(", ") {
+        None => 0.0,
+        Some((_, second)) => match (group, p("h_ns")) {
+            (Some((g, v)), Some(h)) if g == second => (v - 1.0) * h,
+            _ => {
+                return Err(format!(
+                    "fit {} not drawn: it is over ({}) and the plot has no {} series",
+                    fit.model,
+                    fit.x,
+                    fit.x.split_once(", ").map_or("", |x| x.1)
+                ));
+            }
+        },
+    };
     // scibench / CoMet latency line: t = t_startup + N t_per_byte.
     if let (Some(t0), Some(tb)) = (p("t_startup_ns"), p("t_per_byte_ns")) {
-        return Ok(Box::new(move |x| t0 + tb * x));
+        return Ok(ok(Box::new(move |x| t0 + tb * x + extra)));
     }
     // A generic line: intercept* and slope* parameters.
     let find = |prefix: &str| {
@@ -187,28 +252,44 @@ fn evaluate_fit(fit: &FitResult) -> Result<Box<dyn Fn(f64) -> f64 + '_>, String>
             .map(|(_, v)| *v)
     };
     if let (Some(a), Some(b)) = (find("intercept"), find("slope")) {
-        return Ok(Box::new(move |x| a + b * x));
+        return Ok(ok(Box::new(move |x| a + b * x)));
     }
-    // Hockney: t = (n + n_half) / r_inf, r_inf per second, t in ns or s.
-    let r_inf = fit
-        .params
-        .iter()
-        .find(|(k, _)| k.starts_with("r_inf") && k.ends_with("_per_s"));
-    if let (Some((_, &r)), Some(nh)) = (r_inf, find("n_half")) {
-        let scale = if fit.y.contains("_ns") {
-            1e9
-        } else if fit.y.contains("_us") {
-            1e6
-        } else if fit.y.split('.').next().is_some_and(|y| y.ends_with("_s")) {
-            1.0
-        } else {
+    // Hockney: t = t0 + x / r_inf (= (x + x_1/2) / r_inf), parameters possibly
+    // prefixed by a memory level (`l2_r_inf_flop_per_s`), the fitted time possibly
+    // divided by the vector instructions per element (`time_ns.min / 2`).
+    if let Some(r) = ends("r_inf_flop_per_s") {
+        let Some(scale) = time_scale(fit_quantity(fit)) else {
             return Err(format!(
                 "fit {} not drawn: the unit of {} is not a time",
                 fit.model, fit.y
             ));
         };
         if r > 0.0 {
-            return Ok(Box::new(move |x| (x + nh) / r * scale));
+            let t0 = ends("t0_ns").map(|t| t * scale / 1e9).or_else(|| {
+                ends("n_half_flop")
+                    .or_else(|| ends("s_half_flop"))
+                    .map(|h| h / r * scale)
+            });
+            return Ok(match t0 {
+                Some(t0) => ok(Box::new(move |x| div * (t0 + x / r * scale))),
+                None => Model {
+                    f: Box::new(move |x| div * x / r * scale),
+                    note: Some(format!(
+                        "{}: r_inf only (no positive start-up), drawn through the origin",
+                        fit.model
+                    )),
+                },
+            });
+        }
+    }
+    // A line of two parameters: an intercept in a time unit and a slope `_per_`.
+    if fit.params.len() == 2 {
+        let slope = fit.params.iter().find(|(k, _)| k.contains("_per_"));
+        let icept = fit.params.iter().find(|(k, _)| {
+            !k.contains("_per_") && ["_ns", "_us", "_ms"].iter().any(|u| k.contains(u))
+        });
+        if let (Some((_, &b)), Some((_, &a))) = (slope, icept) {
+            return Ok(ok(Box::new(move |x| a + b * x)));
         }
     }
     Err(format!(
@@ -218,9 +299,67 @@ fn evaluate_fit(fit: &FitResult) -> Result<Box<dyn Fn(f64) -> f64 + '_>, String>
     ))
 }
 
-/// The fitted quantity's name without the statistic (`one_way_ns.min` → `one_way_ns`).
+/// The fitted quantity's name without the statistic (`one_way_ns.min` → `one_way_ns`,
+/// `time_ns.min / 2` → `time_ns`, `time_ms (every run)` → `time_ms`).
 fn fit_quantity(fit: &FitResult) -> &str {
-    fit.y.split('.').next().unwrap_or(&fit.y)
+    fit.y.split(['.', ' ']).next().unwrap_or(&fit.y)
+}
+
+/// The x range a fit covers where it says so: a memory level's points (`l2_`
+/// parameters), or `x_min_*` / `x_max_*`.
+fn fit_range(fit: &FitResult, points: &[&Point], x: &str) -> Option<(f64, f64)> {
+    let lo = fit.params.iter().find(|(k, _)| k.starts_with("x_min"));
+    let hi = fit.params.iter().find(|(k, _)| k.starts_with("x_max"));
+    if let (Some((_, &lo)), Some((_, &hi))) = (lo, hi) {
+        return Some((lo, hi));
+    }
+    // A range in the model's name: `16-2000 B`, `(n <= 400)`.
+    let words: Vec<&str> = fit
+        .model
+        .split([' ', '(', ')', ',', ';'])
+        .filter(|w| !w.is_empty())
+        .collect();
+    for w in words.windows(3) {
+        if let Some((a, b)) = w[0].split_once('-')
+            && matches!(w[1], "B" | "bytes")
+            && let (Ok(a), Ok(b)) = (a.parse::<f64>(), b.parse::<f64>())
+        {
+            return Some((a, b));
+        }
+        if w[1] == "<="
+            && let Ok(b) = w[2].parse::<f64>()
+        {
+            let lo = points
+                .iter()
+                .filter_map(|p| p.number(x))
+                .fold(f64::INFINITY, f64::min);
+            return lo.is_finite().then_some((lo, b));
+        }
+    }
+    let level = fit.params.keys().find_map(|k| {
+        let rest = k.strip_prefix('l')?;
+        let (digits, _) = rest.split_once('_')?;
+        digits.parse::<f64>().ok()
+    })?;
+    let xs: Vec<f64> = points
+        .iter()
+        .filter(|p| p.number("level") == Some(level))
+        .filter_map(|p| p.number(x))
+        .collect();
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// A fit's x variable at a point: a number the point carries, or the block size
+/// `B = 8 (ld + 2)^2` of the matrix kernels from their local order.
+fn fit_x_at(p: &Point, fit_x: &str) -> Option<f64> {
+    p.number(fit_x).or_else(|| {
+        (fit_x == "block_bytes")
+            .then(|| p.number("local_order"))
+            .flatten()
+            .map(|ld| 8.0 * (ld + 2.0) * (ld + 2.0))
+    })
 }
 
 /// Lower-case ASCII letters, digits and `_`, every other run of characters one `-`.
@@ -299,7 +438,34 @@ pub fn build(files: &[ResultFile]) -> Report {
             });
         }
     }
-    let sections = order.iter().map(|key| section(key, &groups[key])).collect();
+    let mut sections: Vec<Section> = order.iter().map(|key| section(key, &groups[key])).collect();
+    // Every synchronisation method together, before the first method's section.
+    let sync: Vec<Entry<'_>> = order
+        .iter()
+        .flat_map(|k| &groups[k])
+        .filter(|e| e.result.kernel == "hockney-sync")
+        .enumerate()
+        .map(|(i, e)| Entry {
+            label: e.label.clone(),
+            colour: i,
+            result: e.result,
+        })
+        .collect();
+    if let Some(at) = sections
+        .iter()
+        .position(|s| s.title.starts_with("hockney-sync "))
+    {
+        sections.insert(
+            at,
+            Section {
+                id: "hockney-sync-methods".into(),
+                title: "hockney-sync, every synchronisation method (hockney)".into(),
+                figures: special::hockney_sync_summary(&sync),
+                notes: vec![],
+                tables: vec![],
+            },
+        );
+    }
     Report { sources, sections }
 }
 
@@ -363,8 +529,27 @@ fn section(key: &str, entries: &[Entry<'_>]) -> Section {
         for (i, e) in entries.iter().enumerate() {
             figures.extend(heat_maps(&id, i, e));
         }
+    } else if let Some(special) = special::figures(&id, entries) {
+        figures.extend(special);
     } else if let Some(x) = choose_x(&all_points) {
-        figures.extend(xy_figures(&id, &x, entries));
+        let group = group_var(&all_points, &x);
+        figures.extend(xy_figures(&id, &x, group.as_deref(), "", entries));
+        // A sweep over processors and message size or matrix order: both ways.
+        if let Some(g) = &group
+            && matches!(
+                (x.as_str(), g.as_str()),
+                ("size_bytes" | "matrix_order", "processors")
+                    | ("processors", "size_bytes" | "matrix_order")
+            )
+        {
+            figures.extend(xy_figures(
+                &id,
+                g,
+                Some(&x),
+                &format!("-vs-{}", slug(g)),
+                entries,
+            ));
+        }
     }
     let notes = entries
         .iter()
@@ -563,8 +748,123 @@ fn heat_maps(section_id: &str, nth: usize, e: &Entry<'_>) -> Vec<Figure> {
         .collect()
 }
 
-/// The measured quantities of the entries against `x`.
-fn xy_figures(section_id: &str, x: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
+/// Variables tried, in order, to split a plot's points into series: the first
+/// (other than x) that takes several values at one x.
+pub const GROUP_PREFERENCE: [&str; 8] = [
+    "processors",
+    "size_bytes",
+    "hops",
+    "load_fraction",
+    "matrix_order",
+    "load_recomputations",
+    "nodes",
+    "dims",
+];
+
+/// The variable that splits the points into series on an `x` axis, if any.
+fn group_var(points: &[&Point], x: &str) -> Option<String> {
+    GROUP_PREFERENCE
+        .iter()
+        .filter(|g| **g != x)
+        .find(|g| {
+            let mut seen: BTreeMap<u64, u64> = BTreeMap::new();
+            points.iter().any(|p| match (p.number(x), p.number(g)) {
+                (Some(xv), Some(gv)) => {
+                    *seen.entry(xv.to_bits()).or_insert(gv.to_bits()) != gv.to_bits()
+                }
+                _ => false,
+            })
+        })
+        .map(|g| g.to_string())
+}
+
+/// A number as written in a model's name: whole numbers without decimals.
+fn plain(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        num(v)
+    }
+}
+
+/// A series' name for a value of the grouping variable, as the kernels write it in
+/// their fits' models (`P = 4`, `N = 64 bytes`, `50% load`).
+pub(crate) fn group_text(g: &str, v: f64) -> String {
+    match g {
+        "processors" => format!("P = {}", plain(v)),
+        "size_bytes" => format!("N = {} bytes", plain(v)),
+        "load_fraction" => format!("{}% load", plain((v * 100.0).round())),
+        "hops" => format!("{} hop{}", plain(v), if v == 1.0 { "" } else { "s" }),
+        "matrix_order" => format!("order {}", plain(v)),
+        "load_recomputations" => format!("load {}", plain(v)),
+        _ => format!("{} = {}", g.replace('_', " "), plain(v)),
+    }
+}
+
+/// Whether `model` names `text` (not as the start of a longer number).
+fn names(model: &str, text: &str) -> bool {
+    model.match_indices(text).any(|(i, _)| {
+        !model[i + text.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.')
+    })
+}
+
+/// The points a fit is of: those with the value its model names (`at P = 4`) of
+/// any grouping variable, else all.
+fn fit_subset<'p>(fit: &FitResult, points: &[&'p Point]) -> Vec<&'p Point> {
+    for g in GROUP_PREFERENCE {
+        let values: BTreeSet<u64> = points
+            .iter()
+            .filter_map(|p| p.number(g))
+            .map(f64::to_bits)
+            .collect();
+        if values.len() < 2 {
+            continue;
+        }
+        if let Some(v) = values
+            .iter()
+            .map(|b| f64::from_bits(*b))
+            .find(|v| names(&fit.model, &group_text(g, *v)))
+        {
+            return points
+                .iter()
+                .copied()
+                .filter(|p| p.number(g) == Some(v))
+                .collect();
+        }
+    }
+    points.to_vec()
+}
+
+/// Marks a fit's breakpoints (`breakpoint_1_bytes`, ...) when it is against the
+/// plot's x.
+fn add_breakpoints(plot: &mut plot::XyPlot, f: &FitResult, same_x: bool, colour: usize) {
+    if !same_x {
+        return;
+    }
+    for (k, v) in &f.params {
+        if k.starts_with("breakpoint_") && !plot.markers.iter().any(|m| m.x == *v) {
+            plot.markers.push(plot::Marker {
+                x: *v,
+                label: format!("break {}", num(*v)),
+                colour,
+            });
+        }
+    }
+}
+
+/// The measured quantities of the entries against `x`, one figure per quantity;
+/// `group` splits each entry's points into series; `suffix` makes the ids unique
+/// when the same quantity is drawn against several axes.
+fn xy_figures(
+    section_id: &str,
+    x: &str,
+    group: Option<&str>,
+    suffix: &str,
+    entries: &[Entry<'_>],
+) -> Vec<Figure> {
     let mut stats_q: Vec<String> = Vec::new();
     let mut number_q: Vec<String> = Vec::new();
     for e in entries {
@@ -572,6 +872,8 @@ fn xy_figures(section_id: &str, x: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
             for (n, v) in &p.0 {
                 let list = match v {
                     PointValue::Stats(_) => &mut stats_q,
+                    // A property of the build or CPU (simd_width_bits) is no plot.
+                    PointValue::Number(_) if n.ends_with("_bits") => continue,
                     PointValue::Number(_) if Point::is_measured(n) => &mut number_q,
                     PointValue::Number(_) => continue,
                 };
@@ -592,92 +894,203 @@ fn xy_figures(section_id: &str, x: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
         let is_stats = stats_q.contains(q);
         let mut drawn = 0;
         for e in entries {
-            let mut pts: Vec<plot::Measured> = e
+            let with_q: Vec<&Point> = e
                 .result
                 .points
                 .iter()
-                .filter_map(|p| {
-                    let xv = p.number(x)?;
-                    match p.0.get(q)? {
-                        PointValue::Stats(s) => Some((xv, s.min, Some((s.median, s.max)))),
-                        PointValue::Number(v) => Some((xv, *v, None)),
-                    }
-                })
-                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .filter(|p| p.number(x).is_some() && p.0.contains_key(q))
                 .collect();
-            if pts.is_empty() {
-                continue;
+            // The series: one per value of the grouping variable.
+            let mut groups: Vec<(Option<f64>, Vec<&Point>)> = Vec::new();
+            for p in &with_q {
+                let g = group.and_then(|g| p.number(g));
+                match groups
+                    .iter_mut()
+                    .find(|(v, _)| v.map(f64::to_bits) == g.map(f64::to_bits))
+                {
+                    Some((_, list)) => list.push(p),
+                    None => groups.push((g, vec![p])),
+                }
             }
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            drawn += pts.len();
-            let (xlo, xhi) = (pts[0].0, pts[pts.len() - 1].0);
-            plot.series.push(plot::Series {
-                label: if is_stats {
-                    format!("{} (min)", e.label)
-                } else {
-                    e.label.clone()
-                },
-                colour: e.colour,
-                points: pts,
-            });
-            for f in &e.result.fits {
-                if f.x != x {
+            groups.sort_by(|a, b| a.0.unwrap_or(0.0).total_cmp(&b.0.unwrap_or(0.0)));
+            let group_texts: Vec<String> = groups
+                .iter()
+                .filter_map(|(v, _)| Some(group_text(group?, (*v)?)))
+                .collect();
+            let n_groups = groups.len();
+            let single_fits: Vec<usize> = e
+                .result
+                .fits
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| {
+                    fit_quantity(f) == q
+                        && !f.x.contains(", ")
+                        && !group_texts.iter().any(|t| names(&f.model, t))
+                        && evaluate_fit(f, None).is_ok()
+                })
+                .map(|(i, _)| i)
+                .collect();
+            let mut ungrouped_drawn: BTreeSet<usize> = BTreeSet::new();
+            for (gi, (gv, pts_g)) in groups.iter().enumerate() {
+                let mut pts: Vec<plot::Measured> = pts_g
+                    .iter()
+                    .filter_map(|p| {
+                        let xv = p.number(x)?;
+                        match p.0.get(q)? {
+                            PointValue::Stats(s) => Some((xv, s.min, Some((s.median, s.max)))),
+                            PointValue::Number(v) => Some((xv, *v, None)),
+                        }
+                    })
+                    .filter(|p| p.0.is_finite() && p.1.is_finite())
+                    .collect();
+                if pts.is_empty() {
                     continue;
                 }
-                if is_stats && fit_quantity(f) == q {
-                    match evaluate_fit(f) {
-                        Ok(model) => {
-                            plot.curves.push(plot::Curve {
-                                label: if entries.len() > 1 {
-                                    format!("{} fit: {}", e.label, f.model)
-                                } else {
-                                    format!("fit: {}", f.model)
-                                },
-                                colour: e.colour,
-                                points: sample(xlo, xhi).map(|x| (x, model(x))).collect(),
-                            });
-                            if f.flagged {
-                                caption.push(format!(
-                                    "{}: the fit {} is flagged (R² {:.3}); its line is drawn but not to be trusted.",
-                                    e.label, f.model, f.r2
-                                ));
-                            }
-                        }
-                        Err(why) => caption.push(format!("{}: {why}", e.label)),
-                    }
-                    for (k, v) in &f.params {
-                        if k.starts_with("breakpoint") {
-                            plot.markers.push(plot::Marker {
-                                x: *v,
-                                label: format!("break {}", num(*v)),
-                                colour: e.colour,
-                            });
-                        }
-                    }
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                drawn += pts.len();
+                let colour = e.colour + entries.len() * gi;
+                let gtext = group.zip(*gv).map(|(g, v)| group_text(g, v));
+                let mut label = match (&gtext, entries.len()) {
+                    (Some(t), 1) => t.clone(),
+                    (Some(t), _) => format!("{}, {t}", e.label),
+                    (None, _) => e.label.clone(),
+                };
+                if is_stats {
+                    label.push_str(" (min)");
                 }
-                // Half-peak and 90 % sizes of a latency line, on its bandwidth plot.
-                if q.contains("bandwidth")
-                    && let Some(&nh) = f.params.get("n_half_bytes")
-                    && nh.is_finite()
-                    && nh > 0.0
-                {
-                    plot.markers.push(plot::Marker {
-                        x: nh,
-                        label: format!("50%: {} B", num(nh)),
-                        colour: e.colour,
+                let (xlo, xhi) = (pts[0].0, pts[pts.len() - 1].0);
+                plot.series.push(plot::Series {
+                    label,
+                    colour,
+                    points: pts,
+                });
+                for (fi, f) in e.result.fits.iter().enumerate() {
+                    if fit_quantity(f) != q {
+                        continue;
+                    }
+                    let fit_x = f.x.split(", ").next().unwrap_or(&f.x);
+                    let two_vars = f.x.contains(", ");
+                    let grouped = group_texts.iter().any(|t| names(&f.model, t));
+                    let mine = gtext.as_ref().is_some_and(|t| names(&f.model, t));
+                    // A fit of one series on that series; a fit of them all once.
+                    let (on, range_pts): (bool, &[&Point]) = if two_vars || grouped {
+                        (two_vars || mine, pts_g)
+                    } else {
+                        (ungrouped_drawn.insert(fi), &with_q)
+                    };
+                    if !on {
+                        continue;
+                    }
+                    let range_pts = &fit_subset(f, range_pts);
+                    // Several fits of one series (levels, variants): a colour each.
+                    let colour = if two_vars || grouped {
+                        colour
+                    } else if single_fits.len() > 1 {
+                        let k = single_fits.iter().position(|&i| i == fi).unwrap_or(0);
+                        e.colour + entries.len() * (n_groups + k)
+                    } else {
+                        e.colour
+                    };
+                    let model = match evaluate_fit(f, group.zip(*gv)) {
+                        Ok(m) => m,
+                        // A summary of segments drawn on their own: breakpoints only.
+                        Err(_) if f.params.contains_key("breakpoints") => {
+                            add_breakpoints(&mut plot, f, fit_x == x, colour);
+                            continue;
+                        }
+                        Err(why) => {
+                            if n_groups == 1 || !caption.contains(&format!("{}: {why}", e.label)) {
+                                caption.push(format!("{}: {why}", e.label));
+                            }
+                            continue;
+                        }
+                    };
+                    let curve: Vec<(f64, f64)> = if fit_x == x {
+                        let all: Vec<f64> = range_pts.iter().filter_map(|p| p.number(x)).collect();
+                        let (lo, hi) = fit_range(f, range_pts, x).unwrap_or((
+                            all.iter().copied().fold(xlo, f64::min),
+                            all.iter().copied().fold(xhi, f64::max),
+                        ));
+                        sample(lo, hi).map(|x| (x, (model.f)(x))).collect()
+                    } else {
+                        // Against another variable the points carry: through them.
+                        let mut c: Vec<(f64, f64)> = range_pts
+                            .iter()
+                            .filter_map(|p| Some((p.number(x)?, (model.f)(fit_x_at(p, fit_x)?))))
+                            .collect();
+                        c.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        c.dedup_by(|a, b| a.0 == b.0);
+                        if c.is_empty() {
+                            let why = format!(
+                                "{}: fit {} is against {}, which the points do not carry; not drawn",
+                                e.label, f.model, f.x
+                            );
+                            if !caption.contains(&why) {
+                                caption.push(why);
+                            }
+                            continue;
+                        }
+                        c
+                    };
+                    if let Some(n) = model.note
+                        && !caption.contains(&n)
+                    {
+                        caption.push(n);
+                    }
+                    if curve.len() < 2 {
+                        continue;
+                    }
+                    plot.curves.push(plot::Curve {
+                        label: if entries.len() > 1 {
+                            format!("{} fit: {}", e.label, f.model)
+                        } else {
+                            format!("fit: {}", f.model)
+                        },
+                        colour,
+                        points: curve,
                     });
-                    plot.markers.push(plot::Marker {
-                        x: 9.0 * nh,
-                        label: format!("90%: {} B", num(9.0 * nh)),
-                        colour: e.colour,
-                    });
-                    caption.push(format!(
-                        "{}: 50% and 90% of the asymptotic bandwidth are reached at n_1/2 = {} B and 9 n_1/2 = {} B (from the fit {}).",
-                        e.label,
-                        num(nh),
-                        num(9.0 * nh),
-                        f.model
-                    ));
+                    if f.flagged {
+                        caption.push(format!(
+                            "{}: the fit {} is flagged (R² {:.3}); its line is drawn but not to be trusted.",
+                            e.label, f.model, f.r2
+                        ));
+                    }
+                    if f.y.contains(".median") {
+                        let n = format!("{} is fitted to the medians.", f.model);
+                        if !caption.contains(&n) {
+                            caption.push(n);
+                        }
+                    }
+                    add_breakpoints(&mut plot, f, fit_x == x, colour);
+                }
+            }
+            // Half-peak and 90 % sizes of a latency line, on its bandwidth plot.
+            if q.contains("bandwidth") && x == "size_bytes" {
+                for f in &e.result.fits {
+                    if let Some(&nh) = f.params.get("n_half_bytes")
+                        && nh.is_finite()
+                        && nh > 0.0
+                        && !plot.markers.iter().any(|m| m.x == nh)
+                    {
+                        plot.markers.push(plot::Marker {
+                            x: nh,
+                            label: format!("50%: {} B", num(nh)),
+                            colour: e.colour,
+                        });
+                        plot.markers.push(plot::Marker {
+                            x: 9.0 * nh,
+                            label: format!("90%: {} B", num(9.0 * nh)),
+                            colour: e.colour,
+                        });
+                        caption.push(format!(
+                            "{}: 50% and 90% of the asymptotic bandwidth are reached at n_1/2 = {} B and 9 n_1/2 = {} B (from the fit {}).",
+                            e.label,
+                            num(nh),
+                            num(9.0 * nh),
+                            f.model
+                        ));
+                    }
                 }
             }
         }
@@ -687,7 +1100,7 @@ fn xy_figures(section_id: &str, x: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
         if is_stats {
             caption.insert(
                 0,
-                "Line: minimum over trials; shaded band: minimum to median; whiskers: median to maximum; dashed: fitted model."
+                "Line: minimum over trials; shaded band: minimum to median; whiskers: median to maximum (cut at twice the highest median); dashed: fitted model."
                     .into(),
             );
         }
@@ -697,7 +1110,7 @@ fn xy_figures(section_id: &str, x: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
         };
         caption.extend(err);
         out.push(Figure {
-            id: format!("fig-{section_id}-{}", slug(q)),
+            id: format!("fig-{section_id}-{}{suffix}", slug(q)),
             title: format!("{} against {}", axis_label(q), axis_label(x)),
             svg,
             caption,

@@ -80,6 +80,10 @@ pub(crate) struct XyPlot {
     pub(crate) curves: Vec<Curve>,
     /// Vertical markers.
     pub(crate) markers: Vec<Marker>,
+    /// A logarithmic x axis even over less than two decades.
+    pub(crate) force_log_x: bool,
+    /// A logarithmic y axis even over less than two decades.
+    pub(crate) force_log_y: bool,
 }
 
 /// Whether a positive range spans more than two decades (a log axis then).
@@ -134,8 +138,24 @@ pub(crate) fn xy_svg(p: &XyPlot) -> Result<String, String> {
         for &(x, y, extra) in &s.points {
             xs.push(x);
             ys.push(y);
-            if let Some((med, max)) = extra {
-                ys.extend([med, max]);
+            if let Some((med, _)) = extra {
+                ys.push(med);
+            }
+        }
+    }
+    // A whisker to a far maximum (one disturbed trial) must not squash the data:
+    // the axis reaches at most twice the highest median, the whisker is cut there.
+    let top = ys
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    for s in &p.series {
+        for &(_, _, extra) in &s.points {
+            if let Some((_, max)) = extra
+                && max.is_finite()
+            {
+                ys.push(if top > 0.0 { max.min(2.0 * top) } else { max });
             }
         }
     }
@@ -144,14 +164,16 @@ pub(crate) fn xy_svg(p: &XyPlot) -> Result<String, String> {
     finite(&mut xs);
     finite(&mut ys);
     let (xlo, xhi) = range(&xs, false);
-    let xlog = wants_log(
-        xs.iter().copied().fold(f64::INFINITY, f64::min),
-        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    );
-    let ylog = wants_log(
-        ys.iter().copied().fold(f64::INFINITY, f64::min),
-        ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    );
+    let xlog = (p.force_log_x && xs.iter().all(|x| *x > 0.0))
+        || wants_log(
+            xs.iter().copied().fold(f64::INFINITY, f64::min),
+            xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+    let ylog = (p.force_log_y && ys.iter().all(|y| *y > 0.0))
+        || wants_log(
+            ys.iter().copied().fold(f64::INFINITY, f64::min),
+            ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
     let (xlo, xhi) = if xlog { range(&xs, true) } else { (xlo, xhi) };
     let (ylo, yhi) = range(&ys, ylog);
     let mut svg = String::new();
@@ -206,6 +228,9 @@ where
         .y_desc(p.y_label.as_str())
         .x_label_formatter(&|v| tick(*v))
         .y_label_formatter(&|v| tick(*v))
+        // Fewer y labels: a log axis over two decades otherwise labels every
+        // mantissa and the labels print over each other.
+        .y_labels(7)
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 15))
         .light_line_style(RGBColor(235, 235, 235))
@@ -231,7 +256,7 @@ where
             .draw_series(
                 with_extra
                     .iter()
-                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], c.mix(0.6))),
+                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3.min(yhi))], c.mix(0.6))),
             )
             .map_err(e)?;
         chart
@@ -260,11 +285,15 @@ where
             .copied()
             .filter(|&(_, y)| y.is_finite() && y >= ylo && y <= yhi)
             .collect();
-        chart
+        let drawn = chart
             .draw_series(DashedLineSeries::new(inside, 8, 5, c.stroke_width(2)))
-            .map_err(e)?
-            .label(curve.label.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2)));
+            .map_err(e)?;
+        // A curve without a label (explained in the caption) has no legend entry.
+        if !curve.label.is_empty() {
+            drawn.label(curve.label.as_str()).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2))
+            });
+        }
     }
     for (i, m) in p.markers.iter().enumerate() {
         let c = colour(m.colour);
@@ -279,9 +308,11 @@ where
         // Labels stack up from the bottom of the plot (where rising curves leave
         // room) so that neighbouring markers do not print over each other, and sit
         // left of their line in the right half of the plot.
-        let bottom = chart.backend_coord(&(m.x, ylo));
-        let xs = chart.plotting_area().get_pixel_range().0;
-        let right_half = bottom.0 > (xs.start + xs.end) / 2;
+        // Text on the plotting area is placed relative to its top-left corner.
+        let (xs, ys) = chart.plotting_area().get_pixel_range();
+        let abs = chart.backend_coord(&(m.x, ylo));
+        let bottom = (abs.0 - xs.start, abs.1 - ys.start);
+        let right_half = bottom.0 > (xs.end - xs.start) / 2;
         let y = bottom.1 - 6 - 16 * (i as i32 % 6);
         let (at, h) = if right_half {
             ((bottom.0 - 4, y), text_anchor::HPos::Right)
@@ -299,9 +330,50 @@ where
             .map_err(e)?;
     }
     if !p.series.is_empty() || !p.curves.is_empty() {
+        // The legend goes to the corner where it hides the fewest drawn points.
+        let labels: Vec<&str> = p
+            .series
+            .iter()
+            .map(|s| s.label.as_str())
+            .chain(p.curves.iter().map(|c| c.label.as_str()))
+            .filter(|l| !l.is_empty())
+            .collect();
+        let box_w = 40 + 7 * labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as i32;
+        let box_h = 12 + 19 * labels.len() as i32;
+        let (xr, yr) = chart.plotting_area().get_pixel_range();
+        let drawn: Vec<(i32, i32)> = p
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|q| (q.0, q.1)))
+            .chain(p.curves.iter().flat_map(|c| c.points.iter().copied()))
+            .filter(|q| q.0.is_finite() && q.1.is_finite() && q.1 >= ylo && q.1 <= yhi)
+            .map(|q| chart.backend_coord(&q))
+            .collect();
+        let corners = [
+            (SeriesLabelPosition::UpperLeft, xr.start, yr.start),
+            (SeriesLabelPosition::UpperRight, xr.end - box_w, yr.start),
+            (
+                SeriesLabelPosition::LowerRight,
+                xr.end - box_w,
+                yr.end - box_h,
+            ),
+            (SeriesLabelPosition::LowerLeft, xr.start, yr.end - box_h),
+        ];
+        let hidden = |x0: i32, y0: i32| {
+            drawn
+                .iter()
+                .filter(|(x, y)| {
+                    (x0 - 8..=x0 + box_w + 8).contains(x) && (y0 - 8..=y0 + box_h + 8).contains(y)
+                })
+                .count()
+        };
+        let position = corners
+            .into_iter()
+            .min_by_key(|(_, x0, y0)| hidden(*x0, *y0))
+            .map_or(SeriesLabelPosition::UpperLeft, |c| c.0);
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
+            .position(position)
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(160, 160, 160))
             .label_font(("sans-serif", 13))
@@ -499,4 +571,265 @@ fn draw_heatmap(
             )),
     ))?;
     Ok(())
+}
+
+/// One series of bars: a value per category, optionally with an error interval.
+#[derive(Debug, Clone)]
+pub(crate) struct BarSeries {
+    /// Legend text.
+    pub(crate) label: String,
+    /// Colour index.
+    pub(crate) colour: usize,
+    /// Per category: the bar's height, `None` where there is none.
+    pub(crate) values: Vec<Option<f64>>,
+    /// Per category: the error bar from low to high, where known.
+    pub(crate) errors: Vec<Option<(f64, f64)>>,
+}
+
+/// A bar chart over named categories: series side by side, or stacked.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BarChart {
+    /// The categories' names, left to right.
+    pub(crate) categories: Vec<String>,
+    /// Axis label of the categories.
+    pub(crate) x_label: String,
+    /// Axis label with unit.
+    pub(crate) y_label: String,
+    /// The bars.
+    pub(crate) series: Vec<BarSeries>,
+    /// Stack the series (a total split into parts) instead of placing them side by
+    /// side.
+    pub(crate) stacked: bool,
+    /// A logarithmic value axis (side-by-side bars only).
+    pub(crate) log_y: bool,
+    /// A value per category drawn as a black diamond (a measured total), with its
+    /// legend text.
+    pub(crate) marks: Option<(String, Vec<Option<f64>>)>,
+}
+
+/// Draws a bar chart; the error is plotters' message.
+pub(crate) fn bar_svg(p: &BarChart) -> Result<String, String> {
+    let n = p.categories.len().max(1);
+    let width = (180 + 96 * n as u32).clamp(480, 1100);
+    let mut ys: Vec<f64> = Vec::new();
+    if p.stacked {
+        for c in 0..n {
+            let total: f64 = p
+                .series
+                .iter()
+                .filter_map(|s| s.values.get(c).copied().flatten())
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .sum();
+            ys.push(total);
+        }
+    } else {
+        for s in &p.series {
+            ys.extend(s.values.iter().flatten());
+            for (lo, hi) in s.errors.iter().flatten() {
+                ys.extend([*lo, *hi]);
+            }
+        }
+    }
+    if let Some((_, m)) = &p.marks {
+        ys.extend(m.iter().flatten());
+    }
+    ys.retain(|v| v.is_finite() && (!p.log_y || *v > 0.0));
+    let log = p.log_y && !p.stacked && !ys.is_empty();
+    let (ylo, yhi) = if log {
+        let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        // Whole decades, so that the bars start at a round number.
+        (
+            10f64.powf((lo / 1.5).log10().floor()),
+            10f64.powf((hi * 1.5).log10().ceil()),
+        )
+    } else {
+        let hi = ys.iter().copied().fold(0.0, f64::max);
+        (0.0, if hi > 0.0 { hi * 1.12 } else { 1.0 })
+    };
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, 460)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let mut b = ChartBuilder::on(&root);
+        b.margin(14).x_label_area_size(70).y_label_area_size(84);
+        let x = 0f64..n as f64;
+        let (centres, bottom) = if log {
+            fill_bars(b.build_cartesian_2d(x, (ylo..yhi).log_scale()), p, ylo)?
+        } else {
+            fill_bars(b.build_cartesian_2d(x, ylo..yhi), p, ylo)?
+        };
+        category_labels(&root, p, &centres, bottom).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+fn fill_bars<'a, Y>(
+    built: Built<'a, 'a, plotters::coord::types::RangedCoordf64, Y>,
+    p: &BarChart,
+    base: f64,
+) -> Result<(Vec<i32>, i32), String>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let e = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
+    let mut chart = built.map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc(p.y_label.as_str())
+        .y_label_formatter(&|v| tick(*v))
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 15))
+        .light_line_style(RGBColor(235, 235, 235))
+        .bold_line_style(RGBColor(205, 205, 205))
+        .draw()
+        .map_err(e)?;
+    let k = p.series.len().max(1) as f64;
+    for (si, s) in p.series.iter().enumerate() {
+        let c = colour(s.colour);
+        let mut rects = Vec::new();
+        let mut whiskers = Vec::new();
+        for (ci, v) in s.values.iter().enumerate() {
+            let Some(v) = v.filter(|v| v.is_finite()) else {
+                continue;
+            };
+            let (x0, x1, y0, y1) = if p.stacked {
+                let below: f64 = p.series[..si]
+                    .iter()
+                    .filter_map(|o| o.values.get(ci).copied().flatten())
+                    .filter(|v| v.is_finite() && *v > 0.0)
+                    .sum();
+                if v <= 0.0 {
+                    continue;
+                }
+                (ci as f64 + 0.2, ci as f64 + 0.8, below, below + v)
+            } else {
+                let w = 0.8 / k;
+                let x0 = ci as f64 + 0.1 + w * si as f64;
+                (x0, x0 + w, base, v)
+            };
+            rects.push(Rectangle::new([(x0, y0), (x1, y1)], c.filled()));
+            if let Some((lo, hi)) = s.errors.get(ci).copied().flatten() {
+                let mid = (x0 + x1) / 2.0;
+                let cap = (x1 - x0) / 4.0;
+                let lo = lo.max(base);
+                for seg in [
+                    vec![(mid, lo), (mid, hi)],
+                    vec![(mid - cap, lo), (mid + cap, lo)],
+                    vec![(mid - cap, hi), (mid + cap, hi)],
+                ] {
+                    whiskers.push(PathElement::new(seg, BLACK.stroke_width(1)));
+                }
+            }
+        }
+        chart
+            .draw_series(rects)
+            .map_err(e)?
+            .label(s.label.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
+        chart.draw_series(whiskers).map_err(e)?;
+    }
+    if let Some((label, marks)) = &p.marks {
+        let pts: Vec<(f64, f64)> = marks
+            .iter()
+            .enumerate()
+            .filter_map(|(ci, v)| v.filter(|v| v.is_finite()).map(|v| (ci as f64 + 0.5, v)))
+            .collect();
+        chart
+            .draw_series(pts.iter().map(|&(x, y)| {
+                EmptyElement::at((x, y))
+                    + Polygon::new(vec![(0, -6), (6, 0), (0, 6), (-6, 0)], BLACK.filled())
+            }))
+            .map_err(e)?
+            .label(label.as_str())
+            .legend(|(x, y)| {
+                EmptyElement::at((x + 7, y))
+                    + Polygon::new(vec![(0, -5), (5, 0), (0, 5), (-5, 0)], BLACK.filled())
+            });
+    }
+    let centres = (0..p.categories.len())
+        .map(|ci| chart.backend_coord(&(ci as f64 + 0.5, base)).0)
+        .collect();
+    let bottom = chart.plotting_area().get_pixel_range().1.end;
+    // One series needs no legend (the caption names it); marks always have one.
+    if p.series.len() > 1 || p.marks.is_some() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(160, 160, 160))
+            .label_font(("sans-serif", 13))
+            .draw()
+            .map_err(e)?;
+    }
+    Ok((centres, bottom))
+}
+
+/// Category names under their bars (`centres`, pixels), the axis name under them.
+fn category_labels(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    p: &BarChart,
+    centres: &[i32],
+    bottom: i32,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    let per = match centres {
+        [a, b, ..] => b - a,
+        _ => 200,
+    };
+    let size = if per < 80 { 11 } else { 12 };
+    let style = ("sans-serif", size)
+        .into_font()
+        .color(&BLACK)
+        .pos(text_anchor::Pos::new(
+            text_anchor::HPos::Center,
+            text_anchor::VPos::Top,
+        ));
+    for (name, &x) in p.categories.iter().zip(centres) {
+        // Long names on two lines, split at a space or dash near the middle.
+        let (a, b) = if name.len() * 7 > per as usize {
+            split_label(name)
+        } else {
+            (name.clone(), String::new())
+        };
+        root.draw(&Text::new(a, (x, bottom + 8), style.clone()))?;
+        if !b.is_empty() {
+            root.draw(&Text::new(b, (x, bottom + 23), style.clone()))?;
+        }
+    }
+    let mid = match (centres.first(), centres.last()) {
+        (Some(a), Some(b)) => (a + b) / 2,
+        _ => 300,
+    };
+    root.draw(&Text::new(
+        p.x_label.clone(),
+        (mid, bottom + 44),
+        ("sans-serif", 15)
+            .into_font()
+            .color(&BLACK)
+            .pos(text_anchor::Pos::new(
+                text_anchor::HPos::Center,
+                text_anchor::VPos::Top,
+            )),
+    ))?;
+    Ok(())
+}
+
+/// A label split in two near its middle, at a space or dash.
+fn split_label(s: &str) -> (String, String) {
+    let mid = s.len() / 2;
+    let cut = s
+        .char_indices()
+        .filter(|(_, c)| *c == ' ' || *c == '-' || *c == ',')
+        .map(|(i, _)| i)
+        .min_by_key(|i| i.abs_diff(mid));
+    match cut {
+        Some(i) => {
+            let keep = if s.as_bytes()[i] == b'-' { i + 1 } else { i };
+            (s[..keep].trim().to_string(), s[keep..].trim().to_string())
+        }
+        None => (s.to_string(), String::new()),
+    }
 }

@@ -27,7 +27,8 @@ use super::super::RunContext;
 use super::topology::{ExperimentResult, KERNEL, Measured, Measurements};
 use crate::model::fit::fit_line;
 use crate::model::sci::{
-    PingPongSet, SciComponents, SciModelError, SolvedComponents, model_report, solve_components,
+    PingPongSet, SciApplication, SciComponents, SciModelError, SolvedComponents, model_report,
+    solve_components,
 };
 use crate::results::{FitResult, KernelResult, Point, ResultFile};
 use crate::team::Team;
@@ -49,6 +50,8 @@ pub const VALIDATION_BOUND_PCT: f64 = 5.0;
 pub const PROJECTION_MAX_NODES: u32 = 4096;
 /// Message size of the projections (bytes), the paper's 64-byte packet payload.
 pub const PROJECTION_SIZE_BYTES: u32 = 64;
+/// Total sizes at which each projected curve is kept in the result (log-spaced).
+const PROJECTION_CURVE_POINTS: u32 = 24;
 /// Largest size (bytes) that enters the Table 1 averages and the overhead line.
 const TABLE1_MAX_SIZE: usize = 512;
 /// Smallest size (bytes) of the overhead line.
@@ -429,20 +432,40 @@ fn validation_result(base: &KernelResult, m: &Measurements, c: &SciComponents) -
                     continue;
                 }
             };
+            // The model's terms, for the split of each experiment (Fig. 12's shape).
+            let parts = c.overhead_ns(model_size).map(|o| {
+                [
+                    ("model_overhead_ns", counts.overhead_count * o),
+                    (
+                        "model_propagation_ns",
+                        counts.propagation_lp_count * c.propagation_lp_ns,
+                    ),
+                    (
+                        "model_forwarding_ns",
+                        counts.forwarding_lf_count * c.forwarding_lf_ns,
+                    ),
+                    (
+                        "model_switching_ns",
+                        counts.switching_ls_count * c.switching_ls_ns,
+                    ),
+                ]
+            });
             let error_pct = (model - measured) / measured * 100.0;
             errors.push((error_pct, e.experiment.name.clone(), p.size));
             measured_all.push(measured);
             model_all.push(model);
-            r.points.push(
-                Point::new()
-                    .with("sweep", sweep)
-                    .with("nodes", e.experiment.shape.nodes() as f64)
-                    .with("hops", e.experiment.ping_counts().propagation_lp_count)
-                    .with("size_bytes", p.size as f64)
-                    .with("measured_ping_pong_ns", measured)
-                    .with("model_ping_pong_ns", model)
-                    .with("error_pct", error_pct),
-            );
+            let mut point = Point::new()
+                .with("sweep", sweep)
+                .with("nodes", e.experiment.shape.nodes() as f64)
+                .with("hops", e.experiment.ping_counts().propagation_lp_count)
+                .with("size_bytes", p.size as f64)
+                .with("measured_ping_pong_ns", measured)
+                .with("model_ping_pong_ns", model)
+                .with("error_pct", error_pct);
+            for (name, v) in parts.iter().flatten() {
+                point = point.with(name, *v);
+            }
+            r.points.push(point);
         }
     }
     if errors.is_empty() {
@@ -537,6 +560,32 @@ fn projection_result(base: &KernelResult, c: &SciComponents) -> KernelResult {
                 continue;
             }
         };
+        // The curves of Fig. 14: both applications at log-spaced total sizes from
+        // the smallest torus of each dimension count (2 nodes per dimension).
+        for dims in 1..=4u32 {
+            let lo = f64::from(dims).exp2();
+            let hi = f64::from(PROJECTION_MAX_NODES);
+            for i in 0..PROJECTION_CURVE_POINTS {
+                let nodes =
+                    lo * (hi / lo).powf(f64::from(i) / f64::from(PROJECTION_CURVE_POINTS - 1));
+                let at = |app: SciApplication| {
+                    app.latency_ns(&inputs, PROJECTION_SIZE_BYTES, nodes, dims)
+                };
+                if let (Ok(avg), Ok(multi)) = (
+                    at(SciApplication::AverageLatency),
+                    at(SciApplication::MultiUnicast),
+                ) {
+                    r.points.push(
+                        Point::new()
+                            .with("inputs", f64::from(code))
+                            .with("dims", f64::from(dims))
+                            .with("nodes", nodes)
+                            .with("average_latency_ns", avg)
+                            .with("multi_unicast_ns", multi),
+                    );
+                }
+            }
+        }
         let x = &report.crossovers;
         for (a, mu) in x.average.iter().zip(&x.multi_unicast) {
             let mut p = Point::new()
@@ -554,7 +603,7 @@ fn projection_result(base: &KernelResult, c: &SciComponents) -> KernelResult {
         }
     }
     r.warnings.push(format!(
-        "inputs: 0 this machine, 1 this machine with l_s halved, 2 the paper's Table 1, 3 the paper's enhanced system; crossovers searched up to {PROJECTION_MAX_NODES} nodes at {PROJECTION_SIZE_BYTES} B (full curves: halfperf model sci --from FILE)"
+        "inputs: 0 this machine, 1 this machine with l_s halved, 2 the paper's Table 1, 3 the paper's enhanced system; crossovers searched up to {PROJECTION_MAX_NODES} nodes at {PROJECTION_SIZE_BYTES} B; the curves sampled at {PROJECTION_CURVE_POINTS} sizes per dimension count (every size: halfperf model sci --from FILE)"
     ));
     r.warnings.push(
         "multi-unicast is (N - 1) x the average latency in this model, so its crossovers equal the average ones; the paper's Table 2 lists 2050 nodes against 1831 for 3D -> 4D, which its own definition cannot produce".into(),
