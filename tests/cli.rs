@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{assert_refused, files_in, halfperf};
+use common::{assert_refused, files_in, halfperf, measuring};
 
 #[test]
 fn a_stalled_peer_ends_the_run_with_a_deadline_error_naming_it() {
+    let _turn = measuring();
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
     let out = halfperf(
@@ -52,6 +53,7 @@ fn a_stalled_peer_ends_the_run_with_a_deadline_error_naming_it() {
 
 #[test]
 fn a_panicking_rank_is_reported_and_stops_its_peer() {
+    let _turn = measuring();
     let dir = tempfile::tempdir().unwrap();
     let out = halfperf(
         dir.path(),
@@ -80,6 +82,7 @@ fn a_panicking_rank_is_reported_and_stops_its_peer() {
 
 #[test]
 fn quick_results_read_back_and_compare_and_are_never_overwritten() {
+    let _turn = measuring();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     for name in ["a.json", "b.json"] {
@@ -163,6 +166,7 @@ fn topo_list_and_help_speak_json_and_words() {
 
 #[test]
 fn on_one_cpu_the_suite_says_what_it_cannot_run_and_oversubscribes_when_asked() {
+    let _turn = measuring();
     if Command::new("taskset").arg("--version").output().is_err() {
         return; // util-linux's taskset is not installed
     }
@@ -219,6 +223,7 @@ fn on_one_cpu_the_suite_says_what_it_cannot_run_and_oversubscribes_when_asked() 
 
 #[test]
 fn ctrl_c_stops_within_seconds_and_keeps_the_finished_kernels_marked_incomplete() {
+    let _turn = measuring();
     let dir = tempfile::tempdir().unwrap();
     // c2c finishes first; the full pingpong sweep takes many seconds. Interrupt
     // once c2c's table has been printed.

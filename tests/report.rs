@@ -370,6 +370,7 @@ fn expected_figures(kernel: &str) -> &'static [&'static str] {
             "-speedup-load-16",
             "-speedup-load-64",
             "-speedup-load-400",
+            "-message-latency",
         ],
         other => panic!("no expected figures for kernel {other}: add them here"),
     }
@@ -479,6 +480,12 @@ fn every_method_has_its_figures() {
     for t in ["benchmark", "simulation", "fit: eq. 13", "processors N"] {
         assert!(s.svg.contains(t), "{t}");
     }
+    // T_ML: one series per chain length, with the eqs. 7-9 fit in the caption.
+    let m = figure(&r, "-message-latency");
+    for t in ["H = 1", "H = 4", "message length L (bytes)"] {
+        assert!(m.svg.contains(t), "{t}");
+    }
+    assert!(m.caption.iter().any(|c| c.contains("t_i = ")));
     // CoMet: against P with the log2 P line.
     let b = figure(
         &r,

@@ -805,5 +805,86 @@ fn speedup(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
             "no points with speedup, processors and load_recomputations".into(),
         ));
     }
+    figs.push(message_latency(id, entries));
     figs
+}
+
+/// `T_ML` against size, one series per chain length `H`, with eqs. 7-9's fitted
+/// `t_l + L H t_c + (H - 1) t_i` for each.
+fn message_latency(id: &str, entries: &[Entry<'_>]) -> Figure {
+    let mut p = plot::XyPlot {
+        x_label: "message length L (bytes)".into(),
+        y_label: "one-way time T_ML (ms)".into(),
+        ..Default::default()
+    };
+    let mut caption = vec![
+        "One-way time over a chain of H links with H - 1 store-and-forward ranks (points, per H); dashed: the fit T_ML = t_l + L H t_c + (H - 1) t_i.".to_string(),
+    ];
+    for e in entries {
+        let pts: Vec<&Point> = e
+            .result
+            .points
+            .iter()
+            .filter(|p| p.number("hops").is_some() && p.number("one_way_ms").is_some())
+            .collect();
+        let mut hops: Vec<f64> = pts.iter().filter_map(|p| p.number("hops")).collect();
+        hops.sort_by(f64::total_cmp);
+        hops.dedup();
+        let fit = e
+            .result
+            .fits
+            .iter()
+            .find(|f| f.model.starts_with("eqs. 7-9"));
+        for (k, &h) in hops.iter().enumerate() {
+            let of_h: Vec<&Point> = pts
+                .iter()
+                .copied()
+                .filter(|p| p.number("hops") == Some(h))
+                .collect();
+            let series = measured(&of_h, "size_bytes", "one_way_ms");
+            let colour = 3 * e.colour + k;
+            if let Some(f) = fit {
+                let g = |k: &str| f.params.get(k).copied().unwrap_or(f64::NAN);
+                let (tl, tc, ti) = (g("tl_ms"), g("tc_ms_per_byte"), g("ti_ms"));
+                let x_max = series.iter().map(|m| m.0).fold(0.0, f64::max);
+                let x_min = series.iter().map(|m| m.0).fold(x_max, f64::min).max(1.0);
+                // Sampled geometrically: the size axis may be logarithmic.
+                p.curves.push(plot::Curve {
+                    label: String::new(),
+                    colour,
+                    points: (0..=40)
+                        .map(|i| x_min * (x_max / x_min).powf(f64::from(i) / 40.0))
+                        .map(|l| (l, tl + l * h * tc + (h - 1.0) * ti))
+                        .collect(),
+                });
+            }
+            p.series.push(plot::Series {
+                label: label(entries, e, &format!("H = {}", plain(h))),
+                colour,
+                points: series,
+            });
+        }
+        match fit {
+            Some(f) => caption.push(format!(
+                "{}: t_l = {} ms, t_c = {} ms/byte, t_i = {} ms (R² {:.3}{})",
+                e.label,
+                num(f.params.get("tl_ms").copied().unwrap_or(f64::NAN)),
+                num(f.params.get("tc_ms_per_byte").copied().unwrap_or(f64::NAN)),
+                num(f.params.get("ti_ms").copied().unwrap_or(f64::NAN)),
+                f.r2,
+                if f.flagged { ", flagged" } else { "" }
+            )),
+            None => caption.push(format!("{}: no T_ML fit", e.label)),
+        }
+    }
+    let fig_id = format!("fig-{id}-message-latency");
+    let title = "message latency T_ML against length, per chain length H (eqs. 7-9)".to_string();
+    if p.series.is_empty() {
+        return missing(
+            fig_id,
+            title,
+            "no points with hops, size_bytes and one_way_ms".into(),
+        );
+    }
+    xy(fig_id, title, &p, caption)
 }

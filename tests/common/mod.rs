@@ -3,6 +3,17 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+/// Kernels spin on the CPUs they use, so two measuring runs at once would share
+/// CPUs between spinners and time the scheduler; the tests of one file that
+/// measure take turns.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+/// Waits for this test's turn to measure; the turn lasts while the guard lives.
+pub(crate) fn measuring() -> MutexGuard<'static, ()> {
+    MEASURING.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Runs the halfperf binary in `dir`.
 pub(crate) fn halfperf(dir: &Path, args: &[&str]) -> Output {
