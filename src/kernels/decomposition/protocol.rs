@@ -244,7 +244,8 @@ impl Node {
         len: usize,
     ) -> Result<bool, RankError> {
         let s = &mut self.stream;
-        if self.room.take(0, &mut self.buf)?.is_some() {
+        // Once stopping, what comes from rank 0 is the next run's go: left for it.
+        if !s.stopping && self.room.take(0, &mut self.buf)?.is_some() {
             s.stopping = true;
         }
         while self.room.take(sink, &mut self.buf)?.is_some() {
