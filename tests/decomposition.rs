@@ -69,7 +69,7 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
         // Both versions of Q, two sizes, every parameter finite.
         assert_eq!(r.points.len(), 4, "{t}");
         for p in &r.points {
-            for name in ["e_ns", "r_ns", "s_ns", "f_ns", "u_ns", "a_ns", "e_idle_ns"] {
+            for name in ["e_ns", "r_ns", "s_ns", "f_ns", "u_ns", "a_ns", "e_busy_ns"] {
                 let s = p
                     .stats(name)
                     .unwrap_or_else(|| panic!("{t}: {name} missing"));
