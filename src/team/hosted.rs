@@ -614,6 +614,13 @@ impl Mailroom {
         Ok(())
     }
 
+    /// Ends the route from `from`, however many messages it had left.
+    pub fn unroute(&mut self, from: usize) {
+        if let Some(r) = self.routes.get_mut(from) {
+            *r = None;
+        }
+    }
+
     /// Whether a route still has messages to forward.
     pub fn routing(&self) -> bool {
         self.routes.iter().any(Option::is_some)

@@ -7,8 +7,10 @@
 //! the floating-point version does the same in `f64`. One *unit* of `Q` is one pass
 //! of the inner loop (40 integer or 18 floating-point iterations, as `QINTLOOP` and
 //! `QFLOATLOOP`); a calibration measures the time of a unit without communication,
-//! from which the two lengths the experiments use are set: `SENDTIME` (long enough
-//! for a message to clear) and `COMPTIME = 5 SENDTIME` (Appendix A's 5 and 25 units).
+//! from which the lengths the experiments use are set: a *chunk* (the computation
+//! between two polls of the hosted nodes), `SENDTIME` (long enough for a message to
+//! clear) and `COMPTIME = 5 SENDTIME` (Appendix A's 5 and 25 units), both whole
+//! numbers of chunks.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -92,16 +94,19 @@ pub struct Background {
     pub kind: QKind,
     /// Time of one unit without communication, ns (minimum over trials).
     pub unit_ns: f64,
-    /// Units of `Q(SENDTIME)`.
-    pub send_units: u64,
-    /// Units of `Q(COMPTIME)`, five times `send_units` as in Appendix A.
-    pub comp_units: u64,
+    /// Units of one chunk (the computation between two polls).
+    pub chunk_units: u64,
+    /// Chunks of `Q(SENDTIME)`.
+    pub send_chunks: u64,
+    /// Chunks of `Q(COMPTIME)`, five times `send_chunks` as in Appendix A.
+    pub comp_chunks: u64,
 }
 
 impl Background {
-    /// Calibrates `kind` on the calling thread so that `Q(SENDTIME)` lasts about
-    /// `sendtime`: times batches of units (minimum of several trials) first.
-    pub fn calibrate(kind: QKind, sendtime: Duration) -> Background {
+    /// Calibrates `kind` on the calling thread so that a chunk lasts about `chunk`
+    /// and `Q(SENDTIME)` about `sendtime`: times batches of units (minimum of
+    /// several trials) first.
+    pub fn calibrate(kind: QKind, sendtime: Duration, chunk: Duration) -> Background {
         const BATCH: u64 = 2_000;
         let mut best = f64::INFINITY;
         for _ in 0..7 {
@@ -110,25 +115,22 @@ impl Background {
             best = best.min(start.elapsed().as_nanos() as f64 / BATCH as f64);
         }
         let unit_ns = best.max(1e-3);
-        let send_units = ((sendtime.as_nanos() as f64 / unit_ns).ceil() as u64).max(1);
+        let chunk_units = ((chunk.as_nanos() as f64 / unit_ns).ceil() as u64).max(1);
+        let chunk_ns = chunk_units as f64 * unit_ns;
+        let send_chunks = ((sendtime.as_nanos() as f64 / chunk_ns).ceil() as u64).max(1);
         Background {
             kind,
             unit_ns,
-            send_units,
-            comp_units: 5 * send_units,
+            chunk_units,
+            send_chunks,
+            comp_chunks: 5 * send_chunks,
         }
     }
 
-    /// Runs `Q(SENDTIME)`.
+    /// Runs one chunk.
     #[inline(always)]
-    pub fn send(&self) {
-        run(self.kind, self.send_units);
-    }
-
-    /// Runs `Q(COMPTIME)`.
-    #[inline(always)]
-    pub fn comp(&self) {
-        run(self.kind, self.comp_units);
+    pub fn chunk(&self) {
+        run(self.kind, self.chunk_units);
     }
 
     /// Runs `units` units.
@@ -175,8 +177,12 @@ mod tests {
         // Floating point: 18 steps of (j += i; i += j) from (2, 3) stay finite.
         let f = qfloat(1);
         assert!(f.is_finite() && f > 1e10, "{f}");
-        let bg = Background::calibrate(QKind::Integer, Duration::from_micros(20));
-        assert!(bg.unit_ns > 0.0 && bg.send_units >= 1);
-        assert_eq!(bg.comp_units, 5 * bg.send_units);
+        let bg = Background::calibrate(
+            QKind::Integer,
+            Duration::from_micros(20),
+            Duration::from_micros(2),
+        );
+        assert!(bg.unit_ns > 0.0 && bg.chunk_units >= 1 && bg.send_chunks >= 1);
+        assert_eq!(bg.comp_chunks, 5 * bg.send_chunks);
     }
 }

@@ -3,44 +3,41 @@
 //! a sink each, and the slowdown is compared with the one predicted from the
 //! computation a message costs the node it passes through.
 //!
-//! On the NCUBE node 0's operating system forwarded the messages in interrupt
-//! routines; here nothing forwards for rank 0, so rank 0 forwards itself: it runs
-//! `Q` in slices of about 5 µs and between slices receives every message that has
-//! arrived from an active source and sends it on to that source's sink (polling
-//! instead of interrupts). Each sink acknowledges every message to its source with
-//! 4 bytes, and each source keeps three messages in flight, as Appendix A's test 8.
-//! Each stream keeps two channels of rank 0 busy (in and out): 1, 2 and 3 streams
-//! are the paper's 2, 4 and 6 active channels.
+//! Twelve hosted virtual nodes ([`crate::team::hosted`]) on two spinning workers:
+//! rank 0 on the first (the other even ranks there are never given anything to do
+//! and cost nothing), sources 1, 5, 9 and sinks 3, 7, 11 on the second, so every
+//! message crosses a CPU into and out of rank 0. As on the NCUBE, rank 0's system
+//! forwards the messages, not its program: rank 0 runs `Q` in chunks of about 2 µs,
+//! and between chunks its mailroom takes in what has arrived from an active source
+//! and hands it on to that source's sink (`R + S` a message, taken from `Q`). Each
+//! sink acknowledges every message to its source with 4 bytes, and each source
+//! keeps three messages in flight, as Appendix A's test 8. Each stream keeps two
+//! channels of rank 0 busy (in and out): 1, 2 and 3 streams are the paper's 2, 4
+//! and 6 active channels.
 //!
-//! Prediction (section 5.2): a stream whose messages arrive every `P` ns and cost
+//! Prediction (section 5.2): a stream whose messages pass every `P` ns and cost
 //! rank 0 `c` ns each leaves `1 − k c / P` of the time to the computation, so it
-//! should take `1 / (1 − k c / P)` times as long. The paper's `c` is `R + S`; here a
-//! forward also costs rank 0 the receive and the send (the calls that the NCUBE's
-//! operating system did not need), which rank 0 times during the run, so both
-//! predictions are given: from `R + S` alone, and from `R + S` plus the measured
-//! time of the forwarding calls. Observed beyond the second is interference the
-//! calls do not account for (the caches and the memory shared with the streams).
-//! `R + S`, and the forwarding work `W = A + U + F` of an isolated message, are
-//! measured first at 2000 bytes as in `decomposition` (tests 2 to 5 of Appendix A
-//! with rank 1).
-//!
-//! Twelve virtual processors on two CPUs: rank 0 alone on the first (the even ranks
-//! besides it end at once), sources 1, 5, 9 and sinks 3, 7, 11 on the second, so
-//! every message crosses a CPU into and out of rank 0.
+//! should take `1 / (1 − k c / P)` times as long, with `c = R + S` measured first
+//! at 2000 bytes as in `decomposition` (test 5 of Appendix A with ranks 1 and 3).
+//! Observed beyond it is interference a message's own cost does not account for
+//! (the caches and the memory shared with the streams).
 
 use super::background::{Background, QKind};
-use super::parameters::{SENDTIME, rank0_neighbour, rank0_rs, rank1_neighbour, rank1_rs};
-use super::protocol::{Command, OP_END, check_len, cpu_pair, ns};
+use super::parameters::{SENDTIME, rank0_rs, script_of, store_and_forward};
+use super::protocol::{
+    Block, CHUNK, Node, Op, cpu_pair, hosted_team, interrupted, ns, q, read, write,
+};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::stats::summarize;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankCtx, RankError, Team};
+use crate::team::hosted::{Host, HostedTeam};
+use crate::team::{RankError, TeamError};
 use crate::text::num;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::fmt::Write;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
     name: "interference",
@@ -54,17 +51,14 @@ pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
 /// The streamed message size (Appendix A's BIGSIZE).
 const BIGSIZE: usize = 2000;
 /// Messages each source keeps in flight.
-const WINDOW: usize = 3;
+const WINDOW: u32 = 3;
 /// Sources and their sinks, all on the second CPU.
 const SOURCES: [usize; 3] = [1, 5, 9];
 const SINKS: [usize; 3] = [3, 7, 11];
 const RANKS: usize = 12;
-/// Target length of one slice of `Q` between rank 0's polls.
-const SLICE_NS: f64 = 5_000.0;
-
-const OP_RUN: u64 = 1;
-const OP_NEIGHBOUR: u64 = 2;
-const OP_RS: u64 = 3;
+/// The stream counts of one trial, in order: the baseline again at the end (the
+/// faster of the two stands: other processes only ever add time).
+const STREAM_COUNTS: [usize; 5] = [0, 1, 2, 3, 0];
 
 /// One timed computation.
 #[derive(Debug, Clone, Copy, Default)]
@@ -73,216 +67,124 @@ struct Run {
     time_ns: f64,
     /// Messages forwarded during it.
     messages: u64,
-    /// Time spent in the receive and send calls of those forwards, ns.
-    forwarding_ns: f64,
 }
 
 /// What rank 0 measured.
 #[derive(Debug, Clone)]
 struct Measured {
     r_plus_s_ns: f64,
-    forward_ns: f64,
     /// Per trial, per stream count `k = 0..=3`.
     trials: Vec<[Run; 4]>,
 }
 
 struct Plan {
     bg: Background,
-    slices: u64,
-    slice_units: u64,
+    chunks: u64,
     trials: usize,
     reps: u64,
 }
 
-fn source<E: Endpoint>(ep: &mut E, sink: usize, buf: &mut [u8]) -> Result<(), RankError> {
-    let data: Vec<u8> = (0..BIGSIZE).map(|i| (i % 253) as u8).collect();
-    for _ in 0..WINDOW {
-        ep.send(0, &data)?;
-    }
-    loop {
-        ep.recv(sink, buf)?;
-        if ep.probe(0) {
-            let stop = Command::recv(ep, buf)?;
-            if stop.op != OP_END {
-                return Err(RankError::Failed(format!("unexpected command {stop:?}")));
+/// Every rank's script: test 5 at the streamed size, then each trial's runs.
+fn scripts(plan: &Plan) -> Vec<Vec<Block>> {
+    (0..RANKS)
+        .map(|rank| {
+            if rank == 0 {
+                return Vec::new();
             }
-            break;
-        }
-        ep.send(0, &data)?;
-    }
-    ep.send(0, &[0u8])?; // the end marker, behind the messages still in flight
-    while ep.recv(sink, buf)? != 1 {}
-    Ok(())
-}
-
-fn sink<E: Endpoint>(ep: &mut E, source: usize, buf: &mut [u8]) -> Result<(), RankError> {
-    loop {
-        let n = ep.recv(0, buf)?;
-        let ack = if n == 1 { 1 } else { 4 };
-        ep.send(source, &[1u8; 4][..ack])?;
-        if n == 1 {
-            return Ok(());
-        }
-    }
-}
-
-/// Forwards every message that has arrived from the first `k` sources; returns
-/// how many, how many were end markers, and the time the forwards took, ns.
-#[inline(always)]
-fn forward_arrived<E: Endpoint>(
-    ep: &mut E,
-    k: usize,
-    buf: &mut [u8],
-) -> Result<(u64, usize, f64), RankError> {
-    let (mut data, mut ends, mut took) = (0, 0, 0.0);
-    for i in 0..k {
-        while ep.probe(SOURCES[i]) {
-            let t0 = Instant::now();
-            let n = ep.recv(SOURCES[i], buf)?;
-            ep.send(SINKS[i], &buf[..n])?;
-            took += ns(t0, Instant::now());
-            if n == 1 {
-                ends += 1;
-            } else {
-                data += 1;
+            let mut s = script_of(
+                rank,
+                super::parameters::Experiment::RPlusS,
+                plan.reps,
+                &plan.bg,
+            );
+            for _ in 0..plan.trials {
+                for k in STREAM_COUNTS {
+                    for i in 0..k {
+                        if rank == SOURCES[i] {
+                            s.push(Block::once(vec![
+                                Op::Read(0),
+                                Op::Source {
+                                    sink: SINKS[i],
+                                    window: WINDOW,
+                                    len: BIGSIZE,
+                                },
+                            ]));
+                        } else if rank == SINKS[i] {
+                            s.push(Block::once(vec![Op::Sink { source: SOURCES[i] }]));
+                        }
+                    }
+                }
             }
-        }
-    }
-    Ok((data, ends, took))
+            s
+        })
+        .collect()
 }
 
-/// One timed computation on rank 0 with `k` streams: (ns, messages forwarded, ns
-/// spent in the forwards).
+/// One timed computation on rank 0 with `k` streams through it.
 #[inline(never)]
 fn rank0_run<E: Endpoint>(
-    ctx: &RankCtx<'_>,
-    ep: &mut E,
+    host: &mut Host<'_, E, Node>,
     plan: &Plan,
     k: usize,
     buf: &mut [u8],
 ) -> Result<Run, RankError> {
-    let run = Command {
-        op: OP_RUN,
-        size: BIGSIZE,
-        reps: 0,
-        arg: k as u64,
-    };
-    run.send_to(ep, SOURCES[..k].iter().chain(&SINKS[..k]).copied())?;
-    let (mut forwarded, mut forwarding_ns) = (0, 0.0);
-    let t0 = Instant::now();
-    for _ in 0..plan.slices {
-        plan.bg.units(plan.slice_units);
-        let (data, _, took) = forward_arrived(ep, k, buf)?;
-        forwarded += data;
-        forwarding_ns += took;
+    for i in 0..k {
+        host.parts().0.room.route(SOURCES[i], SINKS[i], u64::MAX)?;
+        write(host, SOURCES[i], &[1u8])?; // go
     }
+    let before = host.parts().0.room.forwarded();
+    let t0 = Instant::now();
+    q(host, &plan.bg, plan.chunks)?;
     let t1 = Instant::now();
-    let stop = Command {
-        op: OP_END,
-        size: 0,
-        reps: 0,
-        arg: 0,
-    };
-    stop.send_to(ep, SOURCES[..k].iter().copied())?;
-    let mut ended = 0;
-    let mut started = None;
-    while ended < k {
-        let (data, ends, _) = forward_arrived(ep, k, buf)?;
-        ended += ends;
-        if data == 0 && ends == 0 {
-            ctx.control.check(SOURCES[0], &mut started)?;
-            std::thread::yield_now();
-        }
+    let messages = host.parts().0.room.forwarded() - before;
+    for &source in &SOURCES[..k] {
+        write(host, source, &[0u8])?; // stop
+    }
+    for i in 0..k {
+        read(host, SINKS[i], buf)?; // the sink has the end marker
+        host.parts().0.room.unroute(SOURCES[i]);
     }
     Ok(Run {
         time_ns: ns(t0, t1),
-        messages: forwarded,
-        forwarding_ns,
+        messages,
     })
 }
 
-fn body<E: Endpoint>(
-    ctx: &RankCtx<'_>,
-    ep: &mut E,
-    plan: &Plan,
-) -> Result<Option<Measured>, RankError> {
+fn rank0<E: Endpoint>(host: &mut Host<'_, E, Node>, plan: &Plan) -> Result<Measured, RankError> {
     let mut buf = vec![0u8; BIGSIZE.max(32)];
-    let bg = &plan.bg;
-    let role_of = |rank: usize| {
-        SOURCES
-            .iter()
-            .position(|&s| s == rank)
-            .map(|i| (true, i))
-            .or_else(|| SINKS.iter().position(|&s| s == rank).map(|i| (false, i)))
-    };
-    if ctx.rank != 0 {
-        let Some((is_source, i)) = role_of(ctx.rank) else {
-            return Ok(None); // an unused virtual processor
-        };
-        loop {
-            let c = Command::recv(ep, &mut buf)?;
-            match c.op {
-                OP_END => return Ok(None),
-                OP_RUN if is_source => source(ep, SINKS[i], &mut buf)?,
-                OP_RUN => sink(ep, SOURCES[i], &mut buf)?,
-                OP_NEIGHBOUR => rank1_neighbour(ep, bg, c.size, &mut buf, c.reps)?,
-                OP_RS => rank1_rs(ep, bg, c.size, &mut buf, c.reps)?,
-                _ => return Err(RankError::Failed(format!("unexpected command {c:?}"))),
-            }
-        }
-    }
-    // R + S and the forwarding work at the streamed size, as `decomposition`.
     let out: Vec<u8> = (0..BIGSIZE).map(|i| (i % 251) as u8).collect();
-    let command = |op| Command {
-        op,
-        size: BIGSIZE,
-        reps: plan.reps,
-        arg: 0,
-    };
-    command(OP_NEIGHBOUR).send_to(ep, [1])?;
-    let nb = rank0_neighbour(ep, bg, &out, &mut buf, plan.reps)?;
-    command(OP_RS).send_to(ep, [1])?;
-    let (r_plus_s_ns, _) = rank0_rs(ep, bg, &out, &mut buf, plan.reps)?;
+    let (r_plus_s_ns, _) = rank0_rs(host, &plan.bg, &out, plan.reps)?;
     let mut trials = Vec::with_capacity(plan.trials);
     for _ in 0..plan.trials {
         let mut t = [Run::default(); 4];
-        for (k, slot) in t.iter_mut().enumerate() {
-            *slot = rank0_run(ctx, ep, plan, k, &mut buf)?;
-        }
-        // The baseline again at the end; the faster of the two stands (other
-        // processes only ever add time).
-        let again = rank0_run(ctx, ep, plan, 0, &mut buf)?;
-        if again.time_ns < t[0].time_ns {
-            t[0] = again;
+        for (j, k) in STREAM_COUNTS.into_iter().enumerate() {
+            let r = rank0_run(host, plan, k, &mut buf)?;
+            if j < 4 {
+                t[k] = r;
+            } else if r.time_ns < t[0].time_ns {
+                t[0] = r;
+            }
         }
         trials.push(t);
     }
-    let end = Command {
-        op: OP_END,
-        size: 0,
-        reps: 0,
-        arg: 0,
-    };
-    end.send_to(ep, SOURCES.iter().chain(&SINKS).copied())?;
-    check_len(out.len(), BIGSIZE)?;
-    Ok(Some(Measured {
+    Ok(Measured {
         r_plus_s_ns,
-        forward_ns: nb.a_plus_u_ns + nb.send_call_ns,
         trials,
-    }))
+    })
 }
 
 fn run_on<T: Transport>(
-    team: &Team,
+    team: &HostedTeam,
     config: &TransportConfig,
     plan: &Plan,
-) -> Result<Measured, KernelError> {
+) -> Result<Measured, TeamError> {
+    let nodes = scripts(plan)
+        .into_iter()
+        .enumerate()
+        .map(|(rank, script)| Node::new(rank, RANKS, BIGSIZE, plan.bg, script))
+        .collect();
     let eps = T::endpoints(team.control(), config);
-    let mut per_rank = team.run("interference", eps, |ctx, ep| body(ctx, ep, plan))?;
-    per_rank.swap_remove(0).ok_or_else(|| KernelError::Failed {
-        kernel: "interference".into(),
-        reason: "rank 0 returned no measurement".into(),
-    })
+    team.run("interference", eps, nodes, |host| rank0(host, plan))
 }
 
 /// `1 / (1 − k c / P)`, infinite when the messages would need all the time.
@@ -298,14 +200,14 @@ fn predicted_slowdown(streams: usize, cost_ns: f64, period_ns: f64) -> f64 {
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let kernel = "interference";
     let cpus = cpu_pair(ctx, kernel)?;
-    let team = Team::new(&ctx.team_spec(cpus.clone(), RANKS, true))?;
-    let tconfig = TransportConfig::for_messages(BIGSIZE);
-    let bg = Background::calibrate(QKind::Integer, SENDTIME);
-    let slice_units = ((SLICE_NS / bg.unit_ns).ceil() as u64).max(1);
+    let team = hosted_team(ctx, &cpus, RANKS)?;
+    let tconfig = store_and_forward(BIGSIZE);
+    let bg = Background::calibrate(QKind::Integer, SENDTIME, CHUNK);
+    let duration = Duration::from_millis(if ctx.config.quick { 10 } else { 50 });
+    let chunk_ns = bg.chunk_units as f64 * bg.unit_ns;
     let plan = Plan {
         bg,
-        slices: if ctx.config.quick { 2_000 } else { 10_000 },
-        slice_units,
+        chunks: ((duration.as_nanos() as f64 / chunk_ns).ceil() as u64).max(1),
         trials: ctx
             .config
             .trials
@@ -320,9 +222,10 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             break;
         }
         let m = match transport {
-            TransportKind::Mailbox => run_on::<Mailbox>(&team, &tconfig, &plan)?,
-            TransportKind::Channel => run_on::<Channel>(&team, &tconfig, &plan)?,
-        };
+            TransportKind::Mailbox => run_on::<Mailbox>(&team, &tconfig, &plan),
+            TransportKind::Channel => run_on::<Channel>(&team, &tconfig, &plan),
+        }
+        .map_err(interrupted)?;
         ctx.progress.step(transport.name());
         out.push(result(ctx, &team, &cpus, transport, &m));
     }
@@ -335,7 +238,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 
 fn result(
     ctx: &RunContext<'_>,
-    team: &Team,
+    team: &HostedTeam,
     cpus: &[usize],
     transport: TransportKind,
     m: &Measured,
@@ -355,8 +258,7 @@ fn result(
             .with("streams", k as f64)
             .with("channels_active", 2.0 * k as f64)
             .with("message_bytes", BIGSIZE as f64)
-            .with("r_plus_s_ns", m.r_plus_s_ns)
-            .with("forward_ns", m.forward_ns);
+            .with("r_plus_s_ns", m.r_plus_s_ns);
         if let Ok(s) = summarize(&times) {
             point = point.with_stats("time_ns", s);
         }
@@ -375,33 +277,23 @@ fn result(
         if let Ok(s) = summarize(&messages) {
             point = point.with("messages", s.mean);
         }
-        let with_messages: Vec<&Run> = runs.iter().filter(|r| r.messages > 0).collect();
         if k > 0 {
             // Per stream: one message every T / (messages / k).
-            let periods: Vec<f64> = with_messages
+            let periods: Vec<f64> = runs
                 .iter()
+                .filter(|r| r.messages > 0)
                 .map(|r| r.time_ns * k as f64 / r.messages as f64)
                 .collect();
-            let forwards: Vec<f64> = with_messages
-                .iter()
-                .map(|r| r.forwarding_ns / r.messages as f64)
-                .collect();
-            match (summarize(&periods), summarize(&forwards)) {
-                (Ok(p), Ok(f)) => {
-                    let rs = m.r_plus_s_ns.max(0.0);
+            match summarize(&periods) {
+                Ok(p) => {
                     point = point
                         .with(
                             "predicted_slowdown_r_plus_s",
-                            predicted_slowdown(k, rs, p.mean),
+                            predicted_slowdown(k, m.r_plus_s_ns.max(0.0), p.mean),
                         )
-                        .with(
-                            "predicted_slowdown_with_forwarding",
-                            predicted_slowdown(k, rs + f.mean, p.mean),
-                        )
-                        .with_stats("period_ns", p)
-                        .with_stats("forward_in_run_ns", f);
+                        .with_stats("period_ns", p);
                 }
-                _ => warnings.push(format!(
+                Err(_) => warnings.push(format!(
                     "{k} streams: no message was forwarded during the computation"
                 )),
             }
@@ -409,7 +301,7 @@ fn result(
         points.push(point);
     }
     warnings.push(format!(
-        "{} processors: {RANKS} ranks round-robin on CPUs {cpus:?}; rank 0 alone on the first CPU forwards by polling between 5 µs slices of Q (no interrupts here); the 3 sources and 3 sinks share the second CPU and park while they wait",
+        "{} processors: {RANKS} virtual nodes round-robin on spinning workers pinned to CPUs {cpus:?}; rank 0's system forwards the streams between 2 us chunks of Q (polling instead of interrupts); the 3 sources and 3 sinks share the second CPU",
         team.placement()
     ));
     KernelResult {
@@ -436,25 +328,16 @@ pub(super) fn table(r: &KernelResult) -> String {
     let first = r.points.first();
     let _ = writeln!(
         s,
-        "   section 5.2 shape: {} B messages streamed through rank 0; R + S = {} ns, isolated forward W = {} ns per message",
+        "   section 5.2 shape: {} B messages forwarded through rank 0; R + S = {} ns per message",
         BIGSIZE,
         first
             .and_then(|p| p.number("r_plus_s_ns"))
             .map_or("?".into(), num),
-        first
-            .and_then(|p| p.number("forward_ns"))
-            .map_or("?".into(), num),
     );
     let _ = writeln!(
         s,
-        "   {:>7} {:>8} {:>14} {:>14} {:>18} {:>12} {:>14}",
-        "streams",
-        "channels",
-        "period ns/msg",
-        "forward ns/msg",
-        "slowdown observed",
-        "pred. (R+S)",
-        "pred. (R+S+fwd)"
+        "   {:>7} {:>8} {:>14} {:>18} {:>12}",
+        "streams", "channels", "period ns/msg", "slowdown observed", "pred. (R+S)"
     );
     for p in &r.points {
         let cell = |name: &str| p.number(name).map_or("-".into(), num);
@@ -466,15 +349,12 @@ pub(super) fn table(r: &KernelResult) -> String {
         };
         let _ = writeln!(
             s,
-            "   {:>7} {:>8} {:>14} {:>14} {:>18} {:>12} {:>14}",
+            "   {:>7} {:>8} {:>14} {:>18} {:>12}",
             count("streams"),
             count("channels_active"),
             p.stats("period_ns").map_or("-".into(), |x| num(x.mean)),
-            p.stats("forward_in_run_ns")
-                .map_or("-".into(), |x| num(x.mean)),
             stat("slowdown"),
             cell("predicted_slowdown_r_plus_s"),
-            cell("predicted_slowdown_with_forwarding"),
         );
     }
     s

@@ -13,26 +13,18 @@
 //! # Processors on a multicore
 //! The NCUBE's operating system did part of every transfer in interrupt routines on
 //! both processors (`S`, `R`) and forwarded messages through intermediate nodes
-//! without the user program. Here a processor is a rank (a thread); there are no
-//! interrupts and no forwarding system: the send call copies the message into memory
-//! the receiver polls (mailbox) or into a buffer it hands over (channel), and the
-//! receive call copies it out. So:
-//! - `F` is the send call (copy in, publish, wake a parked receiver), `A + U` the
-//!   receive of a message that has arrived (`A` the call itself, `U` the copy out);
-//! - `S` and `R` are what is left for the cache and memory system to take from a
-//!   computation running on the same thread after its call returned (the receiver
-//!   pulling the sender's lines; the sender's stores invalidating the receiver's):
-//!   small by design, and the kernel shows how small;
-//! - forwarding is done by ranks in user code (receive, then send), so every
-//!   intermediate hop of the echo also costs the forwarder's own receive and send.
-//!   That work, which the NCUBE's operating system did not do, is measured on rank 0
-//!   (the timed receive of an arrived message plus the timed send call) and taken
-//!   out of each echo step, so that `E` stays the elapsed time of a hop; the raw
-//!   echo times are kept in the points.
-//!
-//! Both kernels run virtual processors on two CPUs (ranks dealt round-robin, so
-//! every hop between consecutive ranks crosses a CPU; ranks sharing a CPU park while
-//! they wait), and their results say so.
+//! without the user program. Here the six processors are hosted virtual nodes
+//! ([`crate::team::hosted`]) on two spinning workers pinned one per CPU (ranks
+//! dealt round-robin, so every hop between consecutive ranks crosses a CPU, and no
+//! wait parks a thread). Each node has a mailroom of system buffers standing for
+//! the node's operating system: the write call copies into a system buffer and
+//! hands it to the transport, the system takes arrived messages into system
+//! buffers and forwards routed ones without the program, the read call copies out.
+//! The computation `Q` runs in chunks of about 2 µs and the worker polls the nodes
+//! it hosts between chunks, so a message arriving at or passing through a node
+//! takes its time from that node's `Q`, as the interrupt routines did. What each
+//! parameter is here, and how each is measured, is in the `decomposition`
+//! kernel's documentation; the common machinery in `protocol`.
 
 mod background;
 mod interference;

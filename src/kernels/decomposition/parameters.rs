@@ -2,53 +2,70 @@
 //! message size and version of the background computation `Q` (sections 2 to 4,
 //! 5.1 and Appendix A's program).
 //!
-//! Six virtual processors on two CPUs (ranks dealt round-robin, so rank `r` and
-//! `r + 1` always sit on different CPUs, and ranks sharing a CPU park while they
-//! wait). Rank 0 is the paper's node 0 and the only one that times; rank 1 is its
-//! neighbour; ranks 2 to 5 extend the chain so that rank `d` lies `d` hops from rank
-//! 0. `Q(SENDTIME)` lasts about 25 µs (long enough for a parked neighbour to wake and
-//! take a message) and `Q(COMPTIME)` five times that, as Appendix A's 5 and 25
-//! units. Each experiment is one block of `reps + 1` iterations (100, or 10 with
-//! `--quick`; the first is a warm-up and is dropped, as Appendix A does), every event
-//! timed on rank 0 with the clock around it. A block's figure is the median of its
-//! iterations, not the paper's mean, so that the odd iteration another process
-//! preempts does not decide it; the `Q` times subtracted are timed in the same block
-//! with nothing in flight.
+//! Six hosted virtual nodes ([`crate::team::hosted`]) on two spinning workers,
+//! one per CPU: ranks 0, 2, 4 on the first, 1, 3, 5 on the second, so every hop
+//! between consecutive ranks crosses a CPU and no hop waits for a thread wake-up.
+//! Rank 0 is the paper's node 0 and the only one that times; rank 1 its neighbour;
+//! ranks 2 to 5 extend the chain so that rank `d` lies `d` hops from rank 0. Every
+//! node has system buffers and forwards in its system, not its program (see
+//! [`super::protocol`]), so the six times mean here:
+//! - `F`: the write call: the copy into a system buffer, and the hand-over to the
+//!   transport (its copy into the receiver's memory) when it has room;
+//! - `S`: what a node's computation loses to a message it sends on, past the write
+//!   call (for a forwarded message, handing the system buffer to the transport);
+//! - `R`: what a node's computation loses while a message arrives: the poll that
+//!   finds it and the copy out of the transport into a system buffer;
+//! - `A`: the read call up to the message (a look at the delivered queue);
+//! - `U`: the rest of the read call, the copy from the system buffer to the user;
+//! - `E`: the elapsed time of one hop, from a message ready in the sender's system
+//!   buffer to it lying in the next node's: the transport's copy in, the
+//!   receiver's poll and its copy out.
 //!
-//! 1. echo at distance `d = 1..5` (3.2): rank 0 sends, runs `Q(SENDTIME)`, reads the
-//!    echo; forwarders receive and send on; rank `d` runs `Q(SENDTIME)` (the delay
-//!    `X`) and sends back, then runs `Q(SENDTIME)`. `T_d` is the time from before
-//!    the send to after the read, less `Q(SENDTIME)`. Again with no `Q` around the
-//!    sends (section 5.1, processors idle).
-//! 2. tests 2 to 4 of Appendix A, one loop: rank 0 sends, runs `Q(SENDTIME)` so the
-//!    message clears, then a timed `Q(COMPTIME)` during which rank 1's echo arrives:
+//! `Q` runs in chunks of about 2 µs; between chunks the worker polls the nodes it
+//! hosts, rank 0's own system first, which is where a message arriving or passing
+//! through takes its time from `Q`. `Q(SENDTIME)` is 10 chunks (about 20 µs: with
+//! spinning workers a message of 64 KiB clears in a few µs, and the neighbour's
+//! echo must land well inside the `Q(COMPTIME)` that follows) and `Q(COMPTIME)` five
+//! times that, as Appendix A's 5 and 25 units. Each experiment is one block of
+//! `reps + 1` iterations (100, or 10 with `--quick`; the first is a warm-up and is
+//! dropped, as Appendix A does), every event timed on rank 0 with the clock around
+//! it. A block's figure is the median of its iterations, not the paper's mean, so
+//! that the odd iteration another process preempts does not decide it; the `Q`
+//! times subtracted are timed in the same block with nothing in flight.
+//!
+//! 1. echo at distance `d = 1..5` (3.2): rank 0 writes and reads the echo; ranks
+//!    `1..d-1` forward it in their systems; rank `d` reads it, runs
+//!    `X = Q(SENDTIME)` and writes it back. `T_d` is the time from before the write
+//!    to after the read, and `E = (T_{d+1} − T_d) / 2`. Again *busy*, with
+//!    `Q(SENDTIME)` after the writes on rank 0 and rank `d` (less `Q(SENDTIME)`):
+//!    section 5.1's comparison, the other way round. On two CPUs every forwarder
+//!    shares its CPU with a node that computes in the busy echo, so its hops also
+//!    wait for a chunk boundary (the emulated interrupt latency, up to 2 µs), which
+//!    the direct hops of test 6 below do not; solving `U` from test 6 with that `E`
+//!    would put the chunk waits into `U` (below zero) and `A`. So the solve takes
+//!    `E` from the idle echo, whose hops are test 6's, and `E` busy is reported
+//!    beside it (`e_busy_ns`).
+//! 2. tests 2 to 4 of Appendix A, one loop: rank 0 writes, runs `Q(SENDTIME)`, then
+//!    a timed `Q(COMPTIME)` during which rank 1's echo arrives in rank 0's system:
 //!    its excess over `Q(COMPTIME)` alone is `R`; the timed read of that arrived
-//!    message is `A + U`; a timed send followed by `Q(SENDTIME)`, less
-//!    `Q(SENDTIME)`, is `F + S` (the send call alone is kept too). Iterations whose
-//!    echo had not arrived when `Q(COMPTIME)` ended are left out of `R` and `A + U`
-//!    and counted in the warnings.
-//! 3. test 5, `R + S`: rank 0 sends and at once starts a timed `Q(COMPTIME)`, during
-//!    which rank 1 takes the message out of rank 0's memory and writes its echo in.
-//!    On the NCUBE the message passed through node 0 and its operating system
-//!    received it (`R`) and sent it on (`S`) in interrupt routines; on a multicore
-//!    nothing forwards for rank 0 while it computes, so the two halves of a passage
-//!    are taken as they happen in memory: an outgoing message pulled out of rank 0's
-//!    cache (what `S` is in the `F + S` experiment) and an incoming one written into
-//!    the memory rank 0 polls (what `R` is), both while `Q` runs.
-//! 4. test 6, `2(F + E + U)`: rank 0 sends, runs `Q(SENDTIME)` and reads early;
-//!    rank 1, reading already, runs `X` and echoes; the time less `X`. Here `X` is
-//!    `Q(SENDTIME)`, as in the echo, not Appendix A's `Q(COMPTIME)`: on a virtual
-//!    machine a CPU whose ranks have all parked wakes more slowly the longer it has
-//!    idled, and a longer `X` would put that difference into `U`.
+//!    message is `A + U`; a timed write followed by `Q(SENDTIME)`, less
+//!    `Q(SENDTIME)`, is `F + S`. Iterations whose echo had not arrived when
+//!    `Q(COMPTIME)` ended (or had before it began) are left out of `R` and
+//!    `A + U` and counted.
+//! 3. test 5, `R + S`: rank 0 writes to rank 1 and runs `Q(SENDTIME)`; rank 1
+//!    writes the message back to rank 0, whose system forwards it to rank 3 (as the
+//!    NCUBE's node 0 forwarded node 1's message to node 2) during a timed
+//!    `Q(COMPTIME)`; the excess is `R + S`. Rank 0 counts the forwards, so an
+//!    iteration whose forward fell outside the timed `Q` is known and left out.
+//! 4. test 6, `2 (F + E + U)`: rank 0 writes and reads at once; rank 1, reading
+//!    already, writes the message back at once (`X = 0`) and runs `Q(SENDTIME)`.
+//!    Appendix A's delay `X` only gave node 0 time to issue its read; a polled
+//!    rank 0 issues it within a microsecond of the write, before the echo can
+//!    come back. A delay run on rank 1's CPU would have to be subtracted as rank 0
+//!    times it on its own, and the two CPUs' chunks-with-polls differ by tens of
+//!    ns a chunk, which would go into `U` (and out of `A`).
 //!
-//! Forwarders here are user code: each intermediate hop also costs the forwarder a
-//! receive and a send, which the NCUBE's operating system did not do (its
-//! intermediate nodes have no `F`, `A`, `U`). That forwarding work `W` is measured
-//! on rank 0 as the timed read of an arrived message plus the timed send call of the
-//! same size to the same neighbour, and `2 (d − 1) W` is taken from `T_d` before
-//! `E = (T_{d+1} − T_d) / 2` is solved; the raw `T_d` and `W` are in the points.
-//! Mailbox slots hold a whole message, so that a hop is store-and-forward as `W`
-//! assumes. Then `E, R, S, F, U, A` are solved in the paper's order
+//! Then `E, R, S, F, U, A` are solved in the paper's order
 //! ([`crate::model::decomposition::solve`]). The whole experiment is repeated five
 //! times (`--trials`); the points give mean and standard deviation per parameter
 //! and size (Tables 1 and 2; their medians are there too) and the fits the lines
@@ -57,20 +74,23 @@
 //! them (on a quiet machine median and mean agree).
 
 use super::background::{Background, QKind};
-use super::protocol::{Command, OP_END, Samples, check_len, cpu_pair, ns};
+use super::protocol::{
+    Block, CHUNK, Node, Op, Samples, check_len, cpu_pair, hosted_team, interrupted, ns, q, read,
+    write,
+};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
 use crate::model::fit::LineFit;
 use crate::model::stats::summarize;
 use crate::results::{FitResult, KernelResult, Point};
-use crate::team::{Placement, RankCtx, RankError, Team};
+use crate::team::hosted::{Host, HostedTeam};
+use crate::team::{Placement, RankError, TeamError};
 use crate::text::num;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 pub(super) const DECOMPOSITION: KernelSpec = KernelSpec {
@@ -90,16 +110,11 @@ const LONG_SIZES: [usize; 3] = [4096, 16_384, 65_536];
 const MAX_DISTANCE: usize = 5;
 /// Ranks: rank 0 and one per hop.
 const RANKS: usize = MAX_DISTANCE + 1;
-/// Target length of `Q(SENDTIME)`: long enough for a parked neighbour to wake and
-/// take a message, so that output clears during it (section 3.1).
-pub(super) const SENDTIME: Duration = Duration::from_micros(25);
+/// Target length of `Q(SENDTIME)`: long enough for a 64 KiB message to clear and
+/// for the neighbour's echo to land inside the `Q(COMPTIME)` that follows.
+pub(super) const SENDTIME: Duration = Duration::from_micros(20);
 /// Repetitions of the whole experiment (section 4: "repeated five times").
 const REPETITIONS: usize = 5;
-
-const OP_ECHO: u64 = 1;
-const OP_NEIGHBOUR: u64 = 2;
-const OP_RS: u64 = 3;
-const OP_EFU: u64 = 4;
 
 /// Below this R^2 a line of E, F or U is flagged.
 const R2_THRESHOLD: f64 = 0.9;
@@ -123,13 +138,75 @@ fn sizes(ctx: &RunContext<'_>) -> Vec<usize> {
     s
 }
 
-/// Rank 0's times of `Q` with no communication, ns: the subtrahends.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct QTimes {
-    /// `Q(SENDTIME)`.
-    pub(super) send_ns: f64,
-    /// `Q(COMPTIME)` followed by a probe of the neighbour (as in the experiments).
-    pub(super) comp_ns: f64,
+/// One experiment of the plan, as both rank 0 and the scripts see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Experiment {
+    /// Echo at distance `d`, with `Q` after the writes or idle.
+    Echo { d: usize, busy: bool },
+    /// Tests 2 to 4.
+    Neighbour,
+    /// Test 5.
+    RPlusS,
+    /// Test 6.
+    Efu,
+}
+
+/// The experiments at one size, in rank 0's order.
+fn experiments_at_size() -> Vec<Experiment> {
+    let echo = |busy| (1..=MAX_DISTANCE).map(move |d| Experiment::Echo { d, busy });
+    echo(true)
+        .chain([Experiment::Neighbour, Experiment::RPlusS, Experiment::Efu])
+        .chain(echo(false))
+        .collect()
+}
+
+/// Rank `rank`'s part of `e` at `reps + 1` iterations; `bg` gives the lengths.
+pub(super) fn script_of(rank: usize, e: Experiment, reps: u64, bg: &Background) -> Vec<Block> {
+    let (st, times) = (bg.send_chunks, reps + 1);
+    let each = |ops: Vec<Op>| vec![Block { ops, times }];
+    match e {
+        Experiment::Echo { d, .. } if rank < d && rank > 0 => vec![Block::once(vec![
+            Op::Route {
+                from: rank - 1,
+                to: rank + 1,
+                count: times,
+            },
+            Op::Route {
+                from: rank + 1,
+                to: rank - 1,
+                count: times,
+            },
+            Op::AwaitRoutes,
+        ])],
+        Experiment::Echo { d, busy } if rank == d => {
+            let mut ops = vec![Op::Read(rank - 1), Op::Compute(st), Op::Write(rank - 1)];
+            if busy {
+                ops.push(Op::Compute(st));
+            }
+            each(ops)
+        }
+        Experiment::Neighbour if rank == 1 => each(vec![
+            Op::Read(0),
+            Op::Compute(st),
+            Op::Compute(st), // the echo lands inside rank 0's Q(COMPTIME)
+            Op::Write(0),
+            Op::Compute(st),
+            Op::Read(0),
+            Op::Compute(st),
+            Op::Compute(st),
+            Op::Write(0),
+        ]),
+        Experiment::RPlusS if rank == 1 => each(vec![
+            Op::Read(0),
+            Op::Compute(st),
+            Op::Compute(st), // passes through rank 0 inside its Q(COMPTIME)
+            Op::Write(0),
+            Op::Compute(st),
+        ]),
+        Experiment::RPlusS if rank == 3 => each(vec![Op::Read(0)]),
+        Experiment::Efu if rank == 1 => each(vec![Op::Read(0), Op::Write(0), Op::Compute(st)]),
+        _ => Vec::new(),
+    }
 }
 
 /// Rank 0's means of tests 2 to 4 (Appendix A) for one size.
@@ -139,48 +216,29 @@ pub(super) struct NeighbourTimes {
     pub(super) r_ns: f64,
     /// Timed read of the arrived echo: `A + U`.
     pub(super) a_plus_u_ns: f64,
-    /// The send call alone.
+    /// The write call alone.
     pub(super) send_call_ns: f64,
-    /// Send then `Q(SENDTIME)`, less `Q(SENDTIME)`: `F + S`.
+    /// Write then `Q(SENDTIME)`, less `Q(SENDTIME)`: `F + S`.
     pub(super) f_plus_s_ns: f64,
-    /// Iterations whose echo had not arrived when `Q(COMPTIME)` ended (dropped
-    /// from `R` and `A + U`).
+    /// Iterations whose echo had not arrived when `Q(COMPTIME)` ended, or had
+    /// before it began (dropped from `R` and `A + U`).
     pub(super) late: u64,
 }
 
-/// Measures `Q(SENDTIME)` and `Q(COMPTIME)` on rank 0 with nothing in flight
-/// (medians of `reps`).
-#[inline(never)]
-pub(super) fn rank0_qtimes<E: Endpoint>(ep: &E, bg: &Background, reps: u64) -> QTimes {
-    let (mut send, mut comp) = (Samples::new(reps), Samples::new(reps));
-    for a in 0..=reps {
-        let t0 = Instant::now();
-        bg.comp();
-        black_box(ep.probe(1));
-        let t1 = Instant::now();
-        bg.send();
-        let t2 = Instant::now();
-        if a > 0 {
-            comp.push(ns(t0, t1));
-            send.push(ns(t1, t2));
-        }
-    }
-    QTimes {
-        send_ns: send.median(),
-        comp_ns: comp.median(),
-    }
-}
+/// The hosted team's rank 0, as the experiments use it.
+type Rank0<'h, 'a, E> = &'h mut Host<'a, E, Node>;
 
 /// Tests 2 to 4 on rank 0, neighbour rank 1. Each iteration ends with `Q(COMPTIME)`
 /// and `Q(SENDTIME)` timed with nothing in flight, the baselines of that block.
 #[inline(never)]
 pub(super) fn rank0_neighbour<E: Endpoint>(
-    ep: &mut E,
+    host: Rank0<'_, '_, E>,
     bg: &Background,
     out: &[u8],
     inbuf: &mut [u8],
     reps: u64,
 ) -> Result<NeighbourTimes, RankError> {
+    let (st, ct) = (bg.send_chunks, bg.comp_chunks);
     let mut r = Samples::new(reps);
     let mut au = Samples::new(reps);
     let mut call = Samples::new(reps);
@@ -189,27 +247,27 @@ pub(super) fn rank0_neighbour<E: Endpoint>(
     let mut send = Samples::new(reps);
     let mut late = 0u64;
     for a in 0..=reps {
-        ep.send(1, out)?;
-        bg.send();
+        write(host, 1, out)?;
+        q(host, bg, st)?;
+        // An echo already here (a preempted Q(SENDTIME)) did not arrive inside.
+        let early = host.parts().0.room.arrived(1);
         let t0 = Instant::now();
-        bg.comp();
-        let arrived = ep.probe(1);
+        q(host, bg, ct)?;
+        let arrived = !early && host.parts().0.room.arrived(1);
         let t1 = Instant::now();
-        let n = ep.recv(1, inbuf)?;
+        let n = read(host, 1, inbuf)?;
         let t2 = Instant::now();
-        ep.send(1, out)?;
+        write(host, 1, out)?;
         let t3 = Instant::now();
-        bg.send();
+        q(host, bg, st)?;
         let t4 = Instant::now();
         check_len(n, out.len())?;
-        check_len(ep.recv(1, inbuf)?, out.len())?;
-        bg.send();
+        check_len(read(host, 1, inbuf)?, out.len())?;
         // Baselines: nothing is in flight now (rank 1 waits for the next message).
         let b0 = Instant::now();
-        bg.comp();
-        black_box(ep.probe(1));
+        q(host, bg, ct)?;
         let b1 = Instant::now();
-        bg.send();
+        q(host, bg, st)?;
         let b2 = Instant::now();
         if a > 0 {
             if arrived {
@@ -233,55 +291,38 @@ pub(super) fn rank0_neighbour<E: Endpoint>(
     })
 }
 
-/// Tests 2 to 4 on rank 1 (the paper's node 2).
-#[inline(never)]
-pub(super) fn rank1_neighbour<E: Endpoint>(
-    ep: &mut E,
-    bg: &Background,
-    size: usize,
-    inbuf: &mut [u8],
-    reps: u64,
-) -> Result<(), RankError> {
-    for _ in 0..=reps {
-        let n = ep.recv(0, inbuf)?;
-        check_len(n, size)?;
-        bg.send();
-        bg.send(); // the echo lands inside rank 0's Q(COMPTIME)
-        ep.send(0, &inbuf[..n])?;
-        bg.send();
-        let n = ep.recv(0, inbuf)?;
-        bg.send();
-        bg.send();
-        ep.send(0, &inbuf[..n])?;
-    }
-    Ok(())
-}
-
-/// Test 5 on rank 0: `R + S`, and the iterations whose echo came late. Each
-/// iteration ends with a baseline `Q(COMPTIME)` with nothing in flight.
+/// Test 5 on rank 0: `R + S`, and the iterations whose forward fell outside the
+/// timed `Q`. Each iteration ends with a baseline `Q(COMPTIME)` with nothing in
+/// flight.
 #[inline(never)]
 pub(super) fn rank0_rs<E: Endpoint>(
-    ep: &mut E,
+    host: Rank0<'_, '_, E>,
     bg: &Background,
     out: &[u8],
-    inbuf: &mut [u8],
     reps: u64,
 ) -> Result<(f64, u64), RankError> {
+    let (st, ct) = (bg.send_chunks, bg.comp_chunks);
+    host.parts().0.room.route(1, 3, reps + 1)?;
     let (mut rs, mut comp, mut late) = (Samples::new(reps), Samples::new(reps), 0u64);
     for a in 0..=reps {
-        ep.send(1, out)?;
+        let before = host.parts().0.room.forwarded();
+        write(host, 1, out)?;
+        q(host, bg, st)?;
+        // A forward already done here (a preempted Q(SENDTIME)) is not inside.
+        let early = host.parts().0.room.forwarded() > before;
         let t0 = Instant::now();
-        bg.comp();
-        let arrived = ep.probe(1);
+        q(host, bg, ct)?;
         let t1 = Instant::now();
-        check_len(ep.recv(1, inbuf)?, out.len())?;
-        bg.send();
+        let inside = !early && host.parts().0.room.forwarded() > before;
+        host.wait_until(1, |node, _| {
+            Ok((node.room.forwarded() > before && node.room.sent_all()).then_some(()))
+        })?;
+        q(host, bg, st)?;
         let b0 = Instant::now();
-        bg.comp();
-        black_box(ep.probe(1));
+        q(host, bg, ct)?;
         let b1 = Instant::now();
         if a > 0 {
-            if arrived {
+            if inside {
                 rs.push(ns(t0, t1));
             } else {
                 late += 1;
@@ -292,169 +333,69 @@ pub(super) fn rank0_rs<E: Endpoint>(
     Ok((rs.median() - comp.median(), late))
 }
 
-/// Test 5 on rank 1.
-#[inline(never)]
-pub(super) fn rank1_rs<E: Endpoint>(
-    ep: &mut E,
-    bg: &Background,
-    size: usize,
-    inbuf: &mut [u8],
-    reps: u64,
-) -> Result<(), RankError> {
-    for _ in 0..=reps {
-        let n = ep.recv(0, inbuf)?;
-        check_len(n, size)?;
-        bg.send();
-        ep.send(0, &inbuf[..n])?;
-    }
-    Ok(())
-}
-
-/// Test 6 on rank 0: `2 (F + E + U)`, less rank 1's delay `X = Q(COMPTIME)` as
-/// rank 0 times it in the same block with nothing in flight.
+/// Test 6 on rank 0: `2 (F + E + U)`, the neighbour echoing at once (`X = 0`).
 #[inline(never)]
 fn rank0_efu<E: Endpoint>(
-    ep: &mut E,
+    host: Rank0<'_, '_, E>,
     bg: &Background,
     out: &[u8],
     inbuf: &mut [u8],
     reps: u64,
 ) -> Result<f64, RankError> {
-    let (mut efu, mut x) = (Samples::new(reps), Samples::new(reps));
+    let mut efu = Samples::new(reps);
     for a in 0..=reps {
         let t0 = Instant::now();
-        ep.send(1, out)?;
-        bg.send();
-        let n = ep.recv(1, inbuf)?;
+        write(host, 1, out)?;
+        let n = read(host, 1, inbuf)?;
         let t1 = Instant::now();
         check_len(n, out.len())?;
-        bg.send();
-        let b0 = Instant::now();
-        bg.send();
-        let b1 = Instant::now();
+        q(host, bg, bg.send_chunks)?;
         if a > 0 {
             efu.push(ns(t0, t1));
+        }
+    }
+    Ok(efu.median())
+}
+
+/// The echo at distance `d` on rank 0: median `T_d`, ns, less `Q(SENDTIME)` when
+/// busy (timed in the same block with nothing in flight).
+#[inline(never)]
+fn rank0_echo<E: Endpoint>(
+    host: Rank0<'_, '_, E>,
+    bg: &Background,
+    out: &[u8],
+    inbuf: &mut [u8],
+    reps: u64,
+    busy: bool,
+) -> Result<f64, RankError> {
+    let st = bg.send_chunks;
+    let (mut t, mut x) = (Samples::new(reps), Samples::new(reps));
+    for a in 0..=reps {
+        let t0 = Instant::now();
+        write(host, 1, out)?;
+        if busy {
+            q(host, bg, st)?;
+        }
+        let n = read(host, 1, inbuf)?;
+        let t1 = Instant::now();
+        check_len(n, out.len())?;
+        q(host, bg, st)?;
+        let b0 = Instant::now();
+        q(host, bg, st)?;
+        let b1 = Instant::now();
+        if a > 0 {
+            t.push(ns(t0, t1));
             x.push(ns(b0, b1));
         }
     }
-    Ok(efu.median() - x.median())
-}
-
-/// Test 6 on rank 1.
-#[inline(never)]
-fn rank1_efu<E: Endpoint>(
-    ep: &mut E,
-    bg: &Background,
-    size: usize,
-    inbuf: &mut [u8],
-    reps: u64,
-) -> Result<(), RankError> {
-    for _ in 0..=reps {
-        let n = ep.recv(0, inbuf)?;
-        check_len(n, size)?;
-        bg.send(); // X, as in the echo
-        ep.send(0, &inbuf[..n])?;
-        bg.send();
-    }
-    Ok(())
-}
-
-/// The echo on rank 0 at the distance its command set: median `T_d`, ns, less
-/// `Q(SENDTIME)` when busy.
-#[inline(never)]
-fn rank0_echo<E: Endpoint>(
-    ep: &mut E,
-    bg: &Background,
-    q: &QTimes,
-    out: &[u8],
-    inbuf: &mut [u8],
-    reps: u64,
-    busy: bool,
-) -> Result<f64, RankError> {
-    let mut t = Samples::new(reps);
-    for a in 0..=reps {
-        let t0 = Instant::now();
-        ep.send(1, out)?;
-        if busy {
-            bg.send();
-        }
-        let n = ep.recv(1, inbuf)?;
-        let t1 = Instant::now();
-        check_len(n, out.len())?;
-        bg.send();
-        if a > 0 {
-            t.push(ns(t0, t1));
-        }
-    }
-    Ok(t.median() - if busy { q.send_ns } else { 0.0 })
-}
-
-/// Rank `r`'s part of an echo at distance `d`: forward both ways (`r < d`), or
-/// echo after `X = Q(SENDTIME)` (`r == d`).
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn echo_role<E: Endpoint>(
-    ep: &mut E,
-    bg: &Background,
-    rank: usize,
-    d: usize,
-    busy: bool,
-    size: usize,
-    inbuf: &mut [u8],
-    reps: u64,
-) -> Result<(), RankError> {
-    if rank < d {
-        for _ in 0..=reps {
-            let n = ep.recv(rank - 1, inbuf)?;
-            ep.send(rank + 1, &inbuf[..n])?;
-            let n = ep.recv(rank + 1, inbuf)?;
-            ep.send(rank - 1, &inbuf[..n])?;
-        }
-    } else if rank == d {
-        for _ in 0..=reps {
-            let n = ep.recv(rank - 1, inbuf)?;
-            check_len(n, size)?;
-            bg.send();
-            ep.send(rank - 1, &inbuf[..n])?;
-            if busy {
-                bg.send();
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The echoes at distances `1..=MAX_DISTANCE` on rank 0, each after its command
-/// to every other rank.
-fn echo_all<E: Endpoint>(
-    ep: &mut E,
-    bg: &Background,
-    q: &QTimes,
-    out: &[u8],
-    inbuf: &mut [u8],
-    reps: u64,
-    busy: bool,
-) -> Result<Vec<f64>, RankError> {
-    let size = ep.size();
-    (1..=MAX_DISTANCE)
-        .map(|d| {
-            Command {
-                op: OP_ECHO,
-                size: out.len(),
-                reps,
-                arg: d as u64 | u64::from(busy) << 8,
-            }
-            .send_to(ep, 1..size)?;
-            rank0_echo(ep, bg, q, out, inbuf, reps, busy)
-        })
-        .collect()
+    Ok(t.median() - if busy { x.median() } else { 0.0 })
 }
 
 /// Everything rank 0 measured at one size in one repetition.
 #[derive(Debug, Clone)]
 struct SizeTimes {
     size: usize,
-    /// `T_1 .. T_5` with `Q` around the sends, raw (forwarding work included).
+    /// `T_1 .. T_5` with `Q` after the writes.
     echo_busy: Vec<f64>,
     /// The same with the processors idle (section 5.1).
     echo_idle: Vec<f64>,
@@ -467,7 +408,6 @@ struct SizeTimes {
 /// One repetition of the whole experiment.
 #[derive(Debug, Clone)]
 struct Repetition {
-    q: QTimes,
     sizes: Vec<SizeTimes>,
 }
 
@@ -481,97 +421,109 @@ struct Plan<'a> {
     cancelled: &'a (dyn Fn() -> bool + Sync),
 }
 
-fn body<E: Endpoint>(
-    ctx: &RankCtx<'_>,
-    ep: &mut E,
+/// The whole plan in order: (repetition, size, experiment).
+fn plan_steps(plan: &Plan<'_>) -> Vec<(usize, usize, Experiment)> {
+    let mut steps = Vec::new();
+    for rep in 0..plan.repetitions {
+        for &size in plan.sizes {
+            for e in experiments_at_size() {
+                steps.push((rep, size, e));
+            }
+        }
+    }
+    steps
+}
+
+/// Rank 0's program.
+fn rank0<E: Endpoint>(
+    host: &mut Host<'_, E, Node>,
     plan: &Plan<'_>,
 ) -> Result<Vec<Repetition>, RankError> {
     let max = plan.sizes.iter().copied().max().unwrap_or(0);
     let out: Vec<u8> = (0..max).map(|i| (i % 251) as u8).collect();
     let mut inbuf = vec![0u8; max.max(32)];
-    let bg = &plan.bg;
-    if ctx.rank != 0 {
-        loop {
-            let c = Command::recv(ep, &mut inbuf)?;
-            let (rank, size, reps) = (ctx.rank, c.size, c.reps);
-            match c.op {
-                OP_END => return Ok(Vec::new()),
-                OP_ECHO => {
-                    let d = (c.arg & 0xff) as usize;
-                    let busy = c.arg >> 8 != 0;
-                    echo_role(ep, bg, rank, d, busy, size, &mut inbuf, reps)?;
-                }
-                OP_NEIGHBOUR if rank == 1 => rank1_neighbour(ep, bg, size, &mut inbuf, reps)?,
-                OP_RS if rank == 1 => rank1_rs(ep, bg, size, &mut inbuf, reps)?,
-                OP_EFU if rank == 1 => rank1_efu(ep, bg, size, &mut inbuf, reps)?,
-                _ => {}
-            }
-        }
-    }
-    let others = 1..ctx.size;
-    let reps = plan.reps;
+    let (bg, reps) = (&plan.bg, plan.reps);
     let mut repetitions = Vec::with_capacity(plan.repetitions);
     'outer: for _ in 0..plan.repetitions {
-        let q = rank0_qtimes(ep, bg, reps);
         let mut sizes = Vec::with_capacity(plan.sizes.len());
         for &size in plan.sizes {
             if (plan.cancelled)() {
                 break 'outer;
             }
             let out = &out[..size];
-            let command = |op| Command {
-                op,
+            let mut at = SizeTimes {
                 size,
-                reps,
-                arg: 0,
+                echo_busy: Vec::new(),
+                echo_idle: Vec::new(),
+                neighbour: NeighbourTimes {
+                    r_ns: f64::NAN,
+                    a_plus_u_ns: f64::NAN,
+                    send_call_ns: f64::NAN,
+                    f_plus_s_ns: f64::NAN,
+                    late: 0,
+                },
+                r_plus_s: f64::NAN,
+                late_rs: 0,
+                twice_f_e_u: f64::NAN,
             };
-            let echo_busy = echo_all(ep, bg, &q, out, &mut inbuf, reps, true)?;
-            command(OP_NEIGHBOUR).send_to(ep, [1])?;
-            let neighbour = rank0_neighbour(ep, bg, out, &mut inbuf, reps)?;
-            command(OP_RS).send_to(ep, [1])?;
-            let (r_plus_s, late_rs) = rank0_rs(ep, bg, out, &mut inbuf, reps)?;
-            command(OP_EFU).send_to(ep, [1])?;
-            let twice_f_e_u = rank0_efu(ep, bg, out, &mut inbuf, reps)?;
-            let echo_idle = echo_all(ep, bg, &q, out, &mut inbuf, reps, false)?;
-            sizes.push(SizeTimes {
-                size,
-                echo_busy,
-                echo_idle,
-                neighbour,
-                r_plus_s,
-                late_rs,
-                twice_f_e_u,
-            });
+            for e in experiments_at_size() {
+                match e {
+                    Experiment::Echo { busy, .. } => {
+                        let t = rank0_echo(host, bg, out, &mut inbuf, reps, busy)?;
+                        if busy {
+                            at.echo_busy.push(t);
+                        } else {
+                            at.echo_idle.push(t);
+                        }
+                    }
+                    Experiment::Neighbour => {
+                        at.neighbour = rank0_neighbour(host, bg, out, &mut inbuf, reps)?;
+                    }
+                    Experiment::RPlusS => {
+                        (at.r_plus_s, at.late_rs) = rank0_rs(host, bg, out, reps)?;
+                    }
+                    Experiment::Efu => {
+                        at.twice_f_e_u = rank0_efu(host, bg, out, &mut inbuf, reps)?;
+                    }
+                }
+            }
+            sizes.push(at);
             (plan.on_size)(size);
         }
-        repetitions.push(Repetition { q, sizes });
+        repetitions.push(Repetition { sizes });
     }
-    Command {
-        op: OP_END,
-        size: 0,
-        reps: 0,
-        arg: 0,
-    }
-    .send_to(ep, others)?;
     Ok(repetitions)
 }
 
 fn run_on<T: Transport>(
-    team: &Team,
+    team: &HostedTeam,
     config: &TransportConfig,
     plan: &Plan<'_>,
-) -> Result<Vec<Repetition>, KernelError> {
+) -> Result<Vec<Repetition>, TeamError> {
+    let max = config.max_message_bytes;
+    let steps = plan_steps(plan);
+    let nodes = (0..RANKS)
+        .map(|rank| {
+            let script = if rank == 0 {
+                Vec::new()
+            } else {
+                steps
+                    .iter()
+                    .flat_map(|&(_, _, e)| script_of(rank, e, plan.reps, &plan.bg))
+                    .collect()
+            };
+            Node::new(rank, RANKS, max, plan.bg, script)
+        })
+        .collect();
     let eps = T::endpoints(team.control(), config);
-    let mut per_rank = team.run("decomposition", eps, |ctx, ep| body(ctx, ep, plan))?;
-    Ok(per_rank.swap_remove(0))
+    team.run("decomposition", eps, nodes, |host| rank0(host, plan))
 }
 
 /// Transport buffers for messages up to `max` bytes, with mailbox slots that hold a
-/// whole message: a message is then published whole (store and forward, as the
-/// NCUBE's system buffers), where smaller slots would let a forwarder copy one
-/// chunk out while the next arrives, a pipelining that the forwarding work taken
-/// out of each echo step does not describe.
-fn store_and_forward(max: usize) -> TransportConfig {
+/// whole message: a message is then handed over whole (store and forward, as the
+/// NCUBE's system buffers), where smaller slots would let a receiver copy one
+/// chunk out while the next arrives.
+pub(super) fn store_and_forward(max: usize) -> TransportConfig {
     let max = max.max(32);
     TransportConfig {
         max_message_bytes: max,
@@ -580,21 +532,13 @@ fn store_and_forward(max: usize) -> TransportConfig {
     }
 }
 
-/// The echo times with the user-level forwarding work taken out: `T_d − 2 (d − 1) W`.
-fn without_forwarding(echo: &[f64], forward_ns: f64) -> Vec<f64> {
-    echo.iter()
-        .enumerate()
-        .map(|(i, t)| t - 2.0 * i as f64 * forward_ns)
-        .collect()
-}
-
-/// One repetition at one size, solved: the parameters, `E` idle, and `W`.
-fn solve_size(s: &SizeTimes) -> Option<(Parameters, f64, f64)> {
+/// One repetition at one size, solved: the parameters (`E` from the idle echo,
+/// whose hops are those of test 6) and `E` from the busy echo.
+fn solve_size(s: &SizeTimes) -> Option<(Parameters, f64)> {
     let n = &s.neighbour;
-    let forward_ns = n.a_plus_u_ns + n.send_call_ns;
     let times = ExperimentTimes {
         size_bytes: s.size as f64,
-        echo_ns: without_forwarding(&s.echo_busy, forward_ns),
+        echo_ns: s.echo_idle.clone(),
         r_ns: n.r_ns,
         a_plus_u_ns: n.a_plus_u_ns,
         f_plus_s_ns: n.f_plus_s_ns,
@@ -602,12 +546,12 @@ fn solve_size(s: &SizeTimes) -> Option<(Parameters, f64, f64)> {
         twice_f_e_u_ns: s.twice_f_e_u,
     };
     let p = solve(&times).ok()?;
-    let idle = solve(&ExperimentTimes {
-        echo_ns: without_forwarding(&s.echo_idle, forward_ns),
+    let busy = solve(&ExperimentTimes {
+        echo_ns: s.echo_busy.clone(),
         ..times
     })
     .ok()?;
-    Some((p, idle.e_ns, forward_ns))
+    Some((p, busy.e_ns))
 }
 
 /// Reads one parameter.
@@ -634,7 +578,7 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
     let mut medians: Vec<Parameters> = Vec::new();
     for (i, &size) in sizes.iter().enumerate() {
         let at: Vec<&SizeTimes> = reps.iter().filter_map(|r| r.sizes.get(i)).collect();
-        let solved: Vec<(Parameters, f64, f64)> = at.iter().filter_map(|s| solve_size(s)).collect();
+        let solved: Vec<(Parameters, f64)> = at.iter().filter_map(|s| solve_size(s)).collect();
         let mut point = Point::new()
             .with("q_float", f64::from(u8::from(kind == QKind::Float)))
             .with("size_bytes", size as f64)
@@ -672,9 +616,8 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                 }
             }
         }
-        let raw: [(&str, Vec<f64>); 10] = [
-            ("e_idle_ns", solved.iter().map(|s| s.1).collect()),
-            ("forward_ns", solved.iter().map(|s| s.2).collect()),
+        let raw: [(&str, Vec<f64>); 8] = [
+            ("e_busy_ns", solved.iter().map(|s| s.1).collect()),
             ("echo_d1_ns", at.iter().map(|s| s.echo_busy[0]).collect()),
             (
                 "echo_d5_ns",
@@ -694,7 +637,6 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                 at.iter().map(|s| s.neighbour.send_call_ns).collect(),
             ),
             ("twice_f_e_u_ns", at.iter().map(|s| s.twice_f_e_u).collect()),
-            ("q_comptime_ns", reps.iter().map(|r| r.q.comp_ns).collect()),
         ];
         for (name, values) in raw {
             point = stat(point, name, values).0;
@@ -703,7 +645,7 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         point = point.with("late_echoes", late as f64);
         if late > 0 {
             result.warnings.push(format!(
-                "{} Q, {size} B: {late} echoes arrived after Q(COMPTIME) ended and were left out of R, A + U and R + S (the neighbour woke late)",
+                "{} Q, {size} B: {late} echoes or forwards came after Q(COMPTIME) ended and were left out of R, A + U and R + S",
                 kind.name()
             ));
         }
@@ -789,7 +731,7 @@ fn push_fits(
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let kernel = "decomposition";
     let cpus = cpu_pair(ctx, kernel)?;
-    let team = Team::new(&ctx.team_spec(cpus.clone(), RANKS, true))?;
+    let team = hosted_team(ctx, &cpus, RANKS)?;
     let sizes = sizes(ctx);
     if sizes.is_empty() {
         return Err(KernelError::NotRunnable {
@@ -802,7 +744,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let reps = notimes(ctx.config.quick);
     let backgrounds: Vec<Background> = QKind::ALL
         .iter()
-        .map(|&k| Background::calibrate(k, SENDTIME))
+        .map(|&k| Background::calibrate(k, SENDTIME, CHUNK))
         .collect();
     ctx.progress.begin(
         kernel,
@@ -844,9 +786,10 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 cancelled: &cancelled,
             };
             let reps = match transport {
-                TransportKind::Mailbox => run_on::<Mailbox>(&team, &tconfig, &plan)?,
-                TransportKind::Channel => run_on::<Channel>(&team, &tconfig, &plan)?,
-            };
+                TransportKind::Mailbox => run_on::<Mailbox>(&team, &tconfig, &plan),
+                TransportKind::Channel => run_on::<Channel>(&team, &tconfig, &plan),
+            }
+            .map_err(interrupted)?;
             add_q(&mut result, bg.kind, &reps);
         }
         result
@@ -863,7 +806,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 
 fn placement_note(placement: Placement, cpus: &[usize]) -> String {
     format!(
-        "{placement} processors: {RANKS} ranks dealt round-robin on CPUs {cpus:?}{}; waits park, so E includes thread wake-ups; forwarding ranks are user code and their receive + send (forward_ns) is taken out of each echo step",
+        "{placement} processors: {RANKS} virtual nodes dealt round-robin on spinning workers pinned to CPUs {cpus:?}{}; nodes are polled between 2 us chunks of Q, forwarding is done by the nodes' systems (R + S), no wait parks",
         if cpus.len() < 2 {
             " (one CPU: hops do not cross CPUs)"
         } else {
@@ -912,8 +855,7 @@ fn tables(r: &KernelResult) -> String {
             ("F", "f_ns"),
             ("U", "u_ns"),
             ("A", "a_ns"),
-            ("E idle", "e_idle_ns"),
-            ("W fwd", "forward_ns"),
+            ("E busy", "e_busy_ns"),
         ];
         for (label, key) in rows {
             let _ = write!(s, "   {label:<8}");
@@ -971,12 +913,12 @@ mod tests {
     ];
 
     /// What this kernel's experiments would measure on a machine with Table 1's
-    /// parameters whose forwarders spend `w` ns per hop in user code.
-    fn measured(size: usize, [e, r, s, f, u, a]: [f64; 6], w: f64) -> SizeTimes {
+    /// parameters.
+    fn measured(size: usize, [e, r, s, f, u, a]: [f64; 6]) -> SizeTimes {
         let [e, r, s, f, u, a] = [e, r, s, f, u, a].map(|v| v * 1e3);
         let echo = |x: f64| {
             (1..=MAX_DISTANCE)
-                .map(|d| 2.0 * f + 2.0 * d as f64 * e + 2.0 * u + x + 2.0 * (d - 1) as f64 * w)
+                .map(|d| 2.0 * f + 2.0 * d as f64 * e + 2.0 * u + x)
                 .collect()
         };
         SizeTimes {
@@ -986,7 +928,7 @@ mod tests {
             neighbour: NeighbourTimes {
                 r_ns: r,
                 a_plus_u_ns: a + u,
-                send_call_ns: w - (a + u),
+                send_call_ns: f,
                 f_plus_s_ns: f + s,
                 late: 0,
             },
@@ -1003,7 +945,7 @@ mod tests {
             transport: Some("mailbox".into()),
             cpus: vec![0, 1],
             distance_class: None,
-            placement: Placement::Virtual,
+            placement: Placement::Hosted,
             ranks: RANKS,
             points: Vec::new(),
             fits: Vec::new(),
@@ -1013,10 +955,9 @@ mod tests {
         }
     }
 
-    /// The whole analysis (forwarding work out of the echo, solve in the paper's
-    /// order, mean and deviation over repetitions, lines) on the experiments that
-    /// Table 1's parameters would produce with 3 ms of forwarding work per hop gives
-    /// back Table 1 and the paper's Table 3: E = 220 + 1.285n, R = 180 + .04n,
+    /// The whole analysis (solve in the paper's order, mean and deviation over
+    /// repetitions, lines) on the experiments that Table 1's parameters would
+    /// produce gives back Table 1 and the paper's Table 3: E = 220 + 1.285n, R = 180 + .04n,
     /// S = 150 + .01n, F = 160 + .60n, U = 130 + .61n, A = 120 + 0.0n µs (intercepts
     /// to the paper's two figures, slopes to its printed decimals).
     #[test]
@@ -1024,15 +965,10 @@ mod tests {
         let sizes: Vec<SizeTimes> = PAPER_SIZES
             .iter()
             .zip(TABLE_1_US)
-            .map(|(&n, row)| measured(n, row, 3_000_000.0))
+            .map(|(&n, row)| measured(n, row))
             .collect();
-        let q = QTimes {
-            send_ns: 1.0,
-            comp_ns: 5.0,
-        };
         let reps: Vec<Repetition> = (0..REPETITIONS)
             .map(|_| Repetition {
-                q,
                 sizes: sizes.clone(),
             })
             .collect();
@@ -1048,7 +984,7 @@ mod tests {
             ("f_ns", 762.0),
             ("u_ns", 748.0),
             ("a_ns", 111.0),
-            ("e_idle_ns", 1506.0),
+            ("e_busy_ns", 1506.0),
         ] {
             let s = p.stats(name).unwrap();
             assert!((s.mean - want_us * 1e3).abs() < 1e-3, "{name} = {}", s.mean);
@@ -1081,13 +1017,47 @@ mod tests {
         assert!(text.contains("Table 1 shape") && text.contains("Table 3 shape"));
     }
 
-    /// Forwarding work comes off each step: with W = 100, raw T = 1000, 1500, 2000
-    /// become 1000, 1300, 1600, so E = 150 instead of 250.
+    /// The scripts match rank 0's program: at distance 3 ranks 1 and 2 forward
+    /// both ways as many messages as rank 0 sends, rank 3 echoes, 4 and 5 rest; in
+    /// test 5 rank 1 echoes through rank 0 to rank 3, which reads them.
     #[test]
-    fn forwarding_work_is_taken_out_of_each_echo_step() {
+    fn scripts_match_rank_0s_program() {
+        let bg = Background {
+            kind: QKind::Integer,
+            unit_ns: 1.0,
+            chunk_units: 2000,
+            send_chunks: 10,
+            comp_chunks: 50,
+        };
+        let e = Experiment::Echo { d: 3, busy: true };
+        for rank in [1, 2] {
+            let s = script_of(rank, e, 9, &bg);
+            assert_eq!(s.len(), 1);
+            assert_eq!(s[0].times, 1);
+            assert!(s[0].ops.contains(&Op::Route {
+                from: rank - 1,
+                to: rank + 1,
+                count: 10
+            }));
+            assert_eq!(s[0].ops.last(), Some(&Op::AwaitRoutes));
+        }
+        let echo = script_of(3, e, 9, &bg);
+        assert_eq!(echo[0].times, 10);
         assert_eq!(
-            without_forwarding(&[1000.0, 1500.0, 2000.0], 100.0),
-            vec![1000.0, 1300.0, 1600.0]
+            echo[0].ops,
+            vec![Op::Read(2), Op::Compute(10), Op::Write(2), Op::Compute(10)]
         );
+        assert!(script_of(4, e, 9, &bg).is_empty() && script_of(5, e, 9, &bg).is_empty());
+        let idle = script_of(1, Experiment::Echo { d: 1, busy: false }, 9, &bg);
+        assert_eq!(idle[0].ops.len(), 3);
+        assert_eq!(
+            script_of(1, Experiment::RPlusS, 9, &bg)[0].ops[3],
+            Op::Write(0)
+        );
+        assert_eq!(
+            script_of(3, Experiment::RPlusS, 9, &bg)[0].ops,
+            vec![Op::Read(0)]
+        );
+        assert_eq!(experiments_at_size().len(), 2 * MAX_DISTANCE + 3);
     }
 }

@@ -1,73 +1,338 @@
-//! What the kernels of this method share: the CPU pair, the commands rank 0 sends
-//! the other ranks before each experiment, and small timing helpers.
+//! What the kernels of this method share: the CPU pair, the scripted virtual nodes
+//! every rank but rank 0 runs, rank 0's calls, and small timing helpers.
+//!
+//! # The emulated node
+//! Every rank is a hosted virtual node ([`crate::team::hosted`]) with a
+//! [`Mailroom`]: the system buffers of a node operating system between its program
+//! and the transport. So, as on the NCUBE:
+//! - a write call ([`write`]) copies the message into a system buffer (`F`) and
+//!   hands the buffer to the transport at once if it has room (the NCUBE started
+//!   its DMA in the call; here the transport's copy is done by the CPU);
+//! - whenever a node is polled its mailroom takes every arrived message into a
+//!   system buffer (`R`: the copy out of the transport) and forwards what a route
+//!   says to the next node (`R + S`, and no `F`, `A`, `U`: store and forward by the
+//!   system, not the program);
+//! - a read call ([`read`]) waits until the message is in a system buffer (`A`,
+//!   the call itself, what can run before it arrives) and copies it out (`U`).
+//!
+//! Ranks other than 0 run a script of [`Op`]s in the same order as rank 0's
+//! experiments (no commands travel: each side knows the plan), one op or one chunk
+//! of `Q` per poll. `Q` always runs in chunks of about [`CHUNK`], and between
+//! chunks the worker polls the nodes it hosts: a message reaching a node while its
+//! CPU computes is handled within a chunk and takes its time from that
+//! computation, as the NCUBE's interrupt routines took it from `Q`.
 
 use super::super::{KernelError, RunContext};
-use crate::team::RankError;
+use super::background::Background;
+use crate::team::hosted::{Host, HostedSpec, HostedTeam, Mailroom, NodeCtx, VirtualNode};
+use crate::team::{RankError, TeamError};
 use crate::transport::Endpoint;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-/// The two CPUs the virtual processors are dealt onto: the user's first two, else
-/// the most distant pair among the allowed CPUs; one CPU only with
-/// `--oversubscribe` (hops then do not cross CPUs, and the result says so).
+/// Length of one chunk of `Q` between two polls (the emulated interrupt latency).
+pub(super) const CHUNK: Duration = Duration::from_micros(2);
+
+/// System buffers per node.
+pub(super) const BUFFERS: usize = 8;
+
+/// The two CPUs the hosted nodes are dealt onto: the user's first two, else the
+/// most distant pair among the allowed CPUs; one CPU only with `--oversubscribe`
+/// (hops then do not cross CPUs, and the result says so).
 pub(super) fn cpu_pair(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, KernelError> {
     crate::kernels::scibench::choose_pair(ctx, kernel)
 }
 
-/// A command from rank 0: what to do next, with up to three arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Command {
-    /// The operation (kernel-specific; 0 ends the kernel).
-    pub(super) op: u64,
-    /// Message size in bytes.
-    pub(super) size: usize,
-    /// Repetitions.
-    pub(super) reps: u64,
-    /// An operation-specific argument.
-    pub(super) arg: u64,
+/// A hosted team of `ranks` virtual nodes on `cpus`, cancelled with the run.
+pub(super) fn hosted_team(
+    ctx: &RunContext<'_>,
+    cpus: &[usize],
+    ranks: usize,
+) -> Result<HostedTeam, KernelError> {
+    Ok(HostedTeam::new(&HostedSpec {
+        cpus: cpus.to_vec(),
+        ranks,
+        wait_timeout: ctx.config.wait_timeout,
+        cancel: Some(Arc::clone(&ctx.cancel)),
+    })?)
 }
 
-/// The operation that ends a rank's command loop.
-pub(super) const OP_END: u64 = 0;
-
-impl Command {
-    fn encode(self) -> [u8; 32] {
-        let mut b = [0u8; 32];
-        b[..8].copy_from_slice(&self.op.to_le_bytes());
-        b[8..16].copy_from_slice(&(self.size as u64).to_le_bytes());
-        b[16..24].copy_from_slice(&self.reps.to_le_bytes());
-        b[24..].copy_from_slice(&self.arg.to_le_bytes());
-        b
+/// A team error as a kernel error: a cancelled run is an interrupted one.
+pub(super) fn interrupted(e: TeamError) -> KernelError {
+    match e {
+        TeamError::Cancelled { .. } => KernelError::Interrupted,
+        other => KernelError::Team(other),
     }
+}
 
-    fn decode(b: &[u8]) -> Command {
-        let word = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-        Command {
-            op: word(0),
-            size: word(1) as usize,
-            reps: word(2),
-            arg: word(3),
+/// One step of a node's script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Op {
+    /// Read the next message from a rank into the user buffer (waits).
+    Read(usize),
+    /// Write the user buffer's message (the last one read) to a rank.
+    Write(usize),
+    /// Chunks of `Q`, one per poll.
+    Compute(u64),
+    /// Forward the next `count` messages from `from` to `to`.
+    Route {
+        /// Source.
+        from: usize,
+        /// Destination.
+        to: usize,
+        /// Messages.
+        count: u64,
+    },
+    /// Wait until every route has forwarded its messages.
+    AwaitRoutes,
+    /// Section 5.2's source: keep `window` messages of `len` bytes in flight to
+    /// rank 0, one more for every acknowledgement from `sink`, until rank 0 sends
+    /// a stop; then an end marker (1 byte), and wait for its acknowledgement.
+    Source {
+        /// The sink acknowledging.
+        sink: usize,
+        /// Messages in flight.
+        window: u32,
+        /// Message length.
+        len: usize,
+    },
+    /// Section 5.2's sink: read from rank 0 and acknowledge to `source` (4 bytes,
+    /// 1 for the end marker) until the end marker, then tell rank 0 (1 byte).
+    Sink {
+        /// The source to acknowledge.
+        source: usize,
+    },
+}
+
+/// Ops repeated `times` times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Block {
+    /// The ops, in order.
+    pub(super) ops: Vec<Op>,
+    /// Repetitions of the whole list.
+    pub(super) times: u64,
+}
+
+impl Block {
+    /// `ops` once.
+    pub(super) fn once(ops: Vec<Op>) -> Block {
+        Block { ops, times: 1 }
+    }
+}
+
+/// Where a source stands.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stream {
+    in_flight: u32,
+    stopping: bool,
+    ended: bool,
+}
+
+/// A scripted node: rank 0's (no script: its mailroom only) or another rank's.
+#[derive(Debug)]
+pub(super) struct Node {
+    /// The node's system buffers.
+    pub(super) room: Mailroom,
+    buf: Vec<u8>,
+    own: Vec<u8>,
+    len: usize,
+    script: Vec<Block>,
+    block: usize,
+    pc: usize,
+    done: u64,
+    chunks_left: u64,
+    stream: Stream,
+    bg: Background,
+    /// Rank 0, or a rank with a script: others are never given anything to do
+    /// and cost their worker nothing when polled.
+    active: bool,
+}
+
+impl Node {
+    /// A node for `rank` of `size` running `script`, messages up to `max` bytes.
+    pub(super) fn new(
+        rank: usize,
+        size: usize,
+        max: usize,
+        bg: Background,
+        script: Vec<Block>,
+    ) -> Node {
+        let max = max.max(32);
+        Node {
+            room: Mailroom::new(rank, size, BUFFERS, max),
+            buf: vec![0; max],
+            own: (0..max).map(|i| (i % 253) as u8).collect(),
+            len: 0,
+            active: rank == 0 || !script.is_empty(),
+            script,
+            block: 0,
+            pc: 0,
+            done: 0,
+            chunks_left: 0,
+            stream: Stream::default(),
+            bg,
         }
     }
 
-    /// Sends the command to each of `ranks`.
-    pub(super) fn send_to<E: Endpoint>(
-        self,
+    /// Runs the script until an op must wait or a chunk of `Q` ran.
+    #[inline]
+    fn step<E: Endpoint>(&mut self, ep: &mut E) -> Result<bool, RankError> {
+        let mut work = false;
+        loop {
+            let Some(block) = self.script.get(self.block) else {
+                return Ok(work);
+            };
+            if self.pc == block.ops.len() || block.times == 0 {
+                self.pc = 0;
+                self.done += 1;
+                if self.done >= block.times {
+                    self.block += 1;
+                    self.done = 0;
+                }
+                continue;
+            }
+            match block.ops[self.pc] {
+                Op::Read(from) => match self.room.take(from, &mut self.buf)? {
+                    Some(n) => self.len = n,
+                    None => return Ok(work),
+                },
+                Op::Write(to) => {
+                    self.room.post(to, &self.buf[..self.len])?;
+                    self.room.flush(ep)?;
+                }
+                Op::Compute(chunks) => {
+                    if chunks > 0 {
+                        if self.chunks_left == 0 {
+                            self.chunks_left = chunks;
+                        }
+                        self.bg.chunk();
+                        self.chunks_left -= 1;
+                        if self.chunks_left == 0 {
+                            self.pc += 1;
+                        }
+                        return Ok(true);
+                    }
+                }
+                Op::Route { from, to, count } => self.room.route(from, to, count)?,
+                Op::AwaitRoutes => {
+                    if self.room.routing() {
+                        return Ok(work);
+                    }
+                }
+                Op::Source { sink, window, len } => {
+                    if !self.source(ep, sink, window, len)? {
+                        return Ok(work);
+                    }
+                }
+                Op::Sink { source } => {
+                    if !self.sink(ep, source)? {
+                        return Ok(work);
+                    }
+                }
+            }
+            self.pc += 1;
+            work = true;
+        }
+    }
+
+    /// One poll of a source; `true` when its stream has ended.
+    fn source<E: Endpoint>(
+        &mut self,
         ep: &mut E,
-        ranks: impl IntoIterator<Item = usize>,
-    ) -> Result<(), RankError> {
-        let bytes = self.encode();
-        for r in ranks {
-            ep.send(r, &bytes)?;
+        sink: usize,
+        window: u32,
+        len: usize,
+    ) -> Result<bool, RankError> {
+        let s = &mut self.stream;
+        // Once stopping, what comes from rank 0 is the next run's go: left for it.
+        if !s.stopping && self.room.take(0, &mut self.buf)?.is_some() {
+            s.stopping = true;
         }
-        Ok(())
+        while self.room.take(sink, &mut self.buf)?.is_some() {
+            s.in_flight -= 1;
+        }
+        if !s.stopping {
+            while s.in_flight < window {
+                self.room.post(0, &self.own[..len])?;
+                s.in_flight += 1;
+            }
+        } else if !s.ended {
+            self.room.post(0, &[0u8])?;
+            s.in_flight += 1;
+            s.ended = true;
+        }
+        self.room.flush(ep)?;
+        if s.ended && s.in_flight == 0 {
+            self.stream = Stream::default();
+            return Ok(true);
+        }
+        Ok(false)
     }
 
-    /// Receives the next command from rank 0.
-    pub(super) fn recv<E: Endpoint>(ep: &mut E, buf: &mut [u8]) -> Result<Command, RankError> {
-        let n = ep.recv(0, buf)?;
-        check_len(n, 32)?;
-        Ok(Command::decode(buf))
+    /// One poll of a sink; `true` when the end marker has been acknowledged.
+    fn sink<E: Endpoint>(&mut self, ep: &mut E, source: usize) -> Result<bool, RankError> {
+        let mut end = false;
+        while !end && let Some(n) = self.room.take(0, &mut self.buf)? {
+            end = n == 1;
+            self.room
+                .post(source, &[1u8; 4][..if end { 1 } else { 4 }])?;
+            if end {
+                self.room.post(0, &[1u8])?;
+            }
+        }
+        self.room.flush(ep)?;
+        Ok(end)
     }
+}
+
+impl<E: Endpoint> VirtualNode<E> for Node {
+    #[inline]
+    fn poll(&mut self, ep: &mut E, _ctx: &NodeCtx<'_>) -> Result<bool, RankError> {
+        if !self.active {
+            return Ok(false);
+        }
+        let moved = self.room.pump(ep)?;
+        Ok(self.step(ep)? | moved)
+    }
+}
+
+/// Rank 0's `Q`: `chunks` chunks, every one followed by a poll of everything its
+/// worker hosts (its own mailroom first).
+#[inline(always)]
+pub(super) fn q<E: Endpoint>(
+    host: &mut Host<'_, E, Node>,
+    bg: &Background,
+    chunks: u64,
+) -> Result<(), RankError> {
+    for _ in 0..chunks {
+        bg.chunk();
+        host.poll_all()?;
+    }
+    Ok(())
+}
+
+/// Rank 0's write call: `F`, and the hand-over to the transport.
+#[inline(always)]
+pub(super) fn write<E: Endpoint>(
+    host: &mut Host<'_, E, Node>,
+    to: usize,
+    data: &[u8],
+) -> Result<(), RankError> {
+    let (node, ep) = host.parts();
+    node.room.post(to, data)?;
+    node.room.flush(ep)?;
+    Ok(())
+}
+
+/// Rank 0's read call: waits (polling) until a message from `from` is in a system
+/// buffer, and copies it out.
+#[inline(always)]
+pub(super) fn read<E: Endpoint>(
+    host: &mut Host<'_, E, Node>,
+    from: usize,
+    buf: &mut [u8],
+) -> Result<usize, RankError> {
+    host.wait_until(from, |node, _| node.room.take(from, buf))
 }
 
 /// Fails unless `got == want`.
@@ -114,17 +379,6 @@ impl Samples {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn commands_round_trip() {
-        let c = Command {
-            op: 3,
-            size: 65_536,
-            reps: 101,
-            arg: 5 | 1 << 8,
-        };
-        assert_eq!(Command::decode(&c.encode()), c);
-    }
 
     #[test]
     fn samples_give_the_median_or_nan() {
