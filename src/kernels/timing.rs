@@ -13,6 +13,10 @@ use std::time::Duration;
 /// scibench's ACCURACY: a warning when (max - min) / min over the trials exceeds it.
 pub const ACCURACY: f64 = 0.10;
 
+/// Below this many repetitions a batch that reaches the target is timed again
+/// before calibration stops (see [`measure`]).
+const CONFIRM_BELOW_REPS: u64 = 1000;
+
 /// The repetition count for the next calibration batch, given that `reps`
 /// repetitions took `took` and the target is `target`: scale towards the target
 /// with 20% to spare, at least doubling and at most multiplying by 100.
@@ -37,7 +41,13 @@ pub fn measure<E>(
 ) -> Result<(u64, Vec<f64>), E> {
     let mut reps = 1u64;
     loop {
-        let took = batch(reps)?;
+        let mut took = batch(reps)?;
+        if took >= target && reps < CONFIRM_BELOW_REPS {
+            // One preemption can make a batch of a few repetitions look long
+            // enough, and the point would then be timed a repetition at a time,
+            // at the clock's resolution: a short batch must reach the target twice.
+            took = took.min(batch(reps)?);
+        }
         if took >= target || reps >= 1 << 32 {
             break;
         }
@@ -92,6 +102,30 @@ mod tests {
             next_reps(10, Duration::from_micros(900), Duration::from_millis(1)),
             20
         );
+    }
+
+    /// A preempted first batch (5 ms for one repetition) does not end the
+    /// calibration: the next batch of one repetition takes 100 ns, so the batch
+    /// size still grows to the 100 us target.
+    #[test]
+    fn one_preempted_short_batch_does_not_end_calibration() {
+        let clock = ClockInfo {
+            source: "test".into(),
+            read_overhead_ns: 0.0,
+            resolution_ns: 1.0,
+        };
+        let mut first = true;
+        let (reps, samples) = measure::<()>(3, Duration::from_micros(100), &clock, |r| {
+            let extra = if std::mem::take(&mut first) {
+                5_000_000
+            } else {
+                0
+            };
+            Ok(Duration::from_nanos(100 * r + extra))
+        })
+        .unwrap();
+        assert!(reps >= 1000, "reps {reps}");
+        assert_eq!(samples, vec![100.0; 3]);
     }
 
     #[test]
