@@ -1,9 +1,10 @@
 //! TASKS (Hockney, Fig. 3): the master starts a task on the other processor
 //! (`TSKSTART`), does its own half, and waits for the task to end (`TSKWAIT`), so
 //! the cost of creating a task is paid at every segment. [`spawn_join`] is that,
-//! with a new OS thread per processor and segment (`std::thread::scope`); the new
-//! thread pins itself to its CPU first (a spawned thread inherits the master's
-//! one-CPU affinity, and `TSKSTART` put the task on the other CPU).
+//! with a new OS thread per processor and segment (`std::thread::scope`), started
+//! while the master's affinity is open to the segment's CPUs so that it can run at
+//! once, and pinned by itself to its CPU first (`TSKSTART` put the task on the
+//! other CPU).
 //!
 //! A modern program would keep its threads: [`Pool`] is a persistent pool of
 //! pinned workers with a fork/join call, built as the work-stealing pools are
@@ -31,9 +32,17 @@ use std::thread::JoinHandle;
 /// Fig. 3: runs `work(p)` for `p` in `1..parts` on new threads pinned to
 /// `cpus[p % cpus.len()]`, `work(0)` on the calling thread, and joins them.
 /// A panic in a task is propagated when the scope ends.
+///
+/// The caller runs on `cpus[0]`. A new thread inherits its creator's affinity, and
+/// with the master's one CPU it could not start before the master blocked in the
+/// join, after its own half: the segment would run serially. So the master opens
+/// its affinity to every CPU of the segment while it starts the tasks (the kernel
+/// may place each task on an idle CPU at once), and closes it again before its own
+/// half; each task then pins itself to its CPU. Both are the task start's own cost.
 #[inline(never)]
 pub fn spawn_join<F: Fn(usize) + Sync>(cpus: &[usize], parts: usize, work: &F) {
     std::thread::scope(|scope| {
+        set_affinity(cpus);
         for p in 1..parts {
             let cpu = cpus[p % cpus.len()];
             scope.spawn(move || {
@@ -42,8 +51,23 @@ pub fn spawn_join<F: Fn(usize) + Sync>(cpus: &[usize], parts: usize, work: &F) {
                 work(p);
             });
         }
+        set_affinity(&cpus[..1]);
         work(0);
     });
+}
+
+/// Sets the calling thread's affinity to `cpus` (those below `CPU_SETSIZE`).
+fn set_affinity(cpus: &[usize]) {
+    // SAFETY: `cpu_set_t` is plain data and all-zero is the empty set; `CPU_SET`
+    // writes only inside the set for indices below `CPU_SETSIZE`, which the filter
+    // ensures; `sched_setaffinity` reads `size_of::<cpu_set_t>()` bytes of it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+            libc::CPU_SET(c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
 }
 
 /// A type-erased job: the data pointer and the function that runs it for a part.
