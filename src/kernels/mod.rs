@@ -73,7 +73,8 @@ pub struct RunConfig {
     pub oversubscribe: bool,
     /// A fault to inject (tests only).
     pub fault: Option<Fault>,
-    /// Messages per size class and transport for the soak; `None`: its default.
+    /// Total messages of the soak, split evenly over the transports, size classes
+    /// and both directions; `None`: its default.
     pub soak_messages: Option<u64>,
 }
 
