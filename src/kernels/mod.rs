@@ -251,7 +251,8 @@ pub fn find(name: &str) -> Option<&'static KernelSpec> {
 }
 
 /// Runs one kernel with the load check around it, attaching the load report, its
-/// warning and the elapsed time to every result it returns.
+/// warning and the elapsed time to every result it returns; on a busy machine
+/// every fit is flagged too, with the reason among the warnings.
 pub fn run_kernel(
     spec: &KernelSpec,
     ctx: &RunContext<'_>,
@@ -266,6 +267,14 @@ pub fn run_kernel(
     for r in &mut results {
         if let Some(w) = load.warning() {
             r.warnings.push(w);
+            // Results never look clean when the run was not: a busy machine flags
+            // every fit, whatever its R^2.
+            r.fits.iter_mut().for_each(|f| f.flagged = true);
+            let fits = r.fits.len();
+            if fits > 0 {
+                r.warnings
+                    .push(format!("{fits} fit(s) flagged: measured on a busy machine"));
+            }
         }
         r.load = Some(load.clone());
         r.elapsed_s = elapsed;
