@@ -230,7 +230,8 @@ struct RunArgs {
     /// Deadline of any single wait, in milliseconds: a lost peer ends the run.
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     deadline_ms: u64,
-    /// Messages per size class and transport for the `soak` kernel (default 1000000).
+    /// Total messages the `soak` kernel sends, over both directions, every size class
+    /// and every transport run, split evenly (default 12000000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     messages: Option<u64>,
     /// Inject a fault (stall:RANK or panic:RANK) to test that the run stops cleanly.

@@ -3,9 +3,13 @@
 //! (The same shim as crossbeam-utils' `primitive` and tokio's `loom` modules.)
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
+pub(crate) use loom::sync::atomic::{
+    AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering, fence,
+};
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering, fence};
+pub(crate) use std::sync::atomic::{
+    AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering, fence,
+};
 
 /// One iteration of a spin-wait: the CPU's spin-loop hint, or a loom yield so that
 /// the model checker can schedule the thread being waited for.

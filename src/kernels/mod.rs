@@ -73,7 +73,8 @@ pub struct RunConfig {
     pub oversubscribe: bool,
     /// A fault to inject (tests only).
     pub fault: Option<Fault>,
-    /// Messages per size class and transport for the soak; `None`: its default.
+    /// Total messages of the soak, split evenly over the transports, size classes
+    /// and both directions; `None`: its default.
     pub soak_messages: Option<u64>,
 }
 
@@ -250,7 +251,8 @@ pub fn find(name: &str) -> Option<&'static KernelSpec> {
 }
 
 /// Runs one kernel with the load check around it, attaching the load report, its
-/// warning and the elapsed time to every result it returns.
+/// warning and the elapsed time to every result it returns; on a busy machine
+/// every fit is flagged too, with the reason among the warnings.
 pub fn run_kernel(
     spec: &KernelSpec,
     ctx: &RunContext<'_>,
@@ -265,6 +267,14 @@ pub fn run_kernel(
     for r in &mut results {
         if let Some(w) = load.warning() {
             r.warnings.push(w);
+            // Results never look clean when the run was not: a busy machine flags
+            // every fit, whatever its R^2.
+            r.fits.iter_mut().for_each(|f| f.flagged = true);
+            let fits = r.fits.len();
+            if fits > 0 {
+                r.warnings
+                    .push(format!("{fits} fit(s) flagged: measured on a busy machine"));
+            }
         }
         r.load = Some(load.clone());
         r.elapsed_s = elapsed;

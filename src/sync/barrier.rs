@@ -16,9 +16,9 @@
 //! every processor sees every other's writes made before it.
 
 use super::Poll;
+use crate::primitive::{AtomicBool, AtomicUsize, Ordering};
 use crate::team::{RankError, TeamControl};
 use crossbeam_utils::CachePadded;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// A sense-reversing spin barrier for a fixed number of parties.
 #[derive(Debug)]

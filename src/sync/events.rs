@@ -24,11 +24,11 @@
 //! acquires (the mutex, or `Acquire`), so each side sees the other's half of the
 //! result vector after the wait.
 
+use crate::primitive::{AtomicBool, Ordering};
 use crate::team::{RankError, TeamControl};
 use crossbeam_utils::CachePadded;
 use parking_lot::{Condvar, Mutex};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::Thread;
 
 /// An event on a parking_lot mutex and condition variable.
@@ -116,6 +116,11 @@ impl ParkEvent {
         let mut started = None;
         // Acquire: pairs with the Release in `post`.
         while !self.posted.load(Ordering::Acquire) {
+            // Under loom the waiter polls with a loom yield: the model checks the
+            // flag's hand-off, not the futex.
+            #[cfg(loom)]
+            crate::primitive::spin_hint();
+            #[cfg(not(loom))]
             std::thread::park_timeout(super::POLL_SLICE);
             if !self.posted.load(Ordering::Acquire) {
                 control.check(peer, &mut started)?;

@@ -44,9 +44,16 @@ pub enum Poll {
 }
 
 impl Poll {
-    /// One pause between two polls.
+    /// One pause between two polls (under loom, a loom yield whatever the kind, so
+    /// the model checker schedules the thread being waited for).
     #[inline(always)]
     pub fn pause(self) {
+        #[cfg(loom)]
+        {
+            let _ = self;
+            crate::primitive::spin_hint();
+        }
+        #[cfg(not(loom))]
         match self {
             Poll::Hint => std::hint::spin_loop(),
             Poll::Bare => {}

@@ -17,9 +17,9 @@
 //! result vector once it reads 0.
 
 use super::Poll;
+use crate::primitive::{AtomicU32, Ordering};
 use crate::team::{RankError, TeamControl};
 use crossbeam_utils::CachePadded;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The flag's value while the worker may work.
 pub const GO: u32 = 1;

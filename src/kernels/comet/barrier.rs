@@ -337,7 +337,11 @@ mod loom_tests {
     /// only when both arrive again.
     #[test]
     fn central_barrier_orders_writes_across_two_episodes() {
-        loom::model(|| {
+        let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = Arc::clone(&runs);
+        loom::model(move || {
+            // Relaxed: a counter read after the model ends.
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let control = TeamControl::new(vec![WaitStrategy::Spin; 2], Duration::from_secs(5));
             let barrier = Arc::new(CentralBarrier::new(2));
             let data: Arc<[AtomicU64; 2]> = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
@@ -365,6 +369,9 @@ mod loom_tests {
                 h.join().unwrap();
             }
         });
+        let n = runs.load(std::sync::atomic::Ordering::Relaxed);
+        println!("loom model central_barrier_orders_writes_across_two_episodes: {n} executions");
+        assert!(n > 1);
     }
 }
 

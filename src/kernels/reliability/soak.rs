@@ -1,17 +1,21 @@
-//! `soak`: data integrity under load. Two pinned ranks exchange `n` messages in
-//! each direction per size class and transport, both sending and receiving at once
-//! (so the mailbox's ring wraps, credits flow both ways, and a full ring makes a
-//! sender take in the other's messages). Every message carries its sequence number
-//! and a checksum of its content; sizes vary pseudo-randomly within the class and
-//! are recomputed by the receiver from the sequence number. The receiver counts:
+//! `soak`: data integrity under load. Two pinned ranks stream messages to each
+//! other in every size class and on every transport, both sending and receiving at
+//! once with non-blocking calls (so the mailbox's ring wraps and fills, credits flow
+//! both ways, and many messages are in flight). Every message carries its sequence
+//! number and a checksum of its content; sizes vary pseudo-randomly within the
+//! class and are recomputed by the receiver from the sequence number. The receiver
+//! counts:
 //! - lost: sequence numbers skipped;
 //! - reordered: a sequence number below the one expected;
 //! - corrupted: a wrong length or checksum.
+//!
+//! `--messages N` is the total over the whole run: it is split evenly over the
+//! transports and size classes, and each share over the two directions.
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use crate::kernels::scibench::choose_pair;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankError, Team};
+use crate::team::{RankCtx, RankError, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::{INLINE_BYTES, Mailbox};
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
@@ -26,8 +30,13 @@ pub(super) const SOAK: KernelSpec = KernelSpec {
     run,
 };
 
-/// The default number of messages per class, direction and transport.
-const DEFAULT_MESSAGES: u64 = 1_000_000;
+/// The default total number of messages (10^6 per direction, class and transport
+/// when both transports run).
+pub(crate) const DEFAULT_MESSAGES: u64 = 12_000_000;
+
+/// Rank 0 reports progress every this many messages it receives (about 10^6
+/// messages exchanged in both directions).
+const PROGRESS_EVERY: u64 = 500_000;
 
 /// A size class: the range of message sizes in it.
 #[derive(Debug, Clone, Copy)]
@@ -79,16 +88,30 @@ fn size_of(class: SizeClass, rank: usize, seq: u64) -> usize {
     class.min + (mix(seq ^ ((rank as u64) << 56)) % span) as usize
 }
 
-/// FNV-1a over the bytes.
+/// A Fletcher-style sum over the bytes taken as little-endian 64-bit words (the
+/// last one zero-padded): a flipped bit changes the first sum, swapped words the
+/// second. Word-wide, so checking a 64 KiB message costs about as much as copying it.
 fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
+    let mut a = 0x243F_6A88_85A3_08D3u64;
+    let mut b = 0x1319_8A2E_0370_7344u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        a = a.wrapping_add(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        b = b.wrapping_add(a);
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        a = a.wrapping_add(u64::from_le_bytes(last));
+        b = b.wrapping_add(a);
+    }
+    a ^ b.rotate_left(32) ^ bytes.len() as u64
 }
 
 /// Fills `buf` with message `seq`: inline, `seq` (u32) and a check of it; longer,
-/// `seq` (u64), content derived from it, and the FNV checksum of the rest in the
-/// last 8 bytes.
+/// `seq` (u64), content derived from it, and the checksum of the rest in the last
+/// 8 bytes.
 fn fill(buf: &mut [u8], seq: u64) {
     if buf.len() == INLINE_BYTES {
         let s = seq as u32;
@@ -98,10 +121,10 @@ fn fill(buf: &mut [u8], seq: u64) {
     }
     let n = buf.len();
     buf[..8].copy_from_slice(&seq.to_le_bytes());
-    let mut state = mix(seq);
-    for chunk in buf[8..n - 8].chunks_mut(8) {
-        state = mix(state);
-        chunk.copy_from_slice(&state.to_le_bytes()[..chunk.len()]);
+    let base = mix(seq);
+    for (k, chunk) in buf[8..n - 8].chunks_mut(8).enumerate() {
+        let word = base ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        chunk.copy_from_slice(&word.to_le_bytes()[..chunk.len()]);
     }
     let sum = checksum(&buf[..n - 8]);
     buf[n - 8..].copy_from_slice(&sum.to_le_bytes());
@@ -156,32 +179,116 @@ fn check(
     }
 }
 
-/// Both ranks: send message i, then receive the peer's message i, n times.
+/// How many messages each rank sends in one transport and class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Share {
+    /// Messages rank 0 sends (and rank 1 receives).
+    from0: u64,
+    /// Messages rank 1 sends.
+    from1: u64,
+}
+
+impl Share {
+    fn sends(self, rank: usize) -> u64 {
+        if rank == 0 { self.from0 } else { self.from1 }
+    }
+}
+
+/// Splits `total` messages evenly over `cells` (transport, class) pairs, the first
+/// ones taking the remainder, and each cell's share over the two directions.
+fn split(total: u64, cells: usize) -> Vec<Share> {
+    let cells = cells as u64;
+    (0..cells)
+        .map(|i| {
+            let m = total / cells + u64::from(i < total % cells);
+            Share {
+                from0: m.div_ceil(2),
+                from1: m / 2,
+            }
+        })
+        .collect()
+}
+
+/// Both ranks at once: send the next message whenever it can go, take in the
+/// peer's whenever one has arrived, until all are sent and the peer's last one
+/// has been seen. A rank that makes no progress yields its CPU and watches the
+/// team's abort flag, the run's cancel flag and the wait deadline.
 fn exchange<E: Endpoint>(
     ep: &mut E,
-    rank: usize,
+    rank_ctx: &RankCtx<'_>,
     class: SizeClass,
-    n: u64,
+    share: Share,
+    ctx: &RunContext<'_>,
+    label: &str,
 ) -> Result<Counters, RankError> {
+    let rank = rank_ctx.rank;
     let peer = 1 - rank;
+    let to_send = share.sends(rank);
+    let to_recv = share.sends(peer);
     let mut out = vec![0u8; class.max];
     let mut inbuf = vec![0u8; class.max];
     let mut counters = Counters::default();
     let mut expected = 0u64;
-    for seq in 0..n {
-        let len = size_of(class, rank, seq);
-        fill(&mut out[..len], seq);
-        ep.send(peer, &out[..len])?;
-        let got = ep.recv(peer, &mut inbuf)?;
-        expected = check(&inbuf, got, expected, class, peer, &mut counters);
+    let mut sent = 0u64;
+    let mut staged = false;
+    let mut idle: u32 = 0;
+    let mut started = None;
+    while sent < to_send || (expected < to_recv && counters.received < to_recv) {
+        let mut progressed = false;
+        if sent < to_send {
+            let len = size_of(class, rank, sent);
+            if !staged {
+                fill(&mut out[..len], sent);
+                staged = true;
+            }
+            if ep.try_send(peer, &out[..len])? {
+                sent += 1;
+                staged = false;
+                progressed = true;
+            }
+        }
+        if let Some(got) = ep.try_recv(peer, &mut inbuf)? {
+            expected = check(&inbuf, got, expected, class, peer, &mut counters);
+            progressed = true;
+            if rank == 0 && counters.received.is_multiple_of(PROGRESS_EVERY) {
+                ctx.progress.step(&format!(
+                    "{label}: {} M",
+                    (counters.received * 2) / 1_000_000
+                ));
+            }
+        }
+        if progressed {
+            idle = 0;
+            started = None;
+            continue;
+        }
+        idle = idle.wrapping_add(1);
+        std::hint::spin_loop();
+        if idle.is_multiple_of(1024) {
+            if ctx.cancelled() {
+                return Err(RankError::Failed("interrupted".into()));
+            }
+            rank_ctx.control.check(peer, &mut started)?;
+            // A correctness run, not a timing: on a loaded machine, give the CPU
+            // to whoever is not idle (possibly the peer).
+            std::thread::yield_now();
+        }
     }
-    counters.lost += n.saturating_sub(expected.max(counters.received));
+    counters.lost += to_recv.saturating_sub(expected.max(counters.received));
     Ok(counters)
 }
 
-fn run_class<T: Transport>(team: &Team, class: SizeClass, n: u64) -> Result<Counters, KernelError> {
+fn run_class<T: Transport>(
+    team: &Team,
+    class: SizeClass,
+    share: Share,
+    ctx: &RunContext<'_>,
+    label: &str,
+) -> Result<Counters, KernelError> {
     let eps = T::endpoints(team.control(), &TransportConfig::for_messages(class.max));
-    let per_rank = team.run("soak", eps, |ctx, ep| exchange(ep, ctx.rank, class, n))?;
+    let per_rank = team.run("soak", eps, |rank_ctx, ep| {
+        exchange(ep, rank_ctx, class, share, ctx, label)
+    })?;
     Ok(per_rank.iter().fold(Counters::default(), |a, c| Counters {
         received: a.received + c.received,
         lost: a.lost + c.lost,
@@ -193,24 +300,32 @@ fn run_class<T: Transport>(team: &Team, class: SizeClass, n: u64) -> Result<Coun
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let cpus = choose_pair(ctx, "soak")?;
     let team = Team::new(&ctx.team_spec(cpus.clone(), 2, false))?;
-    let n = ctx.config.soak_messages.unwrap_or(DEFAULT_MESSAGES);
-    ctx.progress
-        .begin("soak", (CLASSES.len() * ctx.config.transports.len()) as u64);
+    let total = ctx.config.soak_messages.unwrap_or(DEFAULT_MESSAGES);
+    let shares = split(total, CLASSES.len() * ctx.config.transports.len());
+    let steps: u64 = shares.iter().map(|s| s.from1 / PROGRESS_EVERY + 1).sum();
+    ctx.progress.begin("soak", steps);
+    let mut shares = shares.into_iter();
     let mut out = Vec::new();
     for &transport in &ctx.config.transports {
         let mut points = Vec::new();
         let mut warnings = Vec::new();
         for class in CLASSES {
+            let share = shares.next().expect("one share per transport and class");
             if ctx.cancelled() {
                 return Err(KernelError::Interrupted);
             }
+            let label = format!("{transport} {}", class.name);
             let start = Instant::now();
             let c = match transport {
-                TransportKind::Mailbox => run_class::<Mailbox>(&team, class, n)?,
-                TransportKind::Channel => run_class::<Channel>(&team, class, n)?,
+                TransportKind::Mailbox => run_class::<Mailbox>(&team, class, share, ctx, &label),
+                TransportKind::Channel => run_class::<Channel>(&team, class, share, ctx, &label),
             };
+            if ctx.cancelled() {
+                return Err(KernelError::Interrupted);
+            }
+            let c = c?;
             let seconds = start.elapsed().as_secs_f64();
-            let sent = 2 * n;
+            let sent = share.from0 + share.from1;
             if c.lost + c.reordered + c.corrupted > 0 || c.received != sent {
                 warnings.push(format!(
                     "{} {}: {} sent, {} received, {} lost, {} reordered, {} corrupted",
@@ -226,9 +341,10 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                     .with("lost", c.lost as f64)
                     .with("reordered", c.reordered as f64)
                     .with("corrupted", c.corrupted as f64)
+                    .with("time_s", seconds)
                     .with("rate_msg_per_s", sent as f64 / seconds),
             );
-            ctx.progress.step(&format!("{transport} {}", class.name));
+            ctx.progress.step(&label);
         }
         let failed = !warnings.is_empty();
         out.push(KernelResult {
@@ -303,5 +419,48 @@ mod tests {
                 assert!(n >= class.min && n <= class.max);
             }
         }
+    }
+
+    #[test]
+    fn the_total_is_split_over_cells_and_directions_without_loss() {
+        let shares = split(100_000_000, 6);
+        let sum: u64 = shares.iter().map(|s| s.from0 + s.from1).sum();
+        assert_eq!(sum, 100_000_000);
+        // 10^8 = 6 x 16_666_666 + 4: the first four cells take one more.
+        assert_eq!(
+            shares[0],
+            Share {
+                from0: 8_333_334,
+                from1: 8_333_333
+            }
+        );
+        assert_eq!(
+            shares[5],
+            Share {
+                from0: 8_333_333,
+                from1: 8_333_333
+            }
+        );
+        assert_eq!(
+            split(5, 3)
+                .iter()
+                .map(|s| s.from0 + s.from1)
+                .collect::<Vec<_>>(),
+            [2, 2, 1]
+        );
+    }
+
+    #[test]
+    fn the_checksum_sees_a_flipped_bit_and_swapped_words() {
+        let mut buf = vec![0u8; 1000];
+        fill(&mut buf, 42);
+        let sum = checksum(&buf);
+        let mut flipped = buf.clone();
+        flipped[999] ^= 0x80;
+        assert_ne!(checksum(&flipped), sum);
+        let mut swapped = buf.clone();
+        swapped.copy_within(8..16, 800);
+        swapped[8..16].copy_from_slice(&buf[800..808]);
+        assert_ne!(checksum(&swapped), sum);
     }
 }
