@@ -17,7 +17,7 @@ mod simd;
 pub mod sync;
 pub mod vector;
 
-pub use simd::{Element, Operation, Simd, Vectors};
+pub use simd::{Element, LineAligned, Operation, Simd, Vectors};
 pub use sync::{Method, SyncPlan, sweep_method, sync_batch_time};
 pub use vector::VectorPlan;
 

@@ -182,22 +182,57 @@ impl Simd {
 #[derive(Debug)]
 pub struct Vectors<T> {
     /// The result.
-    pub a: Vec<T>,
+    pub a: LineAligned<T>,
     /// First operand.
-    pub b: Vec<T>,
+    pub b: LineAligned<T>,
     /// Second operand.
-    pub c: Vec<T>,
+    pub c: LineAligned<T>,
     /// Third operand (all-vector triad).
-    pub d: Vec<T>,
+    pub d: LineAligned<T>,
     /// The scalar of the scalar triad.
     pub s: T,
 }
 
+/// A vector whose first element starts a 64-byte cache line: a 512-bit load of an
+/// allocator's 16-byte-aligned vector would straddle two lines every time, and the
+/// operation would measure split loads rather than the pipeline.
+#[derive(Debug, Clone)]
+pub struct LineAligned<T> {
+    raw: Vec<T>,
+    start: usize,
+    len: usize,
+}
+
+impl<T: Element> LineAligned<T> {
+    /// `len` elements `f(0), f(1), ...`.
+    pub fn from_fn(len: usize, f: impl Fn(usize) -> T) -> LineAligned<T> {
+        let per_line = (64 / std::mem::size_of::<T>()).max(1);
+        let mut raw: Vec<T> = Vec::with_capacity(len + per_line);
+        let misalign = raw.as_ptr() as usize % 64;
+        let start = ((64 - misalign) % 64) / std::mem::size_of::<T>();
+        raw.extend((0..start + len).map(|i| f(i.saturating_sub(start))));
+        LineAligned { raw, start, len }
+    }
+}
+
+impl<T> std::ops::Deref for LineAligned<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.raw[self.start..self.start + self.len]
+    }
+}
+
+impl<T> std::ops::DerefMut for LineAligned<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.raw[self.start..self.start + self.len]
+    }
+}
+
 impl<T: Element> Vectors<T> {
-    /// Vectors of length `len`, written once here (first touch by the caller's
-    /// thread, so pages sit on its NUMA node).
+    /// Vectors of length `len`, each on a cache-line boundary, written once here
+    /// (first touch by the caller's thread, so pages sit on its NUMA node).
     pub fn new(len: usize) -> Vectors<T> {
-        let fill = |f: fn(usize) -> f64| (0..len).map(|i| T::from_f64(f(i))).collect::<Vec<T>>();
+        let fill = |f: fn(usize) -> f64| LineAligned::from_fn(len, |i| T::from_f64(f(i)));
         Vectors {
             a: fill(|_| 0.0),
             b: fill(|i| 1.0 + (i % 7) as f64 * 0.25),
@@ -371,6 +406,19 @@ fn dyadic_avx2(a: &mut [f64], b: &[f64], c: &[f64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vectors_start_on_cache_lines() {
+        for len in [1, 33, 4096] {
+            let v = Vectors::<f64>::new(len);
+            let w = Vectors::<f32>::new(len);
+            for p in [v.a.as_ptr(), v.b.as_ptr(), v.c.as_ptr(), v.d.as_ptr()] {
+                assert_eq!(p as usize % 64, 0);
+            }
+            assert_eq!(w.b.as_ptr() as usize % 64, 0);
+            assert_eq!((v.len(), v.b[0], w.c[len - 1]), (len, 1.0, w.c[len - 1]));
+        }
+    }
 
     #[test]
     fn every_operation_at_every_level_computes_its_statement() {
