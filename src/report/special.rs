@@ -9,31 +9,26 @@ use crate::results::{FitResult, Point};
 use crate::text::num;
 
 /// A figure from an x-y plot (or the reason it could not be drawn).
-fn xy(id: String, title: String, p: &plot::XyPlot, mut caption: Vec<String>) -> Figure {
-    let svg = match plot::xy_svg(p) {
-        Ok(svg) => svg,
-        Err(e) => {
-            caption.push(format!("could not draw: {e}"));
-            String::new()
-        }
-    };
-    Figure {
-        id,
-        title,
-        svg,
-        caption,
-    }
+fn xy(id: String, title: String, p: &plot::XyPlot, caption: Vec<String>) -> Figure {
+    drawn(id, title, plot::xy_svg(p), caption)
 }
 
 /// A figure from a bar chart (or the reason it could not be drawn).
-fn bars(id: String, title: String, p: &plot::BarChart, mut caption: Vec<String>) -> Figure {
-    let svg = match plot::bar_svg(p) {
-        Ok(svg) => svg,
-        Err(e) => {
-            caption.push(format!("could not draw: {e}"));
-            String::new()
-        }
-    };
+fn bars(id: String, title: String, p: &plot::BarChart, caption: Vec<String>) -> Figure {
+    drawn(id, title, plot::bar_svg(p), caption)
+}
+
+/// A figure from a drawing, or with the reason it failed in its caption.
+fn drawn<E: std::fmt::Display>(
+    id: String,
+    title: String,
+    svg: Result<String, E>,
+    mut caption: Vec<String>,
+) -> Figure {
+    let svg = svg.unwrap_or_else(|e| {
+        caption.push(format!("could not draw: {e}"));
+        String::new()
+    });
     Figure {
         id,
         title,

@@ -635,7 +635,8 @@ impl Endpoint for MailboxEndpoint {
             // Relaxed: ordered after the Acquire load of `seq` that saw chunk `c`.
             let len = header.len.load(Ordering::Relaxed) as usize;
             if len <= INLINE_BYTES && len <= buf.len() {
-                shared.take_chunk(lane, c, 0, len, buf);
+                // Relaxed: as `len`.
+                unpack_word(header.word.load(Ordering::Relaxed), len, buf);
                 shared.release_chunk(lane, st, from, c);
                 return Ok(len);
             }
