@@ -233,7 +233,14 @@ impl<'a, E: Endpoint, N: VirtualNode<E>> Host<'a, E, N> {
             if let Some(v) = ready(&mut self.me.node, &mut self.me.ep)? {
                 return Ok(v);
             }
-            if !self.poll_all()? {
+            // Rank 0's own system first, and a look at once if it did something:
+            // a message it just took in is not kept waiting behind the polls of
+            // the ranks co-hosted with it.
+            let mine = self.poll_self()?;
+            if mine && let Some(v) = ready(&mut self.me.node, &mut self.me.ep)? {
+                return Ok(v);
+            }
+            if !(self.poll_others()? | mine) {
                 crate::primitive::spin_hint();
             }
             polls = polls.wrapping_add(1);

@@ -153,7 +153,7 @@ fn rank0_run<E: Endpoint>(
 fn rank0<E: Endpoint>(host: &mut Host<'_, E, Node>, plan: &Plan) -> Result<Measured, RankError> {
     let mut buf = vec![0u8; BIGSIZE.max(32)];
     let out: Vec<u8> = (0..BIGSIZE).map(|i| (i % 251) as u8).collect();
-    let (r_plus_s_ns, _) = rank0_rs(host, &plan.bg, &out, plan.reps)?;
+    let r_plus_s_ns = rank0_rs(host, &plan.bg, &out, plan.reps)?.r_plus_s_ns;
     let mut trials = Vec::with_capacity(plan.trials);
     for _ in 0..plan.trials {
         let mut t = [Run::default(); 4];
