@@ -201,7 +201,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let kernel = "interference";
     let cpus = cpu_pair(ctx, kernel)?;
     let team = hosted_team(ctx, &cpus, RANKS)?;
-    let tconfig = store_and_forward(BIGSIZE);
+    let tconfig = store_and_forward(BIGSIZE, 4);
     let bg = Background::calibrate(QKind::Integer, SENDTIME, CHUNK);
     let duration = Duration::from_millis(if ctx.config.quick { 10 } else { 50 });
     let chunk_ns = bg.chunk_units as f64 * bg.unit_ns;

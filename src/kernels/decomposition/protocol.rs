@@ -336,28 +336,63 @@ pub(super) fn q<E: Endpoint>(
     Ok(())
 }
 
-/// Rank 0's `Q` with rank 0's own polls timed: `chunks` chunks as [`q`], and the
-/// time rank 0's system took from it (ns, the sum of its polls; the polls of the
-/// ranks its worker co-hosts are other processors' and are not counted).
+/// What rank 0's system took from one `Q`: the polls of its own mailroom that
+/// moved something, and the others.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct SysTime {
+    /// Time of the polls that moved something, ns.
+    pub(super) work_ns: f64,
+    /// How many polls moved something.
+    pub(super) work_polls: u32,
+    /// Time of the polls that found nothing to do, ns.
+    pub(super) idle_ns: f64,
+    /// How many polls found nothing to do.
+    pub(super) idle_polls: u32,
+}
+
+impl SysTime {
+    /// The computation the system's work took from `Q`: its working polls beyond
+    /// as many polls that found nothing (at their mean in the same `Q`).
+    pub(super) fn excess_ns(&self) -> f64 {
+        let idle = if self.idle_polls > 0 {
+            self.idle_ns / f64::from(self.idle_polls)
+        } else {
+            0.0
+        };
+        self.work_ns - f64::from(self.work_polls) * idle
+    }
+}
+
+/// Rank 0's `Q` with rank 0's own polls timed: `chunks` chunks as [`q`], and what
+/// rank 0's system took from it (the polls of the ranks its worker co-hosts are
+/// other processors' and are not counted).
 ///
 /// This is where the computation a message costs is: a chunk is register-only
 /// arithmetic on a CPU that runs nothing else, so communication cannot slow it,
 /// while timing the whole `Q` (the paper's method, with a 140 µs clock) adds the
 /// jitter of every chunk, about 1 µs over a 100 µs `Q` on a virtual machine,
-/// against costs of tens to hundreds of ns. The two clock reads around each poll
-/// are in the baseline too, and cancel.
+/// against costs of tens to hundreds of ns. Counting only the polls that moved
+/// something, against the idle polls of the same `Q`, leaves out the jitter of
+/// the other polls as well.
 #[inline(always)]
 pub(super) fn q_sys<E: Endpoint>(
     host: &mut Host<'_, E, Node>,
     bg: &Background,
     chunks: u64,
-) -> Result<f64, RankError> {
-    let mut sys = 0.0;
+) -> Result<SysTime, RankError> {
+    let mut sys = SysTime::default();
     for _ in 0..chunks {
         bg.chunk();
         let a = Instant::now();
-        host.poll_self()?;
-        sys += ns(a, Instant::now());
+        let work = host.poll_self()?;
+        let t = ns(a, Instant::now());
+        if work {
+            sys.work_ns += t;
+            sys.work_polls += 1;
+        } else {
+            sys.idle_ns += t;
+            sys.idle_polls += 1;
+        }
         host.poll_others()?;
     }
     Ok(sys)
