@@ -13,7 +13,9 @@
 //!   says to the next node (`R + S`, and no `F`, `A`, `U`: store and forward by the
 //!   system, not the program);
 //! - a read call ([`read`]) waits until the message is in a system buffer (`A`,
-//!   the call itself, what can run before it arrives) and copies it out (`U`).
+//!   the call itself, what can run before it arrives) and copies it out (`U`);
+//! - every system action ends with a full fence ([`system_return`]), so that a
+//!   copy's buffered stores are its own cost and not the next copy's.
 //!
 //! Ranks other than 0 run a script of [`Op`]s in the same order as rank 0's
 //! experiments (no commands travel: each side knows the plan), one op or one chunk
@@ -420,7 +422,7 @@ pub(super) fn write<E: Endpoint>(
 /// end of a read that waited (what follows the message's arrival in the echo of
 /// test 6) the same code: without it the waiting read's tail (the rest of the poll
 /// that took the message in) would count in the `U` solved from test 6 and not in
-/// the timed `A + U`, and `A` would come out below zero.
+/// the timed `A + U`. The call ends with [`system_return`].
 #[inline(always)]
 pub(super) fn read<E: Endpoint>(
     host: &mut Host<'_, E, Node>,
