@@ -73,7 +73,12 @@
 //!    arrived message is `A + U`; a timed write and what the system took from the
 //!    `Q(SENDTIME)` after it, beyond the baseline, is `F + S`. Iterations whose
 //!    echo had not arrived when `Q(COMPTIME)` ended (or had before it began) are
-//!    left out of `R` and `A + U` and counted.
+//!    left out of `R` and `A + U` and counted. The timed write goes to rank 3,
+//!    which reads it: the lane the forward of test 5 uses, one message an
+//!    iteration in both. A transport refreshes its credit every few sends (the
+//!    mailbox every second send on a two-slot lane), and on a lane with two
+//!    messages an iteration the refresh fell always on the timed write or never:
+//!    `F = (F + S) − S` moved by its cost (about 50 ns), and `U` and `A` with it.
 //! 3. test 5, `R + S`: rank 0 writes to rank 1 and runs `Q(SENDTIME)`; rank 1
 //!    writes the message back to rank 0, whose system forwards it to rank 3 (as the
 //!    NCUBE's node 0 forwarded node 1's message to node 2) during `Q(COMPTIME)`;
@@ -211,12 +216,8 @@ pub(super) fn script_of(rank: usize, e: Experiment, reps: u64, bg: &Background) 
             Op::Compute(st),
             Op::Compute(st), // the echo lands inside rank 0's Q(COMPTIME)
             Op::Write(0),
-            Op::Compute(st),
-            Op::Read(0),
-            Op::Compute(st),
-            Op::Compute(st),
-            Op::Write(0),
         ]),
+        Experiment::Neighbour if rank == 3 => each(vec![Op::Read(0)]),
         Experiment::RPlusS if rank == 1 => each(vec![
             Op::Read(0),
             Op::Compute(st),
@@ -256,8 +257,9 @@ pub(super) struct NeighbourTimes {
 /// The hosted team's rank 0, as the experiments use it.
 type Rank0<'h, 'a, E> = &'h mut Host<'a, E, Node>;
 
-/// Tests 2 to 4 on rank 0, neighbour rank 1. Each iteration ends with `Q(COMPTIME)`
-/// and `Q(SENDTIME)` timed with nothing in flight, the baselines of that block.
+/// Tests 2 to 4 on rank 0, neighbour rank 1 (the timed write to rank 3). Each
+/// iteration ends with `Q(COMPTIME)` and `Q(SENDTIME)` timed with nothing in
+/// flight, the baselines of that block.
 #[inline(never)]
 pub(super) fn rank0_neighbour<E: Endpoint>(
     host: Rank0<'_, '_, E>,
@@ -282,12 +284,11 @@ pub(super) fn rank0_neighbour<E: Endpoint>(
         let t1 = Instant::now();
         let n = read(host, 1, inbuf)?;
         let t2 = Instant::now();
-        write(host, 1, out)?;
+        write(host, 3, out)?;
         let t3 = Instant::now();
         let sys_s = q_sys(host, bg, st)?;
         let t4 = Instant::now();
         check_len(n, out.len())?;
-        check_len(read(host, 1, inbuf)?, out.len())?;
         // Baselines of the whole-Q figures: nothing is in flight now (rank 1
         // waits for the next message). The same code as the Qs they are the
         // baselines of, kept whole (the clock reads around the polls are about
@@ -1157,6 +1158,30 @@ mod tests {
         assert!(beyond_l1(65_536, l1).is_empty());
         let why = beyond_l1(16_384, l1);
         assert!(why.contains("64 KiB through a 48 KiB L1"), "{why}");
+    }
+
+    /// Tests 2 to 4: rank 1 echoes once an iteration, and rank 3 reads the timed
+    /// write, on the lane of test 5's forward.
+    #[test]
+    fn the_timed_write_takes_the_forwards_lane() {
+        let bg = Background {
+            kind: QKind::Integer,
+            unit_ns: 1.0,
+            chunk_units: 2000,
+            send_chunks: 10,
+            comp_chunks: 50,
+        };
+        let one = script_of(1, Experiment::Neighbour, 9, &bg);
+        let reads = |s: &[Block]| s[0].ops.iter().filter(|o| matches!(o, Op::Read(0))).count();
+        assert_eq!(reads(&one), 1);
+        assert_eq!(
+            script_of(3, Experiment::Neighbour, 9, &bg)[0].ops,
+            vec![Op::Read(0)]
+        );
+        assert_eq!(
+            script_of(3, Experiment::RPlusS, 9, &bg)[0].ops,
+            vec![Op::Read(0)]
+        );
     }
 
     /// The scripts match rank 0's program: at distance 3 ranks 1 and 2 forward
