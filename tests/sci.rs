@@ -15,6 +15,8 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+mod common;
+
 fn halfperf(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_halfperf"))
         .args(args)
@@ -255,6 +257,9 @@ fn orderings_hold(topology: &KernelResult) -> bool {
 
 #[test]
 fn topology_kernel_decomposes_this_machine() {
+    // The two tests here that measure take turns: run together, their spinning
+    // workers shared the two CPUs and the first ring timed the scheduler (2x).
+    let _turn = common::measuring();
     let topo = Topology::detect().unwrap();
     let allowed = platform::allowed_cpus();
     if allowed.len() < 2 {
@@ -351,6 +356,7 @@ fn topology_kernel_decomposes_this_machine() {
 
 #[test]
 fn run_by_method_name_includes_the_topology_kernel() {
+    let _turn = common::measuring();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run.json");
     let o = halfperf(&[
