@@ -6,6 +6,7 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::text_anchor;
+use plotters::style::text_anchor::{HPos, VPos};
 
 /// Width and height of an x-y figure, pixels.
 const XY_SIZE: (u32, u32) = (760, 440);
@@ -315,14 +316,14 @@ where
         let right_half = bottom.0 > (xs.end - xs.start) / 2;
         let y = bottom.1 - 6 - 16 * (i as i32 % 6);
         let (at, h) = if right_half {
-            ((bottom.0 - 4, y), text_anchor::HPos::Right)
+            ((bottom.0 - 4, y), HPos::Right)
         } else {
-            ((bottom.0 + 4, y), text_anchor::HPos::Left)
+            ((bottom.0 + 4, y), HPos::Left)
         };
         let style = ("sans-serif", 12)
             .into_font()
             .color(&c)
-            .pos(text_anchor::Pos::new(h, text_anchor::VPos::Bottom));
+            .pos(text_anchor::Pos::new(h, VPos::Bottom));
         chart
             .plotting_area()
             .strip_coord_spec()
@@ -459,15 +460,7 @@ fn draw_heatmap(
 ) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
     root.fill(&WHITE)?;
     let n = h.labels.len() as i32;
-    let centred = |size: i32| {
-        ("sans-serif", size)
-            .into_font()
-            .color(&BLACK)
-            .pos(text_anchor::Pos::new(
-                text_anchor::HPos::Center,
-                text_anchor::VPos::Center,
-            ))
-    };
+    let centred = |size: i32| text_style(size, HPos::Center, VPos::Center, FontTransform::None);
     for (r, row) in h.cells.iter().enumerate() {
         for (c, v) in row.iter().enumerate() {
             let (x0, y0) = (left + c as i32 * cell, top + r as i32 * cell);
@@ -510,14 +503,7 @@ fn draw_heatmap(
     root.draw(&Text::new(
         format!("{} (row)", h.axis),
         (18, top + n * cell / 2),
-        ("sans-serif", 14)
-            .into_font()
-            .transform(FontTransform::Rotate270)
-            .color(&BLACK)
-            .pos(text_anchor::Pos::new(
-                text_anchor::HPos::Center,
-                text_anchor::VPos::Center,
-            )),
+        text_style(14, HPos::Center, VPos::Center, FontTransform::Rotate270),
     ))?;
     // The colour scale: 40 steps, high at the top.
     let (sx, sh) = (left + n * cell + 24, (n * cell).max(120));
@@ -538,13 +524,7 @@ fn draw_heatmap(
             "-".into()
         }
     };
-    let left_text = ("sans-serif", 12)
-        .into_font()
-        .color(&BLACK)
-        .pos(text_anchor::Pos::new(
-            text_anchor::HPos::Left,
-            text_anchor::VPos::Center,
-        ));
+    let left_text = text_style(12, HPos::Left, VPos::Center, FontTransform::None);
     if hi > lo {
         root.draw(&Text::new(label(hi), (sx + 24, top + 4), left_text.clone()))?;
         root.draw(&Text::new(
@@ -561,16 +541,18 @@ fn draw_heatmap(
     root.draw(&Text::new(
         h.value_label.clone(),
         (sx + 80, top + sh / 2),
-        ("sans-serif", 13)
-            .into_font()
-            .transform(FontTransform::Rotate90)
-            .color(&BLACK)
-            .pos(text_anchor::Pos::new(
-                text_anchor::HPos::Center,
-                text_anchor::VPos::Center,
-            )),
+        text_style(13, HPos::Center, VPos::Center, FontTransform::Rotate90),
     ))?;
     Ok(())
+}
+
+/// Black sans-serif text of `px` pixels, anchored at (`h`, `v`) and turned by `turn`.
+fn text_style(px: i32, h: HPos, v: VPos, turn: FontTransform) -> TextStyle<'static> {
+    ("sans-serif", px)
+        .into_font()
+        .transform(turn)
+        .color(&BLACK)
+        .pos(text_anchor::Pos::new(h, v))
 }
 
 /// One series of bars: a value per category, optionally with an error interval.
@@ -780,13 +762,7 @@ fn category_labels(
         _ => 200,
     };
     let size = if per < 80 { 11 } else { 12 };
-    let style = ("sans-serif", size)
-        .into_font()
-        .color(&BLACK)
-        .pos(text_anchor::Pos::new(
-            text_anchor::HPos::Center,
-            text_anchor::VPos::Top,
-        ));
+    let style = text_style(size, HPos::Center, VPos::Top, FontTransform::None);
     for (name, &x) in p.categories.iter().zip(centres) {
         // Long names on two lines, split at a space or dash near the middle.
         let (a, b) = if name.len() * 7 > per as usize {
@@ -806,13 +782,7 @@ fn category_labels(
     root.draw(&Text::new(
         p.x_label.clone(),
         (mid, bottom + 44),
-        ("sans-serif", 15)
-            .into_font()
-            .color(&BLACK)
-            .pos(text_anchor::Pos::new(
-                text_anchor::HPos::Center,
-                text_anchor::VPos::Top,
-            )),
+        text_style(15, HPos::Center, VPos::Top, FontTransform::None),
     ))?;
     Ok(())
 }

@@ -1160,17 +1160,22 @@ mod tests {
         assert!(why.contains("64 KiB through a 48 KiB L1"), "{why}");
     }
 
-    /// Tests 2 to 4: rank 1 echoes once an iteration, and rank 3 reads the timed
-    /// write, on the lane of test 5's forward.
-    #[test]
-    fn the_timed_write_takes_the_forwards_lane() {
-        let bg = Background {
+    /// A background whose lengths the scripts use: `Q(SENDTIME)` 10 chunks.
+    fn test_background() -> Background {
+        Background {
             kind: QKind::Integer,
             unit_ns: 1.0,
             chunk_units: 2000,
             send_chunks: 10,
             comp_chunks: 50,
-        };
+        }
+    }
+
+    /// Tests 2 to 4: rank 1 echoes once an iteration, and rank 3 reads the timed
+    /// write, on the lane of test 5's forward.
+    #[test]
+    fn the_timed_write_takes_the_forwards_lane() {
+        let bg = test_background();
         let one = script_of(1, Experiment::Neighbour, 9, &bg);
         let reads = |s: &[Block]| s[0].ops.iter().filter(|o| matches!(o, Op::Read(0))).count();
         assert_eq!(reads(&one), 1);
@@ -1189,13 +1194,7 @@ mod tests {
     /// test 5 rank 1 echoes through rank 0 to rank 3, which reads them.
     #[test]
     fn scripts_match_rank_0s_program() {
-        let bg = Background {
-            kind: QKind::Integer,
-            unit_ns: 1.0,
-            chunk_units: 2000,
-            send_chunks: 10,
-            comp_chunks: 50,
-        };
+        let bg = test_background();
         let e = Experiment::Echo { d: 3, busy: true };
         for rank in [1, 2] {
             let s = script_of(rank, e, 9, &bg);
