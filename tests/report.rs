@@ -282,6 +282,43 @@ fn compare_gives_exact_ratios_and_marks_real_differences() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), csv);
 }
 
+/// Two runs of Krumme & Greenfield's kernels compare point by point: the counts a
+/// run tallies (repetitions solved, echoes left out, messages streamed) and the
+/// slowdown it measures do not name a point, so a rerun that left out one more
+/// echo still matches.
+#[test]
+fn compare_matches_decomposition_points_whatever_the_run_tallied() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let files = [
+        results::read(&dir.join("xeon-avx512-2vcpu-vm-2026-11-22-decomposition.json")).unwrap(),
+        results::read(&dir.join("xeon-avx512-2vcpu-vm-2026-11-22-quick.json")).unwrap(),
+    ];
+    let c = results::compare(&files);
+    for size in [16, 500, 1000, 1500, 2000, 65_536] {
+        let q = format!("a_ns.min @ q_float=0,size_bytes={size}");
+        let r = c
+            .rows
+            .iter()
+            .find(|r| r.kernel == "decomposition/mailbox" && r.quantity == q)
+            .unwrap_or_else(|| panic!("no row {q}"));
+        assert!(r.values.iter().all(Option::is_some), "{q}: {:?}", r.values);
+    }
+    let streams: Vec<&str> = c
+        .rows
+        .iter()
+        .filter(|r| r.kernel == "interference/channel" && r.quantity.starts_with("period_ns.min @"))
+        .map(|r| r.quantity.as_str())
+        .collect();
+    assert_eq!(
+        streams,
+        [1, 2, 3].map(|k| format!(
+            "period_ns.min @ channels_active={},message_bytes=2000,streams={k}",
+            2 * k
+        )),
+        "{streams:?}"
+    );
+}
+
 /// `results/schema.json` is what the types generate now.
 #[test]
 fn committed_schema_is_up_to_date() {

@@ -145,15 +145,26 @@ impl Point {
         // between machines and must not name a point either.
         const UNITS: [&str; 7] = ["_ns", "_us", "_ms", "_s", "_per_s", "_percent", "_bits"];
         UNITS.iter().any(|u| name.ends_with(u))
-            || ["_over_", "ratio", "speedup", "efficiency", "gain"]
-                .iter()
-                .any(|w| name.contains(w))
+            || [
+                "_over_",
+                "ratio",
+                "speedup",
+                "slowdown",
+                "efficiency",
+                "gain",
+            ]
+            .iter()
+            .any(|w| name.contains(w))
     }
 
-    /// Whether a plain number of this name is a count chosen by the calibration
-    /// (`reps`), neither swept nor measured.
+    /// Whether a plain number of this name is a count, chosen by the calibration
+    /// (`reps`) or tallied by the run (the repetitions that gave a value, the
+    /// messages that passed, the echoes left out), neither swept nor measured.
     pub fn is_count(name: &str) -> bool {
-        matches!(name, "reps" | "count" | "trials" | "batch") || name.ends_with("_reps")
+        matches!(
+            name,
+            "reps" | "count" | "trials" | "batch" | "repetitions" | "messages" | "late_echoes"
+        ) || name.ends_with("_reps")
     }
 
     /// The swept variables (plain numbers that are neither measured nor counts), by
