@@ -4,11 +4,13 @@
 //! Everything above this layer (team, transports, kernels) asks this module which
 //! CPUs exist, how far apart two of them are, and how to pin a thread to one.
 
+mod aligned;
 mod clock;
 mod load;
 mod pin;
 mod topology;
 
+pub use aligned::{LINE, LineAligned};
 pub use clock::{Clock, ClockInfo, measure_clock};
 pub use load::{
     BUSY_THRESHOLD_CPUS, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus,

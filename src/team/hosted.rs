@@ -34,7 +34,7 @@
 //! returns, the workers stop; what the nodes still hold is dropped.
 
 use super::{Placement, RankError, TeamControl, TeamError, WaitStrategy, panic_message};
-use crate::platform::pin_current_thread;
+use crate::platform::{LineAligned, pin_current_thread};
 use crate::transport::Endpoint;
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -529,7 +529,9 @@ fn worker<E: Endpoint, N: VirtualNode<E>>(
 struct SysBuf {
     peer: usize,
     len: usize,
-    data: Box<[u8]>,
+    /// Line-aligned, as every buffer a message is copied between
+    /// ([`crate::platform::LineAligned`]).
+    data: LineAligned<u8>,
 }
 
 /// A forwarding rule: the next `left` messages from a source go to `to`.
@@ -578,7 +580,7 @@ impl Mailroom {
                 .map(|_| SysBuf {
                     peer: 0,
                     len: 0,
-                    data: vec![0u8; max_message_bytes].into_boxed_slice(),
+                    data: LineAligned::filled(max_message_bytes, 0u8),
                 })
                 .collect(),
             outbox: VecDeque::with_capacity(buffers.max(1)),

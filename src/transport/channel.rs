@@ -12,13 +12,23 @@
 //! strategies); a rank sharing its CPU blocks in crossbeam's `recv_timeout`.
 
 use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, too_long};
+use crate::platform::LineAligned;
 use crate::team::{RankError, TeamControl, WaitStrategy};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, bounded};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// Both ends of one crossbeam channel.
-type Pair = (Sender<Vec<u8>>, Receiver<Vec<u8>>);
+type Pair = (Sender<Message>, Receiver<Message>);
+
+/// One message buffer: bytes for the longest message, starting on a cache line
+/// (as the mailbox's slots, so that the two transports' copies run at the same
+/// speed: see [`crate::platform::LineAligned`]), and the length in use.
+#[derive(Debug)]
+struct Message {
+    bytes: LineAligned<u8>,
+    len: usize,
+}
 
 /// The channel flavour.
 #[derive(Debug, Clone, Copy)]
@@ -28,13 +38,13 @@ pub struct Channel;
 #[derive(Debug)]
 struct Link {
     /// Data to the peer.
-    to_peer: Sender<Vec<u8>>,
+    to_peer: Sender<Message>,
     /// Emptied buffers back from the peer, for our next sends.
-    free_from_peer: Receiver<Vec<u8>>,
+    free_from_peer: Receiver<Message>,
     /// Data from the peer.
-    from_peer: Receiver<Vec<u8>>,
+    from_peer: Receiver<Message>,
     /// Emptied buffers back to the peer.
-    free_to_peer: Sender<Vec<u8>>,
+    free_to_peer: Sender<Message>,
 }
 
 /// One rank's end of the channel transport.
@@ -63,8 +73,11 @@ impl Transport for Channel {
                 ends[s][r] = Some(bounded(config.slots));
                 let (tx, rx) = bounded(config.slots);
                 for _ in 0..config.slots {
-                    tx.send(Vec::with_capacity(config.max_message_bytes))
-                        .expect("fresh channel");
+                    tx.send(Message {
+                        bytes: LineAligned::filled(config.max_message_bytes, 0),
+                        len: 0,
+                    })
+                    .expect("fresh channel");
                 }
                 frees[s][r] = Some((tx, rx));
             }
@@ -103,8 +116,8 @@ fn wait_recv(
     control: &TeamControl,
     rank: usize,
     peer: usize,
-    rx: &Receiver<Vec<u8>>,
-) -> Result<Vec<u8>, RankError> {
+    rx: &Receiver<Message>,
+) -> Result<Message, RankError> {
     let gone = || {
         RankError::Failed(format!(
             "rank {peer} ended while rank {rank} was waiting for it"
@@ -151,22 +164,22 @@ impl ChannelEndpoint {
         &self,
         link: &Link,
         link_peer: usize,
-        mut buf: Vec<u8>,
+        mut buf: Message,
         data: &[u8],
     ) -> Result<(), RankError> {
-        buf.clear();
-        buf.extend_from_slice(data); // within capacity: checked by the caller
+        buf.bytes[..data.len()].copy_from_slice(data); // checked by the caller
+        buf.len = data.len();
         link.to_peer
             .send(buf)
             .map_err(|_| RankError::PeerEnded(link_peer))
     }
 
-    fn drain_into(&self, link: &Link, msg: Vec<u8>, buf: &mut [u8]) -> Result<usize, RankError> {
-        let len = msg.len();
+    fn drain_into(&self, link: &Link, msg: Message, buf: &mut [u8]) -> Result<usize, RankError> {
+        let len = msg.len;
         if len > buf.len() {
             return Err(too_long(len, buf.len()));
         }
-        buf[..len].copy_from_slice(&msg);
+        buf[..len].copy_from_slice(&msg.bytes[..len]);
         // Never blocks: at most `slots` buffers exist for this pair.
         let _ = link.free_to_peer.try_send(msg);
         Ok(len)

@@ -29,6 +29,7 @@ use super::protocol::{
 };
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::stats::summarize;
+use crate::platform::LineAligned;
 use crate::results::{KernelResult, Point};
 use crate::team::hosted::{Host, HostedTeam};
 use crate::team::{RankError, TeamError};
@@ -151,8 +152,8 @@ fn rank0_run<E: Endpoint>(
 }
 
 fn rank0<E: Endpoint>(host: &mut Host<'_, E, Node>, plan: &Plan) -> Result<Measured, RankError> {
-    let mut buf = vec![0u8; BIGSIZE.max(32)];
-    let out: Vec<u8> = (0..BIGSIZE).map(|i| (i % 251) as u8).collect();
+    let mut buf = LineAligned::filled(BIGSIZE.max(32), 0u8);
+    let out = LineAligned::from_fn(BIGSIZE, |i| (i % 251) as u8);
     let r_plus_s_ns = rank0_rs(host, &plan.bg, &out, plan.reps)?.r_plus_s_ns;
     let mut trials = Vec::with_capacity(plan.trials);
     for _ in 0..plan.trials {

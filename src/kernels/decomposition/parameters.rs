@@ -105,6 +105,7 @@ use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
 use crate::model::fit::LineFit;
 use crate::model::stats::summarize;
+use crate::platform::LineAligned;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::hosted::{Host, HostedTeam};
 use crate::team::{Placement, RankError, TeamError};
@@ -491,8 +492,8 @@ fn rank0<E: Endpoint>(
     plan: &Plan<'_>,
 ) -> Result<Vec<Repetition>, RankError> {
     let max = plan.sizes.iter().copied().max().unwrap_or(0);
-    let out: Vec<u8> = (0..max).map(|i| (i % 251) as u8).collect();
-    let mut inbuf = vec![0u8; max.max(32)];
+    let out = LineAligned::from_fn(max, |i| (i % 251) as u8);
+    let mut inbuf = LineAligned::filled(max.max(32), 0u8);
     let (bg, reps) = (&plan.bg, plan.reps);
     let mut repetitions = Vec::with_capacity(plan.repetitions);
     'outer: for _ in 0..plan.repetitions {

@@ -26,6 +26,7 @@
 
 use super::super::{KernelError, RunContext};
 use super::background::Background;
+use crate::platform::LineAligned;
 use crate::team::hosted::{Host, HostedSpec, HostedTeam, Mailroom, NodeCtx, VirtualNode};
 use crate::team::{RankError, TeamError};
 use crate::transport::Endpoint;
@@ -135,8 +136,8 @@ struct Stream {
 pub(super) struct Node {
     /// The node's system buffers.
     pub(super) room: Mailroom,
-    buf: Vec<u8>,
-    own: Vec<u8>,
+    buf: LineAligned<u8>,
+    own: LineAligned<u8>,
     len: usize,
     script: Vec<Block>,
     block: usize,
@@ -162,8 +163,8 @@ impl Node {
         let max = max.max(32);
         Node {
             room: Mailroom::new(rank, size, BUFFERS, max),
-            buf: vec![0; max],
-            own: (0..max).map(|i| (i % 253) as u8).collect(),
+            buf: LineAligned::filled(max, 0),
+            own: LineAligned::from_fn(max, |i| (i % 253) as u8),
             len: 0,
             active: rank == 0 || !script.is_empty(),
             script,

@@ -14,6 +14,7 @@
 //! the slices pass through `black_box`, so the compiler cannot reuse the previous
 //! repetition's results or drop a repetition.
 
+pub use crate::platform::LineAligned;
 use std::hint::black_box;
 use std::ops::{Add, Mul};
 
@@ -191,41 +192,6 @@ pub struct Vectors<T> {
     pub d: LineAligned<T>,
     /// The scalar of the scalar triad.
     pub s: T,
-}
-
-/// A vector whose first element starts a 64-byte cache line: a 512-bit load of an
-/// allocator's 16-byte-aligned vector would straddle two lines every time, and the
-/// operation would measure split loads rather than the pipeline.
-#[derive(Debug, Clone)]
-pub struct LineAligned<T> {
-    raw: Vec<T>,
-    start: usize,
-    len: usize,
-}
-
-impl<T: Element> LineAligned<T> {
-    /// `len` elements `f(0), f(1), ...`.
-    pub fn from_fn(len: usize, f: impl Fn(usize) -> T) -> LineAligned<T> {
-        let per_line = (64 / std::mem::size_of::<T>()).max(1);
-        let mut raw: Vec<T> = Vec::with_capacity(len + per_line);
-        let misalign = raw.as_ptr() as usize % 64;
-        let start = ((64 - misalign) % 64) / std::mem::size_of::<T>();
-        raw.extend((0..start + len).map(|i| f(i.saturating_sub(start))));
-        LineAligned { raw, start, len }
-    }
-}
-
-impl<T> std::ops::Deref for LineAligned<T> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        &self.raw[self.start..self.start + self.len]
-    }
-}
-
-impl<T> std::ops::DerefMut for LineAligned<T> {
-    fn deref_mut(&mut self) -> &mut [T] {
-        &mut self.raw[self.start..self.start + self.len]
-    }
 }
 
 impl<T: Element> Vectors<T> {
