@@ -76,7 +76,13 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
                 assert!(s.mean.is_finite() && s.std_dev.is_finite(), "{t} {name}");
             }
             // The directly measured composites are positive.
-            for name in ["a_plus_u_ns", "send_call_ns", "echo_d1_ns", "echo_d5_ns"] {
+            for name in [
+                "a_plus_u_ns",
+                "send_call_ns",
+                "echo_idle_d1_ns",
+                "echo_idle_d5_ns",
+                "echo_busy_d1_ns",
+            ] {
                 assert!(p.stats(name).unwrap().median > 0.0, "{t} {name}");
             }
         }
@@ -89,11 +95,11 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
         // size.
         for size in [SMALL, BIG] {
             assert!(
-                at(size, "echo_d5_ns") > at(size, "echo_d1_ns"),
+                at(size, "echo_idle_d5_ns") > at(size, "echo_idle_d1_ns"),
                 "{t}: five hops not slower than one at {size} B"
             );
         }
-        for name in ["echo_d1_ns", "a_plus_u_ns", "send_call_ns"] {
+        for name in ["echo_idle_d1_ns", "a_plus_u_ns", "send_call_ns"] {
             assert!(
                 at(BIG, name) > at(SMALL, name),
                 "{t}: {name} does not grow with the size"
