@@ -1,5 +1,8 @@
 //! Ping-pong latency per transport and message size, and the two-atomic-flag
-//! baseline on the same CPU pair, so that anyone can check what the mailbox adds.
+//! baseline on the same CPU pair, so that anyone can check what the mailbox adds;
+//! and the copy every message makes, between line-aligned buffers (as all the
+//! buffers messages are copied between) and between buffers 16 bytes apart within
+//! a line (what an allocator's alignment can give), to show why they are aligned.
 //!
 //! Run with: `cargo bench --bench transport` (HTML in target/criterion/report).
 //! Each measurement times round trips on a pinned two-rank team (rank 0 times, as
@@ -8,9 +11,10 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use halfperf::kernels::scibench::{atomic_flag_round_trip, round_trip_time};
-use halfperf::platform::{Topology, allowed_cpus};
+use halfperf::platform::{LineAligned, Topology, allowed_cpus};
 use halfperf::team::{Team, TeamSpec};
 use halfperf::transport::TransportKind;
+use std::hint::black_box;
 use std::time::Duration;
 
 fn pair_team() -> Team {
@@ -53,5 +57,31 @@ fn pingpong(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pingpong);
+/// One copy of `size` bytes, warm in L1, between two places of one buffer 64 KiB
+/// and `apart` bytes apart: line-aligned (0), or 16 bytes past a line (1040, also
+/// 1 KiB off in the page, so that the loads do not alias the stores in flight in
+/// their low 12 address bits). See `halfperf::platform::LineAligned`.
+fn copies(c: &mut Criterion) {
+    const PAGE: usize = 4096;
+    const FAR: usize = 64 * 1024;
+    let mut group = c.benchmark_group("copy");
+    let mut region = LineAligned::filled(2 * FAR + 3 * PAGE, 1u8);
+    let src = region.as_ptr().align_offset(PAGE);
+    for size in [4096usize, 16 * 1024] {
+        group.throughput(Throughput::Bytes(size as u64));
+        for (name, apart) in [("line-aligned", 0usize), ("16-bytes-past-a-line", 1040)] {
+            let dst = src + FAR + apart;
+            group.bench_function(BenchmarkId::new(name, size), |b| {
+                b.iter(|| {
+                    let (from, to) = region.split_at_mut(dst);
+                    to[..size].copy_from_slice(black_box(&from[src..src + size]));
+                    black_box(&mut to[..size]);
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, pingpong, copies);
 criterion_main!(benches);
