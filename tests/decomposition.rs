@@ -82,6 +82,7 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
                 "echo_idle_d1_ns",
                 "echo_idle_d5_ns",
                 "echo_busy_d1_ns",
+                "twice_f_e_u_system_ns",
             ] {
                 assert!(p.stats(name).unwrap().median > 0.0, "{t} {name}");
             }
