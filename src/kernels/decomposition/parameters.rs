@@ -725,16 +725,8 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         };
         let mut median_of = BTreeMap::new();
         let median = |v: Vec<f64>| summarize(&v).map_or(f64::NAN, |s| s.median);
-        let of = |get: Getter| median(solved.iter().map(|s| get(&s.0)).collect());
         let a_plus_u = median(at.iter().map(|s| s.neighbour.a_plus_u_ns).collect());
-        let shortfall = Shortfall {
-            u: of(|p| p.u_ns),
-            a_plus_u,
-            one_link_excess: median(at.iter().map(|s| s.twice_f_e_u_system).collect())
-                - 2.0 * of(|p| p.e_ns)
-                - of(|p| p.f_ns)
-                - a_plus_u,
-        };
+        let one_link = median(at.iter().map(|s| s.twice_f_e_u_system).collect());
         for (name, get) in PARAMS {
             let (p, ms) = stat(
                 point,
@@ -751,7 +743,18 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                         name.to_uppercase(),
                         num(m),
                         num(sd),
-                        if name == "a" { shortfall.explain() } else { String::new() }
+                        if name == "a" {
+                            // A is solved last: the medians of E, F and U are in.
+                            let of = |n| median_of.get(n).copied().unwrap_or(f64::NAN);
+                            Shortfall {
+                                u: of("u"),
+                                a_plus_u,
+                                one_link_excess: one_link - 2.0 * of("e") - of("f") - a_plus_u,
+                            }
+                            .explain()
+                        } else {
+                            String::new()
+                        }
                     ));
                 }
             }
@@ -765,13 +768,11 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         };
         // The ends of both echoes: E = (T_5 - T_1) / 8 is solved from the idle
         // one's, e_busy_ns from the busy one's.
-        let mut raw: Vec<(String, Vec<f64>)> = vec![
-            ("echo_idle_d1_ns".into(), echo(false, 1)),
-            ("echo_idle_d5_ns".into(), echo(false, MAX_DISTANCE)),
-            ("echo_busy_d1_ns".into(), echo(true, 1)),
-            ("echo_busy_d5_ns".into(), echo(true, MAX_DISTANCE)),
-        ];
-        let measured: [(&str, Vec<f64>); 10] = [
+        let raw: [(&str, Vec<f64>); 14] = [
+            ("echo_idle_d1_ns", echo(false, 1)),
+            ("echo_idle_d5_ns", echo(false, MAX_DISTANCE)),
+            ("echo_busy_d1_ns", echo(true, 1)),
+            ("echo_busy_d5_ns", echo(true, MAX_DISTANCE)),
             ("e_busy_ns", solved.iter().map(|s| s.1).collect()),
             (
                 "r_plus_s_ns",
@@ -792,9 +793,8 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                 at.iter().map(|s| s.twice_f_e_u_system).collect(),
             ),
         ];
-        raw.extend(measured.into_iter().map(|(n, v)| (n.to_string(), v)));
         for (name, values) in raw {
-            point = stat(point, &name, values).0;
+            point = stat(point, name, values).0;
         }
         let late: u64 = at.iter().map(|s| s.neighbour.late + s.forward.late).sum();
         point = point.with("late_echoes", late as f64);
