@@ -53,6 +53,9 @@ pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
 const BIGSIZE: usize = 2000;
 /// Messages each source keeps in flight.
 const WINDOW: u32 = 3;
+/// Transport slots per lane: the mailbox's ring is a power of two, and a source's
+/// lane to rank 0 holds its whole window.
+const SLOTS: usize = 4;
 /// Sources and their sinks, all on the second CPU.
 const SOURCES: [usize; 3] = [1, 5, 9];
 const SINKS: [usize; 3] = [3, 7, 11];
@@ -202,7 +205,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let kernel = "interference";
     let cpus = cpu_pair(ctx, kernel)?;
     let team = hosted_team(ctx, &cpus, RANKS)?;
-    let tconfig = store_and_forward(BIGSIZE, 4);
+    let tconfig = store_and_forward(BIGSIZE, SLOTS);
     let bg = Background::calibrate(QKind::Integer, SENDTIME, CHUNK);
     let duration = Duration::from_millis(if ctx.config.quick { 10 } else { 50 });
     let chunk_ns = bg.chunk_units as f64 * bg.unit_ns;
