@@ -49,8 +49,9 @@
 //! Every system action ends with a full fence
 //! ([`super::protocol::system_return`]): its buffered stores are its own cost.
 //! Each size runs on its own team run with system and transport buffers of that
-//! size, two mailbox slots a lane (see `run_on`): buffers sized for the longest
-//! message put every hop's copies into the same cache sets.
+//! size (see `run_on`: buffers sized for the longest message put every hop's
+//! copies into the same cache sets), and as many transport slots a lane as keep
+//! every hop at one cost (see `slots_for`).
 //!
 //! 1. echo at distance `d = 1..5` (3.2): rank 0 writes and reads the echo; ranks
 //!    `1..d-1` forward it in their systems; rank `d` reads it and writes it back at
@@ -606,7 +607,7 @@ fn run_on<T: Transport>(team: &HostedTeam, plan: &Plan<'_>) -> Result<Vec<Repeti
                 repetitions: 1,
                 ..*plan
             };
-            let config = store_and_forward(*size, SLOTS);
+            let config = store_and_forward(*size, slots_for(*size));
             for r in run_sized::<T>(team, &config, &one)? {
                 sizes.extend(r.sizes);
             }
@@ -654,11 +655,48 @@ pub(super) fn store_and_forward(max: usize, slots: usize) -> TransportConfig {
     }
 }
 
-/// Mailbox slots per lane for the six parameters: never more than one message is
-/// in flight on a lane, and every slot more is another buffer of the message's
-/// size in the caches (at 64 KiB, four slots a lane put the timed read `A + U`
-/// 300 ns below the `U` the solve finds, two do not).
-const SLOTS: usize = 2;
+/// Transport slots per lane for messages of `size` bytes: two up to
+/// [`TWO_SLOTS_UP_TO`], beyond it enough to span [`LANE_SPAN`] (a power of two).
+///
+/// Never more than one message is in flight on a lane, but a hand-over's cost
+/// depends on where the slot's lines are when it is written and read again: in
+/// the other CPU's private caches since its last use, or gone from them. Between
+/// two uses of a slot a CPU touches every lane of the echo and the nodes'
+/// buffers, more the longer the echo, so the state a slot is found in, and the
+/// cost of a hop, can change with the distance `d`, while the paper's `E` is the
+/// same for every hop. Test 6's echo again with rank 1 forwarding in its system
+/// (`twice_f_e_u_system_ns`) shows where: by the model it is `2E + F + (A + U)`.
+/// On the two-CPU Xeon this was measured on (median excess over 2 runs, both
+/// transports, both `Q`s):
+///
+/// | size | 2 slots | 4 | 8 | 16 | 32 |
+/// |---|---|---|---|---|---|
+/// | 4 KiB | −80 to +35 ns | +200 to +230 | +180 to +280 | | −235 to −300 |
+/// | 8 KiB | +610 to +740 | +580 to +660 | +380 to +470 | −260 to −330 | |
+/// | 32 KiB | +2.7 to +2.9 µs | −80 to −235 ns | −180 to +40 | | |
+///
+/// A positive excess is a first link dearer than the hops `E` comes from; the
+/// solve puts it into `U` and `A` goes below zero by as much (at 32 KiB with two
+/// slots, `A` = −1.4 µs). From 8 KiB on, lanes that span 128 KiB (16 slots at
+/// 8 KiB, 8 at 16 KiB, 4 at 32 KiB, 2 at 64 KiB) keep the excess within 0.35 µs
+/// (at 64 KiB −0.9 to +0.3 µs, within 5% of the echo); at 4 KiB and below two
+/// slots do (the paper's sizes: −180 to +160 ns), where lanes of 16 to 128 KiB
+/// missed by 0.2 to 0.3 µs either way. A machine with
+/// other caches may need other spans: the one-link check says so.
+fn slots_for(size: usize) -> usize {
+    if size <= TWO_SLOTS_UP_TO {
+        return 2;
+    }
+    let slot = store_and_forward(size, 2).slot_bytes;
+    LANE_SPAN.div_ceil(slot).next_power_of_two().max(2)
+}
+
+/// The longest message whose lanes have two slots, bytes.
+const TWO_SLOTS_UP_TO: usize = 4096;
+
+/// What a lane's slots span together for longer messages, bytes (at least two
+/// slots): the span of the transports' default ring, 64 slots of 2 KiB.
+const LANE_SPAN: usize = 128 * 1024;
 
 /// One repetition at one size, solved: the parameters (`E` from the idle echo,
 /// whose hops are those of test 6) and `E` from the busy echo.
@@ -710,6 +748,7 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         let mut point = Point::new()
             .with("q_float", f64::from(u8::from(kind == QKind::Float)))
             .with("size_bytes", size as f64)
+            .with("slots_per_lane", slots_for(size) as f64)
             .with("repetitions", solved.len() as f64);
         // (point, (mean, standard deviation, median)) of the finite values.
         type Central = Option<(f64, f64, f64)>;
@@ -1264,6 +1303,27 @@ mod tests {
 
     /// Tests 2 to 4: rank 1 echoes once an iteration, and rank 3 reads the timed
     /// write, on the lane of test 5's forward.
+    #[test]
+    fn lanes_have_two_slots_up_to_4_kib_and_span_128_kib_beyond() {
+        for size in [1, 16, 500, 2000, 4096] {
+            assert_eq!(slots_for(size), 2, "{size} B");
+        }
+        let spans = [
+            (8192, 16),
+            (16_384, 8),
+            (32_768, 4),
+            (65_536, 2),
+            (5000, 32),
+        ];
+        for (size, slots) in spans {
+            assert_eq!(slots_for(size), slots, "{size} B");
+            let config = store_and_forward(size, slots);
+            assert!(config.slots * config.slot_bytes >= LANE_SPAN, "{size} B");
+        }
+        // Messages longer than a lane's span still get two slots.
+        assert_eq!(slots_for(256 * 1024), 2);
+    }
+
     #[test]
     fn the_timed_write_takes_the_forwards_lane() {
         let bg = test_background();
