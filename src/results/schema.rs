@@ -158,12 +158,20 @@ impl Point {
     }
 
     /// Whether a plain number of this name is a count, chosen by the calibration
-    /// (`reps`) or tallied by the run (the repetitions that gave a value, the
+    /// (`reps`) or by the kernel from a swept variable (`slots_per_lane`, from the
+    /// message size) or tallied by the run (the repetitions that gave a value, the
     /// messages that passed, the echoes left out), neither swept nor measured.
     pub fn is_count(name: &str) -> bool {
         matches!(
             name,
-            "reps" | "count" | "trials" | "batch" | "repetitions" | "messages" | "late_echoes"
+            "reps"
+                | "count"
+                | "trials"
+                | "batch"
+                | "repetitions"
+                | "messages"
+                | "late_echoes"
+                | "slots_per_lane"
         ) || name.ends_with("_reps")
     }
 

@@ -99,6 +99,14 @@
 //!    the message in its system (a route back to rank 0) instead of reading it
 //!    and writing it (`twice_f_e_u_system_ns`). By the model the difference from
 //!    test 6 is rank 1's `F + U`; where it is not, the costs do not add up.
+//!    The excess over `2E + F + (A + U)` is also what a negative `A` is
+//!    explained by. At the paper's sizes it moves with where the buffers lie
+//!    in memory, not with the code: −180 to +210 ns over this machine's runs with
+//!    the heap's layout, −210 to +500 ns with every buffer at one page offset (a
+//!    trial that allocated each by itself from the OS). `U` and `A` are 10 to
+//!    150 ns there, so a run's layout can take one of them below zero; the
+//!    repetitions run in the same process and mostly share it, so their
+//!    deviation does not show it.
 //!
 //! Then `E, R, S, F, U, A` are solved in the paper's order
 //! ([`crate::model::decomposition::solve`]). The whole experiment is repeated five
@@ -680,7 +688,7 @@ pub(super) fn store_and_forward(max: usize, slots: usize) -> TransportConfig {
 /// slots, `A` = −1.4 µs). From 8 KiB on, lanes that span 128 KiB (16 slots at
 /// 8 KiB, 8 at 16 KiB, 4 at 32 KiB, 2 at 64 KiB) keep the excess within 0.35 µs
 /// (at 64 KiB −0.9 to +0.3 µs, within 5% of the echo); at 4 KiB and below two
-/// slots do (the paper's sizes: −180 to +160 ns), where lanes of 16 to 128 KiB
+/// slots do (the paper's sizes: −180 to +210 ns), where lanes of 16 to 128 KiB
 /// missed by 0.2 to 0.3 µs either way. A machine with
 /// other caches may need other spans: the one-link check says so.
 fn slots_for(size: usize) -> usize {
