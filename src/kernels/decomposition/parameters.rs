@@ -100,13 +100,14 @@
 //!    and writing it (`twice_f_e_u_system_ns`). By the model the difference from
 //!    test 6 is rank 1's `F + U`; where it is not, the costs do not add up.
 //!    The excess over `2E + F + (A + U)` is also what a negative `A` is
-//!    explained by. At the paper's sizes it moves with where the buffers lie
-//!    in memory, not with the code: −180 to +210 ns over this machine's runs with
-//!    the heap's layout, −210 to +500 ns with every buffer at one page offset (a
-//!    trial that allocated each by itself from the OS). `U` and `A` are 10 to
-//!    150 ns there, so a run's layout can take one of them below zero; the
-//!    repetitions run in the same process and mostly share it, so their
-//!    deviation does not show it.
+//!    explained by. At the paper's sizes, over five runs on this machine, it
+//!    was +60 to +110 ns for the mailbox (averaged over the sizes; 120 to 200 at
+//!    500 B) and −30 to −65 ns for the channel, the same sign in every run: the
+//!    first link costs the mailbox more and the channel less than a hop further
+//!    along. Where the buffers lie moves it further (−210 to +500 ns with every
+//!    buffer at one page offset, a trial that allocated each from the OS by
+//!    itself). `U` and `A` are 10 to 150 ns there, so `A` (mailbox) or `U`
+//!    (channel) can go below zero by more than the repetitions' deviation.
 //!
 //! Then `E, R, S, F, U, A` are solved in the paper's order
 //! ([`crate::model::decomposition::solve`]). The whole experiment is repeated five
