@@ -690,8 +690,8 @@ pub(super) fn store_and_forward(max: usize, slots: usize) -> TransportConfig {
 /// 8 KiB, 8 at 16 KiB, 4 at 32 KiB, 2 at 64 KiB) keep the excess within 0.35 µs
 /// (at 64 KiB −0.9 to +0.3 µs, within 5% of the echo); at 4 KiB and below two
 /// slots do (the paper's sizes: −180 to +210 ns), where lanes of 16 to 128 KiB
-/// missed by 0.2 to 0.3 µs either way. A machine with
-/// other caches may need other spans: the one-link check says so.
+/// missed by 0.2 to 0.3 µs either way. A machine with other caches may need
+/// other spans: the one-link check says so.
 fn slots_for(size: usize) -> usize {
     if size <= TWO_SLOTS_UP_TO {
         return 2;
@@ -885,13 +885,10 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
 /// link, with rank 1 returning the message in its system, is from the model.
 ///
 /// By the model that echo (`twice_f_e_u_system_ns`) is two hops `E` and rank 0's
-/// `F` and `A + U`. On a 2-vCPU Xeon with a 48 KiB L1 it is so within 2% at 4 KiB
-/// and 64 KiB (70 to 420 ns short), while from 8 to 32 KiB it is 0.45 to 2.9 µs
-/// longer, for both transports, with no program work on rank 1 (`halfperf run
-/// decomposition --sizes 4K,8K,16K,32K,64K`): there the one-link round trip costs
-/// more than the echo's marginal hops, the solve puts the difference into `U`,
-/// and `A` goes below zero. The costs do not add up, as the paper's model
-/// assumes they do.
+/// `F` and `A + U`. Where it is longer, the one-link round trip costs more than
+/// the echo's marginal hops, the solve puts the difference into `U`, and `A`
+/// goes below zero: the costs do not add up as the paper's model assumes (see
+/// `slots_for` for the sizes and lanes where they did not on a 2-vCPU Xeon).
 #[derive(Debug, Clone, Copy)]
 struct Shortfall {
     /// `U` solved from the echo.
@@ -1310,8 +1307,7 @@ mod tests {
         }
     }
 
-    /// Tests 2 to 4: rank 1 echoes once an iteration, and rank 3 reads the timed
-    /// write, on the lane of test 5's forward.
+    /// Lanes hold two slots up to 4 KiB and at least 128 KiB of slots beyond.
     #[test]
     fn lanes_have_two_slots_up_to_4_kib_and_span_128_kib_beyond() {
         for size in [1, 16, 500, 2000, 4096] {
@@ -1333,6 +1329,8 @@ mod tests {
         assert_eq!(slots_for(256 * 1024), 2);
     }
 
+    /// Tests 2 to 4: rank 1 echoes once an iteration, and rank 3 reads the timed
+    /// write, on the lane of test 5's forward.
     #[test]
     fn the_timed_write_takes_the_forwards_lane() {
         let bg = test_background();
