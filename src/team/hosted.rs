@@ -32,14 +32,24 @@
 //! When the cancel flag given in [`HostedSpec`] is raised, every worker stops at its
 //! next round and the run ends with [`TeamError::Cancelled`]. When rank 0's program
 //! returns, the workers stop; what the nodes still hold is dropped.
+//!
+//! # Washing the caches
+//! [`Host::wash_caches`] has every worker read a buffer of
+//! [`HostedSpec::wash_bytes`] once, its own first, and returns when all have: each
+//! CPU's private caches then hold the buffer instead of whatever the nodes last
+//! touched. A kernel calls it between the iterations it times, so that every
+//! iteration finds the transport's memory in the same place however much the
+//! previous one touched (see the `decomposition` kernel).
 
 use super::{Placement, RankError, TeamControl, TeamError, WaitStrategy, panic_message};
 use crate::platform::{LineAligned, pin_current_thread};
 use crate::transport::Endpoint;
+use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
+use std::hint::black_box;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// What a hosted team is asked to be.
@@ -53,6 +63,9 @@ pub struct HostedSpec {
     pub wait_timeout: Duration,
     /// Raised from outside (Ctrl-C) to end the run; `None`: never cancelled.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// What each worker reads when [`Host::wash_caches`] asks it to, bytes (0:
+    /// washing does nothing).
+    pub wash_bytes: usize,
 }
 
 /// Virtual ranks hosted on pinned, spinning workers, one per CPU.
@@ -62,6 +75,7 @@ pub struct HostedTeam {
     ranks: usize,
     control: Arc<TeamControl>,
     cancel: Option<Arc<AtomicBool>>,
+    wash_bytes: usize,
 }
 
 /// What a node is told when its worker polls it.
@@ -106,6 +120,10 @@ pub struct Host<'a, E, N> {
     cancel: Option<&'a AtomicBool>,
     /// The rank whose poll failed, if one did.
     fault: Option<usize>,
+    /// The requests to wash and the other workers' answers.
+    wash: &'a Wash,
+    /// Worker 0's own wash buffer.
+    washer: Washer,
 }
 
 impl<E, N> std::fmt::Debug for Host<'_, E, N> {
@@ -249,6 +267,52 @@ impl<'a, E: Endpoint, N: VirtualNode<E>> Host<'a, E, N> {
             }
         }
     }
+
+    /// Washes every CPU's private caches: worker 0 reads its buffer of
+    /// [`HostedSpec::wash_bytes`], then polls everything it hosts until every other
+    /// worker has read its own (each looks every 16 rounds of its loop), with the
+    /// team's deadline. Does nothing when `wash_bytes` is 0.
+    ///
+    /// Call it where nothing is timed and nothing is in flight: a message arriving
+    /// meanwhile waits for its receiver's wash.
+    pub fn wash_caches(&mut self) -> Result<(), RankError> {
+        if self.wash.bytes == 0 {
+            return Ok(());
+        }
+        // Relaxed: only this thread writes `asked`.
+        let n = self.wash.asked.load(Ordering::Relaxed) + 1;
+        // Relaxed: a request with no data behind it; the workers see it within a
+        // few rounds.
+        self.wash.asked.store(n, Ordering::Relaxed);
+        self.washer.wash();
+        let wash = self.wash;
+        for (i, done) in wash.done.iter().enumerate() {
+            let mut polls: u32 = 0;
+            let mut started: Option<Instant> = None;
+            // Acquire: pairs with the worker's Release store after its wash.
+            while done.load(Ordering::Acquire) != n {
+                if !self.poll_all()? {
+                    crate::primitive::spin_hint();
+                }
+                polls = polls.wrapping_add(1);
+                if polls.is_multiple_of(1024) {
+                    // Worker `i + 1` hosts rank `i + 1` first.
+                    self.control.check(i + 1, &mut started)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The number of the last wash each worker but worker 0 has done.
+    pub fn washes_done(&self) -> Vec<u64> {
+        // Relaxed: a count for inspection.
+        self.wash
+            .done
+            .iter()
+            .map(|d| d.load(Ordering::Relaxed))
+            .collect()
+    }
 }
 
 impl HostedTeam {
@@ -271,6 +335,7 @@ impl HostedTeam {
             // Spin: no rank ever parks, so transports never wake one.
             control: TeamControl::new(vec![WaitStrategy::Spin; spec.ranks], spec.wait_timeout),
             cancel: spec.cancel.clone(),
+            wash_bytes: spec.wash_bytes,
         })
     }
 
@@ -347,6 +412,14 @@ impl HostedTeam {
         let cancel = self.cancel.as_deref();
         let size = self.ranks;
         let (stop, arrived) = (&stop, &arrived);
+        let wash = Wash {
+            bytes: self.wash_bytes,
+            asked: CachePadded::new(AtomicU64::new(0)),
+            done: (1..workers)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+        };
+        let wash = &wash;
         let shared = Shared {
             control,
             cancel,
@@ -354,6 +427,7 @@ impl HostedTeam {
             arrived,
             size,
             workers,
+            wash,
         };
         let shared = &shared;
         type Outcome<T> = Result<T, (usize, RankError)>;
@@ -378,6 +452,8 @@ impl HostedTeam {
                         let mut fault = None;
                         let out = catch_unwind(AssertUnwindSafe(|| {
                             pin_current_thread(cpu).map_err(|e| (0, e.into()))?;
+                            // After pinning: its pages are first touched on this CPU.
+                            let washer = Washer::new(wash.bytes);
                             super::start_gate(control, arrived, workers).map_err(|e| (0, e))?;
                             let mut it = mine.into_iter();
                             let me = it.next().expect("rank 0 is on worker 0");
@@ -389,6 +465,8 @@ impl HostedTeam {
                                 control,
                                 cancel,
                                 fault: None,
+                                wash,
+                                washer,
                             };
                             let r = main(&mut host);
                             fault = host.fault;
@@ -469,6 +547,43 @@ struct Shared<'a> {
     arrived: &'a AtomicUsize,
     size: usize,
     workers: usize,
+    wash: &'a Wash,
+}
+
+/// Rank 0's requests to wash the caches, and the other workers' answers.
+struct Wash {
+    /// What each worker reads, bytes.
+    bytes: usize,
+    /// The number of the last wash rank 0 asked for (0: none yet).
+    asked: CachePadded<AtomicU64>,
+    /// The number of the last wash each worker but worker 0 did (index `w - 1`).
+    done: Vec<CachePadded<AtomicU64>>,
+}
+
+/// A buffer that a worker reads end to end to wash its CPU's private caches.
+struct Washer {
+    bytes: LineAligned<u8>,
+}
+
+impl Washer {
+    /// A buffer of `len` bytes, every one written, so that its pages are its own
+    /// and not the zero page that untouched memory reads from.
+    fn new(len: usize) -> Washer {
+        Washer {
+            bytes: LineAligned::from_fn(len, |i| (i as u8) | 1),
+        }
+    }
+
+    /// Reads one byte of every cache line: each line of the buffer goes into the
+    /// CPU's caches, and as many of what they held go out.
+    #[inline(never)]
+    fn wash(&self) {
+        let mut sum = 0u8;
+        for line in self.bytes.chunks(crate::platform::LINE) {
+            sum = sum.wrapping_add(line[0]);
+        }
+        black_box(sum);
+    }
 }
 
 /// The poll loop of worker `w` (not 0): polls its ranks' nodes in turn until rank
@@ -483,6 +598,9 @@ fn worker<E: Endpoint, N: VirtualNode<E>>(
     let mut current = hosted.first().map_or(w, |s| s.rank);
     let out = catch_unwind(AssertUnwindSafe(|| -> Result<(), (usize, RankError)> {
         pin_current_thread(cpu).map_err(|e| (current, e.into()))?;
+        // After pinning: its pages are first touched on this CPU.
+        let washer = Washer::new(sh.wash.bytes);
+        let mut washed = 0u64;
         super::start_gate(control, sh.arrived, sh.workers).map_err(|e| (current, e))?;
         let mut rounds: u32 = 0;
         loop {
@@ -501,16 +619,26 @@ fn worker<E: Endpoint, N: VirtualNode<E>>(
             rounds = rounds.wrapping_add(1);
             // Relaxed: flags with no data behind them, checked every 16 rounds (a
             // few microseconds at most).
-            if rounds.is_multiple_of(16)
-                && (sh.stop.load(Ordering::Relaxed)
+            if rounds.is_multiple_of(16) {
+                if sh.stop.load(Ordering::Relaxed)
                     || control.aborted()
-                    || sh.cancel.is_some_and(|c| c.load(Ordering::Relaxed)))
-            {
-                return if control.aborted() {
-                    Err((current, RankError::Aborted))
-                } else {
-                    Ok(())
-                };
+                    || sh.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+                {
+                    return if control.aborted() {
+                        Err((current, RankError::Aborted))
+                    } else {
+                        Ok(())
+                    };
+                }
+                // Relaxed: a request with no data behind it.
+                let asked = sh.wash.asked.load(Ordering::Relaxed);
+                if asked != washed {
+                    washer.wash();
+                    washed = asked;
+                    // Release: pairs with rank 0's Acquire load, so that this
+                    // worker's wash happens before what rank 0 does next.
+                    sh.wash.done[w - 1].store(asked, Ordering::Release);
+                }
             }
             if !work {
                 crate::primitive::spin_hint();
@@ -806,6 +934,7 @@ mod tests {
             ranks: RANKS,
             wait_timeout: timeout,
             cancel,
+            wash_bytes: 0,
         }
     }
 
@@ -911,6 +1040,22 @@ mod tests {
         Ok(back)
     }
 
+    /// Rank 0 sends the next message down the chain and waits for its echo.
+    fn drive_one<E: Endpoint>(host: &mut Host<'_, E, TestNode>) -> Result<(), RankError> {
+        let mut buf = vec![0u8; MAX];
+        let (TestNode::Room(room), _) = host.parts() else {
+            unreachable!("rank 0 has a mailroom")
+        };
+        let i = u32::try_from(room.transmitted()).expect("few messages");
+        let len = message(i, &mut buf);
+        room.post(1, &buf[..len])?;
+        let n = host.wait_until(1, |node, _| match node {
+            TestNode::Room(room) => room.take(1, &mut buf),
+            _ => unreachable!("rank 0 has a mailroom"),
+        })?;
+        check(i, &buf[..n])
+    }
+
     fn chain_on<T: Transport>() {
         let _serial = one_at_a_time();
         const N: u32 = 300;
@@ -951,6 +1096,67 @@ mod tests {
     #[test]
     fn a_chain_of_six_hosted_ranks_forwards_in_order_over_channels() {
         chain_on::<Channel>();
+    }
+
+    /// Every worker washes when rank 0 asks, and rank 0 goes on only after all
+    /// have, between messages that still arrive in order; with `wash_bytes` 0 no
+    /// worker is asked.
+    #[test]
+    fn a_wash_returns_once_every_worker_has_washed() {
+        let _serial = one_at_a_time();
+        for bytes in [96 * 1024, 0] {
+            let team = HostedTeam::new(&HostedSpec {
+                wash_bytes: bytes,
+                ..spec(Duration::from_secs(20), None)
+            })
+            .unwrap();
+            let eps = Mailbox::endpoints(team.control(), &TransportConfig::for_messages(MAX));
+            let done = team
+                .run("hosted-wash", eps, chain_nodes(5), |host| {
+                    let mut seen = Vec::new();
+                    for _ in 0..5 {
+                        drive_one(host)?;
+                        host.wash_caches()?;
+                        seen.push(host.washes_done());
+                    }
+                    Ok(seen)
+                })
+                .unwrap();
+            let others = team.workers() - 1;
+            let want: Vec<Vec<u64>> = (1..=5u64)
+                .map(|i| vec![if bytes > 0 { i } else { 0 }; others])
+                .collect();
+            assert_eq!(done, want, "{bytes} bytes");
+        }
+    }
+
+    /// A wash that a failed worker can never answer ends in that failure.
+    #[test]
+    fn a_wash_in_a_failed_team_ends_in_an_error() {
+        let _serial = one_at_a_time();
+        let team = HostedTeam::new(&HostedSpec {
+            wash_bytes: 4096,
+            ..spec(Duration::from_secs(20), None)
+        })
+        .unwrap();
+        let eps = Channel::endpoints(team.control(), &TransportConfig::for_messages(MAX));
+        let mut nodes = chain_nodes(0);
+        nodes[1] = TestNode::Faulty;
+        let started = Instant::now();
+        let err = team
+            .run(
+                "hosted-wash-fault",
+                eps,
+                nodes,
+                |host| -> Result<(), RankError> {
+                    loop {
+                        host.wash_caches()?;
+                    }
+                },
+            )
+            .unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(10), "{err}");
+        assert!(err.to_string().contains("rank 1"), "{err}");
     }
 
     /// A node's error ends the team with an error naming that rank, whether its

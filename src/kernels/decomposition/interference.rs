@@ -204,7 +204,7 @@ fn predicted_slowdown(streams: usize, cost_ns: f64, period_ns: f64) -> f64 {
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let kernel = "interference";
     let cpus = cpu_pair(ctx, kernel)?;
-    let team = hosted_team(ctx, &cpus, RANKS)?;
+    let team = hosted_team(ctx, &cpus, RANKS, 0)?;
     let tconfig = store_and_forward(BIGSIZE, SLOTS);
     let bg = Background::calibrate(QKind::Integer, SENDTIME, CHUNK);
     let duration = Duration::from_millis(if ctx.config.quick { 10 } else { 50 });

@@ -120,7 +120,7 @@
 use super::background::{Background, QKind};
 use super::protocol::{
     Block, CHUNK, Node, Op, Samples, check_len, cpu_pair, hosted_team, interrupted, ns, q, q_sys,
-    read, write,
+    read, wash_bytes, write,
 };
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
@@ -348,6 +348,7 @@ pub(super) fn rank0_neighbour<E: Endpoint>(
             comp.push(ns(b0, b1));
             send.push(ns(b1, b2));
         }
+        host.wash_caches()?;
     }
     Ok(NeighbourTimes {
         r_ns: r_sys.median(),
@@ -412,6 +413,7 @@ pub(super) fn rank0_rs<E: Endpoint>(
             }
             comp.push(ns(b0, b1));
         }
+        host.wash_caches()?;
     }
     Ok(ForwardTimes {
         r_plus_s_ns: rs_sys.median(),
@@ -440,6 +442,7 @@ fn rank0_efu<E: Endpoint>(
         if a > 0 {
             efu.push(ns(t0, t1));
         }
+        host.wash_caches()?;
     }
     Ok(efu.median())
 }
@@ -474,6 +477,7 @@ fn rank0_echo<E: Endpoint>(
             t.push(ns(t0, t1));
             x.push(ns(b0, b1));
         }
+        host.wash_caches()?;
     }
     Ok(t.median() - if busy { x.median() } else { 0.0 })
 }
@@ -976,7 +980,8 @@ fn push_fits(
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let kernel = "decomposition";
     let cpus = cpu_pair(ctx, kernel)?;
-    let team = hosted_team(ctx, &cpus, RANKS)?;
+    let wash = wash_bytes(ctx.topology, &cpus);
+    let team = hosted_team(ctx, &cpus, RANKS, wash)?;
     let sizes = sizes(ctx);
     if sizes.is_empty() {
         return Err(KernelError::NotRunnable {
@@ -1038,7 +1043,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         }
         result
             .warnings
-            .push(placement_note(team.placement(), &cpus));
+            .push(placement_note(team.placement(), &cpus, wash));
         out.push(result);
     }
     ctx.progress.end();
@@ -1048,14 +1053,15 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     Ok(out)
 }
 
-fn placement_note(placement: Placement, cpus: &[usize]) -> String {
+fn placement_note(placement: Placement, cpus: &[usize], wash: usize) -> String {
     format!(
-        "{placement} processors: {RANKS} virtual nodes dealt round-robin on spinning workers pinned to CPUs {cpus:?}{}; nodes are polled between 2 us chunks of Q, forwarding is done by the nodes' systems (R + S), no wait parks",
+        "{placement} processors: {RANKS} virtual nodes dealt round-robin on spinning workers pinned to CPUs {cpus:?}{}; nodes are polled between 2 us chunks of Q, forwarding is done by the nodes' systems (R + S), no wait parks; every CPU reads {} KiB between timed iterations (a wash of its private caches)",
         if cpus.len() < 2 {
             " (one CPU: hops do not cross CPUs)"
         } else {
             " (every hop crosses a CPU)"
-        }
+        },
+        wash / 1024
     )
 }
 

@@ -26,7 +26,7 @@
 
 use super::super::{KernelError, RunContext};
 use super::background::Background;
-use crate::platform::LineAligned;
+use crate::platform::{CacheKind, LineAligned, Topology};
 use crate::team::hosted::{Host, HostedSpec, HostedTeam, Mailroom, NodeCtx, VirtualNode};
 use crate::team::{RankError, TeamError};
 use crate::transport::Endpoint;
@@ -46,18 +46,41 @@ pub(super) fn cpu_pair(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>,
     crate::kernels::scibench::choose_pair(ctx, kernel)
 }
 
-/// A hosted team of `ranks` virtual nodes on `cpus`, cancelled with the run.
+/// A hosted team of `ranks` virtual nodes on `cpus`, cancelled with the run,
+/// whose workers read `wash_bytes` when rank 0 washes the caches.
 pub(super) fn hosted_team(
     ctx: &RunContext<'_>,
     cpus: &[usize],
     ranks: usize,
+    wash_bytes: usize,
 ) -> Result<HostedTeam, KernelError> {
     Ok(HostedTeam::new(&HostedSpec {
         cpus: cpus.to_vec(),
         ranks,
         wait_timeout: ctx.config.wait_timeout,
         cancel: Some(Arc::clone(&ctx.cancel)),
+        wash_bytes,
     })?)
+}
+
+/// L1 data cache assumed where the machine does not report one, bytes.
+const L1D_UNKNOWN: u64 = 64 * 1024;
+
+/// What each CPU reads to wash its private caches
+/// ([`crate::team::hosted::Host::wash_caches`]), bytes: twice the largest L1 data
+/// cache of `cpus` ([`L1D_UNKNOWN`] where none is reported). That replaces every
+/// line the L1 held, whatever its replacement policy, and is a small part of any
+/// L2, so what the nodes touched stays close by.
+pub(super) fn wash_bytes(topology: &Topology, cpus: &[usize]) -> usize {
+    let l1d = topology
+        .caches
+        .iter()
+        .filter(|c| c.level == 1 && c.kind != CacheKind::Instruction)
+        .filter(|c| c.shared_cpus.iter().any(|cpu| cpus.contains(cpu)))
+        .map(|c| c.size_bytes)
+        .max()
+        .unwrap_or(L1D_UNKNOWN);
+    usize::try_from(2 * l1d).unwrap_or(usize::MAX)
 }
 
 /// A team error as a kernel error: a cancelled run is an interrupted one.
@@ -491,5 +514,34 @@ mod tests {
             s.push(v);
         }
         assert_eq!(s.median(), 4.0);
+    }
+
+    /// Twice the largest L1 data cache of the CPUs used, whether the machine
+    /// reports it as data or unified; 128 KiB where it reports none.
+    #[test]
+    fn a_wash_reads_twice_the_l1_data_cache() {
+        use crate::platform::Cache;
+        let cache = |level, kind, kib: u64, cpus: Vec<usize>| Cache {
+            level,
+            kind,
+            size_bytes: kib * 1024,
+            line_bytes: Some(64),
+            shared_cpus: cpus,
+        };
+        let topology = Topology {
+            cpu_model: None,
+            cpus: Vec::new(),
+            caches: vec![
+                cache(1, CacheKind::Data, 48, vec![0]),
+                cache(1, CacheKind::Instruction, 256, vec![0]),
+                cache(1, CacheKind::Data, 32, vec![1]),
+                cache(1, CacheKind::Unified, 64, vec![2]),
+                cache(2, CacheKind::Unified, 2048, vec![0, 1]),
+            ],
+        };
+        assert_eq!(wash_bytes(&topology, &[0, 1]), 96 * 1024);
+        assert_eq!(wash_bytes(&topology, &[1]), 64 * 1024);
+        assert_eq!(wash_bytes(&topology, &[1, 2]), 128 * 1024);
+        assert_eq!(wash_bytes(&topology, &[5]), 128 * 1024);
     }
 }

@@ -120,6 +120,7 @@ pub(super) fn message_latencies<T: Transport + 'static>(
             ranks: hops + 1,
             wait_timeout: ctx.config.wait_timeout,
             cancel: Some(Arc::clone(&ctx.cancel)),
+            wash_bytes: 0,
         })?;
         let eps = T::endpoints(team.control(), &super::transport_config::<T>(max));
         let nodes = chain(hops, max).map_err(|e| KernelError::Failed {
