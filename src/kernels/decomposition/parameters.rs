@@ -53,6 +53,27 @@
 //! copies into the same cache sets), and as many transport slots a lane as keep
 //! every hop at one cost (see `slots_for`).
 //!
+//! Every iteration of every experiment ends, after what it times, with a wash of
+//! both CPUs' private caches ([`crate::team::hosted::Host::wash_caches`]: each
+//! worker reads twice its L1 data cache, 96 KiB on the Xeon this was measured
+//! on), so that every iteration finds the transport's and the nodes' memory in
+//! the same place. Without it, where a hop found its lines depended on how much
+//! the echo had touched since they were last used, which grows with `d`: the
+//! mailbox's half-increments `(T_{d+1} − T_d) / 2` fell along the chain (at
+//! 1500 B 868, 761, 574, 617 ns; at 2000 B 985, 855, 779, 683), and the
+//! channel's first link came out cheaper than `E`. The NCUBE's DMA moved
+//! messages through memory with no caches to remember the previous iteration.
+//! Over the paper's sizes, the one-link check (item 5) averaged, per run:
+//!
+//! | | mailbox | channel | points below zero by more than their deviation |
+//! |---|---|---|---|
+//! | no wash (12 default runs) | +26 to +121 ns | −207 to +11 ns | 51: 20 mailbox, 31 channel |
+//! | wash (8 default runs) | +74 to +109 ns | −18 to +16 ns | 9: 8 mailbox `A` at 16 to 2000 B, 1 channel `A` at 64 KiB |
+//!
+//! A wash beyond the L2 (4 MiB) was worse: it also drove the nodes' own buffers
+//! and code out, which the echo's two ends pay and the hops do not, and put `A`
+//! below zero at every size.
+//!
 //! 1. echo at distance `d = 1..5` (3.2): rank 0 writes and reads the echo; ranks
 //!    `1..d-1` forward it in their systems; rank `d` reads it and writes it back at
 //!    once (`X = 0`). `T_d` is the time from before the write to after the read,
@@ -100,14 +121,15 @@
 //!    and writing it (`twice_f_e_u_system_ns`). By the model the difference from
 //!    test 6 is rank 1's `F + U`; where it is not, the costs do not add up.
 //!    The excess over `2E + F + (A + U)` is also what a negative `A` is
-//!    explained by. At the paper's sizes, over five runs on this machine, it
-//!    was +60 to +110 ns for the mailbox (averaged over the sizes; 120 to 200 at
-//!    500 B) and −30 to −65 ns for the channel, the same sign in every run: the
-//!    first link costs the mailbox more and the channel less than a hop further
-//!    along. Where the buffers lie moves it further (−210 to +500 ns with every
-//!    buffer at one page offset, a trial that allocated each from the OS by
-//!    itself). `U` and `A` are 10 to 150 ns there, so `A` (mailbox) or `U`
-//!    (channel) can go below zero by more than the repetitions' deviation.
+//!    explained by. With the wash, at the paper's sizes, over eight runs on
+//!    this machine, it averaged +74 to +109 ns for the mailbox and −18 to
+//!    +16 ns for the channel: the mailbox's first link still costs more than a
+//!    hop further along, though its half-increments are now level (at 500 B
+//!    379, 368, 307, 379 ns). Where the buffers lie moves it further (−210 to
+//!    +500 ns with every buffer at one page offset, a trial without the wash
+//!    that allocated each from the OS by itself). `U` and `A` are 10 to 150 ns
+//!    there, so the mailbox's `A` can go below zero by more than the
+//!    repetitions' deviation.
 //!
 //! Then `E, R, S, F, U, A` are solved in the paper's order
 //! ([`crate::model::decomposition::solve`]). The whole experiment is repeated five
@@ -696,6 +718,11 @@ pub(super) fn store_and_forward(max: usize, slots: usize) -> TransportConfig {
 /// slots do (the paper's sizes: −180 to +210 ns), where lanes of 16 to 128 KiB
 /// missed by 0.2 to 0.3 µs either way. A machine with other caches may need
 /// other spans: the one-link check says so.
+///
+/// These figures predate the wash between iterations (see the module doc). With
+/// it and this rule, two sweeps from 4 to 64 KiB left one point below zero by
+/// more than its deviation (channel `U` at 8 KiB, −66 ± 60 ns) and the check
+/// at −730 to +340 ns, within 10% of the echo at 32 KiB, where it is widest.
 fn slots_for(size: usize) -> usize {
     if size <= TWO_SLOTS_UP_TO {
         return 2;
