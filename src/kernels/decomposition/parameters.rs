@@ -68,7 +68,7 @@
 //! | | mailbox | channel | points below zero by more than their deviation |
 //! |---|---|---|---|
 //! | no wash (12 default runs) | +26 to +121 ns | −207 to +11 ns | 51: 20 mailbox, 31 channel |
-//! | wash (8 default runs) | +74 to +109 ns | −18 to +16 ns | 9: 8 mailbox `A` at 16 to 2000 B, 1 channel `A` at 64 KiB |
+//! | wash (12 default runs) | +30 to +109 ns | −21 to +16 ns | 14: 11 mailbox `A` at 16 to 2000 B (6 at 500 B), 3 channel |
 //!
 //! A wash beyond the L2 (4 MiB) was worse: it also drove the nodes' own buffers
 //! and code out, which the echo's two ends pay and the hops do not, and put `A`
@@ -121,8 +121,8 @@
 //!    and writing it (`twice_f_e_u_system_ns`). By the model the difference from
 //!    test 6 is rank 1's `F + U`; where it is not, the costs do not add up.
 //!    The excess over `2E + F + (A + U)` is also what a negative `A` is
-//!    explained by. With the wash, at the paper's sizes, over eight runs on
-//!    this machine, it averaged +74 to +109 ns for the mailbox and −18 to
+//!    explained by. With the wash, at the paper's sizes, over twelve runs on
+//!    this machine, it averaged +30 to +109 ns for the mailbox and −21 to
 //!    +16 ns for the channel: the mailbox's first link still costs more than a
 //!    hop further along, though its half-increments are now level (at 500 B
 //!    379, 368, 307, 379 ns). Where the buffers lie moves it further (−210 to
