@@ -269,9 +269,10 @@ impl<'a, E: Endpoint, N: VirtualNode<E>> Host<'a, E, N> {
     }
 
     /// Washes every CPU's private caches: worker 0 reads its buffer of
-    /// [`HostedSpec::wash_bytes`], then polls everything it hosts until every other
-    /// worker has read its own (each looks every 16 rounds of its loop), with the
-    /// team's deadline. Does nothing when `wash_bytes` is 0.
+    /// [`HostedSpec::wash_bytes`], then waits ([`Host::wait_until`]: polling
+    /// everything it hosts, with the team's deadline) until every other worker has
+    /// read its own (each looks every 16 rounds of its loop). Does nothing when
+    /// `wash_bytes` is 0.
     ///
     /// Call it where nothing is timed and nothing is in flight: a message arriving
     /// meanwhile waits for its receiver's wash.
@@ -287,19 +288,11 @@ impl<'a, E: Endpoint, N: VirtualNode<E>> Host<'a, E, N> {
         self.washer.wash();
         let wash = self.wash;
         for (i, done) in wash.done.iter().enumerate() {
-            let mut polls: u32 = 0;
-            let mut started: Option<Instant> = None;
-            // Acquire: pairs with the worker's Release store after its wash.
-            while done.load(Ordering::Acquire) != n {
-                if !self.poll_all()? {
-                    crate::primitive::spin_hint();
-                }
-                polls = polls.wrapping_add(1);
-                if polls.is_multiple_of(1024) {
-                    // Worker `i + 1` hosts rank `i + 1` first.
-                    self.control.check(i + 1, &mut started)?;
-                }
-            }
+            // Worker `i + 1` hosts rank `i + 1` first. Acquire: pairs with the
+            // worker's Release store after its wash.
+            self.wait_until(i + 1, |_, _| {
+                Ok((done.load(Ordering::Acquire) == n).then_some(()))
+            })?;
         }
         Ok(())
     }
