@@ -284,9 +284,8 @@ fn compare_gives_exact_ratios_and_marks_real_differences() {
 
 /// Two runs of Krumme & Greenfield's kernels compare point by point: the counts a
 /// run tallies (repetitions solved, echoes left out, messages streamed), the
-/// slots a lane had (chosen from the size; the quick file predates the field) and
-/// the slowdown it measures do not name a point, so a rerun that left out one
-/// more echo still matches.
+/// slots a lane had (chosen from the size) and the slowdown it measures do not
+/// name a point, so a rerun that left out one more echo still matches.
 #[test]
 fn compare_matches_decomposition_points_whatever_the_run_tallied() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
@@ -568,4 +567,60 @@ fn missing_fields_give_notes_not_panics() {
     assert!(has("no points with speedup"));
     // And a page is written from it.
     assert!(report::to_html(&r).contains("not drawn"));
+}
+
+/// A rerun of the quick suite (a subset of its kernels, committed as a fixture)
+/// matches the committed quick run row for row: what a run calibrates (a
+/// contending load's message size, the overlap kernel's repetitions) or derives
+/// from what it measured (a model's error in percent, eq. 15's optimal processor
+/// count, a t test's figures, a crossover) does not name a point, and a kernel's
+/// fits that share a parameter (the broadcast's `t_startup_ns` at P = 2, 4, 8)
+/// each keep their own row.
+#[test]
+fn a_rerun_matches_every_row_of_the_quick_run() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let files = [
+        results::read(&dir.join("xeon-avx512-2vcpu-vm-2026-11-22-quick.json")).unwrap(),
+        load("rerun-quick-subset.json"),
+    ];
+    let kernels: Vec<String> = files[1].kernels.iter().map(results::kernel_key).collect();
+    assert_eq!(kernels.len(), 10, "{kernels:?}");
+    let c = results::compare(&files);
+    let rows: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| kernels.contains(&r.kernel))
+        .collect();
+    assert!(rows.len() > 400, "only {} rows", rows.len());
+    let unmatched: Vec<String> = rows
+        .iter()
+        .filter(|r| r.values.iter().any(Option::is_none))
+        .map(|r| format!("{} {}", r.kernel, r.quantity))
+        .collect();
+    assert!(unmatched.is_empty(), "{unmatched:#?}");
+    for q in [
+        "load_size_bytes",
+        "reps_sync",
+        "error_pct",
+        "optimal_processors_eq15",
+        "p_value",
+    ] {
+        assert!(
+            !rows.iter().any(|r| r.quantity.contains(&format!("{q}="))),
+            "{q} names a point"
+        );
+    }
+    let startup = |p: u32| {
+        rows.iter()
+            .find(|r| {
+                r.kernel == "comet-broadcast-linear/mailbox"
+                    && r.quantity == format!("t_startup_ns (t_startup + N t_per_byte at P = {p})")
+            })
+            .unwrap_or_else(|| panic!("no t_startup_ns at P = {p}"))
+            .values[0]
+            .unwrap()
+    };
+    assert!(startup(2) < startup(4) && startup(4) < startup(8));
+    assert!(rows.iter().any(|r| r.kernel == "comet-contention/channel"
+        && r.quantity == "t_startup_ns (t_startup + N t_per_byte under 90% load)"));
 }

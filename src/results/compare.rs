@@ -57,10 +57,22 @@ fn quantities(file: &ResultFile) -> Quantities {
     let mut out = Recorder::default();
     for k in &file.kernels {
         let key = kernel_key(k);
+        // A parameter that more than one of the kernel's fits has (`t_startup_ns`
+        // at P = 2, 4 and 8) is named with its fit's model, so that none hides
+        // another.
+        let mut fits_with = BTreeMap::<&str, usize>::new();
+        for name in k.fits.iter().flat_map(|f| f.params.keys()) {
+            *fits_with.entry(name.as_str()).or_default() += 1;
+        }
         for fit in &k.fits {
             for (name, v) in &fit.params {
                 let se = fit.std_errors.get(name).copied().filter(|s| s.is_finite());
-                out.insert((key.clone(), name.clone()), (*v, se));
+                let quantity = if fits_with[name.as_str()] > 1 {
+                    format!("{name} ({})", fit.model)
+                } else {
+                    name.clone()
+                };
+                out.insert((key.clone(), quantity), (*v, se));
             }
             out.insert((key.clone(), format!("r2 ({})", fit.model)), (fit.r2, None));
         }

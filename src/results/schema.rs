@@ -139,12 +139,29 @@ impl Point {
     }
 
     /// Whether a plain number of this name is a measured quantity (a time, a rate, a
-    /// ratio: its unit says so) rather than a swept variable or a count.
+    /// ratio: its unit says so) or a figure derived from measured ones (a model's
+    /// error, an equation's result, a test statistic), rather than a swept variable
+    /// or a count. Such a number never names a point: two runs that measured the
+    /// same point must match in `compare` whatever they measured.
     pub fn is_measured(name: &str) -> bool {
         // `_bits`: a property of the build or CPU (simd_width_bits) that differs
         // between machines and must not name a point either.
-        const UNITS: [&str; 7] = ["_ns", "_us", "_ms", "_s", "_per_s", "_percent", "_bits"];
-        UNITS.iter().any(|u| name.ends_with(u))
+        const UNITS: [&str; 8] = [
+            "_ns", "_us", "_ms", "_s", "_per_s", "_percent", "_pct", "_bits",
+        ];
+        // Results of a paper's numbered equation (`optimal_processors_eq15`).
+        let equation = name
+            .rsplit_once("_eq")
+            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        // A statistical test's figures (`t`, `p_value`, `critical_t`,
+        // `reject_equal_means`) and a model's crossover (`crossover_average_nodes`).
+        let test = name == "t"
+            || ["p_value", "critical_", "reject_", "crossover_"]
+                .iter()
+                .any(|w| name.starts_with(w));
+        equation
+            || test
+            || UNITS.iter().any(|u| name.ends_with(u))
             || [
                 "_over_",
                 "ratio",
@@ -158,9 +175,11 @@ impl Point {
     }
 
     /// Whether a plain number of this name is a count, chosen by the calibration
-    /// (`reps`) or by the kernel from a swept variable (`slots_per_lane`, from the
-    /// message size) or tallied by the run (the repetitions that gave a value, the
-    /// messages that passed, the echoes left out), neither swept nor measured.
+    /// (`reps`, `reps_sync`; a contending load's message size, `load_size_bytes`,
+    /// from the load fraction asked for) or by the kernel from a swept variable
+    /// (`slots_per_lane`, from the message size) or tallied by the run (the
+    /// repetitions that gave a value, the messages that passed, the echoes left
+    /// out), neither swept nor measured.
     pub fn is_count(name: &str) -> bool {
         matches!(
             name,
@@ -172,7 +191,9 @@ impl Point {
                 | "messages"
                 | "late_echoes"
                 | "slots_per_lane"
+                | "load_size_bytes"
         ) || name.ends_with("_reps")
+            || name.starts_with("reps_")
     }
 
     /// The swept variables (plain numbers that are neither measured nor counts), by
