@@ -11,15 +11,17 @@ use std::collections::BTreeMap;
 pub struct ComparisonRow {
     /// `kernel/transport` (or `kernel`).
     pub kernel: String,
-    /// The parameter (`t_startup_ns`) or point quantity
-    /// (`one_way_ns.min @ size_bytes=8`).
+    /// The parameter (`t_startup_ns`) or point quantity with the statistic quoted
+    /// (`one_way_ns.min @ size_bytes=8`; `a_ns.mean @ q_float=0,size_bytes=16` for
+    /// Krumme & Greenfield's kernels, see `reports_mean`).
     pub quantity: String,
     /// The value in each file, `None` where the file lacks it.
     pub values: Vec<Option<f64>>,
     /// Each value divided by the first file's value.
     pub ratios: Vec<Option<f64>>,
     /// Each value's uncertainty, in its unit: a fit parameter's standard error, a
-    /// measured minimum's spread over trials (max − min); `None` where unknown.
+    /// measured minimum's spread over trials (max − min), a measured mean's
+    /// standard deviation; `None` where unknown.
     pub uncertainties: Vec<Option<f64>>,
     /// Per column: `Some(true)` when the value differs from the first column's by
     /// more than the sum of both uncertainties, `Some(false)` when it does not,
@@ -76,13 +78,19 @@ fn quantities(file: &ResultFile) -> Quantities {
             }
             out.insert((key.clone(), format!("r2 ({})", fit.model)), (fit.r2, None));
         }
+        let by_mean = reports_mean(&k.method);
         for p in &k.points {
             let at = point_label(p);
             for (name, _) in p.0.iter() {
                 if let Some(s) = p.stats(name) {
+                    let (stat, value, uncertainty) = if by_mean {
+                        ("mean", s.mean, s.std_dev)
+                    } else {
+                        ("min", s.min, s.max - s.min)
+                    };
                     out.insert(
-                        (key.clone(), format!("{name}.min @ {at}")),
-                        (s.min, Some(s.max - s.min)),
+                        (key.clone(), format!("{name}.{stat} @ {at}")),
+                        (value, Some(uncertainty)),
                     );
                 } else if let Some(v) = p.number(name)
                     && Point::is_measured(name)
@@ -93,6 +101,16 @@ fn quantities(file: &ResultFile) -> Quantities {
         }
     }
     (out.map, out.order)
+}
+
+/// Whether a method quotes a measured quantity as the mean of its repetitions, with
+/// their standard deviation as its uncertainty: Krumme & Greenfield's six times and
+/// slowdowns (Tables 1 and 2, section 5.2), whose repetitions are whole experiments
+/// and whose times are differences that can fall on either side of the truth. The
+/// other methods quote the minimum over trials (what their fits use), with the
+/// spread `max − min`.
+fn reports_mean(method: &str) -> bool {
+    method == "krumme-greenfield"
 }
 
 /// A map that remembers the order of first insertion.
