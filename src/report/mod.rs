@@ -4,12 +4,15 @@
 //!
 //! The report knows the result schema, not the kernels: for every kernel result it
 //! plots each measured quantity against the point's swept variable (minimum over
-//! trials, a band to the median, whiskers to the maximum), overlays the fitted
+//! trials, a band to the median, whiskers to the maximum; for Krumme & Greenfield's
+//! kernels, whose tables quote means, the mean and a band of one standard
+//! deviation either side), overlays the fitted
 //! models it can evaluate, marks the 50 % and 90 % sizes on bandwidth plots, draws a
 //! CPU-pair matrix (`cpu_a`, `cpu_b`) as a heat map, and always lists the points,
 //! fits, placement and warnings. Several files overlay the same plot, one series
 //! per machine and date. Points that sweep a second variable (processors, message
-//! size, load) are split into one series per value, each with the fit its model
+//! size, load, integer or floating-point `Q`) are split into one series per value,
+//! each with the fit its model
 //! names (`at P = 4`); a sweep over processors and size or order is drawn both
 //! ways. A few kernels have figures in their paper's shape instead (see
 //! `special`): s_1/2 per synchronisation method, the SCI decomposition, validation
@@ -23,7 +26,9 @@ mod markdown;
 mod plot;
 mod special;
 
-use crate::results::{FitResult, KernelResult, Point, PointValue, ResultFile, kernel_key};
+use crate::results::{
+    FitResult, KernelResult, Point, PointValue, ResultFile, kernel_key, reports_mean,
+};
 use crate::text::num;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -750,7 +755,7 @@ fn heat_maps(section_id: &str, nth: usize, e: &Entry<'_>) -> Vec<Figure> {
 
 /// Variables tried, in order, to split a plot's points into series: the first
 /// (other than x) that takes several values at one x.
-pub const GROUP_PREFERENCE: [&str; 8] = [
+pub const GROUP_PREFERENCE: [&str; 9] = [
     "processors",
     "size_bytes",
     "hops",
@@ -759,6 +764,7 @@ pub const GROUP_PREFERENCE: [&str; 8] = [
     "load_recomputations",
     "nodes",
     "dims",
+    "q_float",
 ];
 
 /// The variable that splits the points into series on an `x` axis, if any.
@@ -797,6 +803,9 @@ pub(crate) fn group_text(g: &str, v: f64) -> String {
         "hops" => format!("{} hop{}", plain(v), if v == 1.0 { "" } else { "s" }),
         "matrix_order" => format!("order {}", plain(v)),
         "load_recomputations" => format!("load {}", plain(v)),
+        // Krumme & Greenfield's two versions of the background computation.
+        "q_float" if v == 0.0 => "integer Q".into(),
+        "q_float" => "floating-point Q".into(),
         _ => format!("{} = {}", g.replace('_', " "), plain(v)),
     }
 }
@@ -893,6 +902,7 @@ fn xy_figures(
         let mut caption = Vec::new();
         let is_stats = stats_q.contains(q);
         let mut drawn = 0;
+        let (mut by_min, mut by_mean) = (false, false);
         for e in entries {
             let with_q: Vec<&Point> = e
                 .result
@@ -932,14 +942,26 @@ fn xy_figures(
                 .map(|(i, _)| i)
                 .collect();
             let mut ungrouped_drawn: BTreeSet<usize> = BTreeSet::new();
+            let spread = if reports_mean(&e.result.method) {
+                by_mean = true;
+                plot::Spread::MeanSd
+            } else {
+                by_min = true;
+                plot::Spread::MinMedianMax
+            };
             for (gi, (gv, pts_g)) in groups.iter().enumerate() {
                 let mut pts: Vec<plot::Measured> = pts_g
                     .iter()
                     .filter_map(|p| {
                         let xv = p.number(x)?;
-                        match p.0.get(q)? {
-                            PointValue::Stats(s) => Some((xv, s.min, Some((s.median, s.max)))),
-                            PointValue::Number(v) => Some((xv, *v, None)),
+                        match (p.0.get(q)?, spread) {
+                            (PointValue::Stats(s), plot::Spread::MinMedianMax) => {
+                                Some((xv, s.min, Some((s.median, s.max))))
+                            }
+                            (PointValue::Stats(s), plot::Spread::MeanSd) => {
+                                Some((xv, s.mean, Some((s.mean - s.std_dev, s.mean + s.std_dev))))
+                            }
+                            (PointValue::Number(v), _) => Some((xv, *v, None)),
                         }
                     })
                     .filter(|p| p.0.is_finite() && p.1.is_finite())
@@ -957,10 +979,14 @@ fn xy_figures(
                     (None, _) => e.label.clone(),
                 };
                 if is_stats {
-                    label.push_str(" (min)");
+                    label.push_str(match spread {
+                        plot::Spread::MinMedianMax => " (min)",
+                        plot::Spread::MeanSd => " (mean)",
+                    });
                 }
                 let (xlo, xhi) = (pts[0].0, pts[pts.len() - 1].0);
                 plot.series.push(plot::Series {
+                    spread,
                     label,
                     colour,
                     points: pts,
@@ -1097,7 +1123,14 @@ fn xy_figures(
         if drawn == 0 {
             continue;
         }
-        if is_stats {
+        if is_stats && by_mean {
+            caption.insert(
+                0,
+                "Line: mean over the repetitions, as the paper's tables give it; shaded band: one standard deviation either side; dashed: fitted model."
+                    .into(),
+            );
+        }
+        if is_stats && by_min {
             caption.insert(
                 0,
                 "Line: minimum over trials; shaded band: minimum to median; whiskers: median to maximum (cut at twice the highest median); dashed: fitted model."

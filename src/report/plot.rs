@@ -1,6 +1,7 @@
 //! The figures, drawn with plotters into SVG strings: measured quantities against a
 //! swept variable (minimum with a band to the median and a whisker to the maximum,
-//! fitted lines, vertical markers) and a heat map with a colour scale.
+//! or mean with a band of one standard deviation either side; fitted lines,
+//! vertical markers) and a heat map with a colour scale.
 
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
@@ -34,15 +35,27 @@ fn colour(i: usize) -> RGBColor {
 /// maximum.
 pub(crate) type Measured = (f64, f64, Option<(f64, f64)>);
 
-/// One measured series: per x, the minimum over trials and optionally the median
-/// and maximum.
+/// What a series' points carry besides the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spread {
+    /// `(x, min, Some((median, max)))`: a band from the minimum to the median and a
+    /// whisker to the maximum (the minimum is what the fits use).
+    MinMedianMax,
+    /// `(x, mean, Some((mean − sd, mean + sd)))`: a band of one standard deviation
+    /// either side of the mean (Krumme & Greenfield's repetitions).
+    MeanSd,
+}
+
+/// One measured series: per x, the line's value and optionally its spread.
 #[derive(Debug, Clone)]
 pub(crate) struct Series {
     /// Legend text.
     pub(crate) label: String,
     /// Colour index.
     pub(crate) colour: usize,
-    /// `(x, min, Some((median, max)))`, sorted by x.
+    /// What `points` carry.
+    pub(crate) spread: Spread,
+    /// `(x, line, spread)`, sorted by x.
     pub(crate) points: Vec<Measured>,
 }
 
@@ -139,8 +152,10 @@ pub(crate) fn xy_svg(p: &XyPlot) -> Result<String, String> {
         for &(x, y, extra) in &s.points {
             xs.push(x);
             ys.push(y);
-            if let Some((med, _)) = extra {
-                ys.push(med);
+            match (s.spread, extra) {
+                (Spread::MinMedianMax, Some((med, _))) => ys.push(med),
+                (Spread::MeanSd, Some((lo, hi))) => ys.extend([lo, hi]),
+                (_, None) => {}
             }
         }
     }
@@ -151,7 +166,7 @@ pub(crate) fn xy_svg(p: &XyPlot) -> Result<String, String> {
         .copied()
         .filter(|v| v.is_finite())
         .fold(f64::NEG_INFINITY, f64::max);
-    for s in &p.series {
+    for s in p.series.iter().filter(|s| s.spread == Spread::MinMedianMax) {
         for &(_, _, extra) in &s.points {
             if let Some((_, max)) = extra
                 && max.is_finite()
@@ -240,26 +255,43 @@ where
         .map_err(e)?;
     for s in &p.series {
         let c = colour(s.colour);
-        // The band from the minimum to the median, then whiskers to the maximum.
+        // The band from the minimum to the median, then whiskers to the maximum; or
+        // the band of one standard deviation either side of the mean.
         let with_extra: Vec<_> = s
             .points
             .iter()
             .filter_map(|&(x, y, ex)| ex.map(|(m, mx)| (x, y, m, mx)))
             .collect();
         if with_extra.len() >= 2 {
-            let mut poly: Vec<(f64, f64)> = with_extra.iter().map(|p| (p.0, p.1)).collect();
-            poly.extend(with_extra.iter().rev().map(|p| (p.0, p.2)));
+            // (x, lower edge, upper edge) of the band.
+            let edges = |p: &(f64, f64, f64, f64)| match s.spread {
+                Spread::MinMedianMax => (p.0, p.1, p.2),
+                Spread::MeanSd => (p.0, p.2, p.3),
+            };
+            let mut poly: Vec<(f64, f64)> = with_extra
+                .iter()
+                .map(|p| {
+                    let (x, lo, _) = edges(p);
+                    (x, lo)
+                })
+                .collect();
+            poly.extend(with_extra.iter().rev().map(|p| {
+                let (x, _, hi) = edges(p);
+                (x, hi)
+            }));
             chart
                 .draw_series(std::iter::once(Polygon::new(poly, c.mix(0.18).filled())))
                 .map_err(e)?;
         }
-        chart
-            .draw_series(
-                with_extra
-                    .iter()
-                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3.min(yhi))], c.mix(0.6))),
-            )
-            .map_err(e)?;
+        if s.spread == Spread::MinMedianMax {
+            chart
+                .draw_series(
+                    with_extra.iter().map(|p| {
+                        PathElement::new(vec![(p.0, p.2), (p.0, p.3.min(yhi))], c.mix(0.6))
+                    }),
+                )
+                .map_err(e)?;
+        }
         chart
             .draw_series(LineSeries::new(
                 s.points.iter().map(|p| (p.0, p.1)),

@@ -185,6 +185,7 @@ pub(super) fn hockney_sync_summary(entries: &[Entry<'_>]) -> Vec<Figure> {
         }
         let (lo, hi) = (series[0].0, series[series.len() - 1].0);
         p.series.push(plot::Series {
+            spread: plot::Spread::MinMedianMax,
             label: if files.len() > 1 {
                 format!("{m} ({})", e.label)
             } else {
@@ -271,6 +272,7 @@ fn sci_topology(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
                 continue;
             }
             p.series.push(plot::Series {
+                spread: plot::Spread::MinMedianMax,
                 label: label(entries, e, name),
                 colour,
                 points: m,
@@ -288,6 +290,7 @@ fn sci_topology(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
         m.dedup_by(|a, b| a.0 == b.0 && a.1 >= b.1);
         if m.len() >= 2 {
             ring.series.push(plot::Series {
+                spread: plot::Spread::MinMedianMax,
                 label: label(entries, e, "ring, 64 B"),
                 colour: e.colour,
                 points: m,
@@ -351,6 +354,7 @@ fn sci_decomposition(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
             }
             let (lo, hi) = (m[0].0, m[m.len() - 1].0);
             p.series.push(plot::Series {
+                spread: plot::Spread::MinMedianMax,
                 label: label(entries, e, text),
                 colour,
                 points: m,
@@ -452,6 +456,7 @@ fn sci_validation(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
                 let m = measured(&pts, x, q);
                 if !m.is_empty() {
                     p.series.push(plot::Series {
+                        spread: plot::Spread::MinMedianMax,
                         label: label(entries, e, text),
                         colour: 2 * e.colour + k,
                         points: m,
@@ -620,6 +625,7 @@ fn sci_projection(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
                         v.2 = None;
                     }
                     p.series.push(plot::Series {
+                        spread: plot::Spread::MinMedianMax,
                         label: format!("{d}-D torus"),
                         colour: d as usize - 1,
                         points: m,
@@ -697,6 +703,7 @@ fn speedup(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
             n_max = bench.iter().map(|m| m.0).fold(n_max, f64::max);
             let u = pts.iter().find_map(|p| p.number("uniprocessor_ms"));
             p.series.push(plot::Series {
+                spread: plot::Spread::MinMedianMax,
                 label: label(entries, e, "benchmark"),
                 colour: 3 * e.colour,
                 points: bench,
@@ -724,6 +731,7 @@ fn speedup(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
                 caption.push(format!("{}: no simulated times", e.label));
             } else {
                 p.series.push(plot::Series {
+                    spread: plot::Spread::MinMedianMax,
                     label: label(entries, e, "simulation"),
                     colour: 3 * e.colour + 1,
                     points: sim,
@@ -854,6 +862,7 @@ fn message_latency(id: &str, entries: &[Entry<'_>]) -> Figure {
                 });
             }
             p.series.push(plot::Series {
+                spread: plot::Spread::MinMedianMax,
                 label: label(entries, e, &format!("H = {}", plain(h))),
                 colour,
                 points: series,

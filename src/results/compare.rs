@@ -109,7 +109,7 @@ fn quantities(file: &ResultFile) -> Quantities {
 /// and whose times are differences that can fall on either side of the truth. The
 /// other methods quote the minimum over trials (what their fits use), with the
 /// spread `max − min`.
-fn reports_mean(method: &str) -> bool {
+pub fn reports_mean(method: &str) -> bool {
     method == "krumme-greenfield"
 }
 

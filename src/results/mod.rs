@@ -11,7 +11,7 @@
 mod compare;
 mod schema;
 
-pub use compare::{Comparison, ComparisonRow, compare, kernel_key, to_csv};
+pub use compare::{Comparison, ComparisonRow, compare, kernel_key, reports_mean, to_csv};
 pub use schema::{
     FitResult, KernelResult, MachineInfo, Point, PointValue, ResultFile, SCHEMA_VERSION,
     SoftwareInfo, TOOL_NAME,
