@@ -24,8 +24,11 @@ const MAX_SIZE_BYTES: usize = 64 << 20;
     about = "Characterise a multicore machine with the methods of classic parallel-computer benchmarking",
     long_about = "halfperf pins threads to CPUs, lets them exchange messages through lock-free channels and \
 shared-memory flag polling (remote write, local read), and reduces every measurement to a few model \
-parameters (scibench's one-way and ping-pong latency with t_startup + N t_per_byte, and more as methods land) \
-that can be compared across primitives and machines.\n\nStart with `halfperf run --quick`."
+parameters that can be compared across primitives and machines: Hockney's r_inf, n_1/2 and s_1/2; \
+Krumme & Greenfield's six message costs F, S, R, A, U, E; CoMet's kernels with their latency and \
+bandwidth lines; scibench's one-way and ping-pong latencies with an analytic topology model; Lamanna's \
+speedup benchmark and discrete-event simulator.\n\nStart with `halfperf run --quick` (`halfperf list` \
+names the kernels), then `halfperf report` and `halfperf compare` on the result files."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -58,6 +61,16 @@ enum Command {
     /// Table 5 design and its eq. 11 fit.
     Simulate(SimulateArgs),
     /// Compare result files side by side, with ratios to the first.
+    ///
+    /// One row per fit parameter and per measured quantity of a point, one column
+    /// per file, each with its ratio to the first file's value; `*` marks a value
+    /// that differs from the first by more than the two uncertainties together. A
+    /// measured quantity is its minimum over trials (uncertainty: max − min), or,
+    /// for Krumme & Greenfield's kernels, the mean of the repetitions (uncertainty:
+    /// the standard deviation), as their tables give it. Points match on their
+    /// swept variables (`size_bytes=500`), whatever the calibration chose or the
+    /// run derived; a parameter that several fits of one kernel share is named
+    /// with its fit's model. `-` marks a value a file lacks, or a ratio to zero.
     Compare {
         /// Result files written by `halfperf run`.
         #[arg(required = true)]
