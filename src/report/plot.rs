@@ -263,22 +263,16 @@ where
             .filter_map(|&(x, y, ex)| ex.map(|(m, mx)| (x, y, m, mx)))
             .collect();
         if with_extra.len() >= 2 {
-            // (x, lower edge, upper edge) of the band.
-            let edges = |p: &(f64, f64, f64, f64)| match s.spread {
-                Spread::MinMedianMax => (p.0, p.1, p.2),
-                Spread::MeanSd => (p.0, p.2, p.3),
-            };
-            let mut poly: Vec<(f64, f64)> = with_extra
+            // (x, one edge, the other edge) of the band.
+            let band: Vec<(f64, f64, f64)> = with_extra
                 .iter()
-                .map(|p| {
-                    let (x, lo, _) = edges(p);
-                    (x, lo)
+                .map(|&(x, y, m, mx)| match s.spread {
+                    Spread::MinMedianMax => (x, y, m),
+                    Spread::MeanSd => (x, m, mx),
                 })
                 .collect();
-            poly.extend(with_extra.iter().rev().map(|p| {
-                let (x, _, hi) = edges(p);
-                (x, hi)
-            }));
+            let mut poly: Vec<(f64, f64)> = band.iter().map(|&(x, lo, _)| (x, lo)).collect();
+            poly.extend(band.iter().rev().map(|&(x, _, hi)| (x, hi)));
             chart
                 .draw_series(std::iter::once(Polygon::new(poly, c.mix(0.18).filled())))
                 .map_err(e)?;

@@ -297,8 +297,9 @@ impl<'a, E: Endpoint, N: VirtualNode<E>> Host<'a, E, N> {
         Ok(())
     }
 
-    /// The number of the last wash each worker but worker 0 has done.
-    pub fn washes_done(&self) -> Vec<u64> {
+    /// The number of the last wash each worker but worker 0 has done (for tests).
+    #[cfg(test)]
+    fn washes_done(&self) -> Vec<u64> {
         // Relaxed: a count for inspection.
         self.wash
             .done

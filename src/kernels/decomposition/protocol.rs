@@ -26,7 +26,7 @@
 
 use super::super::{KernelError, RunContext};
 use super::background::Background;
-use crate::platform::{CacheKind, LineAligned, Topology};
+use crate::platform::{LineAligned, Topology};
 use crate::team::hosted::{Host, HostedSpec, HostedTeam, Mailroom, NodeCtx, VirtualNode};
 use crate::team::{RankError, TeamError};
 use crate::transport::Endpoint;
@@ -72,12 +72,11 @@ const L1D_UNKNOWN: u64 = 64 * 1024;
 /// line the L1 held, whatever its replacement policy, and is a small part of any
 /// L2, so what the nodes touched stays close by.
 pub(super) fn wash_bytes(topology: &Topology, cpus: &[usize]) -> usize {
-    let l1d = topology
-        .caches
+    let l1d = cpus
         .iter()
-        .filter(|c| c.level == 1 && c.kind != CacheKind::Instruction)
-        .filter(|c| c.shared_cpus.iter().any(|cpu| cpus.contains(cpu)))
-        .map(|c| c.size_bytes)
+        .flat_map(|&cpu| topology.data_cache_sizes(cpu))
+        .filter(|&(level, _)| level == 1)
+        .map(|(_, size)| size)
         .max()
         .unwrap_or(L1D_UNKNOWN);
     usize::try_from(2 * l1d).unwrap_or(usize::MAX)
@@ -520,7 +519,7 @@ mod tests {
     /// reports it as data or unified; 128 KiB where it reports none.
     #[test]
     fn a_wash_reads_twice_the_l1_data_cache() {
-        use crate::platform::Cache;
+        use crate::platform::{Cache, CacheKind};
         let cache = |level, kind, kib: u64, cpus: Vec<usize>| Cache {
             level,
             kind,
