@@ -83,6 +83,8 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
                 "echo_idle_d5_ns",
                 "echo_busy_d1_ns",
                 "twice_f_e_u_system_ns",
+                "a_alone_ns",
+                "clock_ns",
             ] {
                 assert!(p.stats(name).unwrap().median > 0.0, "{t} {name}");
             }
@@ -133,6 +135,13 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
                 assert!(v > -500.0, "{t}: {name} = {v} ns at {size} B");
             }
         }
+        // A timed by itself is the read's look at its queues, whatever the size:
+        // well under the read of an arrived 64 KiB message, and flat.
+        assert!(at(BIG, "a_alone_ns") < at(BIG, "a_plus_u_ns"), "{t}");
+        let alone = at(BIG, "a_alone_ns") - at(SMALL, "a_alone_ns");
+        assert!(alone.abs() < 1_000.0, "{t}: A alone changed by {alone} ns");
+        // The clock's own interval is a read or two, not microseconds.
+        assert!(at(SMALL, "clock_ns") < 2_000.0, "{t}");
         let da = at(BIG, "a_ns") - at(SMALL, "a_ns");
         assert!(da.abs() < 5_000.0, "{t}: A changed by {da} ns");
         // Lines over the two sizes, for both versions of Q.

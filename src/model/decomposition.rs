@@ -245,6 +245,46 @@ mod tests {
         assert_eq!(solved.size_bytes, 1000.0);
     }
 
+    /// A clock whose every read costs `c` puts `c` into each figure timed
+    /// directly (the echoes, `A + U`, the write call of `F + S`, test 6) and none
+    /// into the differences of timed polls (`R`, `R + S`, the `S` of `F + S`).
+    /// Solved in the paper's order that is `F + c`, `U − c/2` and `A + 3c/2`,
+    /// with `E`, `R` and `S` untouched: by hand, `U = T6/2 − F − E` takes half of
+    /// test 6's `c` less all of `F`'s, and `A = (A + U) − U` gets `c + c/2`. The
+    /// decomposition kernel subtracts its clock's interval for this reason: at
+    /// 17 ns a read it would add 26 ns to an `A` of about 20.
+    #[test]
+    fn a_clock_read_in_each_timed_figure_goes_into_f_u_and_a() {
+        let c = 17.0;
+        let known = Parameters {
+            size_bytes: 500.0,
+            e_ns: 390.0,
+            r_ns: 270.0,
+            s_ns: 190.0,
+            f_ns: 30.0,
+            u_ns: 25.0,
+            a_ns: 20.0,
+        };
+        let mut times = experiments(&known, 0.0);
+        for t in &mut times.echo_ns {
+            *t += c;
+        }
+        times.a_plus_u_ns += c;
+        times.f_plus_s_ns += c;
+        times.twice_f_e_u_ns += c;
+        let solved = solve(&times).unwrap();
+        for (got, want) in [
+            (solved.e_ns, 390.0),
+            (solved.r_ns, 270.0),
+            (solved.s_ns, 190.0),
+            (solved.f_ns, 30.0 + c),
+            (solved.u_ns, 25.0 - c / 2.0),
+            (solved.a_ns, 20.0 + 1.5 * c),
+        ] {
+            assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+        }
+    }
+
     /// Section 3.2 with uneven echo steps: T = 10, 30, 36, 60 µs give half-differences
     /// 10, 3, 12 µs, mean E = 25/3 µs = (60 − 10)/(2·3), as Appendix B's sum/8 does for five
     /// distances.
