@@ -147,12 +147,12 @@
 //!    call's first look at its queues, which finds nothing, timed by itself
 //!    ([`super::protocol::read_before_arrival`]; `a_alone_ns`). It is the part of
 //!    the read that runs before the message arrives, as the emulated read
-//!    defines it, without the differences of the solve: 22 ns for the mailbox
-//!    and 26 to 30 ns for the channel at every size on the Xeon VM, against a
-//!    solved `A` of −65 to +19 ns (mailbox) and −23 to +34 ns (channel) at the
-//!    paper's sizes, means over five runs. Where the two differ, the costs of
-//!    the echo do not add up as the model assumes (item 5), and the solve, which
-//!    takes `A` last, holds the difference.
+//!    defines it, without the differences of the solve: 19 to 20 ns for the
+//!    mailbox and 21 ns for the channel at each of the paper's sizes on the Xeon
+//!    VM (22 to 25 ns at 64 KiB), against a solved `A` of −35 to +18 ns
+//!    (mailbox) and −44 to +19 ns (channel), means over six default runs. Where
+//!    the two differ, the costs of the echo do not add up as the model assumes
+//!    (item 5), and the solve, which takes `A` last, holds the difference.
 //!
 //! Then `E, R, S, F, U, A` are solved in the paper's order
 //! ([`crate::model::decomposition::solve`]). The whole experiment is repeated five
