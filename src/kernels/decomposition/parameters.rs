@@ -853,6 +853,7 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         let a_plus_u = median(at.iter().map(|s| s.neighbour.a_plus_u_ns).collect());
         let a_alone = median(at.iter().map(|s| s.neighbour.a_alone_ns).collect());
         let one_link = median(at.iter().map(|s| s.twice_f_e_u_system).collect());
+        let test_6 = median(at.iter().map(|s| s.twice_f_e_u).collect());
         for (name, get) in PARAMS {
             let (p, ms) = stat(
                 point,
@@ -877,6 +878,8 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                                 a_plus_u,
                                 a_alone,
                                 one_link_excess: one_link - 2.0 * of("e") - of("f") - a_plus_u,
+                                f: of("f"),
+                                f_echo: test_6 / 2.0 - of("e") - (a_plus_u - a_alone),
                             }
                             .explain()
                         } else {
@@ -962,8 +965,14 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
 }
 
 /// What a negative `A` is made of (medians over repetitions): the `U` solved from
-/// the echo, the timed read `A + U` it exceeds, and how far the echo over one
-/// link, with rank 1 returning the message in its system, is from the model.
+/// the echo, the timed read `A + U` it exceeds, `A` timed alone and the `F` the
+/// echo implies with it, and how far the echo over one link, with rank 1
+/// returning the message in its system, is from the model.
+///
+/// With `A` timed alone, `U = (A + U) − A alone` and test 6 give a second `F`,
+/// `T6/2 − E − U`; the solve's `A` is exactly `A alone + F − that F` (in each
+/// repetition; about so in the medians). So a negative `A` is an `F + S` and `S`
+/// whose difference falls short of what the echo's two ends cost.
 ///
 /// By the model that echo (`twice_f_e_u_system_ns`) is two hops `E` and rank 0's
 /// `F` and `A + U`. Where it is longer, the one-link round trip costs more than
@@ -981,6 +990,10 @@ struct Shortfall {
     /// `twice_f_e_u_system_ns` less `2E + F + (A + U)`: zero where the costs add
     /// up.
     one_link_excess: f64,
+    /// `F` solved, `(F + S) − S`.
+    f: f64,
+    /// `F` from test 6 with `A` timed alone: `T6/2 − E − ((A + U) − A alone)`.
+    f_echo: f64,
 }
 
 impl Shortfall {
@@ -999,6 +1012,13 @@ impl Shortfall {
                 "; the read's part before the message, timed alone: {:.0} ns",
                 self.a_alone
             );
+            if self.f_echo.is_finite() && self.f.is_finite() {
+                let _ = write!(
+                    why,
+                    "; with U = (A + U) - A alone, test 6 gives F = T6/2 - E - U = {:.0} ns where (F + S) - S gives {:.0} ns, and A is A alone less the difference",
+                    self.f_echo, self.f
+                );
+            }
         }
         if self.one_link_excess.is_finite() {
             let _ = write!(
@@ -1372,12 +1392,19 @@ mod tests {
             a_plus_u: 254.0,
             a_alone: 23.0,
             one_link_excess: 7126.0 - 2.0 * 2681.0 - 167.0 - 254.0,
+            f: 167.0,
+            f_echo: 167.0 + 862.0 - (254.0 - 23.0),
         };
         let why = at_16k.explain();
         assert!(why.contains("U solved from the echo: 862 ns"), "{why}");
         assert!(why.contains("timed read A + U: 254 ns"), "{why}");
         assert!(
             why.contains("the read's part before the message, timed alone: 23 ns"),
+            "{why}"
+        );
+        // A = A alone + F - F from the echo: 23 + 167 - 798 = 254 - 862.
+        assert!(
+            why.contains("test 6 gives F = T6/2 - E - U = 798 ns where (F + S) - S gives 167 ns"),
             "{why}"
         );
         assert!(
@@ -1388,7 +1415,7 @@ mod tests {
             one_link_excess: f64::NAN,
             ..at_16k
         };
-        assert!(without.explain().ends_with("timed alone: 23 ns)"));
+        assert!(without.explain().ends_with("A alone less the difference)"));
         let missing = Shortfall {
             u: f64::NAN,
             ..at_16k
