@@ -140,7 +140,7 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
         assert!(at(BIG, "a_alone_ns") < at(BIG, "a_plus_u_ns"), "{t}");
         let alone = at(BIG, "a_alone_ns") - at(SMALL, "a_alone_ns");
         assert!(alone.abs() < 1_000.0, "{t}: A alone changed by {alone} ns");
-        // The clock's own interval is a read or two, not microseconds.
+        // The clock's read overhead subtracted is tens of ns, not microseconds.
         assert!(at(SMALL, "clock_ns") < 2_000.0, "{t}");
         let da = at(BIG, "a_ns") - at(SMALL, "a_ns");
         assert!(da.abs() < 5_000.0, "{t}: A changed by {da} ns");

@@ -251,7 +251,7 @@ mod tests {
     /// Solved in the paper's order that is `F + c`, `U − c/2` and `A + 3c/2`,
     /// with `E`, `R` and `S` untouched: by hand, `U = T6/2 − F − E` takes half of
     /// test 6's `c` less all of `F`'s, and `A = (A + U) − U` gets `c + c/2`. The
-    /// decomposition kernel subtracts its clock's interval for this reason: at
+    /// decomposition kernel subtracts the clock's read overhead for this reason: at
     /// 17 ns a read it would add 26 ns to an `A` of about 20.
     #[test]
     fn a_clock_read_in_each_timed_figure_goes_into_f_u_and_a() {

@@ -46,14 +46,15 @@
 //! and whatever slows the chunks after a message), with a spread up to ten times
 //! larger.
 //!
-//! *The clock* costs about one read (17 ns with the TSC on the Xeon VM this was
+//! *The clock* costs about one read (18 ns with the TSC on the Xeon VM this was
 //! measured on) inside every interval, where the paper's 140 µs clock cost
 //! nothing worth naming. Left in, the figures timed directly (`A + U`, the write
 //! call, the echoes, test 6) carry it once each, and the solve makes it
-//! `F + c`, `U − c/2` and `A + 3c/2`: 26 ns on an `A` of about 20. Each block
-//! times two clock reads back to back with its iterations
-//! ([`super::protocol::clock_interval`]) and subtracts their median
-//! (`clock_ns`); the differences of timed polls need no correction. Before this
+//! `F + c`, `U − c/2` and `A + 3c/2`: 26 ns on an `A` of about 20. So the run's
+//! measured read overhead ([`crate::platform::ClockInfo::read_overhead_ns`],
+//! Hockney's T0, which the other kernels subtract too) is taken from each of
+//! them, and each point says how much (`clock_ns`); the differences of timed
+//! polls need no correction. Before this
 //! correction the solved `A` stood 26 ns higher; the one-link figures quoted
 //! below (item 5 and the wash table) were measured then and stand about 17 ns
 //! lower than the same runs would give now.
@@ -164,8 +165,8 @@
 
 use super::background::{Background, QKind};
 use super::protocol::{
-    Block, CHUNK, Node, Op, Samples, check_len, clock_interval, cpu_pair, hosted_team, interrupted,
-    ns, q, q_sys, read, read_before_arrival, system_return, wash_bytes, write,
+    Block, CHUNK, Node, Op, Samples, check_len, cpu_pair, hosted_team, interrupted, ns, q, q_sys,
+    read, read_before_arrival, system_return, wash_bytes, write,
 };
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
@@ -326,8 +327,8 @@ pub(super) struct NeighbourTimes {
     /// A read call with nothing in flight, up to where it would wait: `A` timed
     /// by itself ([`read_before_arrival`]), a check on the solved `A`.
     pub(super) a_alone_ns: f64,
-    /// The clock's own part of an interval ([`clock_interval`]), subtracted from
-    /// every figure above timed directly.
+    /// The clock's read overhead, subtracted from every figure above timed
+    /// directly.
     pub(super) clock_ns: f64,
     /// The write call alone.
     pub(super) send_call_ns: f64,
@@ -354,11 +355,12 @@ pub(super) fn rank0_neighbour<E: Endpoint>(
     out: &[u8],
     inbuf: &mut [u8],
     reps: u64,
+    clock_ns: f64,
 ) -> Result<NeighbourTimes, RankError> {
     let (st, ct) = (bg.send_chunks, bg.comp_chunks);
     let [mut r, mut r_sys, mut au, mut call, mut fs, mut fs_sys] =
         std::array::from_fn(|_| Samples::new(reps));
-    let [mut comp, mut send, mut alone, mut clock] = std::array::from_fn(|_| Samples::new(reps));
+    let [mut comp, mut send, mut alone] = std::array::from_fn(|_| Samples::new(reps));
     let mut late = 0u64;
     for a in 0..=reps {
         write(host, 1, out)?;
@@ -388,7 +390,6 @@ pub(super) fn rank0_neighbour<E: Endpoint>(
         read_before_arrival(host, 1, inbuf)?;
         let b3 = Instant::now();
         system_return();
-        let c = clock_interval();
         if a > 0 {
             if arrived {
                 r.push(ns(t0, t1));
@@ -403,12 +404,11 @@ pub(super) fn rank0_neighbour<E: Endpoint>(
             comp.push(ns(b0, b1));
             send.push(ns(b1, b2));
             alone.push(ns(b2, b3));
-            clock.push(c);
         }
         host.wash_caches()?;
     }
     // The whole-Q figures are differences of intervals, where the clock cancels.
-    let c = clock.median();
+    let c = clock_ns;
     Ok(NeighbourTimes {
         r_ns: r_sys.median(),
         r_whole_q_ns: r.median() - comp.median(),
@@ -491,8 +491,9 @@ fn rank0_efu<E: Endpoint>(
     out: &[u8],
     inbuf: &mut [u8],
     reps: u64,
+    clock_ns: f64,
 ) -> Result<f64, RankError> {
-    let (mut efu, mut clock) = (Samples::new(reps), Samples::new(reps));
+    let mut efu = Samples::new(reps);
     for a in 0..=reps {
         let t0 = Instant::now();
         write(host, 1, out)?;
@@ -500,14 +501,12 @@ fn rank0_efu<E: Endpoint>(
         let t1 = Instant::now();
         check_len(n, out.len())?;
         q(host, bg, bg.send_chunks)?;
-        let c = clock_interval();
         if a > 0 {
             efu.push(ns(t0, t1));
-            clock.push(c);
         }
         host.wash_caches()?;
     }
-    Ok(efu.median() - clock.median())
+    Ok(efu.median() - clock_ns)
 }
 
 /// The echo at distance `d` on rank 0: median `T_d`, ns, less `Q(SENDTIME)` when
@@ -520,9 +519,10 @@ fn rank0_echo<E: Endpoint>(
     inbuf: &mut [u8],
     reps: u64,
     busy: bool,
+    clock_ns: f64,
 ) -> Result<f64, RankError> {
     let st = bg.send_chunks;
-    let [mut t, mut x, mut clock] = std::array::from_fn(|_| Samples::new(reps));
+    let (mut t, mut x) = (Samples::new(reps), Samples::new(reps));
     for a in 0..=reps {
         let t0 = Instant::now();
         write(host, 1, out)?;
@@ -536,16 +536,14 @@ fn rank0_echo<E: Endpoint>(
         let b0 = Instant::now();
         q(host, bg, st)?;
         let b1 = Instant::now();
-        let c = clock_interval();
         if a > 0 {
             t.push(ns(t0, t1));
             x.push(ns(b0, b1));
-            clock.push(c);
         }
         host.wash_caches()?;
     }
     // Busy, the Q(SENDTIME) subtracted was timed with the clock too.
-    Ok(t.median() - if busy { x.median() } else { clock.median() })
+    Ok(t.median() - if busy { x.median() } else { clock_ns })
 }
 
 /// Everything rank 0 measured at one size in one repetition.
@@ -575,6 +573,8 @@ struct Plan<'a> {
     bg: Background,
     sizes: &'a [usize],
     reps: u64,
+    /// The clock's read overhead, ns, taken from every interval timed directly.
+    clock_ns: f64,
     repetitions: usize,
     on_size: &'a (dyn Fn(usize) + Sync),
     cancelled: &'a (dyn Fn() -> bool + Sync),
@@ -601,7 +601,7 @@ fn rank0<E: Endpoint>(
     let max = plan.sizes.iter().copied().max().unwrap_or(0);
     let out = LineAligned::from_fn(max, |i| (i % 251) as u8);
     let mut inbuf = LineAligned::filled(max.max(32), 0u8);
-    let (bg, reps) = (&plan.bg, plan.reps);
+    let (bg, reps, clock_ns) = (&plan.bg, plan.reps, plan.clock_ns);
     let mut repetitions = Vec::with_capacity(plan.repetitions);
     'outer: for _ in 0..plan.repetitions {
         let mut sizes = Vec::with_capacity(plan.sizes.len());
@@ -636,7 +636,7 @@ fn rank0<E: Endpoint>(
             for e in experiments_at_size() {
                 match e {
                     Experiment::Echo { busy, .. } => {
-                        let t = rank0_echo(host, bg, out, &mut inbuf, reps, busy)?;
+                        let t = rank0_echo(host, bg, out, &mut inbuf, reps, busy, clock_ns)?;
                         if busy {
                             at.echo_busy.push(t);
                         } else {
@@ -644,16 +644,17 @@ fn rank0<E: Endpoint>(
                         }
                     }
                     Experiment::Neighbour => {
-                        at.neighbour = rank0_neighbour(host, bg, out, &mut inbuf, reps)?;
+                        at.neighbour = rank0_neighbour(host, bg, out, &mut inbuf, reps, clock_ns)?;
                     }
                     Experiment::RPlusS => {
                         at.forward = rank0_rs(host, bg, out, reps)?;
                     }
                     Experiment::Efu => {
-                        at.twice_f_e_u = rank0_efu(host, bg, out, &mut inbuf, reps)?;
+                        at.twice_f_e_u = rank0_efu(host, bg, out, &mut inbuf, reps, clock_ns)?;
                     }
                     Experiment::EfuSystem => {
-                        at.twice_f_e_u_system = rank0_efu(host, bg, out, &mut inbuf, reps)?;
+                        at.twice_f_e_u_system =
+                            rank0_efu(host, bg, out, &mut inbuf, reps, clock_ns)?;
                     }
                 }
             }
@@ -1136,6 +1137,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 bg: *bg,
                 sizes: &sizes,
                 reps,
+                clock_ns: ctx.clock.read_overhead_ns,
                 repetitions,
                 on_size: &on_size,
                 cancelled: &cancelled,

@@ -490,22 +490,6 @@ pub(super) fn read_before_arrival<E: Endpoint>(
     }
 }
 
-/// The clock's own part of every interval rank 0 times: two reads back to back.
-///
-/// An interval `[t0, t1]` around some code also holds the end of the read that
-/// gave `t0` and the start of the one that gives `t1`, about one read (17 ns
-/// with the TSC on a 2-vCPU Xeon VM). The paper's clock (140 µs) had no such
-/// cost worth naming, here it is of the size of `A`: left in, every directly
-/// timed figure (`A + U`, the write call, `T_d`, test 6) carries it once, and
-/// the solve turns it into `F + c`, `U - c/2` and `A + 3c/2`. Each block times
-/// it with its iterations and subtracts its median.
-#[inline(always)]
-pub(super) fn clock_interval() -> f64 {
-    let a = Instant::now();
-    let b = std::hint::black_box(Instant::now());
-    ns(a, b)
-}
-
 /// Fails unless `got == want`.
 pub(super) fn check_len(got: usize, want: usize) -> Result<(), RankError> {
     if got != want {
