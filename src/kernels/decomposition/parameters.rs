@@ -152,18 +152,22 @@
 //!    −34, −79, −7, −18, +13 ns at 16, 500, 1000, 1500, 2000 B to −19, −29,
 //!    −14, −3, +33 ns, against 16 to 19 ns timed alone. A trial build that
 //!    read the TSC (between `lfence`s) on both CPUs at every step of the
-//!    echoes at 16 B (not kept: each reading costs about 10 ns) put the rest in
-//!    the hops that touch rank 0, not in the echo's ends. The ends cost what
-//!    the solve says: rank 0's write call, rank 1's read and write and rank 0's
+//!    echoes at 16 B (not kept: each reading costs about 10 ns) put much of
+//!    the rest in the hops, not in the echo's ends. The ends cost what the
+//!    solve says: rank 0's write call, rank 1's read and write and rank 0's
 //!    read from the message on took 415 ns against two forwards' 326, so
 //!    `F + U` = 44 ns against 42 from the solve. But from the sender's fence
-//!    to the receiver's copy done, a hop out of rank 0 took 185 to 190 ns in
-//!    every echo and the hop back into it 196 ns in test 6, where the hops
-//!    between the other ranks took 160 to 184 ns. `E`, from those, is short
-//!    of the first link by about 20 ns a hop, which the solve puts into `U`
-//!    and takes from `A`. Two further trials did not explain it: rank 0
-//!    waiting with one look at its queues a round instead of two, and its
-//!    buffers at random offsets in their pages.
+//!    to the receiver's copy done, a hop that follows a write call took 185
+//!    to 190 ns out of rank 0 and 170 to 196 ns out of the echo's far end
+//!    (means 188 and 182), and one that follows a forward 160 to 184 ns (mean
+//!    170). Test 6's two hops both follow write calls, while the hops that
+//!    `E` adds at each `d` follow forwards: the paper's "comparable and small"
+//!    difference between a sent and a forwarded message (section 2) is about
+//!    15 ns a hop here, which the solve puts into `U` and takes from `A`.
+//!    Three further trials did not remove it: rank 0 waiting with one look at
+//!    its queues a round instead of two, its buffers at random offsets in
+//!    their pages, and a chunk of `Q` after each wash so that every poller is
+//!    warm when the echo starts.
 //! 6. `A` alone, also not in the paper (whose read call could not be stopped
 //!    before the message): in test 2's loop, with nothing in flight, a read
 //!    call's first look at its queues, which finds nothing, timed by itself
