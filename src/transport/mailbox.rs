@@ -18,10 +18,10 @@
 //! word), then `len`, then stores `seq = c` with **Release**: the header line's
 //! stores come last and together, so that the line the receiver polls crosses to
 //! the sender once a chunk (writing `len` before the payload made it cross twice
-//! and cost about 80 ns of the half round trip of a 2000-byte ping-pong). The receiver polls
-//! `seq` with **Acquire** until it equals `c`, reads, and every `slots / 2` chunks
-//! publishes `consumed` with **Release**, which the sender loads with **Acquire**
-//! before reusing a slot. Messages of at most 8 bytes are one chunk whose payload
+//! and cost about 80 ns of the half round trip of a 2000-byte ping-pong). The
+//! receiver polls `seq` with **Acquire** until it equals `c`, reads, and every
+//! `slots / 2` chunks publishes `consumed` with **Release**, which the sender
+//! loads with **Acquire** before reusing a slot. Messages of at most 8 bytes are one chunk whose payload
 //! is the header's `word`: one cache-line transfer, like scibench's direct atomic
 //! stores. Longer messages are `ceil(len / slot_bytes)` chunks that stream through
 //! the ring, so a 64 KiB message pipelines the sender's copy-in with the
