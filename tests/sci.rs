@@ -255,6 +255,30 @@ fn orderings_hold(topology: &KernelResult) -> bool {
     })
 }
 
+/// Whether `l_f` comes out as what the emulation makes it: a forwarding node polls the
+/// header, looks up the route and writes the header on, so a ring hop is one line
+/// transfer (`l_p`) and a lookup, and `l_f = (PP_4 - PP_1)/3 - l_p` is small beside
+/// `l_p`. Each size's value, kept below zero where noise puts it there, lies within
+/// `l_p / 2` of zero, and Table 1's (their median, 0 where that is negative) in
+/// `[0, l_p / 2)`. It is not asserted positive: on the 2-vCPU VM it solves to -31 to
+/// +55 ns against an `l_p` of 120 to 156 ns measured by a separate ping-pong, and it
+/// came out at or below zero in about half the runs. A solve that dropped `l_p` or
+/// counted it twice would be off by a whole `l_p`.
+fn forwarding_is_small(decomposition: &KernelResult) -> bool {
+    let Some(table1) = decomposition.fits.iter().find(|f| f.model == TABLE1_MODEL) else {
+        return false;
+    };
+    let lp = table1.params["propagation_lp_ns"];
+    let sizes: Vec<f64> = decomposition
+        .points
+        .iter()
+        .filter_map(|p| p.number("forwarding_lf_ns"))
+        .collect();
+    !sizes.is_empty()
+        && sizes.iter().all(|lf| lf.abs() < 0.5 * lp)
+        && (0.0..0.5 * lp).contains(&table1.params["forwarding_lf_ns"])
+}
+
 #[test]
 fn topology_kernel_decomposes_this_machine() {
     // The two tests here that measure take turns: run together, their spinning
@@ -284,14 +308,11 @@ fn topology_kernel_decomposes_this_machine() {
     };
     let spec = kernels::find("sci-topology").expect("registered");
     assert_eq!(spec.method, "scibench");
-    // l_f is small (tens of ns, a few percent of the PP it is the difference of) and a
-    // loaded machine may inflate a whole point; allow three runs, and check the last.
+    // A loaded machine may inflate a whole point; allow three runs, and check the last.
     let mut last = None;
     for _ in 0..3 {
         let results = kernels::run_kernel(spec, &ctx).expect("the kernel runs");
-        let plausible = find(&results, DECOMPOSITION)
-            .and_then(|d| d.fits.iter().find(|f| f.model == TABLE1_MODEL))
-            .is_some_and(|f| f.params["forwarding_lf_ns"] > 0.0)
+        let plausible = find(&results, DECOMPOSITION).is_some_and(forwarding_is_small)
             && find(&results, "sci-topology").is_some_and(orderings_hold);
         last = Some(results);
         if plausible {
@@ -313,7 +334,12 @@ fn topology_kernel_decomposes_this_machine() {
     let p = |name: &str| table1.params[name];
     assert!(p("propagation_lp_ns") > 0.0);
     assert!(p("overhead_o_ns") > 0.0);
-    assert!(p("forwarding_lf_ns") > 0.0);
+    assert!(
+        forwarding_is_small(decomposition),
+        "{:?} {:?}",
+        decomposition.points,
+        decomposition.warnings
+    );
     assert!(p("switching_ls_ns") > 0.0);
     // The agent copies the payload out of memory into the other ring's buffer; a
     // forwarding node only passes the header on.
