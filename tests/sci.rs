@@ -260,8 +260,8 @@ fn orderings_hold(topology: &KernelResult) -> bool {
 /// transfer (`l_p`) and a lookup, and `l_f = (PP_4 - PP_1)/3 - l_p` is small beside
 /// `l_p`. Each size's value, kept below zero where noise puts it there, lies within
 /// `l_p / 2` of zero, and Table 1's (their median, 0 where that is negative) in
-/// `[0, l_p / 2)`. It is not asserted positive: on the 2-vCPU VM it solves to -31 to
-/// +55 ns against an `l_p` of 120 to 156 ns measured by a separate ping-pong, and it
+/// `[0, l_p / 2)`. It is not asserted positive: on the 2-vCPU VM it solves to -52 to
+/// +55 ns against an `l_p` of 120 to 212 ns measured by a separate ping-pong, and it
 /// came out at or below zero in about half the runs. A solve that dropped `l_p` or
 /// counted it twice would be off by a whole `l_p`.
 fn forwarding_is_small(decomposition: &KernelResult) -> bool {

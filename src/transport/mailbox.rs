@@ -20,12 +20,12 @@
 //! the sender once a chunk (writing `len` before the payload made it cross twice
 //! and cost about 80 ns of the half round trip of a 2000-byte ping-pong). The
 //! receiver polls `seq` with **Acquire** until it equals `c`, reads, and every
-//! `slots / 2` chunks publishes `consumed` with **Release**, which the sender
-//! loads with **Acquire** before reusing a slot. Messages of at most 8 bytes are one chunk whose payload
-//! is the header's `word`: one cache-line transfer, like scibench's direct atomic
-//! stores. Longer messages are `ceil(len / slot_bytes)` chunks that stream through
-//! the ring, so a 64 KiB message pipelines the sender's copy-in with the
-//! receiver's copy-out.
+//! `slots / 2` chunks publishes `consumed` with **Release**, which the sender loads
+//! with **Acquire** before reusing a slot. Messages of at most 8 bytes are one
+//! chunk whose payload is the header's `word`: one cache-line transfer, like
+//! scibench's direct atomic stores. Longer messages are `ceil(len / slot_bytes)`
+//! chunks that stream through the ring, so a 64 KiB message pipelines the sender's
+//! copy-in with the receiver's copy-out.
 //!
 //! A rank that shares its CPU waits by parking (`parking_lot_core`) instead of
 //! spinning; its peers then wake it after each publish (see the README for why no

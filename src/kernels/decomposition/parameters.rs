@@ -173,25 +173,25 @@
 //!    6, the check and the echoes the timed write is the first message since
 //!    the wash. A trial (not kept) sent an untimed echo through rank 5 (rank
 //!    0's write, rank 5's system returning it, rank 0's read) before each of
-//!    them. Over 14 `--quick` runs against 14 interleaved without it, the
-//!    check's excess at the paper's sizes went from +51 to +16 ns for the
-//!    mailbox and from +2 to −24 ns for the channel, where the model puts it at
-//!    −A (−17 and −21 ns with `A` timed alone), and the mailbox's solved `A`
-//!    went from −36, −27, −11, −1, +50 ns at 16 to 2000 B to −8, +10, +6, +9,
-//!    +51. But the channel's `A` rose to 30 to 73 ns at 500 to 2000 B and its
-//!    `U` fell to 4 ns at 1500 B: its points below zero by more than their
-//!    deviation went from 3 to 9, while the mailbox's went from 19 to 7. The
-//!    other end of test 6 does not add up either, and the warm-up does not
-//!    touch it: rank 1's read and write (test 6 less the check) cost about 30
-//!    ns less than `F + U`, with `U = (A + U) − A alone`, for both transports
-//!    (−25 and −33 ns, means over those runs). A fence after each of rank 1's
-//!    calls, as rank 0's calls have, did not change that. Neither did a random
-//!    delay after the wash (0 to 1023 turns of an empty loop, so that the first
-//!    hop does not meet the receiver's poll loop always at one phase), nor
-//!    block figures taken as means trimmed by 10 or 25 % instead of medians
-//!    (the solve is linear and a median is not: the write call at 500 B has two
-//!    modes, about 140 and 270 ns, in proportions that vary from block to
-//!    block).
+//!    them: unlike the chunk of `Q` above, it runs the message paths. Over 14
+//!    `--quick` runs against 14 interleaved without it, the check's excess at
+//!    the paper's sizes went from +51 to +16 ns for the mailbox and from +2 to
+//!    −24 ns for the channel, where the model puts it at −A (−17 and −21 ns
+//!    with `A` timed alone), and the mailbox's solved `A` went from −36, −27,
+//!    −11, −1, +50 ns at 16 to 2000 B to −8, +10, +6, +9, +51. But the
+//!    channel's `A` rose to 30 to 73 ns at 500 to 2000 B and its `U` fell to 4
+//!    ns at 1500 B: its points below zero by more than their deviation went
+//!    from 3 to 9, while the mailbox's went from 19 to 7. The other end of test
+//!    6 does not add up either, and the warm-up does not touch it: rank 1's
+//!    read and write (test 6 less the check) cost about 30 ns less than `F +
+//!    U`, with `U = (A + U) − A alone`, for both transports (−25 and −33 ns,
+//!    means over those runs). A fence after each of rank 1's calls, as rank 0's
+//!    calls have, did not change that. Neither did a random delay after the
+//!    wash (0 to 1023 turns of an empty loop, so that the first hop does not
+//!    meet the receiver's poll loop always at one phase), nor block figures
+//!    taken as means trimmed by 10 or 25 % instead of medians (the solve is
+//!    linear and a median is not: the write call at 500 B has two modes, about
+//!    140 and 270 ns, in proportions that vary from block to block).
 //! 6. `A` alone, also not in the paper (whose read call could not be stopped
 //!    before the message): in test 2's loop, with nothing in flight, a read
 //!    call's first look at its queues, which finds nothing, timed by itself
