@@ -620,6 +620,13 @@ fn resolve_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>> {
                 .collect(),
         };
         if found.is_empty() {
+            // `--json FILE` reads as the flag and a kernel named FILE: say where a
+            // file name goes.
+            if n.ends_with(".json") || n.contains('/') {
+                bail!(
+                    "unknown kernel {n:?}: it looks like a file; a result file is written with `--out FILE` (`--json` takes no value: it prints the result on stdout)"
+                );
+            }
             let known: Vec<_> = kernels::registry().iter().map(|k| k.name).collect();
             bail!(
                 "unknown kernel {n:?}; known kernels: {} (or a method name such as scibench)",

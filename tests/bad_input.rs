@@ -20,6 +20,8 @@ fn bad_run_arguments_are_refused_before_any_measurement() {
         (&["run", "--sizes", "99999999999999999999"], "not a size"),
         (&["run", "--sizes", "abc"], "not a size"),
         (&["run", "nosuchkernel"], "unknown kernel \"nosuchkernel\""),
+        (&["run", "--json", "x.json"], "written with `--out FILE`"),
+        (&["run", "out/x"], "looks like a file"),
         (&["run", "--transport", "pigeon"], "pigeon"),
         (&["run", "--trials", "0"], "0"),
         (&["run", "--deadline-ms", "0"], "0"),
