@@ -80,7 +80,12 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
                 "a_plus_u_ns",
                 "send_call_ns",
                 "echo_idle_d1_ns",
+                "echo_idle_d2_ns",
+                "echo_idle_d3_ns",
+                "echo_idle_d4_ns",
                 "echo_idle_d5_ns",
+                "e_d1_d2_ns",
+                "e_d4_d5_ns",
                 "echo_busy_d1_ns",
                 "twice_f_e_u_system_ns",
                 "a_alone_ns",
@@ -101,6 +106,15 @@ fn six_parameters_are_finite_and_ordered_by_the_copies() {
                 at(size, "echo_idle_d5_ns") > at(size, "echo_idle_d1_ns"),
                 "{t}: five hops not slower than one at {size} B"
             );
+            // The first and last links' half-increments are E's parts (E is the
+            // mean of four): within a factor of two of it.
+            for name in ["e_d1_d2_ns", "e_d4_d5_ns"] {
+                let (x, e) = (at(size, name), at(size, "e_ns"));
+                assert!(
+                    x > e / 2.0 && x < 2.0 * e,
+                    "{t}: {name} = {x} at {size} B against E = {e}"
+                );
+            }
         }
         for name in ["echo_idle_d1_ns", "a_plus_u_ns", "send_call_ns"] {
             assert!(
