@@ -936,8 +936,9 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                 .filter_map(|s| Some((s.echo_idle.get(d)? - s.echo_idle.get(d - 1)?) / 2.0))
                 .collect()
         };
-        let e_first = median(half_step(1));
-        let e_last = median(half_step(MAX_DISTANCE - 1));
+        let (first_steps, last_steps) = (half_step(1), half_step(MAX_DISTANCE - 1));
+        let e_first = median(first_steps.clone());
+        let e_last = median(last_steps.clone());
         for (name, get) in PARAMS {
             let (p, ms) = stat(
                 point,
@@ -992,8 +993,8 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
             ("echo_idle_d3_ns", echo(false, 3)),
             ("echo_idle_d4_ns", echo(false, 4)),
             ("echo_idle_d5_ns", echo(false, MAX_DISTANCE)),
-            ("e_d1_d2_ns", half_step(1)),
-            ("e_d4_d5_ns", half_step(MAX_DISTANCE - 1)),
+            ("e_d1_d2_ns", first_steps),
+            ("e_d4_d5_ns", last_steps),
             ("echo_busy_d1_ns", echo(true, 1)),
             ("echo_busy_d5_ns", echo(true, MAX_DISTANCE)),
             ("e_busy_ns", solved.iter().map(|s| s.1).collect()),
