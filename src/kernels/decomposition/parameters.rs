@@ -196,27 +196,33 @@
 //!    taken as means trimmed by 10 or 25 % instead of medians (the solve is
 //!    linear and a median is not: the write call at 500 B has two modes, about
 //!    140 and 270 ns, in proportions that vary from block to block).
-//!    What the mailbox's first-link excess is, at least at 16 B: the echo is not
-//!    a line in `d`. Its half-increments fall along the chain, at 16 B (means of
-//!    four sets of 3 to 6 `--quick` runs) 312, 282, 256 and 241 ns for the
-//!    mailbox and 545, 535, 535 and 528 ns for the channel. The fall is not
-//!    one of position but of the ranks a link joins. Trial builds dealt the
-//!    chain in other orders (every hop still crossing a CPU), four runs each:
-//!    the mailbox's link between ranks 1 and 2 cost 289 to 306 ns a half
-//!    wherever it lay (first in 0, 1, 2, 3, 4, 5; second in 0, 3, 2, 1, 4, 5;
-//!    third in 0, 3, 4, 1, 2, 5; last in 0, 5, 4, 3, 2, 1), and the link
-//!    between ranks 4 and 5 cost 228 to 258 ns. The one-link echo to rank 5
-//!    took 715 to 734 ns against 749 to 781 ns to rank 1. Neither the lanes'
-//!    allocation order, nor the order the workers poll their nodes in
-//!    (rotated, or random, every round), nor the wash, one transport slot a
-//!    lane (a credit reload at every send) or the warm-up echo above changed
-//!    that; what makes a rank's links dearer is not found. In the paper's
-//!    chain the dear links come first, and test 6 is made of the link
-//!    between ranks 0 and 1, which no difference of echoes isolates. If it
-//!    costs what the fall gives, about 340 ns against an `E` of 273, the solve
-//!    puts `U` about 67 ns too high and `A` as much too low, 19 − 67 = −48 ns
-//!    against the −41 solved in those runs. When an `A` falls below zero and
-//!    the half-increments fall, the warning gives both.
+//!    What the mailbox's first-link excess was, at least at 16 B: the echo was
+//!    not a line in `d`. Its half-increments fell along the chain, at 16 B
+//!    (means of four sets of 3 to 6 `--quick` runs on the Xeon) 312, 282, 256
+//!    and 241 ns for the mailbox and 545, 535, 535 and 528 ns for the channel.
+//!    Trial builds that dealt the chain in other orders found the dear links by
+//!    the ranks they joined, not by their place (the link between ranks 1 and 2
+//!    289 to 306 ns a half wherever it lay, the one between 4 and 5 228 to 258).
+//!    The cause was the mailroom's scan ([`crate::team::hosted::Mailroom::pump`]):
+//!    it looked at its sources in the order 0, 1, … and handed forwarded messages
+//!    on after the whole scan, so a message waited at each node for one look at
+//!    every source numbered above the one it came from. Counting those looks, an
+//!    order of the chain predicts each of its half-increments (in the paper's
+//!    order 3, 2, 1, 0 half-looks along it; reversed 0, 1, 2, 3), and the 20
+//!    half-increments of the five orders fit `242 + 18 k` ns, `k` the half-looks,
+//!    with an rms of 9 ns (a cost for each rank fitted them to 23 ns). In the
+//!    paper's order test 6's link, which no difference of echoes isolates, held
+//!    more looks than `E`'s mean hop, and the solve put the difference into `U`
+//!    and took it from `A`. The scan now begins after the node's own rank and
+//!    forwards at once, so every node of the chain `0, 1, 2, …` holds a message
+//!    alike: a forwarder hands it on before its next look, and the chain's end
+//!    finds it from `rank - 1` at its last look. On a two-vCPU AMD EPYC VM
+//!    (Zen 3), 14 interleaved `--quick` runs of each build: the mailbox's
+//!    half-increments at 16 B with the integer `Q`, 503, 494, 528 and 462 ns
+//!    before, 395, 397, 378 and 376 ns after; points below zero by more than
+//!    their deviation 20 before (10 at the paper's sizes, 10 at 64 KiB), 10
+//!    after (3 and 7). When an `A` falls below zero and the half-increments
+//!    fall, the warning gives both.
 //! 6. `A` alone, also not in the paper (whose read call could not be stopped
 //!    before the message): in test 2's loop, with nothing in flight, a read
 //!    call's first look at its queues, which finds nothing, timed by itself
