@@ -808,7 +808,11 @@ impl Mailroom {
     pub fn pump<E: Endpoint>(&mut self, ep: &mut E) -> Result<bool, RankError> {
         let mut work = false;
         for step in 1..self.size {
-            let from = (self.rank + step) % self.size;
+            // The wrap without a division: this runs at every look of every poll.
+            let from = match self.rank + step {
+                f if f >= self.size => f - self.size,
+                f => f,
+            };
             if self.free.is_empty() {
                 break;
             }
