@@ -177,7 +177,7 @@ impl Point {
     /// Whether a plain number of this name is a count, chosen by the calibration
     /// (`reps`, `reps_sync`; a contending load's message size, `load_size_bytes`,
     /// from the load fraction asked for) or by the kernel from a swept variable
-    /// (`slots_per_lane`, from the message size) or tallied by the run (the
+    /// (`slots_per_lane`, from the message size; `rounds`) or tallied by the run (the
     /// repetitions that gave a value, the messages that passed, the echoes left
     /// out), neither swept nor measured.
     pub fn is_count(name: &str) -> bool {
@@ -191,6 +191,7 @@ impl Point {
                 | "messages"
                 | "late_echoes"
                 | "slots_per_lane"
+                | "rounds"
                 | "load_size_bytes"
         ) || name.ends_with("_reps")
             || name.starts_with("reps_")

@@ -26,12 +26,38 @@
 //! through takes its time from `Q`. `Q(SENDTIME)` is 10 chunks (about 20 µs: with
 //! spinning workers a message of 64 KiB clears in a few µs, and the neighbour's
 //! echo must land well inside the `Q(COMPTIME)` that follows) and `Q(COMPTIME)` five
-//! times that, as Appendix A's 5 and 25 units. Each experiment is one block of
-//! `reps + 1` iterations (100, or 50 with `--quick`; the first is a warm-up and is
-//! dropped, as Appendix A does), every event timed on rank 0 with the clock around
-//! it. A block's figure is the median of its iterations, not the paper's mean, so
-//! that the odd iteration another process preempts does not decide it; the
-//! baselines subtracted are timed in the same block with nothing in flight.
+//! times that, as Appendix A's 5 and 25 units. Each experiment has 100 timed
+//! iterations (50 with `--quick`), every event timed on rank 0 with the clock
+//! around it, run in 25 rounds: in each round the experiments at a size run in
+//! turn, each as a block of 4 iterations (2 with `--quick`) after a warm-up that
+//! is dropped, as Appendix A drops its first. An experiment's figure is the median
+//! of its iterations from all rounds, not the paper's mean, so that the odd
+//! iteration another process preempts does not decide it; the baselines
+//! subtracted are timed in the same blocks with nothing in flight.
+//!
+//! *Rounds.* The solve takes differences of the experiments' figures (`A` comes
+//! out as `(A + U) − (F + E + U) + (F + S) − (R + S) + R + E`), so it holds
+//! whatever changed between the times they were measured. Run whole, one after
+//! the other, each experiment saw the machine only as it was during its own
+//! milliseconds, and a virtual machine's speed changes at that scale: on a
+//! two-vCPU AMD EPYC VM (Zen 3) a hop of 64 KiB took 3.6 µs in one state and
+//! 13 µs in the other, and `E` at 16 B ran from 240 to 640 ns between runs. In
+//! rounds every experiment samples the same stretch of time. On that VM, three
+//! sets of interleaved `--quick` runs; the median over a run's points of the
+//! deviation over its five repetitions, as a fraction of `E`, and the points
+//! below zero by more than their deviation:
+//!
+//! | rounds | runs | `U` | `A` | points below zero |
+//! |---|---|---|---|---|
+//! | 1 / 5 | 12 each | 0.197 / 0.119 | 0.237 / 0.148 | 8 / 5 |
+//! | 5 / 10 / 25 | 10 each | 0.108 / 0.104 / 0.086 | 0.133 / 0.124 / 0.116 | 6 / 13 / 10 |
+//! | 1 / 25 | 7 each | 0.168 / 0.093 | 0.193 / 0.118 | 11 / 3 |
+//!
+//! The deviations of `U` and `A` narrow by about 40 %; the points below zero
+//! did not fall in step, because narrower deviations also bare what is biased
+//! rather than noisy: the channel's `U` at 16 B (its first link cheaper than a
+//! hop further on) and `A` at 64 KiB (see item 5). Blocks of a twenty-fifth cost
+//! a warm-up iteration each: `--quick` takes about 13 s instead of 9 to 11.
 //!
 //! *Lost computation* (`R`, `R + S`, the `S` in `F + S`) is timed where it is
 //! taken: around each poll of rank 0's own system inside the `Q`; the polls that
@@ -288,10 +314,15 @@ pub(super) const SENDTIME: Duration = Duration::from_micros(20);
 /// Repetitions of the whole experiment (section 4: "repeated five times").
 const REPETITIONS: usize = 5;
 
+/// Rounds of the experiments at a size: each runs a twenty-fifth of its
+/// iterations in each (4, or 2 with `--quick`), in turn with the others, and its
+/// figure is the median of all its iterations (see the module doc).
+const ROUNDS: usize = 25;
+
 /// Below this R^2 a line of E, F or U is flagged.
 const R2_THRESHOLD: f64 = 0.9;
 
-/// Iterations per timed block (Appendix A's NOTIMES).
+/// Timed iterations of each experiment, over all rounds (Appendix A's NOTIMES).
 fn notimes(quick: bool) -> u64 {
     if quick { 50 } else { 100 }
 }
@@ -425,23 +456,31 @@ pub(super) struct NeighbourTimes {
 /// The hosted team's rank 0, as the experiments use it.
 type Rank0<'h, 'a, E> = &'h mut Host<'a, E, Node>;
 
-/// Tests 2 to 4 on rank 0, neighbour rank 1 (the timed write to rank 3). Each
-/// iteration ends with `Q(COMPTIME)` and `Q(SENDTIME)` timed with nothing in
-/// flight, the baselines of that block.
+/// One round of tests 2 to 4 on rank 0, neighbour rank 1 (the timed write to
+/// rank 3), added to `acc`. Each iteration ends with `Q(COMPTIME)` and
+/// `Q(SENDTIME)` timed with nothing in flight, the baselines.
 #[inline(never)]
-pub(super) fn rank0_neighbour<E: Endpoint>(
+fn rank0_neighbour<E: Endpoint>(
     host: Rank0<'_, '_, E>,
     bg: &Background,
     out: &[u8],
     inbuf: &mut [u8],
     reps: u64,
-    clock_ns: f64,
-) -> Result<NeighbourTimes, RankError> {
+    acc: &mut NeighbourSamples,
+) -> Result<(), RankError> {
     let (st, ct) = (bg.send_chunks, bg.comp_chunks);
-    let [mut r, mut r_sys, mut au, mut call, mut fs, mut fs_sys] =
-        std::array::from_fn(|_| Samples::new(reps));
-    let [mut comp, mut send, mut alone] = std::array::from_fn(|_| Samples::new(reps));
-    let mut late = 0u64;
+    let NeighbourSamples {
+        r,
+        r_sys,
+        au,
+        call,
+        fs,
+        fs_sys,
+        comp,
+        send,
+        alone,
+        late,
+    } = acc;
     for a in 0..=reps {
         write(host, 1, out)?;
         q(host, bg, st)?;
@@ -476,7 +515,7 @@ pub(super) fn rank0_neighbour<E: Endpoint>(
                 r_sys.push(sys_r.excess_ns());
                 au.push(ns(t1, t2));
             } else {
-                late += 1;
+                *late += 1;
             }
             call.push(ns(t2, t3));
             fs.push(ns(t2, t4));
@@ -487,19 +526,58 @@ pub(super) fn rank0_neighbour<E: Endpoint>(
         }
         host.wash_caches()?;
     }
-    // The whole-Q figures are differences of intervals, where the clock cancels.
-    let c = clock_ns;
-    Ok(NeighbourTimes {
-        r_ns: r_sys.median(),
-        r_whole_q_ns: r.median() - comp.median(),
-        a_plus_u_ns: au.median() - c,
-        a_alone_ns: alone.median() - c,
-        clock_ns: c,
-        send_call_ns: call.median() - c,
-        f_plus_s_ns: fs_sys.median() - c,
-        f_plus_s_whole_q_ns: fs.median() - send.median(),
-        late,
-    })
+    Ok(())
+}
+
+/// Rank 0's samples of tests 2 to 4 at one size, pooled over the rounds.
+struct NeighbourSamples {
+    r: Samples,
+    r_sys: Samples,
+    au: Samples,
+    call: Samples,
+    fs: Samples,
+    fs_sys: Samples,
+    comp: Samples,
+    send: Samples,
+    alone: Samples,
+    late: u64,
+}
+
+impl NeighbourSamples {
+    /// Room for `reps` iterations.
+    fn new(reps: u64) -> NeighbourSamples {
+        let [r, r_sys, au, call, fs, fs_sys, comp, send, alone] =
+            std::array::from_fn(|_| Samples::new(reps));
+        NeighbourSamples {
+            r,
+            r_sys,
+            au,
+            call,
+            fs,
+            fs_sys,
+            comp,
+            send,
+            alone,
+            late: 0,
+        }
+    }
+
+    /// The block's figures, `clock_ns` taken from those timed directly.
+    fn times(&self, clock_ns: f64) -> NeighbourTimes {
+        // The whole-Q figures are differences of intervals, where the clock cancels.
+        let c = clock_ns;
+        NeighbourTimes {
+            r_ns: self.r_sys.median(),
+            r_whole_q_ns: self.r.median() - self.comp.median(),
+            a_plus_u_ns: self.au.median() - c,
+            a_alone_ns: self.alone.median() - c,
+            clock_ns: c,
+            send_call_ns: self.call.median() - c,
+            f_plus_s_ns: self.fs_sys.median() - c,
+            f_plus_s_whole_q_ns: self.fs.median() - self.send.median(),
+            late: self.late,
+        }
+    }
 }
 
 /// Rank 0's figures of test 5.
@@ -514,9 +592,9 @@ pub(super) struct ForwardTimes {
     pub(super) late: u64,
 }
 
-/// Test 5 on rank 0: `R + S`, and the iterations whose forward fell outside the
-/// timed `Q`. Each iteration ends with a baseline `Q(COMPTIME)` with nothing in
-/// flight.
+/// Test 5 on rank 0 in one block: `R + S`, and the iterations whose forward
+/// fell outside the timed `Q`. Each iteration ends with a baseline `Q(COMPTIME)`
+/// with nothing in flight.
 #[inline(never)]
 pub(super) fn rank0_rs<E: Endpoint>(
     host: Rank0<'_, '_, E>,
@@ -524,10 +602,28 @@ pub(super) fn rank0_rs<E: Endpoint>(
     out: &[u8],
     reps: u64,
 ) -> Result<ForwardTimes, RankError> {
+    let mut acc = ForwardSamples::new(reps);
+    rank0_forward(host, bg, out, reps, &mut acc)?;
+    Ok(acc.times())
+}
+
+/// One round of test 5 on rank 0, added to `acc`.
+#[inline(never)]
+fn rank0_forward<E: Endpoint>(
+    host: Rank0<'_, '_, E>,
+    bg: &Background,
+    out: &[u8],
+    reps: u64,
+    acc: &mut ForwardSamples,
+) -> Result<(), RankError> {
     let (st, ct) = (bg.send_chunks, bg.comp_chunks);
     host.parts().0.room.route(1, 3, reps + 1)?;
-    let [mut rs, mut rs_sys, mut comp] = std::array::from_fn(|_| Samples::new(reps));
-    let mut late = 0u64;
+    let ForwardSamples {
+        rs,
+        rs_sys,
+        comp,
+        late,
+    } = acc;
     for a in 0..=reps {
         let before = host.parts().0.room.forwarded();
         write(host, 1, out)?;
@@ -550,20 +646,47 @@ pub(super) fn rank0_rs<E: Endpoint>(
                 rs.push(ns(t0, t1));
                 rs_sys.push(sys.excess_ns());
             } else {
-                late += 1;
+                *late += 1;
             }
             comp.push(ns(b0, b1));
         }
         host.wash_caches()?;
     }
-    Ok(ForwardTimes {
-        r_plus_s_ns: rs_sys.median(),
-        r_plus_s_whole_q_ns: rs.median() - comp.median(),
-        late,
-    })
+    Ok(())
 }
 
-/// Test 6 on rank 0: `2 (F + E + U)`, the neighbour echoing at once (`X = 0`).
+/// Rank 0's samples of test 5 at one size, pooled over the rounds.
+pub(super) struct ForwardSamples {
+    rs: Samples,
+    rs_sys: Samples,
+    comp: Samples,
+    late: u64,
+}
+
+impl ForwardSamples {
+    /// Room for `reps` iterations.
+    fn new(reps: u64) -> ForwardSamples {
+        let [rs, rs_sys, comp] = std::array::from_fn(|_| Samples::new(reps));
+        ForwardSamples {
+            rs,
+            rs_sys,
+            comp,
+            late: 0,
+        }
+    }
+
+    /// The figures.
+    fn times(&self) -> ForwardTimes {
+        ForwardTimes {
+            r_plus_s_ns: self.rs_sys.median(),
+            r_plus_s_whole_q_ns: self.rs.median() - self.comp.median(),
+            late: self.late,
+        }
+    }
+}
+
+/// One round of test 6 on rank 0: `2 (F + E + U)`, the neighbour echoing at
+/// once (`X = 0`), added to `efu`.
 #[inline(never)]
 fn rank0_efu<E: Endpoint>(
     host: Rank0<'_, '_, E>,
@@ -571,9 +694,8 @@ fn rank0_efu<E: Endpoint>(
     out: &[u8],
     inbuf: &mut [u8],
     reps: u64,
-    clock_ns: f64,
-) -> Result<f64, RankError> {
-    let mut efu = Samples::new(reps);
+    efu: &mut Samples,
+) -> Result<(), RankError> {
     for a in 0..=reps {
         let t0 = Instant::now();
         write(host, 1, out)?;
@@ -586,11 +708,11 @@ fn rank0_efu<E: Endpoint>(
         }
         host.wash_caches()?;
     }
-    Ok(efu.median() - clock_ns)
+    Ok(())
 }
 
-/// The echo at distance `d` on rank 0: median `T_d`, ns, less `Q(SENDTIME)` when
-/// busy (timed in the same block with nothing in flight).
+/// One round of the echo at distance `d` on rank 0: `T_d`, and `Q(SENDTIME)`
+/// timed in the same iterations with nothing in flight, added to `acc`.
 #[inline(never)]
 fn rank0_echo<E: Endpoint>(
     host: Rank0<'_, '_, E>,
@@ -599,10 +721,10 @@ fn rank0_echo<E: Endpoint>(
     inbuf: &mut [u8],
     reps: u64,
     busy: bool,
-    clock_ns: f64,
-) -> Result<f64, RankError> {
+    acc: &mut EchoSamples,
+) -> Result<(), RankError> {
     let st = bg.send_chunks;
-    let (mut t, mut x) = (Samples::new(reps), Samples::new(reps));
+    let EchoSamples { t, x } = acc;
     for a in 0..=reps {
         let t0 = Instant::now();
         write(host, 1, out)?;
@@ -622,8 +744,30 @@ fn rank0_echo<E: Endpoint>(
         }
         host.wash_caches()?;
     }
-    // Busy, the Q(SENDTIME) subtracted was timed with the clock too.
-    Ok(t.median() - if busy { x.median() } else { clock_ns })
+    Ok(())
+}
+
+/// Rank 0's samples of one echo at one size, pooled over the rounds: `T_d`, and
+/// `Q(SENDTIME)` timed alone.
+struct EchoSamples {
+    t: Samples,
+    x: Samples,
+}
+
+impl EchoSamples {
+    /// Room for `reps` iterations.
+    fn new(reps: u64) -> EchoSamples {
+        EchoSamples {
+            t: Samples::new(reps),
+            x: Samples::new(reps),
+        }
+    }
+
+    /// The median `T_d`, less `Q(SENDTIME)` when busy, else the clock's overhead.
+    fn time(&self, busy: bool, clock_ns: f64) -> f64 {
+        // Busy, the Q(SENDTIME) subtracted was timed with the clock too.
+        self.t.median() - if busy { self.x.median() } else { clock_ns }
+    }
 }
 
 /// Everything rank 0 measured at one size in one repetition.
@@ -656,17 +800,30 @@ struct Plan<'a> {
     /// The clock's read overhead, ns, taken from every interval timed directly.
     clock_ns: f64,
     repetitions: usize,
+    /// Rounds of the experiments at each size; each experiment's iterations are
+    /// split evenly between them and pooled.
+    rounds: usize,
     on_size: &'a (dyn Fn(usize) + Sync),
     cancelled: &'a (dyn Fn() -> bool + Sync),
 }
 
-/// The whole plan in order: (repetition, size, experiment).
+impl Plan<'_> {
+    /// Timed iterations of each experiment in one round.
+    fn per_round(&self) -> u64 {
+        self.reps.div_ceil(self.rounds.max(1) as u64)
+    }
+}
+
+/// The whole plan in order: (repetition, size, experiment), each experiment
+/// once a round.
 fn plan_steps(plan: &Plan<'_>) -> Vec<(usize, usize, Experiment)> {
     let mut steps = Vec::new();
     for rep in 0..plan.repetitions {
         for &size in plan.sizes {
-            for e in experiments_at_size() {
-                steps.push((rep, size, e));
+            for _ in 0..plan.rounds {
+                for e in experiments_at_size() {
+                    steps.push((rep, size, e));
+                }
             }
         }
     }
@@ -681,64 +838,51 @@ fn rank0<E: Endpoint>(
     let max = plan.sizes.iter().copied().max().unwrap_or(0);
     let out = LineAligned::from_fn(max, |i| (i % 251) as u8);
     let mut inbuf = LineAligned::filled(max.max(32), 0u8);
-    let (bg, reps, clock_ns) = (&plan.bg, plan.reps, plan.clock_ns);
+    let (bg, clock_ns) = (&plan.bg, plan.clock_ns);
+    let (per_round, total) = (plan.per_round(), plan.per_round() * plan.rounds as u64);
     let mut repetitions = Vec::with_capacity(plan.repetitions);
     'outer: for _ in 0..plan.repetitions {
         let mut sizes = Vec::with_capacity(plan.sizes.len());
         for &size in plan.sizes {
-            if (plan.cancelled)() {
-                break 'outer;
-            }
             let out = &out[..size];
-            let mut at = SizeTimes {
-                size,
-                echo_busy: Vec::new(),
-                echo_idle: Vec::new(),
-                neighbour: NeighbourTimes {
-                    r_ns: f64::NAN,
-                    r_whole_q_ns: f64::NAN,
-                    a_plus_u_ns: f64::NAN,
-                    a_alone_ns: f64::NAN,
-                    clock_ns: f64::NAN,
-                    send_call_ns: f64::NAN,
-                    f_plus_s_ns: f64::NAN,
-                    f_plus_s_whole_q_ns: f64::NAN,
-                    late: 0,
-                },
-                forward: ForwardTimes {
-                    r_plus_s_ns: f64::NAN,
-                    r_plus_s_whole_q_ns: f64::NAN,
-                    late: 0,
-                },
-                twice_f_e_u: f64::NAN,
-                twice_f_e_u_system: f64::NAN,
-            };
-            for e in experiments_at_size() {
-                match e {
-                    Experiment::Echo { busy, .. } => {
-                        let t = rank0_echo(host, bg, out, &mut inbuf, reps, busy, clock_ns)?;
-                        if busy {
-                            at.echo_busy.push(t);
-                        } else {
-                            at.echo_idle.push(t);
+            let echoes = || std::array::from_fn::<_, MAX_DISTANCE, _>(|_| EchoSamples::new(total));
+            let (mut busy_echo, mut idle_echo) = (echoes(), echoes());
+            let mut neighbour = NeighbourSamples::new(total);
+            let mut forward = ForwardSamples::new(total);
+            let (mut efu, mut efu_system) = (Samples::new(total), Samples::new(total));
+            for _ in 0..plan.rounds {
+                if (plan.cancelled)() {
+                    break 'outer;
+                }
+                for e in experiments_at_size() {
+                    let inbuf = &mut inbuf;
+                    match e {
+                        Experiment::Echo { d, busy } => {
+                            let acc = if busy { &mut busy_echo } else { &mut idle_echo };
+                            rank0_echo(host, bg, out, inbuf, per_round, busy, &mut acc[d - 1])?;
                         }
-                    }
-                    Experiment::Neighbour => {
-                        at.neighbour = rank0_neighbour(host, bg, out, &mut inbuf, reps, clock_ns)?;
-                    }
-                    Experiment::RPlusS => {
-                        at.forward = rank0_rs(host, bg, out, reps)?;
-                    }
-                    Experiment::Efu => {
-                        at.twice_f_e_u = rank0_efu(host, bg, out, &mut inbuf, reps, clock_ns)?;
-                    }
-                    Experiment::EfuSystem => {
-                        at.twice_f_e_u_system =
-                            rank0_efu(host, bg, out, &mut inbuf, reps, clock_ns)?;
+                        Experiment::Neighbour => {
+                            rank0_neighbour(host, bg, out, inbuf, per_round, &mut neighbour)?;
+                        }
+                        Experiment::RPlusS => {
+                            rank0_forward(host, bg, out, per_round, &mut forward)?
+                        }
+                        Experiment::Efu => rank0_efu(host, bg, out, inbuf, per_round, &mut efu)?,
+                        Experiment::EfuSystem => {
+                            rank0_efu(host, bg, out, inbuf, per_round, &mut efu_system)?;
+                        }
                     }
                 }
             }
-            sizes.push(at);
+            sizes.push(SizeTimes {
+                size,
+                echo_busy: busy_echo.iter().map(|e| e.time(true, clock_ns)).collect(),
+                echo_idle: idle_echo.iter().map(|e| e.time(false, clock_ns)).collect(),
+                neighbour: neighbour.times(clock_ns),
+                forward: forward.times(),
+                twice_f_e_u: efu.median() - clock_ns,
+                twice_f_e_u_system: efu_system.median() - clock_ns,
+            });
             (plan.on_size)(size);
         }
         repetitions.push(Repetition { sizes });
@@ -794,7 +938,7 @@ fn run_sized<T: Transport>(
             } else {
                 steps
                     .iter()
-                    .flat_map(|&(_, _, e)| script_of(rank, e, plan.reps, &plan.bg))
+                    .flat_map(|&(_, _, e)| script_of(rank, e, plan.per_round(), &plan.bg))
                     .collect()
             };
             Node::new(rank, RANKS, max, plan.bg, script)
@@ -916,6 +1060,7 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
             .with("q_float", f64::from(u8::from(kind == QKind::Float)))
             .with("size_bytes", size as f64)
             .with("slots_per_lane", slots_for(size) as f64)
+            .with("rounds", ROUNDS as f64)
             .with("repetitions", solved.len() as f64);
         // (point, (mean, standard deviation, median)) of the finite values.
         type Central = Option<(f64, f64, f64)>;
@@ -1251,6 +1396,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 reps,
                 clock_ns: ctx.clock.read_overhead_ns,
                 repetitions,
+                rounds: ROUNDS,
                 on_size: &on_size,
                 cancelled: &cancelled,
             };
@@ -1568,6 +1714,53 @@ mod tests {
             send_chunks: 10,
             comp_chunks: 50,
         }
+    }
+
+    /// Every size runs its experiments in turn, once a round, each round with a
+    /// twenty-fifth of the iterations: 4 of 100, 2 of `--quick`'s 50, and the
+    /// scripts block by block in the same order.
+    #[test]
+    fn every_round_runs_every_experiment_in_turn() {
+        let (on_size, cancelled) = (|_: usize| {}, || false);
+        let plan = Plan {
+            bg: test_background(),
+            sizes: &[16, 500],
+            reps: notimes(false),
+            clock_ns: 0.0,
+            repetitions: 2,
+            rounds: ROUNDS,
+            on_size: &on_size,
+            cancelled: &cancelled,
+        };
+        assert_eq!(plan.per_round(), 4);
+        assert_eq!(
+            Plan {
+                reps: notimes(true),
+                ..plan
+            }
+            .per_round(),
+            2
+        );
+        let each = experiments_at_size();
+        let steps = plan_steps(&plan);
+        assert_eq!(steps.len(), 2 * 2 * ROUNDS * each.len());
+        for (i, round) in steps.chunks(each.len()).enumerate() {
+            let (rep, size) = (i / (2 * ROUNDS), [16, 500][i / ROUNDS % 2]);
+            let want: Vec<_> = each.iter().map(|&e| (rep, size, e)).collect();
+            assert_eq!(round, want.as_slice(), "round {i}");
+        }
+        // Rank 3 reads the timed write and test 5's forward: two blocks of
+        // 4 + 1 iterations a round.
+        let script: Vec<Block> = steps
+            .iter()
+            .flat_map(|&(_, _, e)| script_of(3, e, plan.per_round(), &plan.bg))
+            .collect();
+        let reads: Vec<&Block> = script
+            .iter()
+            .filter(|b| b.ops == vec![Op::Read(0)])
+            .collect();
+        assert_eq!(reads.len(), 2 * 2 * ROUNDS * 2);
+        assert!(reads.iter().all(|b| b.times == 5));
     }
 
     /// Lanes hold two slots up to 4 KiB and at least 128 KiB of slots beyond.

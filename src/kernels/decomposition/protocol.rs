@@ -506,8 +506,8 @@ pub(super) fn ns(a: Instant, b: Instant) -> f64 {
     b.duration_since(a).as_nanos() as f64
 }
 
-/// Per-iteration times of one timed block, kept without allocating on the timed
-/// path. The block's figure is their median: robust against the odd iteration a
+/// Per-iteration times of one experiment (its blocks of every round), kept
+/// without allocating on the timed path. The experiment's figure is their median: robust against the odd iteration a
 /// scheduler preemption stretches, on a machine shared with other work (the paper,
 /// on a dedicated machine, averaged).
 #[derive(Debug, Clone)]
