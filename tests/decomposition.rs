@@ -105,6 +105,8 @@ fn structure_holds(r: &KernelResult) {
             "twice_f_e_u_system_ns",
             "a_alone_ns",
             "clock_ns",
+            "cpu_round_trip_ns",
+            "cpu_round_trip_64k_ns",
         ] {
             assert!(p.stats(name).unwrap().median > 0.0, "{t} {name}");
         }
@@ -133,6 +135,12 @@ fn timing_misses(r: &KernelResult) -> Vec<String> {
         check(
             at(size, "echo_idle_d5_ns") > at(size, "echo_idle_d1_ns"),
             format!("five hops not slower than one at {size} B"),
+        );
+        // The probes around each size: 64 KiB there and back costs more than
+        // a cache line.
+        check(
+            at(size, "cpu_round_trip_64k_ns") > at(size, "cpu_round_trip_ns"),
+            format!("the 64 KiB probe not slower than the cache line's at {size} B"),
         );
         // The first and last links' half-increments are E's parts (E is the
         // mean of four): within a factor of two of it.

@@ -59,6 +59,34 @@
 //! hop further on) and `A` at 64 KiB (see item 5). Blocks of a twenty-fifth cost
 //! a warm-up iteration each: `--quick` takes about 13 s instead of 9 to 11.
 //!
+//! *Probes.* Before and after each size's team run, the two CPUs' round trip of
+//! a cache line and of 64 KiB are timed (`cpu_round_trip_ns`,
+//! `cpu_round_trip_64k_ns`; rows `RT line` and `RT 64K`), and a run whose 64 KiB
+//! probes span more than half again their least is flagged: it was measured in
+//! more than one state of the machine. On the EPYC VM the probes found two
+//! states, each lasting from milliseconds to minutes, and nothing between: a
+//! line's round trip of 77 to 107 ns and 64 KiB's of 7.3 to 9.5 µs in one
+//! (*near* below), 330 to 390 ns and 22 to 26 µs in the other (*far*: as if the
+//! host had put the two virtual CPUs on different dies). Over eight `--quick` runs, medians of the
+//! points measured in one state throughout, integer and floating-point `Q`
+//! together:
+//!
+//! | mailbox, ns | `E` 16 B | `E` 64 KiB | `S` 64 KiB | `F` 64 KiB | `U` 64 KiB | `A` 64 KiB | `A + U` 64 KiB |
+//! |---|---|---|---|---|---|---|---|
+//! | near | 239 | 4109 | 1909 | 1490 | 1141 | 298 | 1430 |
+//! | far | 523 | 13 094 | 8871 | 1026 | 2298 | −823 | 1459 |
+//!
+//! A copy within a CPU (the timed read `A + U`) costs the same in both; what
+//! crosses between the CPUs costs 2.2 to 4.6 times as much in the far state,
+//! and there the costs no longer add: a forward's hand-over (`S`, from test 5)
+//! exceeds the write call's (in `F + S`, test 4) by more than in the near
+//! state, so `F` falls below the copy it is, and test 6's ends cost about 1 µs
+//! more than the timed read and write, which the solve puts into `U` and takes
+//! from `A`. Of the 45 points whose median probe was near, none had a parameter
+//! below zero by more than its deviation; of the 147 far, 31 had: `A` at 64 KiB
+//! at 24 of the 25 such points, the mailbox's `A` at 1500 B at 5, and 2 more at
+//! the paper's sizes.
+//!
 //! *Lost computation* (`R`, `R + S`, the `S` in `F + S`) is timed where it is
 //! taken: around each poll of rank 0's own system inside the `Q`; the polls that
 //! moved something, less as many of the same `Q`'s idle polls
@@ -281,7 +309,7 @@ use crate::model::stats::summarize;
 use crate::platform::LineAligned;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::hosted::{Host, HostedTeam};
-use crate::team::{Placement, RankError, TeamError};
+use crate::team::{Placement, RankError, Team, TeamError};
 use crate::text::num;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
@@ -783,6 +811,9 @@ struct SizeTimes {
     twice_f_e_u: f64,
     /// Test 6 with rank 1 returning the message in its system.
     twice_f_e_u_system: f64,
+    /// The two CPUs' round trips just before and just after the team run of
+    /// this size ([`probe`]; NaN on one CPU).
+    probes: [Probe; 2],
 }
 
 /// One repetition of the whole experiment.
@@ -803,6 +834,8 @@ struct Plan<'a> {
     /// Rounds of the experiments at each size; each experiment's iterations are
     /// split evenly between them and pooled.
     rounds: usize,
+    /// The two CPUs' round trips now ([`probe`]).
+    probe: &'a (dyn Fn() -> Result<Probe, KernelError> + Sync),
     on_size: &'a (dyn Fn(usize) + Sync),
     cancelled: &'a (dyn Fn() -> bool + Sync),
 }
@@ -882,6 +915,7 @@ fn rank0<E: Endpoint>(
                 forward: forward.times(),
                 twice_f_e_u: efu.median() - clock_ns,
                 twice_f_e_u_system: efu_system.median() - clock_ns,
+                probes: [Probe::NONE; 2],
             });
             (plan.on_size)(size);
         }
@@ -900,7 +934,10 @@ fn rank0<E: Endpoint>(
 /// the increments `T_{d+1} − T_d` ranged from 0.2 to 2 µs, and the `U` solved from
 /// them came out 200 ns above the timed read `A + U`. With buffers of the
 /// message's size they are uniform (1.4 to 1.9 µs), as the paper's model assumes.
-fn run_on<T: Transport>(team: &HostedTeam, plan: &Plan<'_>) -> Result<Vec<Repetition>, TeamError> {
+fn run_on<T: Transport>(
+    team: &HostedTeam,
+    plan: &Plan<'_>,
+) -> Result<Vec<Repetition>, KernelError> {
     let mut out = Vec::with_capacity(plan.repetitions);
     for _ in 0..plan.repetitions {
         let mut sizes = Vec::with_capacity(plan.sizes.len());
@@ -914,8 +951,14 @@ fn run_on<T: Transport>(team: &HostedTeam, plan: &Plan<'_>) -> Result<Vec<Repeti
                 ..*plan
             };
             let config = store_and_forward(*size, slots_for(*size));
-            for r in run_sized::<T>(team, &config, &one)? {
-                sizes.extend(r.sizes);
+            let before = (plan.probe)()?;
+            let runs = run_sized::<T>(team, &config, &one).map_err(interrupted)?;
+            let after = (plan.probe)()?;
+            for r in runs {
+                sizes.extend(r.sizes.into_iter().map(|s| SizeTimes {
+                    probes: [before, after],
+                    ..s
+                }));
             }
         }
         out.push(Repetition { sizes });
@@ -1008,6 +1051,68 @@ const TWO_SLOTS_UP_TO: usize = 4096;
 /// What a lane's slots span together for longer messages, bytes (at least two
 /// slots): the span of the transports' default ring, 64 slots of 2 KiB.
 const LANE_SPAN: usize = 128 * 1024;
+
+/// Batches a probe takes the least of ([`probe`]).
+const PROBE_BATCHES: usize = 3;
+/// Cache-line round trips in a batch.
+const PROBE_LINE_TRIPS: u64 = 500;
+/// Round trips of [`PROBE_BULK_BYTES`] in a batch.
+const PROBE_BULK_TRIPS: u64 = 10;
+/// The bulk probe's message, bytes: the longest of the default sweep.
+const PROBE_BULK_BYTES: usize = 65_536;
+
+/// The two CPUs' round trips at one moment, ns ([`probe`]).
+#[derive(Debug, Clone, Copy)]
+struct Probe {
+    /// A cache line there and back: the two-flag ping-pong.
+    line_ns: f64,
+    /// 64 KiB there and back through the mailbox.
+    bulk_ns: f64,
+}
+
+impl Probe {
+    /// No probe (one CPU).
+    const NONE: Probe = Probe {
+        line_ns: f64::NAN,
+        bulk_ns: f64::NAN,
+    };
+}
+
+/// The two CPUs' round trips now, on `team`'s two CPUs: the least mean of
+/// [`PROBE_BATCHES`] batches of the two-flag ping-pong
+/// ([`crate::kernels::scibench::atomic_flag_round_trip`]) and of the mailbox's
+/// ping-pong of 64 KiB ([`crate::kernels::scibench::round_trip_time`]), about
+/// half a millisecond in all.
+///
+/// A virtual machine's host can move its virtual CPUs or load the machine
+/// under them while it runs, and the message costs move with that: on a
+/// two-vCPU AMD EPYC VM (Zen 3) the decomposition took states that lasted
+/// milliseconds to minutes, a hop of 64 KiB 4.2 µs in one and 13 µs in the
+/// other, while a copy within a CPU (the timed read `A + U` at 64 KiB, 1.45 to
+/// 1.64 µs) cost the same in both. The probes before and after each size's
+/// team run say which state that size was measured in.
+fn probe(team: &Team) -> Result<Probe, KernelError> {
+    let mut p = Probe {
+        line_ns: f64::INFINITY,
+        bulk_ns: f64::INFINITY,
+    };
+    for _ in 0..PROBE_BATCHES {
+        let line = crate::kernels::scibench::atomic_flag_round_trip(team, PROBE_LINE_TRIPS)?;
+        p.line_ns = p
+            .line_ns
+            .min(line.as_nanos() as f64 / PROBE_LINE_TRIPS as f64);
+        let bulk = crate::kernels::scibench::round_trip_time(
+            team,
+            TransportKind::Mailbox,
+            PROBE_BULK_BYTES,
+            PROBE_BULK_TRIPS,
+        )?;
+        p.bulk_ns = p
+            .bulk_ns
+            .min(bulk.as_nanos() as f64 / PROBE_BULK_TRIPS as f64);
+    }
+    Ok(p)
+}
 
 /// One repetition at one size, solved: the parameters (`E` from the idle echo,
 /// whose hops are those of test 6) and `E` from the busy echo.
@@ -1138,7 +1243,7 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         // The ends of both echoes: E = (T_5 - T_1) / 8 is solved from the idle
         // one's, e_busy_ns from the busy one's; the idle one at every distance,
         // and its first and last half-increments, show whether T_d is a line.
-        let raw: [(&str, Vec<f64>); 21] = [
+        let raw: [(&str, Vec<f64>); 23] = [
             ("echo_idle_d1_ns", echo(false, 1)),
             ("echo_idle_d2_ns", echo(false, 2)),
             ("echo_idle_d3_ns", echo(false, 3)),
@@ -1169,6 +1274,18 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                 "twice_f_e_u_system_ns",
                 at.iter().map(|s| s.twice_f_e_u_system).collect(),
             ),
+            (
+                "cpu_round_trip_ns",
+                at.iter()
+                    .flat_map(|s| s.probes.map(|p| p.line_ns))
+                    .collect(),
+            ),
+            (
+                "cpu_round_trip_64k_ns",
+                at.iter()
+                    .flat_map(|s| s.probes.map(|p| p.bulk_ns))
+                    .collect(),
+            ),
         ];
         for (name, values) in raw {
             point = stat(point, name, values).0;
@@ -1194,6 +1311,9 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         }
         result.points.push(point);
     }
+    if let Some(w) = state_change(kind, reps) {
+        result.warnings.push(w);
+    }
     let paper: Vec<Parameters> = medians
         .iter()
         .filter(|p| p.size_bytes <= 2000.0)
@@ -1207,6 +1327,33 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
     {
         push_fits(result, kind, &lines, "all sizes", "_all_sizes");
     }
+}
+
+/// Round trips of 64 KiB further apart than this ratio mean that the machine
+/// changed state during a run ([`probe`]).
+const STATE_CHANGE_RATIO: f64 = 1.5;
+
+/// A warning when the 64 KiB round trips of one `Q`'s run lie further apart than
+/// [`STATE_CHANGE_RATIO`]: its repetitions and sizes were measured in different
+/// states of the machine.
+fn state_change(kind: QKind, reps: &[Repetition]) -> Option<String> {
+    let trips: Vec<f64> = reps
+        .iter()
+        .flat_map(|r| &r.sizes)
+        .flat_map(|s| s.probes.map(|p| p.bulk_ns))
+        .filter(|t| t.is_finite())
+        .collect();
+    let (lo, hi) = trips.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &t| {
+        (lo.min(t), hi.max(t))
+    });
+    (hi > STATE_CHANGE_RATIO * lo).then(|| {
+        format!(
+            "{} Q: the two CPUs' round trip of 64 KiB ranged from {:.0} to {:.0} ns over this run (probed before and after each size): the machine changed state while it ran, and points or repetitions measured in different states mix their costs (each point's cpu_round_trip_64k_ns gives its states)",
+            kind.name(),
+            lo,
+            hi
+        )
+    })
 }
 
 /// What a negative `A` is made of (medians over repetitions): the `U` solved from
@@ -1355,6 +1502,11 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     }
     let repetitions = ctx.config.trials.unwrap_or(REPETITIONS);
     let reps = notimes(ctx.config.quick);
+    let probe_team = match &cpus[..] {
+        [a, b, ..] => Some(Team::new(&ctx.team_spec(vec![*a, *b], 2, false))?),
+        _ => None,
+    };
+    let probe = || probe_team.as_ref().map_or(Ok(Probe::NONE), probe);
     let backgrounds: Vec<Background> = QKind::ALL
         .iter()
         .map(|&k| Background::calibrate(k, SENDTIME, CHUNK))
@@ -1397,14 +1549,14 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 clock_ns: ctx.clock.read_overhead_ns,
                 repetitions,
                 rounds: ROUNDS,
+                probe: &probe,
                 on_size: &on_size,
                 cancelled: &cancelled,
             };
             let reps = match transport {
                 TransportKind::Mailbox => run_on::<Mailbox>(&team, &plan),
                 TransportKind::Channel => run_on::<Channel>(&team, &plan),
-            }
-            .map_err(interrupted)?;
+            }?;
             add_q(&mut result, bg.kind, &reps);
         }
         result
@@ -1472,6 +1624,8 @@ fn tables(r: &KernelResult) -> String {
             ("U", "u_ns"),
             ("A", "a_ns"),
             ("A alone", "a_alone_ns"),
+            ("RT line", "cpu_round_trip_ns"),
+            ("RT 64K", "cpu_round_trip_64k_ns"),
             ("E busy", "e_busy_ns"),
             ("E d1-d2", "e_d1_d2_ns"),
             ("E d4-d5", "e_d4_d5_ns"),
@@ -1562,7 +1716,46 @@ mod tests {
             },
             twice_f_e_u: 2.0 * (f + e + u),
             twice_f_e_u_system: 2.0 * (f + e + u) - (f + u),
+            probes: [Probe::NONE; 2],
         }
+    }
+
+    /// A run whose 64 KiB probes span more than half again their least is
+    /// flagged with the range; one within it, or on one CPU (no probes), is not.
+    #[test]
+    fn a_change_of_state_is_flagged_from_the_probes() {
+        let at = |bulk: [f64; 2]| {
+            let mut s = measured(16, TABLE_1_US[0]);
+            s.probes = bulk.map(|bulk_ns| Probe {
+                line_ns: 100.0,
+                bulk_ns,
+            });
+            Repetition { sizes: vec![s] }
+        };
+        let calm = [at([8000.0, 8200.0]), at([9000.0, 11_900.0])];
+        assert_eq!(state_change(QKind::Integer, &calm), None);
+        let moved = [at([8000.0, 8200.0]), at([9000.0, 26_000.0])];
+        let w = state_change(QKind::Float, &moved).unwrap();
+        assert!(
+            w.starts_with(
+                "floating-point Q: the two CPUs' round trip of 64 KiB ranged from 8000 to 26000 ns"
+            ),
+            "{w}"
+        );
+        let one_cpu = [at([f64::NAN; 2])];
+        assert_eq!(state_change(QKind::Integer, &one_cpu), None);
+        // The points carry both probes, before and after each size.
+        let mut result = empty_result();
+        add_q(&mut result, QKind::Integer, &moved);
+        let p = &result.points[0];
+        assert_eq!(p.stats("cpu_round_trip_64k_ns").unwrap().max, 26_000.0);
+        assert_eq!(p.stats("cpu_round_trip_ns").unwrap().median, 100.0);
+        assert!(
+            result
+                .warnings
+                .iter()
+                .any(|w| w.contains("ranged from 8000"))
+        );
     }
 
     fn empty_result() -> KernelResult {
@@ -1722,6 +1915,7 @@ mod tests {
     #[test]
     fn every_round_runs_every_experiment_in_turn() {
         let (on_size, cancelled) = (|_: usize| {}, || false);
+        let probe = || Ok(Probe::NONE);
         let plan = Plan {
             bg: test_background(),
             sizes: &[16, 500],
@@ -1729,6 +1923,7 @@ mod tests {
             clock_ns: 0.0,
             repetitions: 2,
             rounds: ROUNDS,
+            probe: &probe,
             on_size: &on_size,
             cancelled: &cancelled,
         };
