@@ -1206,11 +1206,12 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
                 median_of.insert(name, median);
                 if m + sd < 0.0 {
                     result.warnings.push(format!(
-                        "{} Q, {size} B: {} = {} ns is below zero by more than its standard deviation {}{}",
+                        "{} Q, {size} B: {} = {} ns is below zero by more than its standard deviation {}{}{}",
                         kind.name(),
                         name.to_uppercase(),
                         num(m),
                         num(sd),
+                        probed_at(&at),
                         if name == "a" {
                             // A is solved last: the medians of E, F and U are in.
                             let of = |n| median_of.get(n).copied().unwrap_or(f64::NAN);
@@ -1326,6 +1327,28 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         && let Ok(lines) = fit_lines(&medians)
     {
         push_fits(result, kind, &lines, "all sizes", "_all_sizes");
+    }
+}
+
+/// Where a point's probes stood: the medians of its round trips, or nothing on
+/// one CPU.
+fn probed_at(at: &[&SizeTimes]) -> String {
+    let median = |get: fn(&Probe) -> f64| {
+        let v: Vec<f64> = at
+            .iter()
+            .flat_map(|s| s.probes.iter().map(get))
+            .filter(|v| v.is_finite())
+            .collect();
+        summarize(&v).map_or(f64::NAN, |s| s.median)
+    };
+    let (line, bulk) = (median(|p| p.line_ns), median(|p| p.bulk_ns));
+    if line.is_finite() && bulk.is_finite() {
+        format!(
+            ", with the CPUs' round trips at {:.0} ns (a line) and {:.0} ns (64 KiB)",
+            line, bulk
+        )
+    } else {
+        String::new()
     }
 }
 
@@ -1756,6 +1779,11 @@ mod tests {
                 .iter()
                 .any(|w| w.contains("ranged from 8000"))
         );
+        assert_eq!(
+            probed_at(&[&moved[0].sizes[0], &moved[1].sizes[0]]),
+            ", with the CPUs' round trips at 100 ns (a line) and 8600 ns (64 KiB)"
+        );
+        assert_eq!(probed_at(&[&one_cpu[0].sizes[0]]), "");
     }
 
     fn empty_result() -> KernelResult {
