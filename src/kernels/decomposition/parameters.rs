@@ -306,7 +306,7 @@ use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
 use crate::model::fit::LineFit;
 use crate::model::stats::summarize;
-use crate::platform::LineAligned;
+use crate::platform::{LineAligned, Topology};
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::hosted::{Host, HostedTeam};
 use crate::team::{Placement, RankError, Team, TeamError};
@@ -834,6 +834,8 @@ struct Plan<'a> {
     /// Rounds of the experiments at each size; each experiment's iterations are
     /// split evenly between them and pooled.
     rounds: usize,
+    /// What a lane's slots span for longer messages ([`lane_span`]).
+    lane_span: usize,
     /// The two CPUs' round trips now ([`probe`]).
     probe: &'a (dyn Fn() -> Result<Probe, KernelError> + Sync),
     on_size: &'a (dyn Fn(usize) + Sync),
@@ -950,7 +952,7 @@ fn run_on<T: Transport>(
                 repetitions: 1,
                 ..*plan
             };
-            let config = store_and_forward(*size, slots_for(*size));
+            let config = store_and_forward(*size, slots_for(*size, plan.lane_span));
             let before = (plan.probe)()?;
             let runs = run_sized::<T>(team, &config, &one).map_err(interrupted)?;
             let after = (plan.probe)()?;
@@ -1005,7 +1007,8 @@ pub(super) fn store_and_forward(max: usize, slots: usize) -> TransportConfig {
 }
 
 /// Transport slots per lane for messages of `size` bytes: two up to
-/// [`TWO_SLOTS_UP_TO`], beyond it enough to span [`LANE_SPAN`] (a power of two).
+/// [`TWO_SLOTS_UP_TO`], beyond it enough to span `span` bytes (a power of two;
+/// [`lane_span`]: a sixteenth of the L2).
 ///
 /// Never more than one message is in flight on a lane, but a hand-over's cost
 /// depends on where the slot's lines are when it is written and read again: in
@@ -1037,20 +1040,51 @@ pub(super) fn store_and_forward(max: usize, slots: usize) -> TransportConfig {
 /// it and this rule, two sweeps from 4 to 64 KiB left one point below zero by
 /// more than its deviation (channel `U` at 8 KiB, −66 ± 60 ns) and the check
 /// at −730 to +340 ns, within 10% of the echo at 32 KiB, where it is widest.
-fn slots_for(size: usize) -> usize {
+///
+/// The Xeon's L2 holds 2 MiB; the two-vCPU AMD EPYC VM (Zen 3) has 512 KiB, and
+/// there lanes of 128 KiB missed the other way: at 16 KiB, the points measured
+/// in the near state of the module doc's probes, from 12 interleaved runs with
+/// 2 and 8 slots and 4 with 4 and 16 (both transports, both `Q`s, medians over
+/// points):
+///
+/// | 16 KiB on the EPYC | 2 slots | 4 | 8 | 16 |
+/// |---|---|---|---|---|
+/// | one-link excess, mailbox / channel | +18 / +13 ns | −943 / −605 | −956 / −822 | −1219 / −946 |
+/// | `(T2 − T1)/2 − (T5 − T4)/2` | 192 / 88 ns | 298 / 351 | 382 / 594 | 684 / 117 |
+/// | points below zero by more than their sd | 2 of 29 | 3 of 11 | 8 of 31 | 0 of 9 |
+///
+/// A negative excess is a first link cheaper than the hops `E` comes from, and
+/// the solve takes it from `U` (at 8 slots `U` = −39 and −89 ns against a timed
+/// `(A + U) − A alone` of 530). Lanes of a sixteenth of the L2 give both
+/// machines the span that did best on them: 128 KiB on the Xeon, 32 KiB (two
+/// slots at 16 KiB) on the EPYC. It is a rule drawn from two machines; the
+/// one-link check says where it misses.
+fn slots_for(size: usize, span: usize) -> usize {
     if size <= TWO_SLOTS_UP_TO {
         return 2;
     }
     let slot = store_and_forward(size, 2).slot_bytes;
-    LANE_SPAN.div_ceil(slot).next_power_of_two().max(2)
+    span.div_ceil(slot).next_power_of_two().max(2)
+}
+
+/// What a lane's slots span together for messages beyond [`TWO_SLOTS_UP_TO`]
+/// on `cpus` ([`slots_for`]): a sixteenth of their smallest L2, or
+/// [`LANE_SPAN_UNKNOWN`] where the machine reports none.
+fn lane_span(topology: &Topology, cpus: &[usize]) -> usize {
+    cpus.iter()
+        .flat_map(|&cpu| topology.data_cache_sizes(cpu))
+        .filter(|&(level, _)| level == 2)
+        .map(|(_, size)| usize::try_from(size / 16).unwrap_or(usize::MAX))
+        .min()
+        .unwrap_or(LANE_SPAN_UNKNOWN)
 }
 
 /// The longest message whose lanes have two slots, bytes.
 const TWO_SLOTS_UP_TO: usize = 4096;
 
-/// What a lane's slots span together for longer messages, bytes (at least two
-/// slots): the span of the transports' default ring, 64 slots of 2 KiB.
-const LANE_SPAN: usize = 128 * 1024;
+/// A lane's span where the machine reports no L2, bytes: a sixteenth of the
+/// Xeon's 2 MiB, the span of the transports' default ring (64 slots of 2 KiB).
+const LANE_SPAN_UNKNOWN: usize = 128 * 1024;
 
 /// Batches a probe takes the least of ([`probe`]).
 const PROBE_BATCHES: usize = 3;
@@ -1150,7 +1184,7 @@ const PARAMS: [(&str, Getter); 6] = [
 ];
 
 /// Adds the points, fits and warnings of one `Q` to `result`.
-fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
+fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition], lane_span: usize) {
     let sizes: Vec<usize> = reps
         .first()
         .map(|r| r.sizes.iter().map(|s| s.size).collect())
@@ -1164,7 +1198,7 @@ fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition]) {
         let mut point = Point::new()
             .with("q_float", f64::from(u8::from(kind == QKind::Float)))
             .with("size_bytes", size as f64)
-            .with("slots_per_lane", slots_for(size) as f64)
+            .with("slots_per_lane", slots_for(size, lane_span) as f64)
             .with("rounds", ROUNDS as f64)
             .with("repetitions", solved.len() as f64);
         // (point, (mean, standard deviation, median)) of the finite values.
@@ -1515,6 +1549,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let kernel = "decomposition";
     let cpus = cpu_pair(ctx, kernel)?;
     let wash = wash_bytes(ctx.topology, &cpus);
+    let span = lane_span(ctx.topology, &cpus);
     let team = hosted_team(ctx, &cpus, RANKS, wash)?;
     let sizes = sizes(ctx);
     if sizes.is_empty() {
@@ -1572,6 +1607,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 clock_ns: ctx.clock.read_overhead_ns,
                 repetitions,
                 rounds: ROUNDS,
+                lane_span: span,
                 probe: &probe,
                 on_size: &on_size,
                 cancelled: &cancelled,
@@ -1580,7 +1616,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 TransportKind::Mailbox => run_on::<Mailbox>(&team, &plan),
                 TransportKind::Channel => run_on::<Channel>(&team, &plan),
             }?;
-            add_q(&mut result, bg.kind, &reps);
+            add_q(&mut result, bg.kind, &reps, span);
         }
         result
             .warnings
@@ -1769,7 +1805,7 @@ mod tests {
         assert_eq!(state_change(QKind::Integer, &one_cpu), None);
         // The points carry both probes, before and after each size.
         let mut result = empty_result();
-        add_q(&mut result, QKind::Integer, &moved);
+        add_q(&mut result, QKind::Integer, &moved, LANE_SPAN_UNKNOWN);
         let p = &result.points[0];
         assert_eq!(p.stats("cpu_round_trip_64k_ns").unwrap().max, 26_000.0);
         assert_eq!(p.stats("cpu_round_trip_ns").unwrap().median, 100.0);
@@ -1821,7 +1857,7 @@ mod tests {
             })
             .collect();
         let mut result = empty_result();
-        add_q(&mut result, QKind::Integer, &reps);
+        add_q(&mut result, QKind::Integer, &reps, LANE_SPAN_UNKNOWN);
         assert_eq!(result.points.len(), 5);
         let p = &result.points[2];
         assert_eq!(p.number("size_bytes"), Some(1000.0));
@@ -1951,6 +1987,7 @@ mod tests {
             clock_ns: 0.0,
             repetitions: 2,
             rounds: ROUNDS,
+            lane_span: LANE_SPAN_UNKNOWN,
             probe: &probe,
             on_size: &on_size,
             cancelled: &cancelled,
@@ -1986,26 +2023,57 @@ mod tests {
         assert!(reads.iter().all(|b| b.times == 5));
     }
 
-    /// Lanes hold two slots up to 4 KiB and at least 128 KiB of slots beyond.
+    /// Lanes hold two slots up to 4 KiB and at least a sixteenth of the L2 of
+    /// slots beyond: 128 KiB on the Xeon's 2 MiB, 32 KiB on the EPYC's 512 KiB.
     #[test]
-    fn lanes_have_two_slots_up_to_4_kib_and_span_128_kib_beyond() {
+    fn lanes_have_two_slots_up_to_4_kib_and_span_a_sixteenth_of_the_l2_beyond() {
+        let xeon = LANE_SPAN_UNKNOWN;
         for size in [1, 16, 500, 2000, 4096] {
-            assert_eq!(slots_for(size), 2, "{size} B");
+            assert_eq!(slots_for(size, xeon), 2, "{size} B");
         }
         let spans = [
-            (8192, 16),
-            (16_384, 8),
-            (32_768, 4),
-            (65_536, 2),
-            (5000, 32),
+            (8192, 16, 4),
+            (16_384, 8, 2),
+            (32_768, 4, 2),
+            (65_536, 2, 2),
+            (5000, 32, 8),
         ];
-        for (size, slots) in spans {
-            assert_eq!(slots_for(size), slots, "{size} B");
-            let config = store_and_forward(size, slots);
-            assert!(config.slots * config.slot_bytes >= LANE_SPAN, "{size} B");
+        let epyc = 32 * 1024;
+        for (size, on_xeon, on_epyc) in spans {
+            assert_eq!(slots_for(size, xeon), on_xeon, "{size} B");
+            assert_eq!(slots_for(size, epyc), on_epyc, "{size} B");
+            let config = store_and_forward(size, on_xeon);
+            assert!(config.slots * config.slot_bytes >= xeon, "{size} B");
         }
         // Messages longer than a lane's span still get two slots.
-        assert_eq!(slots_for(256 * 1024), 2);
+        assert_eq!(slots_for(256 * 1024, xeon), 2);
+    }
+
+    /// The span is a sixteenth of the smallest L2 of the CPUs used, and 128 KiB
+    /// where the machine reports none.
+    #[test]
+    fn a_lane_spans_a_sixteenth_of_the_smallest_l2() {
+        use crate::platform::{Cache, CacheKind};
+        let cache = |level, kind, kib: u64, cpus: Vec<usize>| Cache {
+            level,
+            kind,
+            size_bytes: kib * 1024,
+            line_bytes: Some(64),
+            shared_cpus: cpus,
+        };
+        let topology = Topology {
+            cpu_model: None,
+            cpus: Vec::new(),
+            caches: vec![
+                cache(1, CacheKind::Data, 32, vec![0]),
+                cache(2, CacheKind::Unified, 2048, vec![0]),
+                cache(2, CacheKind::Unified, 512, vec![1]),
+                cache(3, CacheKind::Unified, 32 * 1024, vec![0, 1]),
+            ],
+        };
+        assert_eq!(lane_span(&topology, &[0]), 128 * 1024);
+        assert_eq!(lane_span(&topology, &[0, 1]), 32 * 1024);
+        assert_eq!(lane_span(&topology, &[7]), LANE_SPAN_UNKNOWN);
     }
 
     /// Tests 2 to 4: rank 1 echoes once an iteration, and rank 3 reads the timed
