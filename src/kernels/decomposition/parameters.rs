@@ -299,8 +299,8 @@
 
 use super::background::{Background, QKind};
 use super::protocol::{
-    Block, CHUNK, Node, Op, Samples, check_len, cpu_pair, hosted_team, interrupted, ns, q, q_sys,
-    read, read_before_arrival, system_return, wash_bytes, write,
+    Block, CHUNK, Node, Op, Samples, cache_sizes, check_len, cpu_pair, hosted_team, interrupted,
+    ns, q, q_sys, read, read_before_arrival, system_return, wash_bytes, write,
 };
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
@@ -497,18 +497,6 @@ fn rank0_neighbour<E: Endpoint>(
     acc: &mut NeighbourSamples,
 ) -> Result<(), RankError> {
     let (st, ct) = (bg.send_chunks, bg.comp_chunks);
-    let NeighbourSamples {
-        r,
-        r_sys,
-        au,
-        call,
-        fs,
-        fs_sys,
-        comp,
-        send,
-        alone,
-        late,
-    } = acc;
     for a in 0..=reps {
         write(host, 1, out)?;
         q(host, bg, st)?;
@@ -539,18 +527,18 @@ fn rank0_neighbour<E: Endpoint>(
         system_return();
         if a > 0 {
             if arrived {
-                r.push(ns(t0, t1));
-                r_sys.push(sys_r.excess_ns());
-                au.push(ns(t1, t2));
+                acc.r.push(ns(t0, t1));
+                acc.r_sys.push(sys_r.excess_ns());
+                acc.au.push(ns(t1, t2));
             } else {
-                *late += 1;
+                acc.late += 1;
             }
-            call.push(ns(t2, t3));
-            fs.push(ns(t2, t4));
-            fs_sys.push(ns(t2, t3) + sys_s.excess_ns());
-            comp.push(ns(b0, b1));
-            send.push(ns(b1, b2));
-            alone.push(ns(b2, b3));
+            acc.call.push(ns(t2, t3));
+            acc.fs.push(ns(t2, t4));
+            acc.fs_sys.push(ns(t2, t3) + sys_s.excess_ns());
+            acc.comp.push(ns(b0, b1));
+            acc.send.push(ns(b1, b2));
+            acc.alone.push(ns(b2, b3));
         }
         host.wash_caches()?;
     }
@@ -646,12 +634,6 @@ fn rank0_forward<E: Endpoint>(
 ) -> Result<(), RankError> {
     let (st, ct) = (bg.send_chunks, bg.comp_chunks);
     host.parts().0.room.route(1, 3, reps + 1)?;
-    let ForwardSamples {
-        rs,
-        rs_sys,
-        comp,
-        late,
-    } = acc;
     for a in 0..=reps {
         let before = host.parts().0.room.forwarded();
         write(host, 1, out)?;
@@ -671,12 +653,12 @@ fn rank0_forward<E: Endpoint>(
         let b1 = Instant::now();
         if a > 0 {
             if inside {
-                rs.push(ns(t0, t1));
-                rs_sys.push(sys.excess_ns());
+                acc.rs.push(ns(t0, t1));
+                acc.rs_sys.push(sys.excess_ns());
             } else {
-                *late += 1;
+                acc.late += 1;
             }
-            comp.push(ns(b0, b1));
+            acc.comp.push(ns(b0, b1));
         }
         host.wash_caches()?;
     }
@@ -941,6 +923,8 @@ fn run_on<T: Transport>(
     plan: &Plan<'_>,
 ) -> Result<Vec<Repetition>, KernelError> {
     let mut out = Vec::with_capacity(plan.repetitions);
+    // One size's probe after is the next one's before: nothing runs between.
+    let mut before = (plan.probe)()?;
     for _ in 0..plan.repetitions {
         let mut sizes = Vec::with_capacity(plan.sizes.len());
         for size in plan.sizes {
@@ -953,7 +937,6 @@ fn run_on<T: Transport>(
                 ..*plan
             };
             let config = store_and_forward(*size, slots_for(*size, plan.lane_span));
-            let before = (plan.probe)()?;
             let runs = run_sized::<T>(team, &config, &one).map_err(interrupted)?;
             let after = (plan.probe)()?;
             for r in runs {
@@ -962,6 +945,7 @@ fn run_on<T: Transport>(
                     ..s
                 }));
             }
+            before = after;
         }
         out.push(Repetition { sizes });
     }
@@ -1071,10 +1055,8 @@ fn slots_for(size: usize, span: usize) -> usize {
 /// on `cpus` ([`slots_for`]): a sixteenth of their smallest L2, or
 /// [`LANE_SPAN_UNKNOWN`] where the machine reports none.
 fn lane_span(topology: &Topology, cpus: &[usize]) -> usize {
-    cpus.iter()
-        .flat_map(|&cpu| topology.data_cache_sizes(cpu))
-        .filter(|&(level, _)| level == 2)
-        .map(|(_, size)| usize::try_from(size / 16).unwrap_or(usize::MAX))
+    cache_sizes(topology, cpus, 2)
+        .map(|size| usize::try_from(size / 16).unwrap_or(usize::MAX))
         .min()
         .unwrap_or(LANE_SPAN_UNKNOWN)
 }
@@ -2053,24 +2035,13 @@ mod tests {
     /// where the machine reports none.
     #[test]
     fn a_lane_spans_a_sixteenth_of_the_smallest_l2() {
-        use crate::platform::{Cache, CacheKind};
-        let cache = |level, kind, kib: u64, cpus: Vec<usize>| Cache {
-            level,
-            kind,
-            size_bytes: kib * 1024,
-            line_bytes: Some(64),
-            shared_cpus: cpus,
-        };
-        let topology = Topology {
-            cpu_model: None,
-            cpus: Vec::new(),
-            caches: vec![
-                cache(1, CacheKind::Data, 32, vec![0]),
-                cache(2, CacheKind::Unified, 2048, vec![0]),
-                cache(2, CacheKind::Unified, 512, vec![1]),
-                cache(3, CacheKind::Unified, 32 * 1024, vec![0, 1]),
-            ],
-        };
+        use crate::platform::CacheKind;
+        let topology = super::super::protocol::test_topology(vec![
+            (1, CacheKind::Data, 32, vec![0]),
+            (2, CacheKind::Unified, 2048, vec![0]),
+            (2, CacheKind::Unified, 512, vec![1]),
+            (3, CacheKind::Unified, 32 * 1024, vec![0, 1]),
+        ]);
         assert_eq!(lane_span(&topology, &[0]), 128 * 1024);
         assert_eq!(lane_span(&topology, &[0, 1]), 32 * 1024);
         assert_eq!(lane_span(&topology, &[7]), LANE_SPAN_UNKNOWN);

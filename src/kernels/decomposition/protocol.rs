@@ -72,14 +72,41 @@ const L1D_UNKNOWN: u64 = 64 * 1024;
 /// line the L1 held, whatever its replacement policy, and is a small part of any
 /// L2, so what the nodes touched stays close by.
 pub(super) fn wash_bytes(topology: &Topology, cpus: &[usize]) -> usize {
-    let l1d = cpus
-        .iter()
-        .flat_map(|&cpu| topology.data_cache_sizes(cpu))
-        .filter(|&(level, _)| level == 1)
-        .map(|(_, size)| size)
-        .max()
-        .unwrap_or(L1D_UNKNOWN);
+    let l1d = cache_sizes(topology, cpus, 1).max().unwrap_or(L1D_UNKNOWN);
     usize::try_from(2 * l1d).unwrap_or(usize::MAX)
+}
+
+/// The sizes of the data (or unified) caches of `level` that `cpus` use, bytes.
+pub(super) fn cache_sizes<'t>(
+    topology: &'t Topology,
+    cpus: &'t [usize],
+    level: u8,
+) -> impl Iterator<Item = u64> + 't {
+    cpus.iter()
+        .flat_map(|&cpu| topology.data_cache_sizes(cpu))
+        .filter(move |&(l, _)| l == level)
+        .map(|(_, size)| size)
+}
+
+/// A topology of the caches `(level, kind, KiB, CPUs sharing it)`, for tests.
+#[cfg(test)]
+pub(super) fn test_topology(
+    caches: Vec<(u8, crate::platform::CacheKind, u64, Vec<usize>)>,
+) -> Topology {
+    Topology {
+        cpu_model: None,
+        cpus: Vec::new(),
+        caches: caches
+            .into_iter()
+            .map(|(level, kind, kib, shared_cpus)| crate::platform::Cache {
+                level,
+                kind,
+                size_bytes: kib * 1024,
+                line_bytes: Some(64),
+                shared_cpus,
+            })
+            .collect(),
+    }
 }
 
 /// A team error as a kernel error: a cancelled run is an interrupted one.
@@ -549,25 +576,14 @@ mod tests {
     /// reports it as data or unified; 128 KiB where it reports none.
     #[test]
     fn a_wash_reads_twice_the_l1_data_cache() {
-        use crate::platform::{Cache, CacheKind};
-        let cache = |level, kind, kib: u64, cpus: Vec<usize>| Cache {
-            level,
-            kind,
-            size_bytes: kib * 1024,
-            line_bytes: Some(64),
-            shared_cpus: cpus,
-        };
-        let topology = Topology {
-            cpu_model: None,
-            cpus: Vec::new(),
-            caches: vec![
-                cache(1, CacheKind::Data, 48, vec![0]),
-                cache(1, CacheKind::Instruction, 256, vec![0]),
-                cache(1, CacheKind::Data, 32, vec![1]),
-                cache(1, CacheKind::Unified, 64, vec![2]),
-                cache(2, CacheKind::Unified, 2048, vec![0, 1]),
-            ],
-        };
+        use crate::platform::CacheKind;
+        let topology = test_topology(vec![
+            (1, CacheKind::Data, 48, vec![0]),
+            (1, CacheKind::Instruction, 256, vec![0]),
+            (1, CacheKind::Data, 32, vec![1]),
+            (1, CacheKind::Unified, 64, vec![2]),
+            (2, CacheKind::Unified, 2048, vec![0, 1]),
+        ]);
         assert_eq!(wash_bytes(&topology, &[0, 1]), 96 * 1024);
         assert_eq!(wash_bytes(&topology, &[1]), 64 * 1024);
         assert_eq!(wash_bytes(&topology, &[1, 2]), 128 * 1024);
