@@ -109,6 +109,13 @@ impl Shared {
     fn lane(&self, from: usize, to: usize) -> &Lane {
         &self.lanes[from * self.size + to]
     }
+
+    /// What an endpoint caches of a lane: the lane, its first slot header and
+    /// its slot count minus one.
+    fn lane_view(&self, from: usize, to: usize) -> (*const Lane, *const CachePadded<Header>, u64) {
+        let lane = self.lane(from, to);
+        (lane, lane.headers.as_ptr(), lane.headers.len() as u64 - 1)
+    }
 }
 
 /// This endpoint's private view of a lane it sends on: everything the inline
@@ -238,11 +245,11 @@ impl Transport for Mailbox {
                 spins: spins(rank),
                 send: (0..size)
                     .map(|to| {
-                        let lane = shared.lane(rank, to);
+                        let (lane, headers, mask) = shared.lane_view(rank, to);
                         CachePadded::new(SendState {
                             lane,
-                            headers: lane.headers.as_ptr(),
-                            mask: lane.headers.len() as u64 - 1,
+                            headers,
+                            mask,
                             sent: 0,
                             credit_limit: if to == rank { 0 } else { shared.slots },
                             inline_max: INLINE_BYTES.min(config.max_message_bytes),
@@ -252,11 +259,11 @@ impl Transport for Mailbox {
                     .collect(),
                 recv: (0..size)
                     .map(|from| {
-                        let lane = shared.lane(from, rank);
+                        let (lane, headers, mask) = shared.lane_view(from, rank);
                         CachePadded::new(RecvState {
                             lane,
-                            headers: lane.headers.as_ptr(),
-                            mask: lane.headers.len() as u64 - 1,
+                            headers,
+                            mask,
                             received: 0,
                             publish_at: shared.slots / 2,
                             straight: spins(rank) && from != rank,
