@@ -35,7 +35,7 @@
 //! # The validation (chapter IV)
 //!
 //! With two CPUs or more the simulator is calibrated to this machine and compared
-//! with the benchmark ([`calibrate`]): measured are the message latency's `t_l`,
+//! with the benchmark (the `calibrate` module): measured are the message latency's `t_l`,
 //! `t_c`, `t_i` (eqs. 7-9) and the sender's share of `t_l` (rank 0's send call,
 //! `MSG_INIT`, Appendix B listing lines 302-303); the destination's share
 //! (`OVERHEAD`, lines 321-322) is the rest of `t_l`. Assumed: the listing's
