@@ -232,11 +232,13 @@ struct SimulateArgs {
     scale_u: bool,
     /// Sender's start-up t_l (MSG_INIT), ms [default: the model's, listing 1.667, eq9
     /// 1.1232]. Given without --receive-ms it is the whole processor time of a
-    /// message (receive 0, eq. 9's split).
+    /// message (receive 0, eq. 9's split). For this machine's measured split give
+    /// the `speedup` kernel's eqs. 7-9 fit: --tl-ms tl_send_ms --receive-ms
+    /// tl_receive_ms.
     #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     tl_ms: Option<f64>,
     /// Destination's receive cost (OVERHEAD), ms [default: the model's, listing
-    /// 0.6158, eq9 0].
+    /// 0.6158, eq9 0]; measured: the `speedup` kernel's tl_receive_ms.
     #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     receive_ms: Option<f64>,
     /// Where the receive cost is charged [default: the model's].

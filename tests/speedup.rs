@@ -87,6 +87,35 @@ fn tiny_benchmark_verifies_and_fits_eq13() {
         for k in ["tl_ms", "tc_ms_per_byte", "ti_ms"] {
             assert!(costs.params[k].is_finite(), "{k}");
         }
+        // t_l split between the sender (rank 0's send call) and the destination
+        // (the rest): both present and non-negative, summing to the fitted t_l within
+        // their errors (the simulator takes a negative t_l as 0, with a warning),
+        // measured from a send call of every size.
+        let (send, receive) = (costs.params["tl_send_ms"], costs.params["tl_receive_ms"]);
+        assert!(send >= 0.0 && receive >= 0.0, "{send} + {receive}");
+        let error = costs.std_errors["tl_send_ms"]
+            + costs.std_errors["tl_receive_ms"]
+            + costs.std_errors["tl_ms"];
+        assert!(
+            (send + receive - costs.params["tl_ms"].max(0.0)).abs() <= error + 1e-12,
+            "{send} + {receive} against t_l {} +/- {error}",
+            costs.params["tl_ms"]
+        );
+        assert!([0.0, 1.0].contains(&costs.params["tl_split_measured"]));
+        let calls = r
+            .points
+            .iter()
+            .filter_map(|p| p.number("send_call_ms"))
+            .collect::<Vec<_>>();
+        assert!(
+            calls.len() >= 2 && calls.iter().all(|c| c.is_finite()),
+            "{calls:?}"
+        );
+        assert!(
+            r.warnings.iter().any(|w| w.contains("split")),
+            "{:?}",
+            r.warnings
+        );
         let latency = |hops: f64, size: f64| {
             r.points
                 .iter()

@@ -33,6 +33,8 @@ mod protocol;
 
 pub use background::{Background, QKind, qfloat, qint};
 pub use parameters::{PAPER_SIZES, paper_table};
+/// Rank 0's call timing, shared with the speedup kernel's start-up split.
+pub(crate) use protocol::{Samples, ns, system_return};
 
 use super::KernelSpec;
 

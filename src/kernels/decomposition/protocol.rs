@@ -367,7 +367,7 @@ impl<E: Endpoint> VirtualNode<E> for Node {
 /// `A`. The fence makes each action pay its own stores, as a serializing return
 /// from a system call or an interrupt does on x86.
 #[inline(always)]
-pub(super) fn system_return() {
+pub(crate) fn system_return() {
     // SeqCst: the only fence that orders earlier stores before later loads (a full
     // barrier, `mfence` on x86); it orders no data between ranks here.
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
@@ -529,7 +529,7 @@ pub(super) fn check_len(got: usize, want: usize) -> Result<(), RankError> {
 
 /// Nanoseconds from `a` to `b`.
 #[inline(always)]
-pub(super) fn ns(a: Instant, b: Instant) -> f64 {
+pub(crate) fn ns(a: Instant, b: Instant) -> f64 {
     b.duration_since(a).as_nanos() as f64
 }
 
@@ -538,22 +538,22 @@ pub(super) fn ns(a: Instant, b: Instant) -> f64 {
 /// scheduler preemption stretches, on a machine shared with other work (the paper,
 /// on a dedicated machine, averaged).
 #[derive(Debug, Clone)]
-pub(super) struct Samples(Vec<f64>);
+pub(crate) struct Samples(Vec<f64>);
 
 impl Samples {
     /// Room for `reps` samples.
-    pub(super) fn new(reps: u64) -> Samples {
+    pub(crate) fn new(reps: u64) -> Samples {
         Samples(Vec::with_capacity(reps as usize))
     }
 
     /// Adds one (no allocation while under the capacity given).
     #[inline(always)]
-    pub(super) fn push(&mut self, v: f64) {
+    pub(crate) fn push(&mut self, v: f64) {
         self.0.push(v);
     }
 
     /// The median, NaN when empty.
-    pub(super) fn median(&self) -> f64 {
+    pub(crate) fn median(&self) -> f64 {
         crate::model::stats::summarize(&self.0).map_or(f64::NAN, |s| s.median)
     }
 }
