@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{assert_refused, files_in, halfperf, measuring};
+use common::{assert_refused, cannot_run_here, files_in, halfperf, measuring};
 
 #[test]
 fn a_stalled_peer_ends_the_run_with_a_deadline_error_naming_it() {
@@ -108,9 +108,12 @@ fn quick_results_read_back_and_compare_and_are_never_overwritten() {
     assert_eq!(mailbox.points.len(), 3);
     let fit = &mailbox.fits[0];
     // On a loaded machine a noisy small size can push the intercept below zero;
-    // the slope is positive whatever the noise (16 KiB costs more than 8 B).
+    // the slope is positive whatever the noise (16 KiB costs more than 8 B), and
+    // a copy through shared memory runs at 0.02 to 100 GB/s, 0.01 to 50 ns a
+    // byte (about 0.1 on the machines measured so far).
+    let per_byte = fit.params["t_per_byte_ns"];
     assert!(
-        fit.params.contains_key("t_startup_ns") && fit.params["t_per_byte_ns"] > 0.0,
+        fit.params.contains_key("t_startup_ns") && (0.01..50.0).contains(&per_byte),
         "{fit:?}"
     );
     // The JSON round trip is lossless.
@@ -168,7 +171,10 @@ fn topo_list_and_help_speak_json_and_words() {
 fn on_one_cpu_the_suite_says_what_it_cannot_run_and_oversubscribes_when_asked() {
     let _turn = measuring();
     if Command::new("taskset").arg("--version").output().is_err() {
-        return; // util-linux's taskset is not installed
+        return cannot_run_here(
+            "on_one_cpu_the_suite_says_what_it_cannot_run",
+            "util-linux's taskset is not installed",
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let exe = env!("CARGO_BIN_EXE_halfperf");

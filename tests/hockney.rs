@@ -2,6 +2,8 @@
 //! method's verification catches skipped work, and the physics orders as the paper
 //! says (timing assertions are orderings with generous margins only).
 
+mod common;
+
 use halfperf::kernels::hockney::vector::{LengthSamples, Level, OperationSweep, operation_result};
 use halfperf::kernels::hockney::{
     Method, Operation, Simd, SyncPlan, VectorPlan, Vectors, sweep_method,
@@ -164,8 +166,10 @@ fn every_methods_verification_catches_a_skipped_part() {
 #[test]
 fn spin_synchronises_faster_than_spawning_a_task() {
     if cpus().len() < 2 {
-        eprintln!("skipped: needs 2 CPUs");
-        return;
+        return common::cannot_run_here(
+            "spin_synchronises_faster_than_spawning_a_task",
+            "it needs 2 CPUs",
+        );
     }
     let clock = measure_clock();
     let never = || false;

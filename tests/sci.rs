@@ -295,8 +295,10 @@ fn topology_kernel_decomposes_this_machine() {
     let topo = Topology::detect().unwrap();
     let allowed = platform::allowed_cpus();
     if allowed.len() < 2 {
-        eprintln!("skipped: the sci-topology kernel needs 2 CPUs");
-        return;
+        return common::cannot_run_here(
+            "topology_kernel_decomposes_this_machine",
+            "the sci-topology kernel needs 2 CPUs",
+        );
     }
     let clock = platform::measure_clock();
     let config = RunConfig {

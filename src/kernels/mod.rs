@@ -4,6 +4,7 @@
 //! gathers them; the CLI, the JSON and the benches read that list.
 
 pub mod comet;
+pub mod convert;
 pub mod decomposition;
 pub mod hockney;
 pub mod reliability;

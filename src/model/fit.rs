@@ -263,15 +263,42 @@ mod tests {
             }
         }
 
+        /// The fit agrees with a plain two-pass fit written here from the
+        /// module's formulas (means first, then the centred sums): the same
+        /// slope, intercept, residuals and `R^2 = 1 - SS_res / SS_tot`, and a
+        /// least-squares line leaves no more than the total, `SS_res <= SS_tot`.
+        /// (The fit clamps R^2 into [0, 1], so a range check could not fail.)
         #[test]
-        fn r2_is_in_unit_interval(
+        fn the_fit_agrees_with_a_two_pass_fit(
             points in prop::collection::vec((-1e6f64..1e6, -1e6f64..1e6), 3..40),
         ) {
             let (x, y): (Vec<f64>, Vec<f64>) = points.into_iter().unzip();
-            if let Ok(fit) = fit_line(&x, &y) {
-                prop_assert!((0.0..=1.0).contains(&fit.r2));
-                prop_assert!(fit.se_slope >= 0.0 && fit.se_intercept >= 0.0);
-            }
+            let n = x.len() as f64;
+            let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+            let sxx: f64 = x.iter().map(|v| (v - mx).powi(2)).sum();
+            let sxy: f64 = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum();
+            let ss_tot: f64 = y.iter().map(|v| (v - my).powi(2)).sum();
+            prop_assume!(sxx > 1e-6 * n && ss_tot > 1e-6 * n);
+            let slope = sxy / sxx;
+            let intercept = my - slope * mx;
+            let ss_res: f64 = x
+                .iter()
+                .zip(&y)
+                .map(|(a, b)| (b - intercept - slope * a).powi(2))
+                .sum();
+            let fit = fit_line(&x, &y).unwrap();
+            let scale = 1e-9 * (1.0 + slope.abs());
+            prop_assert!(close(fit.slope, slope, scale), "{} vs {slope}", fit.slope);
+            prop_assert!(
+                close(fit.intercept, intercept, 1e-9 * (1.0 + my.abs()) + scale * 1e6),
+                "{} vs {intercept}",
+                fit.intercept
+            );
+            prop_assert!(ss_res <= ss_tot * (1.0 + 1e-9));
+            let fit_ss_res: f64 = fit.residuals.iter().map(|r| r * r).sum();
+            prop_assert!(close(fit_ss_res, ss_res, 1e-9 * ss_tot));
+            prop_assert!(close(fit.r2, 1.0 - ss_res / ss_tot, 1e-9), "{} vs {}", fit.r2, 1.0 - ss_res / ss_tot);
+            prop_assert!(fit.se_slope >= 0.0 && fit.se_intercept >= 0.0);
         }
     }
 }

@@ -304,3 +304,35 @@ pub(super) fn add_fits(r: &mut KernelResult, mins: &[(usize, usize, f64)], y_nam
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     run_with(ctx, &common::processor_counts(ctx.config.quick))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::comet::common::empty_result;
+
+    /// Minimum times of a broadcast `t = (500 + 2 N) log2 P` ns at P = 2, 4, 8 and
+    /// N = 0, 1000: at each P a line in N with t_startup 500 log2 P and
+    /// t_per_byte 2 log2 P; at each end size a line in log2 P through the origin
+    /// with slope 500 (N = 0) and 2500 (N = 1000) ns a doubling.
+    #[test]
+    fn the_fits_of_a_collective_read_its_minimum_times() {
+        let mut mins = Vec::new();
+        for p in [2usize, 4, 8] {
+            for n in [0usize, 1000] {
+                let d = (p as f64).log2();
+                mins.push((p, n, (500.0 + 2.0 * n as f64) * d));
+            }
+        }
+        let mut r = empty_result("comet-broadcast-tree");
+        add_fits(&mut r, &mins, "broadcast_ns.min");
+        assert_eq!(r.fits.len(), 5, "{:?}", r.warnings);
+        for (f, d) in r.fits.iter().zip([1.0, 2.0, 3.0]) {
+            assert!((f.params["t_startup_ns"] - 500.0 * d).abs() < 1e-9, "{f:?}");
+            assert!((f.params["t_per_byte_ns"] - 2.0 * d).abs() < 1e-12, "{f:?}");
+        }
+        for (f, b) in r.fits[3..].iter().zip([500.0, 2500.0]) {
+            assert!(f.params["a_ns"].abs() < 1e-9, "{f:?}");
+            assert!((f.params["b_ns_per_doubling"] - b).abs() < 1e-9, "{f:?}");
+        }
+    }
+}

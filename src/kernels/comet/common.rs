@@ -589,3 +589,22 @@ pub(crate) fn interrupted(ctx: &RunContext<'_>) -> Result<(), KernelError> {
         Ok(())
     }
 }
+
+/// A result with nothing in it yet, for the tests of the point builders.
+#[cfg(test)]
+pub(crate) fn empty_result(kernel: &str) -> KernelResult {
+    KernelResult {
+        kernel: kernel.into(),
+        method: "comet".into(),
+        transport: Some("mailbox".into()),
+        cpus: vec![0, 1],
+        distance_class: None,
+        placement: Placement::Pinned,
+        ranks: 2,
+        points: Vec::new(),
+        fits: Vec::new(),
+        warnings: Vec::new(),
+        load: None,
+        elapsed_s: 0.0,
+    }
+}

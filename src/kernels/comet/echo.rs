@@ -20,7 +20,7 @@
 //! 100 bytes, 156 us + 0.41 us/B above, h = 25 us, peak 2.5 MB/s, half-peak at 486
 //! bytes, 90% near 5000 bytes).
 
-use super::super::{KernelError, KernelSpec, RunContext};
+use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
     self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
     stats_point,
@@ -170,7 +170,7 @@ pub(super) fn echo_points(
     let (mut x, mut y, mut hops) = (Vec::new(), Vec::new(), Vec::new());
     for s in samples {
         let (h, size) = unparam(s.param);
-        let one_way: Vec<f64> = s.samples_ns.iter().map(|t| t / 2.0).collect();
+        let one_way = convert::one_way_samples(&s.samples_ns);
         let point = Point::new()
             .with("hops", h as f64)
             .with("size_bytes", size as f64)
@@ -184,11 +184,7 @@ pub(super) fn echo_points(
         );
         let point = point.with(
             "bandwidth_mb_per_s",
-            if min > 0.0 {
-                size as f64 / min * 1e3
-            } else {
-                0.0
-            },
+            convert::bandwidth_mb_per_s(size as f64, min),
         );
         r.points.push(point);
         x.push(size as f64);
@@ -343,4 +339,66 @@ pub(super) fn run_with(
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     run_with(ctx, if ctx.config.quick { 3 } else { 4 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::comet::common::empty_result;
+
+    /// Rank 0 times a whole echo, there and back: round trips of 1000, 1100 and
+    /// 1050 ns at 8 bytes are one-way times of 500, 550 and 525 ns (CoMet 2.2.1:
+    /// "the one-way time is half the round trip"), and 8 bytes in 500 ns is
+    /// 16 MB/s; at 0 bytes the bandwidth is 0.
+    #[test]
+    fn an_echo_is_reported_as_half_its_round_trip() {
+        let samples = [
+            Samples {
+                param: param(1, 8),
+                reps: 100,
+                samples_ns: vec![1000.0, 1100.0, 1050.0],
+            },
+            Samples {
+                param: param(3, 0),
+                reps: 50,
+                samples_ns: vec![3000.0],
+            },
+        ];
+        let mut r = empty_result("comet-echo");
+        let (x, y, hops) = echo_points(&samples, &mut r);
+        assert_eq!(
+            (x, y, hops),
+            (vec![8.0, 0.0], vec![500.0, 1500.0], vec![1, 3])
+        );
+        let p = &r.points[0];
+        let s = p.stats("one_way_ns").unwrap();
+        assert_eq!((s.min, s.median, s.max), (500.0, 525.0, 550.0));
+        assert_eq!(p.number("bandwidth_mb_per_s"), Some(16.0));
+        assert_eq!(
+            (p.number("hops"), p.number("reps")),
+            (Some(1.0), Some(100.0))
+        );
+        assert_eq!(r.points[1].number("bandwidth_mb_per_s"), Some(0.0));
+        assert_eq!(r.points[1].number("hops"), Some(3.0));
+    }
+
+    /// `t(N, n) = 100 + 2 N + (n - 1) 25` ns at N = 0, 10, 20 and n = 1, 2, 3:
+    /// the fit gives back t_startup 100, t_per_byte 2, h 25, positive as a
+    /// store-and-forward hop's cost must be.
+    #[test]
+    fn the_hop_fit_recovers_a_hops_cost() {
+        let (mut sizes, mut hops, mut times) = (Vec::new(), Vec::new(), Vec::new());
+        for n in 1..=3usize {
+            for size in [0.0, 10.0, 20.0] {
+                sizes.push(size);
+                hops.push(n);
+                times.push(100.0 + 2.0 * size + (n as f64 - 1.0) * 25.0);
+            }
+        }
+        let f = hop_fit(&sizes, &hops, &times).unwrap();
+        assert!((f.params["t_startup_ns"] - 100.0).abs() < 1e-9, "{f:?}");
+        assert!((f.params["t_per_byte_ns"] - 2.0).abs() < 1e-9, "{f:?}");
+        assert!((f.params["h_ns"] - 25.0).abs() < 1e-9, "{f:?}");
+        assert!((f.r2 - 1.0).abs() < 1e-12 && !f.flagged);
+    }
 }

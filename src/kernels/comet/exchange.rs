@@ -5,7 +5,7 @@
 //! per pair. Fitted piecewise as `t_startup + N t_per_byte` with the bandwidth
 //! figures, as the echo.
 
-use super::super::{KernelError, KernelSpec, RunContext};
+use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
     self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
     stats_point,
@@ -89,6 +89,33 @@ fn run_on<T: Transport + 'static>(
     Ok(rank0(per_rank))
 }
 
+/// Points (size, exchange time, bandwidth) of exchange samples, and their
+/// minima. An exchange's time is that of the whole repetition (both messages
+/// cross at once, CoMet Fig. 2), and its bandwidth is one message's size over it.
+pub(super) fn exchange_points(samples: &[Samples], r: &mut KernelResult) -> (Vec<f64>, Vec<f64>) {
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for s in samples {
+        let size = s.param as usize;
+        let point = Point::new()
+            .with("size_bytes", size as f64)
+            .with("reps", s.reps as f64);
+        let (point, min) = stats_point(
+            point,
+            "exchange_ns",
+            &s.samples_ns,
+            &format!("{size} B"),
+            &mut r.warnings,
+        );
+        r.points.push(point.with(
+            "bandwidth_mb_per_s",
+            convert::bandwidth_mb_per_s(size as f64, min),
+        ));
+        x.push(size as f64);
+        y.push(min);
+    }
+    (x, y)
+}
+
 /// The exchange between rank 0 and rank `ranks - 1` of a team of `ranks`.
 pub(super) fn run_with(
     ctx: &RunContext<'_>,
@@ -118,30 +145,7 @@ pub(super) fn run_with(
         let mut r = common::result(EXCHANGE.name, Some(t.name()), &team, ranks);
         let hosts = team.hosts();
         r.distance_class = ctx.topology.distance(hosts[0], hosts[ranks - 1]);
-        let (mut x, mut y) = (Vec::new(), Vec::new());
-        for s in &samples {
-            let size = s.param as usize;
-            let point = Point::new()
-                .with("size_bytes", size as f64)
-                .with("reps", s.reps as f64);
-            let (point, min) = stats_point(
-                point,
-                "exchange_ns",
-                &s.samples_ns,
-                &format!("{size} B"),
-                &mut r.warnings,
-            );
-            r.points.push(point.with(
-                "bandwidth_mb_per_s",
-                if min > 0.0 {
-                    size as f64 / min * 1e3
-                } else {
-                    0.0
-                },
-            ));
-            x.push(size as f64);
-            y.push(min);
-        }
+        let (x, y) = exchange_points(&samples, &mut r);
         let (fits, warnings) = message_curve_fits(&x, &y, "exchange_ns.min");
         r.fits.extend(fits);
         r.warnings.extend(warnings);
@@ -154,4 +158,29 @@ pub(super) fn run_with(
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     run_with(ctx, 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::comet::common::empty_result;
+
+    /// An exchange is timed whole (both messages cross at once): samples of 2500
+    /// and 2000 ns at 1000 bytes are an exchange of 2000 ns at best, and one
+    /// message of 1000 bytes in 2000 ns is 500 MB/s.
+    #[test]
+    fn an_exchange_is_reported_whole_with_one_messages_bandwidth() {
+        let samples = [Samples {
+            param: 1000,
+            reps: 10,
+            samples_ns: vec![2500.0, 2000.0],
+        }];
+        let mut r = empty_result("comet-exchange");
+        let (x, y) = exchange_points(&samples, &mut r);
+        assert_eq!((x, y), (vec![1000.0], vec![2000.0]));
+        let p = &r.points[0];
+        assert_eq!(p.stats("exchange_ns").unwrap().min, 2000.0);
+        assert_eq!(p.number("bandwidth_mb_per_s"), Some(500.0));
+        assert_eq!(p.number("size_bytes"), Some(1000.0));
+    }
 }

@@ -15,7 +15,7 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::broadcast::{sweep_collective, tree_broadcast};
 use super::common::{self, Check, Samples, Sweep, drive, f64_bytes, f64_bytes_mut, rank0};
-use crate::results::KernelResult;
+use crate::results::{KernelResult, Point};
 use crate::team::{RankError, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
@@ -224,16 +224,48 @@ pub(super) fn run_with(
             TransportKind::Mailbox => run_on::<Mailbox>(ctx, team, algorithm, &lengths),
             TransportKind::Channel => run_on::<Channel>(ctx, team, algorithm, &lengths),
         },
-        |point, s| {
-            let n = s.param as usize;
-            let point = point
-                .with("n_elements", n as f64)
-                .with("size_bytes", (n * 8) as f64);
-            (point, format!("{n} doubles"), n * 8)
-        },
+        describe,
     )
+}
+
+/// A point's length in doubles and in bytes (8 a double), its label and size.
+fn describe(point: Point, s: &Samples) -> (Point, String, usize) {
+    let n = s.param as usize;
+    let bytes = n * size_of::<f64>();
+    let point = point
+        .with("n_elements", n as f64)
+        .with("size_bytes", bytes as f64);
+    (point, format!("{n} doubles"), bytes)
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     run_with(ctx, &common::processor_counts(ctx.config.quick))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A global sum of 4096 doubles reduces 32 KiB vectors: the size its fits use.
+    #[test]
+    fn a_points_size_is_eight_bytes_a_double() {
+        let s = Samples {
+            param: 4096,
+            reps: 10,
+            samples_ns: vec![1.0],
+        };
+        let (point, label, size) = describe(Point::new(), &s);
+        assert_eq!((label.as_str(), size), ("4096 doubles", 32_768));
+        assert_eq!(point.number("n_elements"), Some(4096.0));
+        assert_eq!(point.number("size_bytes"), Some(32_768.0));
+    }
+
+    /// The serial sum of element i over P ranks, (i mod 13 + 1) P (P + 1) / 2:
+    /// element 0 over 4 ranks is 1 + 2 + 3 + 4 = 10, element 14 is 2 x 10.
+    #[test]
+    fn the_expected_sum_is_the_serial_one() {
+        assert_eq!(expected(4, 0), 10.0);
+        assert_eq!(expected(4, 14), 20.0);
+        assert_eq!((0..4).map(|r| input(r, 14)).sum::<f64>(), 20.0);
+    }
 }

@@ -79,11 +79,7 @@ fn pick_cpu_set(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, Kernel
 /// `work` per second done in `time_ns`; 0 when the time is not positive (so
 /// that the JSON never holds an infinity).
 fn rate(work: f64, time_ns: f64) -> f64 {
-    if time_ns > 0.0 {
-        work / time_ns * 1e9
-    } else {
-        0.0
-    }
+    super::convert::per_second(work, time_ns)
 }
 
 /// A line read as Hockney's parameters.

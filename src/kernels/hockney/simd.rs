@@ -407,4 +407,28 @@ mod tests {
         unsafe { dyadic_f64(Simd::detect(), &mut a, &[2.0; 10], &[3.0; 10]) };
         assert_eq!(a, vec![6.0; 10]);
     }
+
+    /// Hockney's Table I, per element of each statement: the flops it names, the
+    /// chained vector instructions it issues (section 3.1: a triad chains a
+    /// multiply and an add, and its time is halved to one instruction's), and
+    /// the arrays it reads or writes (STREAM's count of the bytes moved).
+    #[test]
+    fn each_operation_counts_its_flops_instructions_and_arrays_as_hockney_does() {
+        // (operation, flop, vector instructions, arrays)
+        let table = [
+            (Operation::Dyadic, 1, 1, 3), // A = B*C: one multiply; B, C in, A out
+            (Operation::Triad, 2, 2, 4),  // A = D*B + C: multiply, add; D, B, C in, A out
+            (Operation::ScalarTriad, 2, 2, 3), // A = s*B + C: multiply, add; B, C in, A out
+            (Operation::Scalar, 1, 1, 3), // A = B*C in scalar code
+        ];
+        for (op, flop, instructions, arrays) in table {
+            assert_eq!(op.flop_per_element(), flop, "{op:?} flop");
+            assert_eq!(
+                op.vector_instructions(),
+                instructions,
+                "{op:?} instructions"
+            );
+            assert_eq!(op.arrays(), arrays, "{op:?} arrays");
+        }
+    }
 }

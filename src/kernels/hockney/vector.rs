@@ -28,6 +28,7 @@
 
 use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
+use crate::kernels::convert;
 use crate::kernels::timing::{measure, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
@@ -353,7 +354,10 @@ pub fn operation_result(
     for l in &s.lengths {
         let (summary, warning) = summarize_trials(&l.samples_ns, &format!("n = {}", l.n));
         noisy += usize::from(warning.is_some());
-        y.push(summary.min / vi);
+        y.push(convert::per_instruction_ns(
+            summary.min,
+            s.op.vector_instructions(),
+        ));
         let level = s.breaks.partition_point(|&b| b < l.n as f64) + 1;
         let flop = (l.n * s.op.flop_per_element()) as f64;
         points.push(
@@ -527,5 +531,109 @@ mod tests {
         let (_, levels, breaks) = quick.lengths(24, &[(1, 48 << 10), (2, 2 << 20), (3, 480 << 20)]);
         assert_eq!(levels.len(), 3);
         assert_eq!(breaks.len(), 2);
+    }
+
+    /// An operation timed exactly as Hockney's Table I reports it: every vector
+    /// instruction takes `(n + n_1/2) / r_inf`, so one repetition takes that
+    /// times the `chained` instructions of the operation, and trials of 1, 1.01 and
+    /// 1.02 times it have that minimum.
+    fn table_i_sweep(
+        op: Operation,
+        chained: f64,
+        r_inf_flop_per_ns: f64,
+        n_half: f64,
+    ) -> OperationSweep {
+        let lengths = (1..=200)
+            .map(|i| {
+                let n = 2 * i;
+                let t = chained * (n as f64 + n_half) / r_inf_flop_per_ns;
+                LengthSamples {
+                    n,
+                    reps: 100,
+                    samples_ns: vec![t * 1.02, t, t * 1.01],
+                }
+            })
+            .collect();
+        OperationSweep {
+            op,
+            precision: "f64",
+            element_bytes: 8,
+            lengths,
+            levels: vec![Level {
+                name: "L1".into(),
+                cache_bytes: Some(48 << 10),
+            }],
+            breaks: Vec::new(),
+        }
+    }
+
+    /// Table I's rows through the kernel's arithmetic: the all-vector triad
+    /// (107 Mflop/s, n_1/2 = 45, t_0 = 45/107 us = 0.42 us, as printed), the
+    /// Cyber 205 triad (148, 60, 0.41 us; the paper prints 0.40) and the dyadic
+    /// (70, 53, 0.76 us). The flops and instructions an element are Hockney's,
+    /// written here, not read from the code. At n = 400 the triad does 800 flop in
+    /// 2 x 445 / 0.107 ns = 8317.76 ns, a rate of 96.18 Mflop/s; its 4 arrays of
+    /// 8 bytes move 32 bytes an element in two instructions, so the bandwidth at
+    /// r_inf is 16 bytes a flop, 1.712 GB/s.
+    #[test]
+    fn table_i_rows_come_back_from_their_times() {
+        let plan = VectorPlan::for_run(false, &[(1, 48 << 10)], 3, Duration::from_millis(1));
+        // (operation, flop and chained instructions an element, r_inf flop/ns,
+        // n_1/2, t_0 ns, GB/s at r_inf)
+        let rows = [
+            (Operation::Triad, 2.0, 0.107, 45.0, 420.56, 1.712),
+            (Operation::ScalarTriad, 2.0, 0.148, 60.0, 405.41, 1.776),
+            (Operation::Dyadic, 1.0, 0.070, 53.0, 757.14, 1.68),
+        ];
+        for (op, per_element, r_inf, n_half, t0_ns, gb_per_s) in rows {
+            let r = operation_result(
+                &table_i_sweep(op, per_element, r_inf, n_half),
+                &plan,
+                Simd::Avx2,
+                0,
+                Placement::Pinned,
+                20.0,
+            );
+            let fig1 = &r.fits[0];
+            let near = |k: &str, want: f64, tol: f64| {
+                let got = fig1.params[k];
+                assert!((got - want).abs() <= tol, "{op:?} {k} = {got}, want {want}");
+            };
+            near("r_inf_flop_per_s", r_inf * 1e9, 1e-3);
+            near("n_half_flop", n_half, 1e-6);
+            near("t0_ns", t0_ns, 0.01);
+            near("bandwidth_gb_per_s", gb_per_s, 1e-9);
+            let level = &r.fits[1];
+            assert!((level.params["l1_r_inf_flop_per_s"] - r_inf * 1e9).abs() < 1e-3);
+            let last = r.points.last().unwrap();
+            let flop = 400.0 * per_element;
+            let t = per_element * (400.0 + n_half) / r_inf;
+            assert_eq!(last.number("flop"), Some(flop), "{op:?}");
+            let rate = last.number("rate_flop_per_s").unwrap();
+            assert!((rate - flop / t * 1e9).abs() < 1e-3, "{op:?} rate {rate}");
+            assert_eq!(last.stats("time_ns").unwrap().min, t, "{op:?}");
+        }
+        let triad = operation_result(
+            &table_i_sweep(Operation::Triad, 2.0, 0.107, 45.0),
+            &plan,
+            Simd::Avx2,
+            0,
+            Placement::Pinned,
+            20.0,
+        );
+        let rate = triad
+            .points
+            .last()
+            .unwrap()
+            .number("rate_flop_per_s")
+            .unwrap();
+        assert!(
+            (rate - 96_179_775.3).abs() < 1.0,
+            "triad rate at n = 400: {rate}"
+        );
+        assert_eq!(
+            triad.points.last().unwrap().number("working_set_bytes"),
+            Some(400.0 * 32.0)
+        );
     }
 }

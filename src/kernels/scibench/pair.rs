@@ -6,6 +6,7 @@
 //! endpoint type and marked `#[inline(never)]` so that they are the same code for
 //! every size.
 
+use super::super::convert;
 use super::super::timing::{EventHistogram, measure, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
 use crate::model::fit::fit_line;
@@ -174,6 +175,16 @@ fn stall(ctx: &RankCtx<'_>) -> RankError {
     RankError::Aborted
 }
 
+/// The latency of one message from the time of one repetition of `pattern`: a
+/// ping-pong repetition is a round trip (two messages), a one-way repetition one
+/// message (its acknowledgement is shared by the whole batch).
+pub(crate) fn per_message_ns(pattern: Pattern, per_rep_ns: f64) -> f64 {
+    match pattern {
+        Pattern::PingPong => convert::one_way_ns(per_rep_ns),
+        Pattern::OneWay => per_rep_ns,
+    }
+}
+
 /// Settings of one two-rank sweep.
 pub(crate) struct PairPlan<'a> {
     pub(crate) pattern: Pattern,
@@ -238,7 +249,7 @@ pub(crate) fn pair_body<E: Endpoint>(
             Err(Stop::Cancelled) => break,
             Err(Stop::Rank(e)) => return Err(e),
         };
-        let (per_message, single_round_trip_ns) = match plan.pattern {
+        let single_round_trip_ns = match plan.pattern {
             Pattern::PingPong => {
                 let mut hist = EventHistogram::new();
                 let mut left = plan.single_round_trips;
@@ -258,14 +269,17 @@ pub(crate) fn pair_body<E: Endpoint>(
                 if left > 0 {
                     break;
                 }
-                (2.0, hist.summary())
+                hist.summary()
             }
-            Pattern::OneWay => (1.0, None),
+            Pattern::OneWay => None,
         };
         results.push(SizeSamples {
             size,
             reps,
-            samples_ns: samples.iter().map(|s| s / per_message).collect(),
+            samples_ns: samples
+                .iter()
+                .map(|&s| per_message_ns(plan.pattern, s))
+                .collect(),
             single_round_trip_ns,
         });
         (plan.on_size)(size);
@@ -383,7 +397,7 @@ pub(crate) fn latency_result(
     for s in samples {
         let (summary, warning) = summarize_trials(&s.samples_ns, &format!("{} B", s.size));
         warnings.extend(warning);
-        let bandwidth_mb_per_s = s.size as f64 / summary.min * 1e3;
+        let bandwidth_mb_per_s = convert::bandwidth_mb_per_s(s.size as f64, summary.min);
         let mut point = Point::new()
             .with("size_bytes", s.size as f64)
             .with("reps", s.reps as f64)
@@ -494,4 +508,19 @@ pub fn round_trip_time(
         )?,
     };
     Ok(times[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// scibench's PP (Fig. 7) reports half the round trip, OW (Fig. 6) the time a
+    /// message: a ping-pong repetition of 300 ns is a one-way latency of 150 ns,
+    /// a one-way repetition of 300 ns one of 300 ns.
+    #[test]
+    fn a_ping_pong_repetition_is_two_messages_and_a_one_way_one() {
+        assert_eq!(per_message_ns(Pattern::PingPong, 300.0), 150.0);
+        assert_eq!(per_message_ns(Pattern::PingPong, 139.0), 69.5);
+        assert_eq!(per_message_ns(Pattern::OneWay, 300.0), 300.0);
+    }
 }

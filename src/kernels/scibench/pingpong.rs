@@ -3,7 +3,7 @@
 //! same run.
 
 use super::super::timing::{measure, per_rep_ns, summarize_trials};
-use super::super::{KernelError, KernelSpec, RunContext};
+use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::baseline::atomic_flag_round_trip;
 use super::pair::{Pattern, choose_pair, round_trip_time, sweep};
 use crate::model::stats::summarize;
@@ -87,7 +87,7 @@ fn baseline(ctx: &RunContext<'_>) -> Result<KernelResult, KernelError> {
                 paired.max,
             );
     }
-    let one_way: Vec<f64> = flags_ns.iter().map(|s| s / 2.0).collect();
+    let one_way = convert::one_way_samples(&flags_ns);
     let (summary, warning) = summarize_trials(&one_way, "baseline 8 B");
     let point = point.with_stats("one_way_ns", summary);
     Ok(KernelResult {

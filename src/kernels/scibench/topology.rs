@@ -53,7 +53,7 @@
 //! experiment runs once untimed before them all (see `run`).
 
 use super::super::timing::{measure, summarize_trials};
-use super::super::{KernelError, KernelSpec, RunContext};
+use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::pair::choose_pair;
 use super::sci_model;
 use crate::model::sci::{ComponentCounts, PingPongPath};
@@ -699,7 +699,7 @@ pub(super) fn run_experiment(
         points: rows
             .into_iter()
             .map(|(size, reps, samples)| {
-                let half: Vec<f64> = samples.iter().map(|s| s / 2.0).collect();
+                let half = convert::one_way_samples(&samples);
                 let (ping_pong_ns, warning) = summarize_trials(&half, &format!("{name} {size} B"));
                 Measured {
                     size,
@@ -762,7 +762,7 @@ pub(super) fn measure_propagation(
         measured.map(Some)
     })?;
     let (reps, samples) = per_rank.swap_remove(0).expect("rank 0 measures");
-    let one_way: Vec<f64> = samples.iter().map(|s| s / 2.0).collect();
+    let one_way = convert::one_way_samples(&samples);
     let (ping_pong_ns, warning) = summarize_trials(&one_way, "l_p (8-byte flag ping-pong)");
     Ok(Measured {
         size: 8,

@@ -223,7 +223,7 @@ pub(super) fn message_latencies<T: Transport + 'static>(
                     Ok::<_, RankError>(start.elapsed())
                 })?;
                 let best = samples.iter().copied().fold(f64::INFINITY, f64::min);
-                per_size.push(best / 2.0 / 1e6);
+                per_size.push(crate::kernels::convert::one_way_ns(best) / 1e6);
             }
             let calls = if hops == 1 {
                 send_calls(host, &mut buf, sizes, clock.read_overhead_ns)?

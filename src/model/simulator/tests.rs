@@ -148,6 +148,24 @@ fn table_6_simulation_column_within_15_percent() {
                 error.abs() < 0.15,
                 "U = {u}, N = {n}: {mean_ms} vs {paper_ms}"
             );
+            // What the messages cost, T - U/N, is where eq. 9's costs and the
+            // listing's differ: for N >= 4 it comes out 7.6 to 10.6 % under
+            // Table 6's in every row (the listing's start-ups, 2.28 ms a
+            // message against eq. 9's 1.12, less the eq. 10 calibration), and
+            // a forwarded message charged twice t_i would take it to -2.5 to
+            // -6.5 % at N = 8 to 32. (At N = 2, 2.8 ms of 4 to 6.5, the
+            // calibration dominates; T alone is held there.)
+            if n >= 4 {
+                let per_node_ms = u / f64::from(n);
+                let rest = (mean_ms - per_node_ms) / (paper_ms - per_node_ms) - 1.0;
+                assert!(
+                    (-0.12..-0.07).contains(&rest),
+                    "U = {u}, N = {n}: T - U/N {:.1} ms vs Table 6's {:.1}, {:+.1} %",
+                    mean_ms - per_node_ms,
+                    paper_ms - per_node_ms,
+                    100.0 * rest
+                );
+            }
         }
     }
 }
