@@ -32,6 +32,7 @@
 
 #![warn(unsafe_op_in_unsafe_fn)]
 
+pub mod control;
 pub mod kernels;
 pub mod model;
 pub mod platform;

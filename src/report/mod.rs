@@ -573,7 +573,7 @@ fn section(key: &str, entries: &[Entry<'_>]) -> Section {
                     r.ranks,
                     if r.ranks == 1 { "" } else { "s" }
                 ),
-                unusual_placement: r.placement != crate::team::Placement::Pinned,
+                unusual_placement: r.placement != crate::control::Placement::Pinned,
                 warnings: r.warnings.clone(),
             }
         })

@@ -41,7 +41,8 @@
 //! iteration finds the transport's memory in the same place however much the
 //! previous one touched (see the `decomposition` kernel).
 
-use super::{Placement, RankError, TeamControl, TeamError, WaitStrategy, panic_message};
+use super::{TeamError, panic_message};
+use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::platform::{LineAligned, pin_current_thread};
 use crate::transport::Endpoint;
 use crossbeam_utils::CachePadded;
@@ -391,10 +392,7 @@ impl HostedTeam {
                 });
             }
         }
-        // Relaxed: the threads are spawned after this store (spawn synchronises).
-        self.control
-            .abort
-            .store(false, crate::primitive::Ordering::Relaxed);
+        self.control.rearm();
         let workers = self.workers();
         let mut slots: Vec<Vec<Slot<E, N>>> = (0..workers).map(|_| Vec::new()).collect();
         for (rank, (ep, node)) in endpoints.into_iter().zip(nodes).enumerate() {

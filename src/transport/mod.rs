@@ -18,7 +18,7 @@
 pub mod channel;
 pub mod mailbox;
 
-use crate::team::{RankError, TeamControl};
+use crate::control::{RankError, TeamControl};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 

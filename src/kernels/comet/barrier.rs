@@ -17,9 +17,10 @@ use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{
     self, Check, Sweep, drive_with_prologue, processors_point, push_line, rank0, stats_point,
 };
+use crate::control::{RankError, TeamControl, WaitStrategy};
 use crate::primitive::{AtomicBool, AtomicU64, Ordering};
 use crate::results::KernelResult;
-use crate::team::{RankError, Team, TeamControl, WaitStrategy};
+use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};

@@ -14,8 +14,9 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::barrier::dissemination;
 use super::common::{self, Check, Samples, Sweep, check_pattern, drive, push_line, rank0};
+use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankError, Team};
+use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};

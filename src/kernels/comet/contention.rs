@@ -15,8 +15,9 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{self, Samples, Sweep, drive, load_sizes, push_line, rank0};
 use super::echo::{echo_chain, echo_check, echo_points, param, run_echo_on};
+use crate::control::RankError;
 use crate::results::KernelResult;
-use crate::team::{RankError, Team};
+use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};

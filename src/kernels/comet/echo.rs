@@ -25,9 +25,10 @@ use super::common::{
     self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
     stats_point,
 };
+use crate::control::RankError;
 use crate::model::fit::fit_line;
 use crate::results::{FitResult, KernelResult, Point};
-use crate::team::{RankError, Team};
+use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};

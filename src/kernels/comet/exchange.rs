@@ -10,8 +10,9 @@ use super::common::{
     self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
     stats_point,
 };
+use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankError, Team};
+use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};

@@ -15,8 +15,9 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::broadcast::{sweep_collective, tree_broadcast};
 use super::common::{self, Check, Samples, Sweep, drive, f64_bytes, f64_bytes_mut, rank0};
+use crate::control::RankError;
 use crate::results::KernelResult;
-use crate::team::{RankError, Team};
+use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};

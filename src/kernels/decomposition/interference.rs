@@ -27,12 +27,13 @@ use super::parameters::{SENDTIME, rank0_rs, script_of, store_and_forward};
 use super::protocol::{
     Block, CHUNK, Node, Op, cpu_pair, hosted_team, interrupted, ns, q, read, write,
 };
+use crate::control::RankError;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::stats::summarize;
 use crate::platform::LineAligned;
 use crate::results::{KernelResult, Point};
+use crate::team::TeamError;
 use crate::team::hosted::{Host, HostedTeam};
-use crate::team::{RankError, TeamError};
 use crate::text::num;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;

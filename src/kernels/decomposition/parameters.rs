@@ -302,6 +302,7 @@ use super::protocol::{
     Block, CHUNK, Node, Op, Samples, cache_sizes, check_len, cpu_pair, hosted_team, interrupted,
     ns, q, q_sys, read, read_before_arrival, system_return, wash_bytes, write,
 };
+use crate::control::{Placement, RankError};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
 use crate::model::fit::LineFit;
@@ -309,7 +310,7 @@ use crate::model::stats::summarize;
 use crate::platform::{LineAligned, Topology};
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::hosted::{Host, HostedTeam};
-use crate::team::{Placement, RankError, Team, TeamError};
+use crate::team::{Team, TeamError};
 use crate::text::num;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;

@@ -26,9 +26,10 @@
 
 use super::super::{KernelError, RunContext};
 use super::background::Background;
+use crate::control::RankError;
 use crate::platform::{LineAligned, Topology};
+use crate::team::TeamError;
 use crate::team::hosted::{Host, HostedSpec, HostedTeam, Mailroom, NodeCtx, VirtualNode};
-use crate::team::{RankError, TeamError};
 use crate::transport::Endpoint;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -333,9 +333,9 @@ fn table_ii(r: &KernelResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::control::Placement;
     use crate::model::hockney::fit_hockney;
     use crate::results::Point;
-    use crate::team::Placement;
 
     fn result(kernel: &str, transport: &str, fits: Vec<FitResult>) -> KernelResult {
         KernelResult {

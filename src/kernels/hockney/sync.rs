@@ -35,6 +35,7 @@
 use super::pick_cpu_set;
 use super::simd::{Simd, dyadic_f64};
 use super::{Fitted, hockney_fit_result};
+use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::kernels::timing::{measure, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
@@ -46,7 +47,7 @@ use crate::sync::events::{Event, ParkEvent};
 use crate::sync::locks::BinaryLock;
 use crate::sync::spin::{DONE, GO, SpinFlag};
 use crate::sync::tasks::{Pool, spawn_join};
-use crate::team::{Placement, RankCtx, RankError, Team, TeamControl, TeamSpec, WaitStrategy};
+use crate::team::{RankCtx, Team, TeamSpec};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

@@ -28,12 +28,13 @@
 
 use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
+use crate::control::{Placement, RankError};
 use crate::kernels::timing::{measure, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints;
 use crate::results::{KernelResult, Point};
-use crate::team::{Placement, RankError, Team};
+use crate::team::Team;
 use std::time::{Duration, Instant};
 
 pub(super) const VECTOR: KernelSpec = KernelSpec {

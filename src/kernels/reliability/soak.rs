@@ -13,9 +13,10 @@
 //! transports and size classes, and each share over the two directions.
 
 use super::super::{KernelError, KernelSpec, RunContext};
+use crate::control::RankError;
 use crate::kernels::scibench::choose_pair;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankCtx, RankError, Team};
+use crate::team::{RankCtx, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::{INLINE_BYTES, Mailbox};
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};

@@ -4,8 +4,9 @@
 use super::super::timing::summarize_trials;
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::pair::{PairPlan, Pattern, run_on};
+use crate::control::Placement;
 use crate::results::{KernelResult, Point};
-use crate::team::{Placement, Team};
+use crate::team::Team;
 use crate::transport::TransportConfig;
 use crate::transport::mailbox::Mailbox;
 

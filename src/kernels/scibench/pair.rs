@@ -8,11 +8,12 @@
 
 use super::super::timing::{EventHistogram, measure, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
+use crate::control::RankError;
 use crate::model::fit::fit_line;
 use crate::model::stats::Summary;
 use crate::platform::ClockInfo;
 use crate::results::{FitResult, KernelResult, Point};
-use crate::team::{RankCtx, RankError, Team};
+use crate::team::{RankCtx, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
@@ -433,7 +434,7 @@ pub(crate) fn latency_result(
         Err(e) if samples.len() >= 2 => warnings.push(format!("no latency fit: {e}")),
         Err(_) => {}
     }
-    if team.placement() != crate::team::Placement::Pinned {
+    if team.placement() != crate::control::Placement::Pinned {
         warnings.push(format!(
             "ranks share CPUs ({}): waits block, so latencies include thread wake-ups",
             team.placement()

@@ -39,10 +39,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{KernelError, KernelSpec, RunContext};
+use crate::control::{Placement, RankError};
 use crate::model::speedup::{Eq13Fit, SpeedupRecord, fit_eq13, speedup};
 use crate::model::stats::summarize;
 use crate::results::{FitResult, KernelResult, Point};
-use crate::team::{Placement, RankCtx, RankError, Team};
+use crate::team::{RankCtx, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};

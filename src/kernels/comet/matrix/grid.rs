@@ -21,9 +21,10 @@
 use super::super::super::{KernelError, RunContext};
 use super::super::barrier::dissemination;
 use super::super::common::{self, Check, Samples, Sweep, drive, push_line, rank0};
+use crate::control::RankError;
 use crate::results::{KernelResult, Point};
+use crate::team::Team;
 use crate::team::topology::gray;
-use crate::team::{RankError, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};

@@ -11,8 +11,8 @@
 use super::super::super::{KernelError, KernelSpec, RunContext};
 use super::super::common::{f64_bytes, f64_bytes_mut};
 use super::grid::{self, GUARD_UNSET, LocalMatrix, MatrixOp, value};
+use crate::control::RankError;
 use crate::results::KernelResult;
-use crate::team::RankError;
 use crate::transport::Endpoint;
 
 pub(in super::super) const ROW_COL_BROADCAST: KernelSpec = KernelSpec {
