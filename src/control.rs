@@ -23,7 +23,10 @@ pub enum Placement {
     /// More ranks than CPUs because the user asked for it; co-hosted ranks block.
     Oversubscribed,
     /// Virtual ranks hosted as polled nodes on pinned, spinning workers, one per
-    /// CPU ([`hosted`](crate::team::hosted)); no rank parks.
+    /// CPU ([`hosted`]); no rank parks.
+    // The doc is also the variant's description in the JSON Schema, which keeps its
+    // words; `hosted` is `crate::team::hosted`, above this module.
+    #[allow(rustdoc::broken_intra_doc_links)]
     Hosted,
 }
 

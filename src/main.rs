@@ -445,7 +445,7 @@ fn model_sci(args: &SciArgs) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", sci::render_text(&report));
+        print!("{}", text::sci::projection(&report));
     }
     Ok(())
 }
@@ -501,7 +501,7 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
             });
             println!("{}", serde_json::to_string_pretty(&doc)?);
         } else {
-            print!("{}", report.render_text());
+            print!("{}", text::simulator::experiment(&report));
         }
         return Ok(());
     }

@@ -26,15 +26,16 @@ mod markdown;
 mod plot;
 mod special;
 
+use crate::results::num;
 use crate::results::{
     FitResult, KernelResult, Point, PointValue, ResultFile, kernel_key, reports_mean,
 };
-use crate::text::num;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub use html::to_html;
 pub use markdown::to_markdown;
+pub use special::PRESENTED;
 
 /// Swept variables tried as the x axis, in order; the first that varies wins.
 pub const X_PREFERENCE: [&str; 12] = [
@@ -448,7 +449,7 @@ pub fn build(files: &[ResultFile]) -> Report {
     let sync: Vec<Entry<'_>> = order
         .iter()
         .flat_map(|k| &groups[k])
-        .filter(|e| e.result.kernel == "hockney-sync")
+        .filter(|e| e.result.kernel == crate::kernels::hockney::sync::NAME)
         .enumerate()
         .map(|(i, e)| Entry {
             label: e.label.clone(),

@@ -26,8 +26,11 @@ use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 use crossbeam_utils::CachePadded;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-barrier";
+
 pub(super) const BARRIER: KernelSpec = KernelSpec {
-    name: "comet-barrier",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), section 2.2.1 'Global Synchronization', Fig. 22",
     about: "minimum barrier time (first discarded) against P for a central sense-reversing, a dissemination and std's barrier",

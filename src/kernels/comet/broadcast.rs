@@ -21,8 +21,11 @@ use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-broadcast";
+
 pub(super) const BROADCAST: KernelSpec = KernelSpec {
-    name: "comet-broadcast",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 3) and 4.1 (Fig. 19)",
     about: "broadcast from rank 0 then barrier, linear (series of sends) and binomial tree, vs size and P",

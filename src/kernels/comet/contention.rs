@@ -23,8 +23,11 @@ use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-contention";
+
 pub(super) const CONTENTION: KernelSpec = KernelSpec {
-    name: "comet-contention",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Figs. 5, 6) and 4.1 (Fig. 21)",
     about: "echo between ranks 0 and 1 while ranks 2 -> 3 stream at the 50% and 90% bandwidth sizes, vs size",

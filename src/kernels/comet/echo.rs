@@ -34,8 +34,11 @@ use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 use std::collections::BTreeMap;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-echo";
+
 pub(super) const ECHO: KernelSpec = KernelSpec {
-    name: "comet-echo",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 1) and 4.1 (Figs. 17, 18)",
     about: "echo one-way time vs size per CPU distance class and per logical hop count; piecewise t_startup + N t_per_byte + (n-1) h, peak, 50%/90% sizes",

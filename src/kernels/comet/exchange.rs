@@ -17,8 +17,11 @@ use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-exchange";
+
 pub(super) const EXCHANGE: KernelSpec = KernelSpec {
-    name: "comet-exchange",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 2) and 4.1 (Fig. 20)",
     about: "pairwise exchange (both send, then receive) time vs size; piecewise t_startup + N t_per_byte",

@@ -22,8 +22,11 @@ use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-global-sum";
+
 pub(super) const GLOBAL_SUM: KernelSpec = KernelSpec {
-    name: "comet-global-sum",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 4) and 4.1 (Fig. 23)",
     about: "element-wise global sum of a double vector onto every rank, recursive doubling and tree + broadcast, vs length and P, checked against the serial sum",

@@ -19,8 +19,11 @@ use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 use std::hint::black_box;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-overlap";
+
 pub(super) const OVERLAP: KernelSpec = KernelSpec {
-    name: "comet-overlap",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Figs. 7, 8) and 4.1 (Figs. 24-27)",
     about: "pairwise exchange + DAXPY, synchronous vs asynchronous (isend/irecv, DAXPY, wait), gain over sizes x vector lengths",

@@ -32,9 +32,10 @@ mod parameters;
 mod protocol;
 
 pub use background::{Background, QKind, qfloat, qint};
-pub use parameters::{PAPER_SIZES, paper_table};
+pub use interference::{BIGSIZE, NAME as INTERFERENCE};
+pub use parameters::{NAME as DECOMPOSITION, PAPER_SIZES};
 
 use super::KernelSpec;
 
 /// The Krumme & Greenfield kernels.
-pub static KERNELS: [KernelSpec; 2] = [parameters::DECOMPOSITION, interference::INTERFERENCE];
+pub static KERNELS: &[KernelSpec] = &[parameters::DECOMPOSITION, interference::INTERFERENCE];

@@ -308,10 +308,10 @@ use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, f
 use crate::model::fit::LineFit;
 use crate::model::stats::summarize;
 use crate::platform::{LineAligned, Topology};
+use crate::results::num;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::hosted::{Host, HostedTeam};
 use crate::team::{Team, TeamError};
-use crate::text::num;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
@@ -320,8 +320,11 @@ use std::fmt::Write;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+/// The kernel's name, as users type it and its results carry it.
+pub const NAME: &str = "decomposition";
+
 pub(super) const DECOMPOSITION: KernelSpec = KernelSpec {
-    name: "decomposition",
+    name: NAME,
     method: "krumme-greenfield",
     paper: "Krumme & Greenfield 1988, sections 2-4 and 5.1, Tables 1-3, Appendix A",
     about: "the six message-cost times F S R A U E per transport, size and integer/floating-point Q, with lines X0 + X1 n",
@@ -975,7 +978,7 @@ fn run_sized<T: Transport>(
         })
         .collect();
     let eps = T::endpoints(team.control(), config);
-    team.run("decomposition", eps, nodes, |host| rank0(host, plan))
+    team.run(NAME, eps, nodes, |host| rank0(host, plan))
 }
 
 /// Transport buffers for messages up to `max` bytes, `slots` of them per lane,
@@ -1529,7 +1532,7 @@ fn push_fits(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    let kernel = "decomposition";
+    let kernel = NAME;
     let cpus = cpu_pair(ctx, kernel)?;
     let wash = wash_bytes(ctx.topology, &cpus);
     let span = lane_span(ctx.topology, &cpus);
@@ -1625,95 +1628,6 @@ fn placement_note(placement: Placement, cpus: &[usize], wash: usize) -> String {
     )
 }
 
-/// The paper-shaped tables of a `decomposition` or `interference` result (Tables
-/// 1 to 3; section 5.2), or `None` for other kernels.
-pub fn paper_table(r: &KernelResult) -> Option<String> {
-    match r.kernel.as_str() {
-        "decomposition" => Some(tables(r)),
-        "interference" => Some(super::interference::table(r)),
-        _ => None,
-    }
-}
-
-fn tables(r: &KernelResult) -> String {
-    let mut s = String::new();
-    for kind in QKind::ALL {
-        let flag = f64::from(u8::from(kind == QKind::Float));
-        let points: Vec<&Point> = r
-            .points
-            .iter()
-            .filter(|p| p.number("q_float") == Some(flag))
-            .collect();
-        if points.is_empty() {
-            continue;
-        }
-        let table = if kind == QKind::Integer { 1 } else { 2 };
-        let _ = writeln!(
-            s,
-            "   Table {table} shape: {} Q, ns, mean ± standard deviation over repetitions",
-            kind.name()
-        );
-        let _ = write!(s, "   {:<8}", "Size");
-        for p in &points {
-            let _ = write!(s, " {:>16}", p.number("size_bytes").map_or("?".into(), num));
-        }
-        s.push('\n');
-        let rows = [
-            ("E", "e_ns"),
-            ("R", "r_ns"),
-            ("S", "s_ns"),
-            ("F", "f_ns"),
-            ("U", "u_ns"),
-            ("A", "a_ns"),
-            ("A alone", "a_alone_ns"),
-            ("RT line", "cpu_round_trip_ns"),
-            ("RT 64K", "cpu_round_trip_64k_ns"),
-            ("E busy", "e_busy_ns"),
-            ("E d1-d2", "e_d1_d2_ns"),
-            ("E d4-d5", "e_d4_d5_ns"),
-        ];
-        for (label, key) in rows {
-            let _ = write!(s, "   {label:<8}");
-            for p in &points {
-                let cell = p.stats(key).map_or("-".into(), |x| {
-                    format!("{} ± {}", num(x.mean), num(x.std_dev))
-                });
-                let _ = write!(s, " {cell:>16}");
-            }
-            s.push('\n');
-        }
-        let _ = writeln!(
-            s,
-            "   Table 3 shape: {} Q, lines X0 + X1 n (fitted to the medians)",
-            kind.name()
-        );
-        for f in r.fits.iter().filter(|f| f.model.contains(kind.name())) {
-            let get = |part: &str| {
-                f.params
-                    .iter()
-                    .find(|(k, _)| k.contains(part))
-                    .map_or(f64::NAN, |(_, v)| *v)
-            };
-            let name = &f.model[..1];
-            let letter = name.to_lowercase();
-            let over = if f.model.contains("all sizes") {
-                "all sizes"
-            } else {
-                "16-2000 B"
-            };
-            let _ = writeln!(
-                s,
-                "   {name:<8} {:>10} + {:>8} n ns   R^2 = {:.3}  ({over}){}",
-                num(get(&format!("_{letter}0_"))),
-                num(get(&format!("_{letter}1_"))),
-                f.r2,
-                if f.flagged { "  FLAGGED" } else { "" }
-            );
-        }
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1807,7 +1721,7 @@ mod tests {
 
     fn empty_result() -> KernelResult {
         KernelResult {
-            kernel: "decomposition".into(),
+            kernel: NAME.into(),
             method: "krumme-greenfield".into(),
             transport: Some("mailbox".into()),
             cpus: vec![0, 1],
@@ -1883,7 +1797,7 @@ mod tests {
             assert!(!fit.flagged, "{name}");
         }
         assert!(result.warnings.is_empty(), "{:?}", result.warnings);
-        let text = tables(&result);
+        let text = crate::text::decomposition::tables(&result);
         assert!(text.contains("Table 1 shape") && text.contains("Table 3 shape"));
     }
 

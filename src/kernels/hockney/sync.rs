@@ -52,8 +52,11 @@ use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+/// The kernel's name, as users type it and its results carry it.
+pub const NAME: &str = "hockney-sync";
+
 pub(super) const SYNC: KernelSpec = KernelSpec {
-    name: "hockney-sync",
+    name: NAME,
     method: "hockney",
     paper: "Hockney 1985, (r_inf, n_1/2, s_1/2) on the Cray X-MP, section 3.2, Figs. 3-6, Table II",
     about: "r_inf, s_1/2, t_0 and pi_0 of a dyadic segment split over P CPUs, per synchronisation method",
@@ -901,7 +904,7 @@ fn round_trip_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Option<f64>, Ke
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    let cpus = pick_cpu_set(ctx, "hockney-sync")?;
+    let cpus = pick_cpu_set(ctx, NAME)?;
     let parts = cpus.len().max(2);
     let l2 = ctx
         .topology
@@ -923,7 +926,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         oversubscribe: ctx.config.oversubscribe,
         skip_part: None,
     };
-    ctx.progress.begin("hockney-sync", Method::ALL.len() as u64);
+    ctx.progress.begin(NAME, Method::ALL.len() as u64);
     let cancelled = || ctx.cancelled();
     let mut results = Vec::new();
     for method in Method::ALL {
@@ -1010,7 +1013,7 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
         ));
     }
     KernelResult {
-        kernel: "hockney-sync".into(),
+        kernel: NAME.into(),
         method: "hockney".into(),
         transport: Some(s.method.name().into()),
         cpus: plan.cpus.clone(),

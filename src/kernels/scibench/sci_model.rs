@@ -24,7 +24,7 @@
 //!   paper's, and each with `l_s` halved (the enhanced system).
 
 use super::super::RunContext;
-use super::topology::{ExperimentResult, KERNEL, Measured, Measurements};
+use super::topology::{ExperimentResult, Measured, Measurements, NAME as KERNEL};
 use crate::model::fit::fit_line;
 use crate::model::sci::{
     PingPongSet, SciApplication, SciComponents, SciModelError, SolvedComponents, model_report,

@@ -68,17 +68,17 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// The kernel's name, as users type it and its results carry it.
+pub const NAME: &str = "sci-topology";
+
 pub(super) const SCI_TOPOLOGY: KernelSpec = KernelSpec {
-    name: "sci-topology",
+    name: NAME,
     method: "scibench",
     paper: "Gonzalez 2000, sections 5.2-5.4 and chapter 6, Figs. 10-14, eqs. 18-25",
     about: "ping-pong on emulated SCI rings and tori, decomposition into o, l_f, l_s, model validation and projections",
     in_quick_suite: true,
     run,
 };
-
-/// The kernel's name, as its results carry it.
-pub(super) const KERNEL: &str = "sci-topology";
 
 /// Message sizes of the size sweep (Fig. 12 spans 0-512 bytes; beyond, to show the
 /// overhead's growth).
@@ -671,7 +671,7 @@ pub(super) fn run_experiment(
     let cancel = &ctx.cancel;
     let progress = ctx.progress;
     let name = experiment.name.as_str();
-    let mut per_rank = team.run(KERNEL, vec![(); team.size()], |rctx, _| {
+    let mut per_rank = team.run(NAME, vec![(); team.size()], |rctx, _| {
         let mut worker = Worker::new(&fabric, rctx.rank);
         if rctx.rank != 0 {
             worker.serve(rctx)?;
@@ -727,7 +727,7 @@ pub(super) fn measure_propagation(
     let trials = ctx.config.trials();
     let target = ctx.config.batch_target(ctx.clock);
     let clock = ctx.clock;
-    let mut per_rank = team.run(KERNEL, vec![(); 2], |rctx, _| {
+    let mut per_rank = team.run(NAME, vec![(); 2], |rctx, _| {
         if rctx.rank == 1 {
             let mut last = 0;
             loop {
@@ -801,14 +801,14 @@ pub fn size_sweep_experiments() -> Vec<Experiment> {
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if !ctx.config.transports.contains(&TransportKind::Mailbox) {
         return Err(KernelError::NotRunnable {
-            kernel: KERNEL.into(),
+            kernel: NAME.into(),
             reason: "the SCI fabric is a remote-write / local-read (mailbox) design; run with --transport mailbox or all".into(),
         });
     }
-    let cpus = choose_pair(ctx, KERNEL)?;
+    let cpus = choose_pair(ctx, NAME)?;
     if cpus.len() < 2 {
         return Err(KernelError::NotRunnable {
-            kernel: KERNEL.into(),
+            kernel: NAME.into(),
             reason: "it needs 2 CPUs: hops must cross a core and l_p is the ping-pong between two"
                 .into(),
         });
@@ -823,7 +823,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let size_experiments = size_sweep_experiments();
     let ring_experiments: Vec<Experiment> = RING_SIZES.map(Experiment::ring_nodes).collect();
     ctx.progress.begin(
-        KERNEL,
+        NAME,
         (1 + (1 + size_experiments.len()) * sizes.len() + ring_experiments.len()) as u64,
     );
     let propagation = measure_propagation(ctx, &team)?;

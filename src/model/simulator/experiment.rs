@@ -25,18 +25,14 @@
 //! shapes at the thesis's alpha = 0.1.
 #![forbid(unsafe_code)]
 
-use std::fmt::Write as _;
-
 use serde::{Deserialize, Serialize};
 
 use super::{
     APPENDIX_B_TL_MS, BurstDist, Receivers, SimConfig, SimConfigError, THESIS_TC_MS_PER_BYTE,
     THESIS_TI_MS, THESIS_TL_MS, Topology, simulate,
 };
-use crate::model::regression::INTERCEPT;
 use crate::model::speedup::{Eq11Fit, SpeedupError, SpeedupRecord, efficiency, fit_eq11, speedup};
 use crate::model::ttest::{PairedTTest, THESIS_ALPHA, t_test_differences};
-use crate::text::num;
 
 /// Parameters of the experiment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -325,7 +321,7 @@ fn shape_differences(units: &[ExperimentUnit]) -> Vec<f64> {
 }
 
 /// The unit with the same levels as `x` and burst shape `shape`.
-fn counterpart<'a>(
+pub fn counterpart<'a>(
     units: &'a [ExperimentUnit],
     x: &ExperimentUnit,
     shape: BurstShape,
@@ -346,93 +342,6 @@ fn splitmix64(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-impl ExperimentReport {
-    /// Human-readable summary: eq. 11 coefficients, H3 and the speedup table.
-    pub fn render_text(&self) -> String {
-        let mut out = String::new();
-        let m = &self.eq11.model;
-        let se = |name: &str| {
-            self.eq11
-                .fit
-                .coefficient(name)
-                .map_or(0.0, |c| c.standard_error)
-        };
-        let _ = writeln!(
-            out,
-            "Lamanna (1988) simulation experiment: {} runs per unit, seed {}, {:?}",
-            self.runs, self.seed, self.params.topology
-        );
-        let _ = writeln!(
-            out,
-            "costs: t_l = {} ms, t_c = {} ms/byte, t_i = {} ms, L = {} bytes",
-            num(self.params.tl_ms),
-            num(self.params.tc_ms_per_byte),
-            num(self.params.ti_ms),
-            self.params.message_bytes
-        );
-        let _ = writeln!(
-            out,
-            "eq. 11 over normal-burst runs: T = {} (+/- {}) + {:.4} (+/- {:.4}) U/N \
-             + {} (+/- {}) NBR  [ms], R^2 = {:.4}",
-            num(m.mu_ms),
-            num(se(INTERCEPT)),
-            m.b,
-            se("U/N"),
-            num(m.c_ms_per_message),
-            num(se("NBR")),
-            self.eq11.fit.r_squared
-        );
-        match &self.h3 {
-            Some(t) => {
-                let verdict = if t.reject_null {
-                    "rejected"
-                } else {
-                    "not rejected"
-                };
-                let _ = writeln!(
-                    out,
-                    "H3 (exponential - normal unit means): mean {:.3} ms, t = {:.3}, p = {:.3}: \
-                     {verdict} at alpha = {}",
-                    t.mean_difference, t.t, t.p_value, t.alpha
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "H3: no test (fewer than two pairs, or all pairs identical)"
-                );
-            }
-        }
-        let _ = writeln!(
-            out,
-            "{:>8} {:>4} {:>3} {:>4} {:>12} {:>8} {:>6} {:>12}",
-            "U(ms)", "N", "B", "R", "T_norm(ms)", "S", "E", "T_exp(ms)"
-        );
-        for x in self.units.iter().filter(|x| x.shape == BurstShape::Normal) {
-            let exp = counterpart(&self.units, x, BurstShape::Exponential);
-            let exp = exp.map_or_else(|| "-".to_string(), |e| num(e.mean_ms));
-            let _ = writeln!(
-                out,
-                "{:>8} {:>4} {:>3} {:>4} {:>12} {:>8.2} {:>6.3} {:>12}",
-                num(x.uniprocessor_ms),
-                x.nodes,
-                x.bursts,
-                x.receivers,
-                num(x.mean_ms),
-                x.speedup,
-                x.efficiency,
-                exp
-            );
-        }
-        let _ = writeln!(
-            out,
-            "{} events in {:.3} s of simulation",
-            self.events, self.wall_seconds
-        );
-        out
-    }
 }
 
 #[cfg(test)]
@@ -532,28 +441,5 @@ mod tests {
         assert!(m9.c_ms_per_message < mb.c_ms_per_message);
         assert!(m9.b > 1.0 && m9.b < 1.1, "b = {}", m9.b);
         assert_eq!(eq9.eq11.fit.degrees_of_freedom, 36 * 3 - 3);
-    }
-
-    #[test]
-    fn report_renders_and_serialises() {
-        let mut params = LamannaParams::thesis();
-        params.uniprocessor_ms = vec![1000.0];
-        params.nodes = vec![2, 4, 8];
-        let report = run_lamanna_experiment(&params, 2, 1).unwrap();
-        let text = report.render_text();
-        assert!(text.contains("eq. 11 over normal-burst runs"));
-        assert_eq!(
-            text.lines()
-                .filter(|l| l.trim_start().starts_with("1000"))
-                .count(),
-            10
-        );
-        let json = serde_json::to_string(&report).unwrap();
-        let back: ExperimentReport = serde_json::from_str(&json).unwrap();
-        assert_eq!(back.render_text(), text);
-        assert_eq!(
-            run_lamanna_experiment(&params, 0, 1),
-            Err(ExperimentError::ZeroRuns)
-        );
     }
 }

@@ -1,0 +1,127 @@
+//! Lamanna's simulation experiment for the terminal (`halfperf simulate
+//! --experiment lamanna`): eq. 11's coefficients, H3 and the speedup table.
+
+use crate::model::regression::INTERCEPT;
+use crate::model::simulator::experiment::counterpart;
+use crate::model::simulator::{BurstShape, ExperimentReport};
+use crate::results::num;
+use std::fmt::Write as _;
+
+/// Human-readable summary: eq. 11 coefficients, H3 and the speedup table.
+pub fn experiment(report: &ExperimentReport) -> String {
+    let mut out = String::new();
+    let m = &report.eq11.model;
+    let se = |name: &str| {
+        report
+            .eq11
+            .fit
+            .coefficient(name)
+            .map_or(0.0, |c| c.standard_error)
+    };
+    let _ = writeln!(
+        out,
+        "Lamanna (1988) simulation experiment: {} runs per unit, seed {}, {:?}",
+        report.runs, report.seed, report.params.topology
+    );
+    let _ = writeln!(
+        out,
+        "costs: t_l = {} ms, t_c = {} ms/byte, t_i = {} ms, L = {} bytes",
+        num(report.params.tl_ms),
+        num(report.params.tc_ms_per_byte),
+        num(report.params.ti_ms),
+        report.params.message_bytes
+    );
+    let _ = writeln!(
+        out,
+        "eq. 11 over normal-burst runs: T = {} (+/- {}) + {:.4} (+/- {:.4}) U/N \
+         + {} (+/- {}) NBR  [ms], R^2 = {:.4}",
+        num(m.mu_ms),
+        num(se(INTERCEPT)),
+        m.b,
+        se("U/N"),
+        num(m.c_ms_per_message),
+        num(se("NBR")),
+        report.eq11.fit.r_squared
+    );
+    match &report.h3 {
+        Some(t) => {
+            let verdict = if t.reject_null {
+                "rejected"
+            } else {
+                "not rejected"
+            };
+            let _ = writeln!(
+                out,
+                "H3 (exponential - normal unit means): mean {:.3} ms, t = {:.3}, p = {:.3}: \
+                 {verdict} at alpha = {}",
+                t.mean_difference, t.t, t.p_value, t.alpha
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "H3: no test (fewer than two pairs, or all pairs identical)"
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{:>8} {:>4} {:>3} {:>4} {:>12} {:>8} {:>6} {:>12}",
+        "U(ms)", "N", "B", "R", "T_norm(ms)", "S", "E", "T_exp(ms)"
+    );
+    for x in report
+        .units
+        .iter()
+        .filter(|x| x.shape == BurstShape::Normal)
+    {
+        let exp = counterpart(&report.units, x, BurstShape::Exponential);
+        let exp = exp.map_or_else(|| "-".to_string(), |e| num(e.mean_ms));
+        let _ = writeln!(
+            out,
+            "{:>8} {:>4} {:>3} {:>4} {:>12} {:>8.2} {:>6.3} {:>12}",
+            num(x.uniprocessor_ms),
+            x.nodes,
+            x.bursts,
+            x.receivers,
+            num(x.mean_ms),
+            x.speedup,
+            x.efficiency,
+            exp
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} events in {:.3} s of simulation",
+        report.events, report.wall_seconds
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::simulator::{ExperimentError, LamannaParams, run_lamanna_experiment};
+
+    #[test]
+    fn report_renders_and_serialises() {
+        let mut params = LamannaParams::thesis();
+        params.uniprocessor_ms = vec![1000.0];
+        params.nodes = vec![2, 4, 8];
+        let report = run_lamanna_experiment(&params, 2, 1).unwrap();
+        let text = experiment(&report);
+        assert!(text.contains("eq. 11 over normal-burst runs"));
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.trim_start().starts_with("1000"))
+                .count(),
+            10
+        );
+        let json = serde_json::to_string(&report).unwrap();
+        let back: ExperimentReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(experiment(&back), text);
+        assert_eq!(
+            run_lamanna_experiment(&params, 0, 1),
+            Err(ExperimentError::ZeroRuns)
+        );
+    }
+}
