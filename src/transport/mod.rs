@@ -9,6 +9,11 @@
 //! - [`channel`]: crossbeam-channel, one bounded channel per ordered pair, with
 //!   buffers recycled through a return channel so the timed path does not allocate.
 //!
+//! Above an endpoint of either flavour, [`mailroom`] is a node's message system
+//! (system buffers, store and forward), as a node operating system's. Beside
+//! them, [`fabric`] moves one packet at a time over emulated SCI rings and tori,
+//! with doorbells and ring buffers, for the `sci-topology` kernel.
+//!
 //! Both give blocking `send`/`recv`, non-blocking `try_send`/`try_recv` with
 //! request objects (`isend`/`irecv` then `wait_*`, for CoMet's overlap kernels),
 //! and `probe` (for Lamanna's message-checking loop). Messages between one pair of
@@ -16,7 +21,9 @@
 //! chosen once, outside the timed code ([`TransportKind`]).
 
 pub mod channel;
+pub mod fabric;
 pub mod mailbox;
+pub mod mailroom;
 
 use crate::control::{RankError, TeamControl};
 use serde::{Deserialize, Serialize};

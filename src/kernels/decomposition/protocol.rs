@@ -29,8 +29,9 @@ use super::background::Background;
 use crate::control::RankError;
 use crate::platform::{LineAligned, Topology};
 use crate::team::TeamError;
-use crate::team::hosted::{Host, HostedSpec, HostedTeam, Mailroom, NodeCtx, VirtualNode};
+use crate::team::hosted::{Host, HostedSpec, HostedTeam, NodeCtx, VirtualNode};
 use crate::transport::Endpoint;
+use crate::transport::mailroom::Mailroom;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

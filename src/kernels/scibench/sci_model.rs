@@ -117,7 +117,7 @@ fn topology_result(base: &KernelResult, m: &Measurements) -> KernelResult {
             );
         }
     }
-    if !super::topology::FLUSHES_PAYLOAD {
+    if !crate::transport::fabric::FLUSHES_PAYLOAD {
         r.warnings.push(
             "payload lines are not flushed on this architecture: a destination on the source's CPU reads its payload from cache, so o differs between odd- and even-hop tests".into(),
         );

@@ -37,7 +37,8 @@ use crate::kernels::timing::measure;
 use crate::kernels::{KernelError, RunContext};
 use crate::model::regression::{LinearFit, Regressor, least_squares};
 use crate::team::TeamError;
-use crate::team::hosted::{Host, HostedSpec, HostedTeam, Mailroom, NodeCtx, VirtualNode};
+use crate::team::hosted::{Host, HostedSpec, HostedTeam, NodeCtx, VirtualNode};
+use crate::transport::mailroom::Mailroom;
 use crate::transport::{Endpoint, Transport};
 
 /// The longest chain, links.
