@@ -24,6 +24,7 @@ pub mod events;
 pub mod locks;
 pub mod spin;
 pub mod tasks;
+pub(crate) mod team_method;
 
 use std::time::Duration;
 
