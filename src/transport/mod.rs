@@ -52,6 +52,25 @@ impl TransportKind {
     }
 }
 
+/// Calls a function generic over `T: Transport` with the transport of a
+/// [`TransportKind`] chosen at run time: `with_transport!(kind, run_on(&team, &plan))`
+/// is `run_on::<Mailbox>(&team, &plan)` or `run_on::<Channel>(&team, &plan)`. The
+/// kind is matched once, outside the timed code, which stays monomorphic; a new
+/// flavour is added here only.
+#[macro_export]
+macro_rules! with_transport {
+    ($kind:expr, $($f:ident)::+ ( $($arg:expr),* $(,)? )) => {
+        match $kind {
+            $crate::transport::TransportKind::Mailbox => {
+                $($f)::+::<$crate::transport::mailbox::Mailbox>($($arg),*)
+            }
+            $crate::transport::TransportKind::Channel => {
+                $($f)::+::<$crate::transport::channel::Channel>($($arg),*)
+            }
+        }
+    };
+}
+
 impl std::fmt::Display for TransportKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

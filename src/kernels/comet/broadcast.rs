@@ -17,8 +17,6 @@ use super::common::{self, Check, Samples, Sweep, check_pattern, drive, push_line
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 
 /// The kernel's name, as users type it and its results carry it.
@@ -181,10 +179,7 @@ pub(super) fn run_with(
         processors,
         sizes.len(),
         "broadcast_ns",
-        |team, algorithm, t| match t {
-            TransportKind::Mailbox => run_on::<Mailbox>(ctx, team, algorithm, &sizes),
-            TransportKind::Channel => run_on::<Channel>(ctx, team, algorithm, &sizes),
-        },
+        |team, algorithm, t| crate::with_transport!(t, run_on(ctx, team, algorithm, &sizes)),
         |point, s| {
             let size = s.param as usize;
             (

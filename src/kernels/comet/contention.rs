@@ -18,9 +18,7 @@ use super::echo::{echo_chain, echo_check, echo_points, param, run_echo_on};
 use crate::control::RankError;
 use crate::results::KernelResult;
 use crate::team::Team;
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::transport::{Endpoint, Transport};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The kernel's name, as users type it and its results carry it.
@@ -145,10 +143,7 @@ pub(super) fn run_with(
             if ctx.cancelled() {
                 break;
             }
-            let samples = match t {
-                TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, &sizes, load_bytes)?,
-                TransportKind::Channel => run_on::<Channel>(ctx, &team, &sizes, load_bytes)?,
-            };
+            let samples = crate::with_transport!(t, run_on(ctx, &team, &sizes, load_bytes))?;
             let first = r.points.len();
             let (x, y, _) = echo_points(&samples, &mut r);
             for p in &mut r.points[first..] {

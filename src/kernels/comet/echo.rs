@@ -29,8 +29,6 @@ use crate::control::RankError;
 use crate::model::fit::fit_line;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::Team;
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 use std::collections::BTreeMap;
 
@@ -160,10 +158,7 @@ pub(super) fn run_echo_on(
     params: &[u64],
     label: &str,
 ) -> Result<Vec<Samples>, KernelError> {
-    match kind {
-        TransportKind::Mailbox => run_echo::<Mailbox>(ctx, team, params, label),
-        TransportKind::Channel => run_echo::<Channel>(ctx, team, params, label),
-    }
+    crate::with_transport!(kind, run_echo(ctx, team, params, label))
 }
 
 /// Points (size, one-way time) of echo samples, and their minima.

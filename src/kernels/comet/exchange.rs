@@ -13,9 +13,7 @@ use super::common::{
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::transport::{Endpoint, Transport};
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "comet-exchange";
@@ -115,10 +113,7 @@ pub(super) fn run_with(
         if ctx.cancelled() {
             break;
         }
-        let samples = match t {
-            TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, &sizes)?,
-            TransportKind::Channel => run_on::<Channel>(ctx, &team, &sizes)?,
-        };
+        let samples = crate::with_transport!(t, run_on(ctx, &team, &sizes))?;
         let mut r = common::result(EXCHANGE.name, Some(t.name()), &team, ranks);
         let hosts = team.hosts();
         r.distance_class = ctx.topology.distance(hosts[0], hosts[ranks - 1]);

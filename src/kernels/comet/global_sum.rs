@@ -18,9 +18,7 @@ use super::common::{self, Check, Samples, Sweep, drive, f64_bytes, f64_bytes_mut
 use crate::control::RankError;
 use crate::results::KernelResult;
 use crate::team::Team;
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::transport::{Endpoint, Transport};
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "comet-global-sum";
@@ -224,10 +222,7 @@ pub(super) fn run_with(
         processors,
         lengths.len(),
         "global_sum_ns",
-        |team, algorithm, t| match t {
-            TransportKind::Mailbox => run_on::<Mailbox>(ctx, team, algorithm, &lengths),
-            TransportKind::Channel => run_on::<Channel>(ctx, team, algorithm, &lengths),
-        },
+        |team, algorithm, t| crate::with_transport!(t, run_on(ctx, team, algorithm, &lengths)),
         |point, s| {
             let n = s.param as usize;
             let point = point

@@ -34,8 +34,6 @@ use crate::platform::LineAligned;
 use crate::results::{KernelResult, Point};
 use crate::team::TeamError;
 use crate::team::hosted::{Host, HostedTeam};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::time::{Duration, Instant};
 
@@ -227,11 +225,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         if ctx.cancelled() {
             break;
         }
-        let m = match transport {
-            TransportKind::Mailbox => run_on::<Mailbox>(&team, &tconfig, &plan),
-            TransportKind::Channel => run_on::<Channel>(&team, &tconfig, &plan),
-        }
-        .map_err(interrupted)?;
+        let m = crate::with_transport!(transport, run_on(&team, &tconfig, &plan))
+            .map_err(interrupted)?;
         ctx.progress.step(transport.name());
         out.push(result(ctx, &team, &cpus, transport, &m));
     }

@@ -17,9 +17,8 @@ use crate::control::RankError;
 use crate::kernels::scibench::choose_pair;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::{INLINE_BYTES, Mailbox};
-use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
+use crate::transport::mailbox::INLINE_BYTES;
+use crate::transport::{Endpoint, Transport, TransportConfig};
 use std::time::Instant;
 
 /// The kernel's name, as users type it and its results carry it.
@@ -320,10 +319,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             }
             let label = format!("{transport} {}", class.name);
             let start = Instant::now();
-            let c = match transport {
-                TransportKind::Mailbox => run_class::<Mailbox>(&team, class, share, ctx, &label),
-                TransportKind::Channel => run_class::<Channel>(&team, class, share, ctx, &label),
-            };
+            let c = crate::with_transport!(transport, run_class(&team, class, share, ctx, &label));
             if ctx.cancelled() {
                 return Err(KernelError::Interrupted);
             }

@@ -45,8 +45,7 @@ use crate::model::stats::summarize;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
 use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
+use crate::transport::{Endpoint, Transport, TransportConfig};
 
 /// The speedup kernels.
 pub static KERNELS: &[KernelSpec] = &[SPEEDUP];
@@ -193,10 +192,7 @@ pub fn run_with(
                 result.ranks = n;
                 result.cpus = team.hosts().to_vec();
             }
-            let per_rank = match t {
-                TransportKind::Mailbox => run_team::<Mailbox>(&team, plan, &a, &want)?,
-                TransportKind::Channel => run_team::<Channel>(&team, plan, &a, &want)?,
-            };
+            let per_rank = crate::with_transport!(t, run_team(&team, plan, &a, &want))?;
             // The thesis's total: mean computation + largest message processing.
             let runs = plan.loads.len() * plan.runs;
             let run_totals: Vec<f64> = (0..runs)
@@ -225,14 +221,8 @@ pub fn run_with(
                 .collect();
             sizes.sort_unstable();
             sizes.dedup();
-            let latencies = match t {
-                TransportKind::Mailbox => {
-                    calibrate::message_latencies::<Mailbox>(ctx, &cpus, &sizes)?
-                }
-                TransportKind::Channel => {
-                    calibrate::message_latencies::<Channel>(ctx, &cpus, &sizes)?
-                }
-            };
+            let latencies =
+                crate::with_transport!(t, calibrate::message_latencies(ctx, &cpus, &sizes))?;
             validate(&mut result, plan, &totals, &latencies);
         } else if cpus.len() < 2 {
             result.warnings.push(

@@ -25,9 +25,7 @@ use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
 use crate::team::topology::gray;
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::transport::{Endpoint, Transport};
 
 /// A processor grid: `rows x cols` positions, each holding one rank.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -392,10 +390,7 @@ pub(super) fn sweep(
                     res.get_or_insert_with(|| common::result(op.name(), Some(t.name()), &team, p));
                 common::merge_placement(r, &team);
                 let grid = Grid::for_processors(p);
-                let samples = match t {
-                    TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, op, &dims)?,
-                    TransportKind::Channel => run_on::<Channel>(ctx, &team, op, &dims)?,
-                };
+                let samples = crate::with_transport!(t, run_on(ctx, &team, op, &dims))?;
                 for s in &samples {
                     let ld = s.param as usize;
                     let point = Point::new()

@@ -86,8 +86,6 @@ use crate::results::num;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::hosted::{Host, HostedTeam};
 use crate::team::{Team, TeamError};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -242,10 +240,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 on_size: &on_size,
                 cancelled: &cancelled,
             };
-            let reps = match transport {
-                TransportKind::Mailbox => run_on::<Mailbox>(&team, &plan),
-                TransportKind::Channel => run_on::<Channel>(&team, &plan),
-            }?;
+            let reps = crate::with_transport!(transport, run_on(&team, &plan))?;
             add_q(&mut result, bg.kind, &reps, span);
         }
         result
