@@ -27,7 +27,6 @@
 //! [`hosted`], labelled [`Placement::Hosted`].
 
 pub mod hosted;
-pub mod topology;
 
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::platform::pin_current_thread;

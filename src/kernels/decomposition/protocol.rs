@@ -90,27 +90,6 @@ pub(super) fn cache_sizes<'t>(
         .map(|(_, size)| size)
 }
 
-/// A topology of the caches `(level, kind, KiB, CPUs sharing it)`, for tests.
-#[cfg(test)]
-pub(super) fn test_topology(
-    caches: Vec<(u8, crate::platform::CacheKind, u64, Vec<usize>)>,
-) -> Topology {
-    Topology {
-        cpu_model: None,
-        cpus: Vec::new(),
-        caches: caches
-            .into_iter()
-            .map(|(level, kind, kib, shared_cpus)| crate::platform::Cache {
-                level,
-                kind,
-                size_bytes: kib * 1024,
-                line_bytes: Some(64),
-                shared_cpus,
-            })
-            .collect(),
-    }
-}
-
 /// A team error as a kernel error: a cancelled run is an interrupted one.
 pub(super) fn interrupted(e: TeamError) -> KernelError {
     match e {
@@ -579,7 +558,7 @@ mod tests {
     #[test]
     fn a_wash_reads_twice_the_l1_data_cache() {
         use crate::platform::CacheKind;
-        let topology = test_topology(vec![
+        let topology = Topology::with_caches(vec![
             (1, CacheKind::Data, 48, vec![0]),
             (1, CacheKind::Instruction, 256, vec![0]),
             (1, CacheKind::Data, 32, vec![1]),

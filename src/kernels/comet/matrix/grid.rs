@@ -24,7 +24,6 @@ use super::super::common::{self, Check, Samples, Sweep, drive, push_line, rank0}
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
-use crate::team::topology::gray;
 use crate::transport::{Endpoint, Transport};
 
 /// A processor grid: `rows x cols` positions, each holding one rank.
@@ -477,6 +476,12 @@ pub(super) fn processor_counts(quick: bool) -> Vec<usize> {
     if quick { vec![2, 4] } else { vec![2, 4, 8, 9] }
 }
 
+/// The binary-reflected Gray code of `i`: consecutive codes differ in one bit, so
+/// ring neighbours land on hypercube neighbours (CoMet section 3.3).
+fn gray(i: usize) -> usize {
+    i ^ (i >> 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,5 +521,16 @@ mod tests {
             let err = op.check(&m).expect_err("corrupted element");
             assert!(err.to_string().contains("verification failed"), "{err}");
         }
+    }
+
+    #[test]
+    fn gray_code_neighbours_differ_in_one_bit() {
+        for i in 0..64 {
+            assert_eq!((gray(i) ^ gray((i + 1) % 64)).count_ones(), 1);
+        }
+        assert_eq!(
+            (0..8).map(gray).collect::<Vec<_>>(),
+            vec![0, 1, 3, 2, 6, 7, 5, 4]
+        );
     }
 }

@@ -590,7 +590,7 @@ mod tests {
     #[test]
     fn a_lane_spans_a_sixteenth_of_the_smallest_l2() {
         use crate::platform::CacheKind;
-        let topology = super::super::protocol::test_topology(vec![
+        let topology = crate::platform::Topology::with_caches(vec![
             (1, CacheKind::Data, 32, vec![0]),
             (2, CacheKind::Unified, 2048, vec![0]),
             (2, CacheKind::Unified, 512, vec![1]),
