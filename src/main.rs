@@ -57,8 +57,9 @@ enum Command {
         model: ModelCommand,
     },
     /// Lamanna's discrete-event simulator of a parallel process on a message-passing
-    /// machine (defaults: the thesis's eq. 9 costs), or `--experiment lamanna` for the
-    /// Table 5 design and its eq. 11 fit.
+    /// machine (default model: the thesis's SLAM listing, Appendix B; `--params eq9`
+    /// for the text's eq. 9), or `--experiment lamanna` for the Table 5 design and its
+    /// eq. 11 fit.
     Simulate(SimulateArgs),
     /// Compare result files side by side, with ratios to the first.
     ///
@@ -142,15 +143,65 @@ struct SciArgs {
     json: bool,
 }
 
+/// `halfperf simulate --params`: which model of a message's processor time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum SimModel {
+    /// The SLAM listing of Appendix B, the thesis's simulation model: MSG_INIT =
+    /// 1.667 ms at the sender (line 86), OVERHEAD = 0.6158 ms on the destination's CPU
+    /// (line 84), INT_TIME = 0.485 ms (line 83), XMT_TIME = 0.0008968 ms/byte (line 82),
+    /// the node held through the sends (lines 275-308), transmit queues ranked by the
+    /// hop's dimension (line 31).
+    Listing,
+    /// The text's eq. 9: one start-up t_l = 1.1232 ms at the sender, nothing at the
+    /// destination, t_c = 0.0008968 ms/byte, t_i = 0.485 ms, first-come first-served
+    /// channels, start-ups pre-empted by arrivals.
+    Eq9,
+    /// The listing's costs both charged at the sender (2.283 ms a start-up),
+    /// first-come first-served channels.
+    AppendixB,
+}
+
+/// `--receive-at`: where the receive cost is charged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ReceiveAtArg {
+    /// On the destination's CPU, pre-empting its task, queueing behind other arrivals.
+    Destination,
+    /// Added to the sender's start-up.
+    Sender,
+}
+
+/// `--channel-order`: the order of a node's transmit queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ChannelOrderArg {
+    /// Lowest hop dimension first, ties first come first served (listing line 31).
+    Dimension,
+    /// First come, first served.
+    Fifo,
+}
+
+/// `--send-hold`: how a task's start-ups share its node with arriving messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum SendHoldArg {
+    /// The task holds its node through its start-ups until FREE (lines 275-308);
+    /// arrivals wait for the FREE.
+    Held,
+    /// Arrivals pre-empt a start-up as they pre-empt a burst.
+    Preemptible,
+    /// Start-ups run beside the node's message work, undelayed by it.
+    Beside,
+}
+
 #[derive(clap::Args)]
 struct SimulateArgs {
     /// Run an experiment design instead of one configuration (`lamanna`: Tables 4-5).
     #[arg(long, value_name = "NAME", value_parser = ["lamanna"])]
     experiment: Option<String>,
-    /// Cost parameters of the experiment: eq. 9 (`thesis`) or Appendix B's processor
-    /// cost per message (`appendix-b`); default `thesis`.
-    #[arg(long, value_name = "NAME", value_parser = ["thesis", "appendix-b"])]
-    params: Option<String>,
+    /// The model of a message's processor time: `listing` (Appendix B's SLAM model, the
+    /// one behind the thesis's Tables 6-7), `eq9` (the text's single start-up t_l), or
+    /// `appendix-b` (the listing's costs, all at the sender). The options below
+    /// override its parts.
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = SimModel::Listing)]
+    params: SimModel,
     /// Interconnection network.
     #[arg(long, value_name = "NAME", default_value = "hypercube", value_parser = ["hypercube", "ring", "torus"])]
     topology: String,
@@ -173,19 +224,34 @@ struct SimulateArgs {
     /// --experiment: the levels, comma-separated [default: 1000,20000].
     #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     uniprocessor_ms: Option<String>,
-    /// With --experiment: scale the levels of U by t_l / 1.1232 ms, so that U keeps
-    /// the thesis's ratio to a message's start-up on a machine with other costs
-    /// (give this machine's --tl-ms, --tc-ms-per-byte and --ti-ms, e.g. from the
-    /// `speedup` kernel's fits).
+    /// With --experiment: scale the levels of U by (t_l + receive) / 1.1232 ms, so
+    /// that U keeps the thesis's ratio to a message's start-up on a machine with
+    /// other costs (give this machine's --tl-ms, --receive-ms, --tc-ms-per-byte and
+    /// --ti-ms, e.g. from the `speedup` kernel's fits).
     #[arg(long)]
     scale_u: bool,
-    /// Message start-up t_l, ms [default: eq. 9's 1.1232].
+    /// Sender's start-up t_l (MSG_INIT), ms [default: the model's, listing 1.667, eq9
+    /// 1.1232]. Given without --receive-ms it is the whole processor time of a
+    /// message (receive 0, eq. 9's split).
     #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     tl_ms: Option<f64>,
-    /// Transmission time per byte and link t_c, ms/byte [default: eq. 9's 0.0008968].
+    /// Destination's receive cost (OVERHEAD), ms [default: the model's, listing
+    /// 0.6158, eq9 0].
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    receive_ms: Option<f64>,
+    /// Where the receive cost is charged [default: the model's].
+    #[arg(long, value_name = "WHERE", value_enum)]
+    receive_at: Option<ReceiveAtArg>,
+    /// Order of each node's transmit queue [default: the model's].
+    #[arg(long, value_name = "ORDER", value_enum)]
+    channel_order: Option<ChannelOrderArg>,
+    /// How start-ups share the node with arriving messages [default: the model's].
+    #[arg(long, value_name = "HOLD", value_enum)]
+    send_hold: Option<SendHoldArg>,
+    /// Transmission time per byte and link t_c, ms/byte [default: 0.0008968].
     #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     tc_ms_per_byte: Option<f64>,
-    /// Intermediate-node forwarding time t_i, ms [default: eq. 9's 0.485].
+    /// Intermediate-node forwarding time t_i, ms [default: 0.485].
     #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     ti_ms: Option<f64>,
     /// Message length L, bytes.
@@ -454,9 +520,6 @@ fn model_sci(args: &SciArgs) -> Result<()> {
 /// Lamanna experiment design.
 fn simulate(args: &SimulateArgs) -> Result<()> {
     use halfperf::model::simulator::{self as sim, LamannaParams};
-    if args.experiment.is_none() && args.params.is_some() {
-        bail!("--params chooses the costs of an experiment; use it with --experiment lamanna");
-    }
     if args.scale_u && args.experiment.is_none() {
         bail!("--scale-u scales the experiment's levels of U; use it with --experiment lamanna");
     }
@@ -473,14 +536,39 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
             })
             .collect()
     };
-    if args.experiment.is_some() {
-        let mut params = match args.params.as_deref() {
-            Some("appendix-b") => LamannaParams::appendix_b(),
-            _ => LamannaParams::thesis(),
+    let mut params = match args.params {
+        SimModel::Listing => LamannaParams::listing(),
+        SimModel::Eq9 => LamannaParams::eq9(),
+        SimModel::AppendixB => LamannaParams::appendix_b(),
+    };
+    params.tl_ms = args.tl_ms.unwrap_or(params.tl_ms);
+    params.receive_ms = match (args.receive_ms, args.tl_ms) {
+        (Some(ms), _) => ms,
+        (None, Some(_)) => 0.0,
+        (None, None) => params.receive_ms,
+    };
+    params.tc_ms_per_byte = args.tc_ms_per_byte.unwrap_or(params.tc_ms_per_byte);
+    params.ti_ms = args.ti_ms.unwrap_or(params.ti_ms);
+    if let Some(at) = args.receive_at {
+        params.receive_at = match at {
+            ReceiveAtArg::Destination => sim::ReceiveAt::Destination,
+            ReceiveAtArg::Sender => sim::ReceiveAt::Sender,
         };
-        params.tl_ms = args.tl_ms.unwrap_or(params.tl_ms);
-        params.tc_ms_per_byte = args.tc_ms_per_byte.unwrap_or(params.tc_ms_per_byte);
-        params.ti_ms = args.ti_ms.unwrap_or(params.ti_ms);
+    }
+    if let Some(order) = args.channel_order {
+        params.channel_order = match order {
+            ChannelOrderArg::Dimension => sim::ChannelOrder::Dimension,
+            ChannelOrderArg::Fifo => sim::ChannelOrder::Fifo,
+        };
+    }
+    if let Some(hold) = args.send_hold {
+        params.send_hold = match hold {
+            SendHoldArg::Held => sim::SendHold::Held,
+            SendHoldArg::Preemptible => sim::SendHold::Preemptible,
+            SendHoldArg::Beside => sim::SendHold::Beside,
+        };
+    }
+    if args.experiment.is_some() {
         if let Some(text) = &args.uniprocessor_ms {
             params.uniprocessor_ms = levels_u(text)?;
         }
@@ -496,7 +584,11 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
                     "b": m.b,
                     "c_ms_per_message": m.c_ms_per_message,
                     "r2": report.eq11.fit.r_squared,
+                    "ci95": report.eq11_ci95,
                 },
+                "model": params.model_name(),
+                "runs": report.runs,
+                "seed": report.seed,
                 "report": report,
             });
             println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -553,9 +645,13 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
                 _ => bail!("--uniprocessor-ms: one value without --experiment, not {text:?}"),
             },
         },
-        tl_ms: args.tl_ms.unwrap_or(sim::THESIS_TL_MS),
-        tc_ms_per_byte: args.tc_ms_per_byte.unwrap_or(sim::THESIS_TC_MS_PER_BYTE),
-        ti_ms: args.ti_ms.unwrap_or(sim::THESIS_TI_MS),
+        tl_ms: params.tl_ms,
+        receive_ms: params.receive_ms,
+        receive_at: params.receive_at,
+        channel_order: params.channel_order,
+        send_hold: params.send_hold,
+        tc_ms_per_byte: params.tc_ms_per_byte,
+        ti_ms: params.ti_ms,
         message_bytes: args.message_bytes,
         calibration,
         seed: args.seed,
@@ -575,8 +671,10 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
     let events_per_second = mean(|r| r.events_per_second);
     if args.json {
         let doc = serde_json::json!({
+            "model": params.model_name(),
             "config": config,
             "runs": args.runs,
+            "seed": args.seed,
             "time_ms": time_ms,
             "events": events,
             "messages": messages,
@@ -586,7 +684,8 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!(
-            "{:?}, N = {}, B = {}, R = {}, U = {} ms, L = {} bytes, {} run(s) from seed {}",
+            "model {}, {:?}, N = {}, B = {}, R = {}, U = {} ms, L = {} bytes, {} run(s) from seed {}",
+            params.model_name(),
             config.topology,
             config.nodes,
             config.bursts,

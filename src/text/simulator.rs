@@ -1,9 +1,8 @@
 //! Lamanna's simulation experiment for the terminal (`halfperf simulate
 //! --experiment lamanna`): eq. 11's coefficients, H3 and the speedup table.
 
-use crate::model::regression::INTERCEPT;
 use crate::model::simulator::experiment::counterpart;
-use crate::model::simulator::{BurstShape, ExperimentReport};
+use crate::model::simulator::{BurstShape, ExperimentReport, ReceiveAt};
 use crate::results::num;
 use std::fmt::Write as _;
 
@@ -11,36 +10,46 @@ use std::fmt::Write as _;
 pub fn experiment(report: &ExperimentReport) -> String {
     let mut out = String::new();
     let m = &report.eq11.model;
-    let se = |name: &str| {
-        report
-            .eq11
-            .fit
-            .coefficient(name)
-            .map_or(0.0, |c| c.standard_error)
-    };
+    let p = &report.params;
     let _ = writeln!(
         out,
         "Lamanna (1988) simulation experiment: {} runs per unit, seed {}, {:?}",
-        report.runs, report.seed, report.params.topology
+        report.runs, report.seed, p.topology
     );
+    let receive = match p.receive_at {
+        ReceiveAt::Destination => "on the destination's CPU",
+        ReceiveAt::Sender => "added to the sender's start-up",
+    };
     let _ = writeln!(
         out,
-        "costs: t_l = {} ms, t_c = {} ms/byte, t_i = {} ms, L = {} bytes",
-        num(report.params.tl_ms),
-        num(report.params.tc_ms_per_byte),
-        num(report.params.ti_ms),
-        report.params.message_bytes
+        "model {}: start-up t_l = {} ms at the sender ({:?}), receive = {} ms {receive}, \
+         t_c = {} ms/byte, t_i = {} ms, L = {} bytes, channels {:?}",
+        p.model_name(),
+        num(p.tl_ms),
+        p.send_hold,
+        num(p.receive_ms),
+        num(p.tc_ms_per_byte),
+        num(p.ti_ms),
+        p.message_bytes,
+        p.channel_order
     );
+    let interval = |ci: Option<[f64; 2]>, digits: usize| {
+        ci.map_or_else(String::new, |[lo, hi]| {
+            format!(" [{lo:.digits$}, {hi:.digits$}]")
+        })
+    };
+    let ci = report.eq11_ci95;
     let _ = writeln!(
         out,
-        "eq. 11 over normal-burst runs: T = {} (+/- {}) + {:.4} (+/- {:.4}) U/N \
-         + {} (+/- {}) NBR  [ms], R^2 = {:.4}",
-        num(m.mu_ms),
-        num(se(INTERCEPT)),
+        "eq. 11 over normal-burst runs ({}; 95 % intervals): T = {:.2}{} + {:.4}{} U/N \
+         + {:.4}{} NBR  [ms], R^2 = {:.4}",
+        report.eq11.fit.residuals.len(),
+        m.mu_ms,
+        interval(ci.map(|c| c.mu_ms), 2),
         m.b,
-        se("U/N"),
-        num(m.c_ms_per_message),
-        num(se("NBR")),
+        interval(ci.map(|c| c.b), 4),
+        m.c_ms_per_message,
+        interval(ci.map(|c| c.c_ms_per_message), 4),
         report.eq11.fit.r_squared
     );
     match &report.h3 {
@@ -104,7 +113,7 @@ mod tests {
 
     #[test]
     fn report_renders_and_serialises() {
-        let mut params = LamannaParams::thesis();
+        let mut params = LamannaParams::eq9();
         params.uniprocessor_ms = vec![1000.0];
         params.nodes = vec![2, 4, 8];
         let report = run_lamanna_experiment(&params, 2, 1).unwrap();

@@ -298,7 +298,9 @@ fn validate(
     totals: &[Vec<Vec<f64>>],
     latencies: &[calibrate::Latency],
 ) {
-    use crate::model::simulator::{BurstDist, Receivers, SimConfig, Topology, simulate};
+    use crate::model::simulator::{
+        BurstDist, ChannelOrder, ReceiveAt, Receivers, SendHold, SimConfig, Topology, simulate,
+    };
     use crate::model::ttest::{THESIS_ALPHA, paired_t_test};
     for l in latencies {
         result.points.push(
@@ -368,6 +370,10 @@ fn validate(
                     },
                     uniprocessor_ms: u,
                     tl_ms,
+                    receive_ms: 0.0,
+                    receive_at: ReceiveAt::Destination,
+                    channel_order: ChannelOrder::Fifo,
+                    send_hold: SendHold::Preemptible,
                     tc_ms_per_byte,
                     ti_ms,
                     message_bytes: (plan.order / n * plan.order * std::mem::size_of::<f64>())

@@ -1,14 +1,15 @@
 //! Event handling of the simulator (the model is described in the parent module).
 #![forbid(unsafe_code)]
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp1, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::queue::{EventKind, EventQueue};
-use super::{BurstDist, Receivers, Router, SimConfig};
+use super::{BurstDist, ChannelOrder, ReceiveAt, Receivers, Router, SendHold, SimConfig};
 
 /// Draws of a burst rejected before falling back to the mean (reached only in
 /// degenerate cases such as zero remaining work).
@@ -37,12 +38,16 @@ struct Node {
     work_left_ms: f64,
     /// Messages of the current burst already started.
     sent_in_burst: u32,
-    /// Messages waiting for this node's processor (intermediate-node work).
+    /// Messages waiting for this node's processor, by destination: intermediate-node
+    /// work (`t_i`) or, at their destination, the receive (`OVERHEAD`), in order of
+    /// arrival (Appendix B `PREEMPT` on files 33-64, which no `PRIORITY` ranks).
     forward_queue: VecDeque<u32>,
     forwarding: bool,
-    /// Messages waiting for this node's channel, by destination.
-    channel_queue: VecDeque<u32>,
-    transmitting: bool,
+    /// Messages waiting for this node's channel as `(rank, arrival, destination)`:
+    /// the smallest rank first, ties in order of arrival (see [`ChannelOrder`]).
+    channel_queue: BinaryHeap<Reverse<(u32, u64, u32)>>,
+    /// Destination of the message on the channel.
+    transmitting: Option<u32>,
     /// For `Receivers::Count`: a permutation of the other nodes, the first `r` of
     /// which are the current burst's receivers.
     others: Vec<u32>,
@@ -65,6 +70,12 @@ struct Engine<'a> {
     rng: Xoshiro256PlusPlus,
     receivers: u32,
     link_ms: f64,
+    /// Processor time of a send start-up at the sender, ms.
+    startup_ms: f64,
+    /// Processor time of a receive at the destination, ms (0: none).
+    receive_ms: f64,
+    /// Arrivals at channels so far (orders ties in the channel queues).
+    channel_arrivals: u64,
     /// Coefficient of variation of the normal bursts.
     burst_cv: f64,
     outcome: Outcome,
@@ -103,8 +114,8 @@ impl<'a> Engine<'a> {
                     sent_in_burst: 0,
                     forward_queue: VecDeque::new(),
                     forwarding: false,
-                    channel_queue: VecDeque::new(),
-                    transmitting: false,
+                    channel_queue: BinaryHeap::new(),
+                    transmitting: None,
                     others: if with_table {
                         (0..n).filter(|&w| w != v).collect()
                     } else {
@@ -121,6 +132,15 @@ impl<'a> Engine<'a> {
             rng,
             receivers: config.receivers_per_burst(),
             link_ms: f64::from(config.message_bytes) * config.tc_ms_per_byte,
+            startup_ms: match config.receive_at {
+                ReceiveAt::Sender => config.tl_ms + config.receive_ms,
+                ReceiveAt::Destination => config.tl_ms,
+            },
+            receive_ms: match config.receive_at {
+                ReceiveAt::Sender => 0.0,
+                ReceiveAt::Destination => config.receive_ms,
+            },
+            channel_arrivals: 0,
             burst_cv: if node_mean_ms > 0.0 {
                 sigma_ms / node_mean_ms
             } else {
@@ -182,11 +202,17 @@ impl<'a> Engine<'a> {
     fn next_send_or_burst(&mut self, v: u32, now: f64) {
         let node = &self.nodes[v as usize];
         if node.sent_in_burst < self.receivers {
-            self.begin(v, Activity::Startup, self.config.tl_ms, now);
-        } else if node.bursts_left > 0 {
+            self.begin(v, Activity::Startup, self.startup_ms, now);
+            return;
+        }
+        // The task frees its node (Appendix B `REL`): messages that waited for it go
+        // first (file 33-64 is allocated before the task's `AWAIT` file 65-96).
+        let bursts_left = node.bursts_left;
+        self.nodes[v as usize].activity = Activity::Finished;
+        self.start_message_work(v, now);
+        if bursts_left > 0 {
             self.start_burst(v, now);
         } else {
-            self.nodes[v as usize].activity = Activity::Finished;
             self.outcome.end_ms = self.outcome.end_ms.max(now);
         }
     }
@@ -256,9 +282,24 @@ impl<'a> Engine<'a> {
         self.resume(v, now);
     }
 
+    /// Whether the current activity runs beside the node's message work instead of
+    /// on the node (start-ups with [`SendHold::Beside`]).
+    fn beside_the_node(&self, v: u32) -> bool {
+        self.config.send_hold == SendHold::Beside
+            && self.nodes[v as usize].activity == Activity::Startup
+    }
+
+    /// Whether arriving messages must wait for the task to free the node (start-ups
+    /// with [`SendHold::Held`]).
+    fn held_by_sends(&self, v: u32) -> bool {
+        self.config.send_hold == SendHold::Held
+            && self.nodes[v as usize].activity == Activity::Startup
+    }
+
     fn resume(&mut self, v: u32, now: f64) {
+        let beside = self.beside_the_node(v);
         let node = &mut self.nodes[v as usize];
-        if node.activity == Activity::Finished || node.running || node.forwarding {
+        if node.activity == Activity::Finished || node.running || (node.forwarding && !beside) {
             return;
         }
         node.running = true;
@@ -270,6 +311,9 @@ impl<'a> Engine<'a> {
     }
 
     fn preempt(&mut self, v: u32, now: f64) {
+        if self.beside_the_node(v) {
+            return;
+        }
         let node = &mut self.nodes[v as usize];
         if node.running {
             node.running = false;
@@ -280,24 +324,31 @@ impl<'a> Engine<'a> {
     // ---- network --------------------------------------------------------------------
 
     fn enqueue_channel(&mut self, v: u32, destination: u32, now: f64) {
+        let rank = match self.config.channel_order {
+            ChannelOrder::Dimension => self.router.dimension(v, destination),
+            ChannelOrder::Fifo => 0,
+        };
+        let arrival = self.channel_arrivals;
+        self.channel_arrivals += 1;
         let node = &mut self.nodes[v as usize];
-        node.channel_queue.push_back(destination);
-        if !node.transmitting {
-            node.transmitting = true;
+        if node.transmitting.is_none() {
+            node.transmitting = Some(destination);
             self.queue
                 .push(now + self.link_ms, v, EventKind::ChannelDone);
+        } else {
+            node.channel_queue
+                .push(Reverse((rank, arrival, destination)));
         }
     }
 
     fn channel_done(&mut self, v: u32, now: f64) {
         let node = &mut self.nodes[v as usize];
         let destination = node
-            .channel_queue
-            .pop_front()
+            .transmitting
+            .take()
             .expect("a transmitting channel has a message");
-        if node.channel_queue.is_empty() {
-            node.transmitting = false;
-        } else {
+        if let Some(Reverse((_, _, next))) = node.channel_queue.pop() {
+            node.transmitting = Some(next);
             self.queue
                 .push(now + self.link_ms, v, EventKind::ChannelDone);
         }
@@ -306,19 +357,40 @@ impl<'a> Engine<'a> {
         self.arrive(next, destination, now);
     }
 
-    fn arrive(&mut self, w: u32, destination: u32, now: f64) {
+    /// Processor time node `w` spends on a message for `destination`.
+    fn message_work_ms(&self, w: u32, destination: u32) -> f64 {
         if w == destination {
+            self.receive_ms
+        } else {
+            self.config.ti_ms
+        }
+    }
+
+    fn arrive(&mut self, w: u32, destination: u32, now: f64) {
+        if w == destination && self.receive_ms == 0.0 {
             self.outcome.end_ms = self.outcome.end_ms.max(now);
             return;
         }
-        let node = &mut self.nodes[w as usize];
-        node.forward_queue.push_back(destination);
-        if !node.forwarding {
-            self.preempt(w, now);
-            self.nodes[w as usize].forwarding = true;
-            self.queue
-                .push(now + self.config.ti_ms, w, EventKind::ForwardDone);
+        self.nodes[w as usize].forward_queue.push_back(destination);
+        if !self.held_by_sends(w) {
+            self.start_message_work(w, now);
         }
+    }
+
+    /// Starts the processor on the message at the head of the node's forward queue,
+    /// pre-empting its task, unless it is busy with messages already.
+    fn start_message_work(&mut self, w: u32, now: f64) {
+        let node = &self.nodes[w as usize];
+        let Some(&destination) = node.forward_queue.front() else {
+            return;
+        };
+        if node.forwarding {
+            return;
+        }
+        let work_ms = self.message_work_ms(w, destination);
+        self.preempt(w, now);
+        self.nodes[w as usize].forwarding = true;
+        self.queue.push(now + work_ms, w, EventKind::ForwardDone);
     }
 
     fn forward_done(&mut self, w: u32, now: f64) {
@@ -327,13 +399,20 @@ impl<'a> Engine<'a> {
             .forward_queue
             .pop_front()
             .expect("a forwarding node has a message");
-        if node.forward_queue.is_empty() {
-            node.forwarding = false;
-            self.resume(w, now);
-        } else {
-            self.queue
-                .push(now + self.config.ti_ms, w, EventKind::ForwardDone);
+        match node.forward_queue.front().copied() {
+            None => {
+                node.forwarding = false;
+                self.resume(w, now);
+            }
+            Some(next) => {
+                let work_ms = self.message_work_ms(w, next);
+                self.queue.push(now + work_ms, w, EventKind::ForwardDone);
+            }
         }
-        self.enqueue_channel(w, destination, now);
+        if w == destination {
+            self.outcome.end_ms = self.outcome.end_ms.max(now);
+        } else {
+            self.enqueue_channel(w, destination, now);
+        }
     }
 }

@@ -25,7 +25,8 @@ pub(super) enum EventKind {
     TaskStep,
     /// The node's channel finished transmitting the message at the head of its queue.
     ChannelDone,
-    /// The node finished the intermediate-node work for the head of its forward queue.
+    /// The node's processor finished the message at the head of its forward queue:
+    /// intermediate-node work, or the receive at the destination.
     ForwardDone,
 }
 

@@ -76,6 +76,18 @@ impl Router {
         }
     }
 
+    /// The dimension of the link from `current` towards `destination` (`current !=
+    /// destination`): on the hypercube the bit that the hop flips (Appendix B,
+    /// `USERF(1)` sets `ATRIB(9) = POS + 1`, the transmit files' ranking attribute);
+    /// on the torus 0 for x and 1 for y; 0 on the ring.
+    pub fn dimension(&self, current: u32, destination: u32) -> u32 {
+        match self.topology {
+            Topology::Hypercube => (current ^ destination).trailing_zeros(),
+            Topology::Ring => 0,
+            Topology::Torus2D => u32::from(current % self.side == destination % self.side),
+        }
+    }
+
     /// Number of links on the route from `source` to `destination`.
     pub fn hops(&self, source: u32, destination: u32) -> u32 {
         let ring = |a: u32, b: u32, n: u32| {
@@ -180,6 +192,14 @@ mod tests {
             route.push(r.next_hop(*route.last().unwrap(), 0b10110));
         }
         assert_eq!(route, vec![0b00000, 0b00010, 0b00110, 0b10110]);
+        // The hops' dimensions, the rank of Appendix B's transmit files: 1, 2, 4.
+        let dims: Vec<u32> = route
+            .windows(2)
+            .map(|w| r.dimension(w[0], 0b10110))
+            .collect();
+        assert_eq!(dims, vec![1, 2, 4]);
+        let t = Router::new(Topology::Torus2D, 16).unwrap();
+        assert_eq!((t.dimension(0, 5), t.dimension(1, 5)), (0, 1));
         for s in 0..32u32 {
             for d in 0..32 {
                 assert_eq!(r.hops(s, d), (s ^ d).count_ones());

@@ -11,6 +11,10 @@ fn config(nodes: u32, uniprocessor_ms: f64) -> SimConfig {
         burst_dist: BurstDist::Normal { sigma_ms: 0.0 },
         uniprocessor_ms,
         tl_ms: 1.0,
+        receive_ms: 0.0,
+        receive_at: ReceiveAt::Destination,
+        channel_order: ChannelOrder::Fifo,
+        send_hold: SendHold::Preemptible,
         tc_ms_per_byte: 0.5,
         ti_ms: 0.25,
         message_bytes: 1,
@@ -264,12 +268,10 @@ fn large_hypercube_events_per_second() {
         receivers: Receivers::All,
         burst_dist: BurstDist::Normal { sigma_ms: 10.0 },
         uniprocessor_ms: 1024.0 * 1000.0,
-        tl_ms: THESIS_TL_MS,
-        tc_ms_per_byte: THESIS_TC_MS_PER_BYTE,
-        ti_ms: THESIS_TI_MS,
         message_bytes: 1024,
         calibration: None,
         seed: 7,
+        ..SimConfig::lamanna_validation(1024.0 * 1000.0, 1024, 7)
     };
     let r = simulate(&c).unwrap();
     println!(
@@ -305,4 +307,96 @@ fn appendix_b_costs_reproduce_table_6() {
             );
         }
     }
+}
+
+/// A 3-node ring, every node a neighbour of the others: one 100 ms burst each
+/// (sigma 0), then two messages (node v sends to the others in increasing order),
+/// start-up t_l = 1 ms, L t_c = 0.5 ms, receive 0.25 ms on the destination's CPU.
+/// Counted by hand: start-ups run 100-101 and 101-102 unless delayed; the first
+/// messages reach node 0 (from 1 and 2) and node 1 (from 0) at 101.5, the second
+/// ones reach node 2 (from 0 and 1) and node 1 (from 2) about 102.5.
+///
+/// - `Preemptible`: node 0's second start-up is pre-empted at 101.5 by two receives
+///   (to 102.0) and ends at 102.5, so 0 -> 2 arrives at 103.0; node 1's ends at
+///   102.25, 1 -> 2 arrives at 102.75; node 2 receives 102.75-103.0 and
+///   103.0-103.25: T = 103.25;
+/// - `Held` (Appendix B): the arrivals at 101.5 wait for the `FREE` at 102, every
+///   second message leaves at 102 and arrives at 102.5; node 2 receives
+///   102.5-103.0: T = 103.0;
+/// - `Beside`: the start-ups are not delayed either, the same 103.0;
+/// - the receive charged at the sender instead: start-ups of 1.25 ms, the last
+///   message leaves at 102.5 and is received on arrival at 103.0;
+/// - no receive cost (eq. 9): T = 102 + 0.5 = 102.5.
+#[test]
+fn ring_of_three_counts_each_placement_of_the_costs() {
+    let base = SimConfig {
+        topology: Topology::Ring,
+        receive_ms: 0.25,
+        ..config(3, 300.0)
+    };
+    let time = |c: SimConfig| simulate(&c).unwrap();
+    for (hold, expected) in [
+        (SendHold::Preemptible, 103.25),
+        (SendHold::Held, 103.0),
+        (SendHold::Beside, 103.0),
+    ] {
+        let r = time(SimConfig {
+            send_hold: hold,
+            ..base.clone()
+        });
+        assert!(
+            (r.time_ms - expected).abs() < 1e-9,
+            "{hold:?}: {}",
+            r.time_ms
+        );
+        // 3 bursts, 6 start-ups, 6 transmissions, 6 receives.
+        assert_eq!((r.messages, r.hops, r.events), (6, 6, 21), "{hold:?}");
+    }
+    let sender = time(SimConfig {
+        receive_at: ReceiveAt::Sender,
+        ..base.clone()
+    });
+    assert!((sender.time_ms - 103.0).abs() < 1e-9, "{}", sender.time_ms);
+    assert_eq!(sender.events, 15);
+    let eq9 = time(SimConfig {
+        receive_ms: 0.0,
+        ..base
+    });
+    assert!((eq9.time_ms - 102.5).abs() < 1e-9, "{}", eq9.time_ms);
+}
+
+/// Transmit queues ranked by the hop's dimension (Appendix B `LVF(9)`) change the
+/// order only where a channel holds hops of several dimensions: on a ring (every hop
+/// dimension 0) the two orders give the same run, on an 8-node cube whose channels
+/// queue (links slower than start-ups) they do not, and both deliver every message
+/// over its e-cube route.
+#[test]
+fn channel_order_by_dimension() {
+    let ring = |order| {
+        simulate(&SimConfig {
+            topology: Topology::Ring,
+            channel_order: order,
+            ..config(8, 800.0)
+        })
+        .unwrap()
+    };
+    assert_eq!(
+        ring(ChannelOrder::Dimension).time_ms,
+        ring(ChannelOrder::Fifo).time_ms
+    );
+    // 2 ms a link against 1 ms a start-up: the channels queue.
+    let cube = |order| {
+        simulate(&SimConfig {
+            channel_order: order,
+            bursts: 5,
+            burst_dist: BurstDist::Normal { sigma_ms: 3.0 },
+            message_bytes: 4,
+            ..config(8, 800.0)
+        })
+        .unwrap()
+    };
+    let (by_dimension, fifo) = (cube(ChannelOrder::Dimension), cube(ChannelOrder::Fifo));
+    assert_ne!(by_dimension.time_ms, fifo.time_ms);
+    // 8 x 7 messages a burst over 12 links from each node (1 x 3 + 2 x 3 + 3 x 1).
+    assert_eq!((by_dimension.hops, fifo.hops), (5 * 8 * 12, 5 * 8 * 12));
 }
