@@ -39,7 +39,7 @@
 //! iteration finds the transport's memory in the same place however much the
 //! previous one touched (see the `decomposition` kernel).
 
-use super::{TeamError, panic_message};
+use super::{TeamError, check_cpus, panic_message};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::platform::{LineAligned, pin_current_thread};
 use crate::transport::Endpoint;
@@ -311,17 +311,7 @@ impl<'a, E: Endpoint, N: VirtualNode<E>> Host<'a, E, N> {
 impl HostedTeam {
     /// Forms a hosted team: validates the CPUs.
     pub fn new(spec: &HostedSpec) -> Result<HostedTeam, TeamError> {
-        if spec.cpus.is_empty() {
-            return Err(TeamError::NoCpus);
-        }
-        if spec.ranks == 0 {
-            return Err(TeamError::NoRanks);
-        }
-        for (i, c) in spec.cpus.iter().enumerate() {
-            if spec.cpus[..i].contains(c) {
-                return Err(TeamError::RepeatedCpu(*c));
-            }
-        }
+        check_cpus(&spec.cpus, spec.ranks)?;
         Ok(HostedTeam {
             cpus: spec.cpus.clone(),
             ranks: spec.ranks,

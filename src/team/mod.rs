@@ -124,17 +124,7 @@ pub struct Team {
 impl Team {
     /// Forms a team: validates the CPUs and deals the ranks onto them.
     pub fn new(spec: &TeamSpec) -> Result<Team, TeamError> {
-        if spec.cpus.is_empty() {
-            return Err(TeamError::NoCpus);
-        }
-        if spec.ranks == 0 {
-            return Err(TeamError::NoRanks);
-        }
-        for (i, c) in spec.cpus.iter().enumerate() {
-            if spec.cpus[..i].contains(c) {
-                return Err(TeamError::RepeatedCpu(*c));
-            }
-        }
+        check_cpus(&spec.cpus, spec.ranks)?;
         let n = spec.cpus.len();
         let placement = if spec.ranks <= n {
             Placement::Pinned
@@ -297,6 +287,23 @@ fn start_gate(control: &TeamControl, arrived: &AtomicUsize, size: usize) -> Resu
                 other => other,
             })?;
         std::thread::yield_now();
+    }
+    Ok(())
+}
+
+/// The checks every team makes of what it is asked to be: some CPUs, each once,
+/// and some ranks.
+fn check_cpus(cpus: &[usize], ranks: usize) -> Result<(), TeamError> {
+    if cpus.is_empty() {
+        return Err(TeamError::NoCpus);
+    }
+    if ranks == 0 {
+        return Err(TeamError::NoRanks);
+    }
+    for (i, c) in cpus.iter().enumerate() {
+        if cpus[..i].contains(c) {
+            return Err(TeamError::RepeatedCpu(*c));
+        }
     }
     Ok(())
 }

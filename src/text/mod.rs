@@ -13,28 +13,9 @@ use crate::kernels::decomposition::{DECOMPOSITION, INTERFERENCE};
 use crate::kernels::hockney::{sync, vector};
 use crate::kernels::scibench::C2C;
 use crate::platform::Topology;
-use crate::results::{Comparison, KernelResult, PointValue};
+use crate::results::{Comparison, KernelResult, PointValue, num};
 use std::collections::BTreeSet;
 use std::fmt::Write;
-
-/// Formats a number with about four significant digits.
-pub fn num(v: f64) -> String {
-    if !v.is_finite() {
-        return format!("{v}");
-    }
-    let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if !(1e-3..1e6).contains(&a) {
-        format!("{v:.3e}")
-    } else if a >= 100.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.4}")
-    }
-}
 
 /// The kernels whose results have tables of their own here (see
 /// [`kernel_result`]).

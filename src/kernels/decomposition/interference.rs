@@ -38,7 +38,7 @@ use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::time::{Duration, Instant};
 
 /// The kernel's name, as users type it and its results carry it.
-pub const NAME: &str = "interference";
+pub(crate) const NAME: &str = "interference";
 
 pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
     name: NAME,
@@ -50,7 +50,7 @@ pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
 };
 
 /// The streamed message size (Appendix A's BIGSIZE).
-pub const BIGSIZE: usize = 2000;
+pub(crate) const BIGSIZE: usize = 2000;
 /// Messages each source keeps in flight.
 const WINDOW: u32 = 3;
 /// Transport slots per lane: the mailbox's ring is a power of two, and a source's

@@ -32,8 +32,10 @@ mod parameters;
 mod protocol;
 
 pub use background::{Background, QKind, qfloat, qint};
-pub use interference::{BIGSIZE, NAME as INTERFERENCE};
-pub use parameters::{NAME as DECOMPOSITION, PAPER_SIZES};
+pub(crate) use interference::BIGSIZE;
+pub(crate) use interference::NAME as INTERFERENCE;
+pub(crate) use parameters::NAME as DECOMPOSITION;
+pub use parameters::PAPER_SIZES;
 
 use super::KernelSpec;
 

@@ -54,7 +54,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The kernel's name, as users type it and its results carry it.
-pub const NAME: &str = "hockney-sync";
+pub(crate) const NAME: &str = "hockney-sync";
 
 pub(super) const SYNC: KernelSpec = KernelSpec {
     name: NAME,

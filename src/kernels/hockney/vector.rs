@@ -38,7 +38,7 @@ use crate::team::Team;
 use std::time::{Duration, Instant};
 
 /// The kernel's name, as users type it and its results carry it.
-pub const NAME: &str = "hockney-vector";
+pub(crate) const NAME: &str = "hockney-vector";
 
 pub(super) const VECTOR: KernelSpec = KernelSpec {
     name: NAME,

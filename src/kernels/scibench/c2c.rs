@@ -11,7 +11,7 @@ use crate::transport::TransportConfig;
 use crate::transport::mailbox::Mailbox;
 
 /// The kernel's name, as users type it and its results carry it.
-pub const NAME: &str = "c2c";
+pub(crate) const NAME: &str = "c2c";
 
 pub(super) const C2C: KernelSpec = KernelSpec {
     name: NAME,

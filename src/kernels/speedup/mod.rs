@@ -51,7 +51,7 @@ use crate::transport::{Endpoint, Transport, TransportConfig};
 pub static KERNELS: &[KernelSpec] = &[SPEEDUP];
 
 /// The kernel's name, as users type it and its results carry it.
-pub const NAME: &str = "speedup";
+pub(crate) const NAME: &str = "speedup";
 
 const SPEEDUP: KernelSpec = KernelSpec {
     name: NAME,

@@ -93,7 +93,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// The kernel's name, as users type it and its results carry it.
-pub const NAME: &str = "decomposition";
+pub(crate) const NAME: &str = "decomposition";
 
 pub(super) const DECOMPOSITION: KernelSpec = KernelSpec {
     name: NAME,
