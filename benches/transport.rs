@@ -37,6 +37,9 @@ fn pair_team() -> Team {
 fn pingpong(c: &mut Criterion) {
     let team = pair_team();
     let mut group = c.benchmark_group("scibench/pingpong");
+    // The baseline as `mailbox/8`: one round trip of 8 bytes each way, so that
+    // the two rows read in the same units side by side.
+    group.throughput(Throughput::Bytes(2 * 8));
     group.bench_function(BenchmarkId::new("atomic-flags", 8), |b| {
         b.iter_custom(|iters| atomic_flag_round_trip(&team, iters).expect("baseline"))
     });

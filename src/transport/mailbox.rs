@@ -109,32 +109,75 @@ impl Shared {
     fn lane(&self, from: usize, to: usize) -> &Lane {
         &self.lanes[from * self.size + to]
     }
+
+    /// What an endpoint caches of a lane: the lane, its first slot header and
+    /// its slot count minus one.
+    fn lane_view(&self, from: usize, to: usize) -> (*const Lane, *const CachePadded<Header>, u64) {
+        let lane = self.lane(from, to);
+        (lane, lane.headers.as_ptr(), lane.headers.len() as u64 - 1)
+    }
 }
 
-/// This endpoint's private view of a lane it sends on.
+/// This endpoint's private view of a lane it sends on: everything the inline
+/// path reads, on one line of its own (see `MailboxEndpoint`).
 #[derive(Debug, Clone, Copy)]
 struct SendState {
     /// The lane, in the endpoint's `shared` (cached so that the hot path does not
     /// index the lane table; see `MailboxEndpoint`'s Send impl).
     lane: *const Lane,
+    /// The lane's first slot header (cached as `lane`, so that the inline path
+    /// reaches the slot without loading the lane's header table).
+    headers: *const CachePadded<Header>,
+    /// The lane's slot count minus one.
+    mask: u64,
     /// Chunks sent so far.
     sent: u64,
-    /// The last `consumed` value read from the receiver.
-    credit_seen: u64,
+    /// The last `consumed` value read from the receiver plus the ring's slots:
+    /// chunks up to this number may be written. Zero on a rank's lane to itself,
+    /// so that the inline path never takes it.
+    credit_limit: u64,
+    /// The longest message the inline path takes: `INLINE_BYTES`, or less if the
+    /// endpoint's `max_message_bytes` is smaller.
+    inline_max: usize,
     /// Whether the receiver parks while it waits (and so must be woken): kept
     /// here so the send path does not chase the team's control block.
     wake_receiver: bool,
 }
 
-/// This endpoint's private view of a lane it receives on.
+/// This endpoint's private view of a lane it receives on (as `SendState`).
 #[derive(Debug, Clone, Copy)]
 struct RecvState {
     /// The lane, in the endpoint's `shared` (as in `SendState`).
     lane: *const Lane,
+    /// The lane's first slot header (as in `SendState`).
+    headers: *const CachePadded<Header>,
+    /// The lane's slot count minus one.
+    mask: u64,
     /// Chunks received so far.
     received: u64,
-    /// The last value stored to `consumed`.
-    published: u64,
+    /// The chunk number at which `consumed` is next published: the last value
+    /// stored plus half the ring.
+    publish_at: u64,
+    /// Whether `recv` may take the inline path: this rank spins, the peer is
+    /// another rank, and nothing from it waits among the messages taken in while
+    /// blocked (`MailboxEndpoint::unexpected`).
+    straight: bool,
+}
+
+/// The header of the slot that chunk `index + 1` of a lane goes to, given the
+/// lane's cached `headers` and `mask`.
+#[inline(always)]
+fn header_at(
+    headers: *const CachePadded<Header>,
+    mask: u64,
+    index: u64,
+    _owner: &Shared,
+) -> &Header {
+    // SAFETY: `headers` and `mask` were taken from one lane of `_owner.lanes`
+    // (see `Transport::endpoints`): the lane's boxed header table has `mask + 1`
+    // entries, so `index & mask` is in bounds, and it lives (never resized) as
+    // long as `_owner`, to which the returned borrow is tied.
+    unsafe { &*headers.add((index & mask) as usize) }
 }
 
 /// A message being taken in chunk by chunk while this rank was blocked sending.
@@ -195,23 +238,36 @@ impl Transport for Mailbox {
             slot_bytes: config.slot_bytes,
             control: Arc::clone(control),
         });
+        let spins = |rank| control.wait_strategy(rank) == WaitStrategy::Spin;
         (0..size)
             .map(|rank| MailboxEndpoint {
                 rank,
-                spins: control.wait_strategy(rank) == WaitStrategy::Spin,
+                spins: spins(rank),
                 send: (0..size)
-                    .map(|to| SendState {
-                        lane: shared.lane(rank, to),
-                        sent: 0,
-                        credit_seen: 0,
-                        wake_receiver: control.wait_strategy(to) == WaitStrategy::Block,
+                    .map(|to| {
+                        let (lane, headers, mask) = shared.lane_view(rank, to);
+                        CachePadded::new(SendState {
+                            lane,
+                            headers,
+                            mask,
+                            sent: 0,
+                            credit_limit: if to == rank { 0 } else { shared.slots },
+                            inline_max: INLINE_BYTES.min(config.max_message_bytes),
+                            wake_receiver: !spins(to),
+                        })
                     })
                     .collect(),
                 recv: (0..size)
-                    .map(|from| RecvState {
-                        lane: shared.lane(from, rank),
-                        received: 0,
-                        published: 0,
+                    .map(|from| {
+                        let (lane, headers, mask) = shared.lane_view(from, rank);
+                        CachePadded::new(RecvState {
+                            lane,
+                            headers,
+                            mask,
+                            received: 0,
+                            publish_at: shared.slots / 2,
+                            straight: spins(rank) && from != rank,
+                        })
                     })
                     .collect(),
                 shared: Arc::clone(&shared),
@@ -229,8 +285,12 @@ pub struct MailboxEndpoint {
     /// Whether this rank spins (else parks) while it waits.
     spins: bool,
     shared: Arc<Shared>,
-    send: Vec<SendState>,
-    recv: Vec<RecvState>,
+    /// Per peer, the state of the lane this rank sends on and of the one it
+    /// receives on, each on its own line: written by this rank only, so that no
+    /// line the inline paths write is shared with another rank's (the endpoints
+    /// are allocated together, and adjacent vectors could share a line).
+    send: Box<[CachePadded<SendState>]>,
+    recv: Box<[CachePadded<RecvState>]>,
     pending: PendingRequests,
     /// Messages taken in, per source, while this rank was blocked sending (so that
     /// ranks sending each other more than a ring holds cannot deadlock, as an MPI
@@ -252,6 +312,20 @@ fn lane_at(ptr: *const Lane, _owner: &Shared) -> &Lane {
     // SAFETY: `ptr` was taken from `_owner.lanes` (see `Transport::endpoints`),
     // which lives as long as `_owner`; the returned borrow is tied to it.
     unsafe { &*ptr }
+}
+
+/// Publishes chunk `c`, a whole message of at most 8 bytes, in `header`: the
+/// word, the length, then the flag, three stores to the one line the receiver
+/// polls. The caller has checked the credit.
+#[inline(always)]
+fn put_inline(header: &Header, c: u64, data: &[u8]) {
+    // Relaxed: published by the Release store of `seq` below.
+    header.word.store(pack_word(data), Ordering::Relaxed);
+    // Relaxed: as `word`.
+    header.len.store(data.len() as u64, Ordering::Relaxed);
+    // Release: makes `word` and `len` visible to the receiver's Acquire load of
+    // `seq` (remote write, local read).
+    header.seq.store(c, Ordering::Release);
 }
 
 /// The inline word of a message of at most 8 bytes, little-endian.
@@ -298,13 +372,13 @@ impl Shared {
     /// Whether chunk `c` may be written now, reloading the receiver's credit once.
     #[inline(always)]
     fn has_credit(&self, lane: &Lane, st: &mut SendState, c: u64) -> bool {
-        if c - st.credit_seen <= self.slots {
+        if c <= st.credit_limit {
             return true;
         }
         // Acquire: pairs with the receiver's Release store of `consumed`, so its
         // reads of the slot we are about to overwrite happen before our writes.
-        st.credit_seen = lane.consumed.load(Ordering::Acquire);
-        c - st.credit_seen <= self.slots
+        st.credit_limit = lane.consumed.load(Ordering::Acquire) + self.slots;
+        c <= st.credit_limit
     }
 
     /// Writes chunk `c` (the `index`-th chunk of a message of `data.len()` bytes)
@@ -314,30 +388,28 @@ impl Shared {
         let slot = ((c - 1) & self.mask) as usize;
         let header = &lane.headers[slot];
         if data.len() <= INLINE_BYTES {
-            // Relaxed: published by the Release store of `seq` below.
-            header.word.store(pack_word(data), Ordering::Relaxed);
-        } else {
-            let start = index * self.slot_bytes;
-            let chunk = &data[start..data.len().min(start + self.slot_bytes)];
-            lane.payload[slot].with_mut(|p| {
-                // SAFETY: (1) the credit check showed the receiver has consumed
-                // this slot's previous chunk, and the Acquire load of `consumed`
-                // orders its reads before this write (see `Lane`'s Sync impl);
-                // (2) only this endpoint sends on this lane, so nobody else writes;
-                // (3) `chunk.len() <= slot_bytes`, the slot's capacity, and the
-                // source is a distinct allocation.
-                unsafe {
-                    let dst = (*p).as_mut_ptr().cast::<u8>();
-                    std::ptr::copy_nonoverlapping(chunk.as_ptr(), dst, chunk.len());
-                }
-            });
+            return put_inline(header, c, data);
         }
+        let start = index * self.slot_bytes;
+        let chunk = &data[start..data.len().min(start + self.slot_bytes)];
+        lane.payload[slot].with_mut(|p| {
+            // SAFETY: (1) the credit check showed the receiver has consumed this
+            // slot's previous chunk, and the Acquire load of `consumed` orders its
+            // reads before this write (see `Lane`'s Sync impl); (2) only this
+            // endpoint sends on this lane, so nobody else writes; (3)
+            // `chunk.len() <= slot_bytes`, the slot's capacity, and the source is
+            // a distinct allocation.
+            unsafe {
+                let dst = (*p).as_mut_ptr().cast::<u8>();
+                std::ptr::copy_nonoverlapping(chunk.as_ptr(), dst, chunk.len());
+            }
+        });
         if index == 0 {
             // Relaxed: published by the Release store of `seq` below.
             header.len.store(data.len() as u64, Ordering::Relaxed);
         }
-        // Release: makes the payload, `len` and `word` written above visible to
-        // the receiver's Acquire load of `seq` (remote write, local read).
+        // Release: makes the payload and `len` written above visible to the
+        // receiver's Acquire load of `seq` (remote write, local read).
         header.seq.store(c, Ordering::Release);
     }
 
@@ -370,7 +442,7 @@ impl Shared {
     #[inline(always)]
     fn release_chunk(&self, lane: &Lane, st: &mut RecvState, from: usize, c: u64) {
         st.received = c;
-        if c - st.published >= self.slots / 2 {
+        if c >= st.publish_at {
             self.publish_credit(lane, st, from, c);
         }
     }
@@ -378,7 +450,7 @@ impl Shared {
     /// Publishes that the chunks up to `c` are consumed.
     #[inline(never)]
     fn publish_credit(&self, lane: &Lane, st: &mut RecvState, from: usize, c: u64) {
-        st.published = c;
+        st.publish_at = c + self.slots / 2;
         // Release: our reads of the freed slots happen before the sender's
         // Acquire load of `consumed` and its next writes to them.
         lane.consumed.store(c, Ordering::Release);
@@ -446,7 +518,12 @@ impl Shared {
     /// complete messages are queued, a message whose later chunks have not come yet
     /// stays partial. At most a ring's worth of chunks per source.
     #[cold]
-    fn drain_incoming(&self, rank: usize, recv: &mut [RecvState], unexpected: &mut [Unexpected]) {
+    fn drain_incoming(
+        &self,
+        rank: usize,
+        recv: &mut [CachePadded<RecvState>],
+        unexpected: &mut [Unexpected],
+    ) {
         for from in (0..self.size).filter(|&p| p != rank) {
             let (st, queue) = (&mut recv[from], &mut unexpected[from]);
             let lane = self.lane(from, rank);
@@ -460,6 +537,7 @@ impl Shared {
                         first: st.received + 1,
                         taken: 0,
                     });
+                    st.straight = false;
                 }
                 let p = queue.partial.as_mut().expect("set above");
                 let c = p.first + p.taken as u64;
@@ -551,12 +629,13 @@ impl MailboxEndpoint {
             self.unexpected[from].complete.push_front(msg);
             return Err(too_long(len, buf.len()));
         }
+        self.recv[from].straight = self.spins && self.unexpected[from].is_empty();
         buf[..msg.len()].copy_from_slice(&msg);
         Ok(msg.len())
     }
 
     /// Sends a message chunk by chunk, waiting for credit as needed.
-    #[inline(never)]
+    #[inline(always)]
     fn send_chunks(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
         let wake = self.send[to].wake_receiver;
         for index in 0..self.shared.chunks(data.len()) as usize {
@@ -572,9 +651,22 @@ impl MailboxEndpoint {
         Ok(())
     }
 
-    /// Receives a message chunk by chunk (any length, spinning or parking).
+    /// `send` off the inline path: checks the peer and the length, then sends
+    /// chunk by chunk.
     #[inline(never)]
-    fn recv_chunks(&mut self, from: usize, buf: &mut [u8]) -> Result<usize, RankError> {
+    fn send_general(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
+        self.check_send(to, data.len())?;
+        self.send_chunks(to, data)
+    }
+
+    /// `recv` off the inline path: checks the peer, then receives from what was
+    /// taken in while blocked, else chunk by chunk.
+    #[inline(never)]
+    fn recv_general(&mut self, from: usize, buf: &mut [u8]) -> Result<usize, RankError> {
+        check_peer(self.rank, from, self.shared.size)?;
+        if !self.unexpected[from].is_empty() {
+            return self.recv_unexpected(from, buf);
+        }
         self.shared
             .recv_message(from, self.spins, &mut self.recv[from], buf)
     }
@@ -598,40 +690,41 @@ impl Endpoint for MailboxEndpoint {
         self.shared.size
     }
 
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
-        self.check_send(to, data.len())?;
-        let shared = &*self.shared;
-        let st = &mut self.send[to];
-        let c = st.sent + 1;
         // The ping-pong case, one inline chunk with credit at hand, straight
-        // through: what is on the critical path between two ranks is only what the
-        // protocol needs.
-        if data.len() <= INLINE_BYTES && c - st.credit_seen <= shared.slots {
-            let lane = lane_at(st.lane, shared);
-            shared.put_chunk(lane, c, 0, data);
-            st.sent = c;
+        // through: on the critical path between two ranks is only what the
+        // protocol needs, three compares and three stores to the slot's header
+        // line. A peer out of range fails `get_mut`; this rank's own lane has no
+        // credit; both reach `check_send` on the general path.
+        if let Some(st) = self.send.get_mut(to)
+            && data.len() <= st.inline_max
+            && st.sent < st.credit_limit
+        {
+            let header = header_at(st.headers, st.mask, st.sent, &self.shared);
+            st.sent += 1;
+            put_inline(header, st.sent, data);
             if st.wake_receiver {
-                notify(&lane.receiver_parked);
+                notify(&lane_at(st.lane, &self.shared).receiver_parked);
             }
             return Ok(());
         }
-        self.send_chunks(to, data)
+        self.send_general(to, data)
     }
 
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self, from: usize, buf: &mut [u8]) -> Result<usize, RankError> {
-        check_peer(self.rank, from, self.shared.size)?;
-        if !self.unexpected[from].is_empty() {
-            return self.recv_unexpected(from, buf);
-        }
-        if self.spins {
-            // The ping-pong case, an inline message, straight through (as `send`).
+        // The ping-pong case, an inline message to a spinning rank, straight
+        // through (as `send`). The wait checks the team's abort flag and the
+        // deadline in its slow branch only, every 1024 polls (`spin_until`):
+        // between the poll that sees the flag and the return are the loads of
+        // the header line, one compare of the length and the credit's compare.
+        if let Some(st) = self.recv.get_mut(from)
+            && st.straight
+        {
             let shared = &*self.shared;
-            let st = &mut self.recv[from];
-            let lane = lane_at(st.lane, shared);
+            let header = header_at(st.headers, st.mask, st.received, shared);
             let c = st.received + 1;
-            let header = &lane.headers[((c - 1) & shared.mask) as usize];
             // Acquire: pairs with the sender's Release store of `seq`.
             let ready = || (header.seq.load(Ordering::Acquire) == c).then_some(());
             shared.control.spin_until(from, ready)?;
@@ -640,11 +733,13 @@ impl Endpoint for MailboxEndpoint {
             if len <= INLINE_BYTES && len <= buf.len() {
                 // Relaxed: as `len`.
                 unpack_word(header.word.load(Ordering::Relaxed), len, buf);
-                shared.release_chunk(lane, st, from, c);
+                shared.release_chunk(lane_at(st.lane, shared), st, from, c);
                 return Ok(len);
             }
+            // A longer message (or too long for `buf`): its first chunk is
+            // published, and the general path takes it from there.
         }
-        self.recv_chunks(from, buf)
+        self.recv_general(from, buf)
     }
 
     fn try_send(&mut self, to: usize, data: &[u8]) -> Result<bool, RankError> {
@@ -661,7 +756,7 @@ impl Endpoint for MailboxEndpoint {
             shared.put_chunk(lane, c, index, data);
             st.sent = c;
         }
-        if shared.control.wait_strategy(to) == WaitStrategy::Block {
+        if st.wake_receiver {
             notify(&lane.receiver_parked);
         }
         Ok(true)
@@ -687,8 +782,10 @@ impl Endpoint for MailboxEndpoint {
     }
 }
 
-/// Wakes the thread parked on `parked`, if any. Called after a Release publish.
-#[inline(always)]
+/// Wakes the thread parked on `parked`, if any. Called after a Release publish,
+/// only towards a rank that parks (out of line: the spinning ranks' paths do not
+/// carry its code).
+#[inline(never)]
 fn notify(parked: &AtomicU32) {
     // SeqCst fence: Dekker pairing with the fence in `block_until`. Either this
     // load sees the waiter's flag, or the waiter's re-check sees our publish.
