@@ -14,7 +14,7 @@
 //!     target/release/examples/loopback mailbox 200000
 //! ```
 
-use halfperf::team::{TeamControl, WaitStrategy};
+use halfperf::control::{TeamControl, WaitStrategy};
 use halfperf::transport::mailbox::Mailbox;
 use halfperf::transport::{Endpoint, Transport, TransportConfig};
 use std::hint::black_box;

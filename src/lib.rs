@@ -15,23 +15,32 @@
 //!   `switching_ls`, `propagation_lp`).
 //! - Lamanna: `T = mu + b U/N + c N B R`, the discrete-event simulator.
 //!
-//! # Modules, in the order data flows through them
+//! # Modules, from the machine up to the command line
+//! Each module imports only those above it in this list, never one below.
 //! - [`platform`]: the machine: topology from `/sys`, distance classes, pinning
 //!   with read-back, the clock's overhead, the load check.
-//! - [`team`]: P pinned ranks running one SPMD closure, start gate, deadlines,
-//!   panic propagation, virtual processors; logical topologies.
+//! - [`model`]: fits with their goodness, statistics, the papers' analytic models
+//!   and Lamanna's simulator; pure computation on numbers.
+//! - [`control`]: what the layers above share about a running team: placement,
+//!   wait strategy, rank errors, the abort flag and deadlines.
 //! - [`transport`]: message passing between ranks: `mailbox` (remote-write /
-//!   local-read flag polling) and `channel` (crossbeam-channel).
-//! - [`sync`]: the synchronisation methods under test (tasks, locks, events, spin flag, barriers).
-//! - [`kernels`]: one module per method, one file per kernel, and the registry.
-//! - [`model`]: fits with their goodness, statistics, the papers' models.
+//!   local-read flag polling) and `channel` (crossbeam-channel), one macro that
+//!   picks one at run time; a node's `mailroom` above either; the SCI `fabric`.
+//! - [`sync`]: the synchronisation methods under test (tasks, locks, events, spin
+//!   flag, barriers) and their team adapters.
+//! - [`team`]: P pinned ranks running one SPMD closure, start gate, deadlines,
+//!   panic propagation, virtual processors; hosted (polled) nodes.
 //! - [`results`]: the versioned JSON, atomic writing, reading, comparison.
+//! - [`kernels`]: one module per method, one file per kernel, and the registry
+//!   (the one list of kernels; each exports its `NAME`).
 //! - [`suite`]: a whole run: machine and software description, kernels in turn.
+//! - [`text`]: tables for the terminal, keyed on the kernels' names.
 //! - [`report`]: HTML and Markdown reports with SVG figures, from result files.
-//! - [`text`]: tables for the terminal.
+//! - `main.rs`: the command line only.
 
 #![warn(unsafe_op_in_unsafe_fn)]
 
+pub mod control;
 pub mod kernels;
 pub mod model;
 pub mod platform;

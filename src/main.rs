@@ -143,6 +143,35 @@ struct SciArgs {
     json: bool,
 }
 
+/// `run --transport`: the transports of the message-passing kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum TransportArg {
+    Mailbox,
+    Channel,
+    All,
+}
+
+/// `simulate --experiment`: an experiment design.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ExperimentArg {
+    Lamanna,
+}
+
+/// `simulate --topology`: the interconnection network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum TopologyArg {
+    Hypercube,
+    Ring,
+    Torus,
+}
+
+/// `simulate --burst-dist`: the burst-length distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BurstDistArg {
+    Normal,
+    Exponential,
+}
+
 /// `halfperf simulate --params`: which model of a message's processor time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum SimModel {
@@ -194,8 +223,8 @@ enum SendHoldArg {
 #[derive(clap::Args)]
 struct SimulateArgs {
     /// Run an experiment design instead of one configuration (`lamanna`: Tables 4-5).
-    #[arg(long, value_name = "NAME", value_parser = ["lamanna"])]
-    experiment: Option<String>,
+    #[arg(long, value_name = "NAME", value_enum)]
+    experiment: Option<ExperimentArg>,
     /// The model of a message's processor time: `listing` (Appendix B's SLAM model, the
     /// one behind the thesis's Tables 6-7), `eq9` (the text's single start-up t_l), or
     /// `appendix-b` (the listing's costs, all at the sender). The options below
@@ -203,8 +232,8 @@ struct SimulateArgs {
     #[arg(long, value_name = "NAME", value_enum, default_value_t = SimModel::Listing)]
     params: SimModel,
     /// Interconnection network.
-    #[arg(long, value_name = "NAME", default_value = "hypercube", value_parser = ["hypercube", "ring", "torus"])]
-    topology: String,
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = TopologyArg::Hypercube)]
+    topology: TopologyArg,
     /// Nodes N (a power of two on the hypercube, a square on the torus).
     #[arg(long, value_name = "N", default_value_t = 8)]
     nodes: u32,
@@ -215,8 +244,8 @@ struct SimulateArgs {
     #[arg(long, value_name = "R|all", default_value = "all")]
     receivers: String,
     /// Burst-length distribution.
-    #[arg(long, value_name = "NAME", default_value = "normal", value_parser = ["normal", "exponential"])]
-    burst_dist: String,
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = BurstDistArg::Normal)]
+    burst_dist: BurstDistArg,
     /// Standard deviation of a node's total computation, ms.
     #[arg(long, value_name = "MS", default_value_t = halfperf::model::simulator::THESIS_VALIDATION_SIGMA_MS, allow_negative_numbers = true)]
     sigma_ms: f64,
@@ -287,8 +316,8 @@ struct RunArgs {
     #[arg(long, value_name = "LIST")]
     cpus: Option<String>,
     /// Transport for message-passing kernels.
-    #[arg(long, value_name = "NAME", default_value = "all", value_parser = ["mailbox", "channel", "all"])]
-    transport: String,
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = TransportArg::All)]
+    transport: TransportArg,
     /// Message sizes in bytes, e.g. `8,64,4K,64K` (default: powers of two, 1 B to 64 KiB).
     #[arg(long, value_name = "LIST")]
     sizes: Option<String>,
@@ -513,7 +542,7 @@ fn model_sci(args: &SciArgs) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", sci::render_text(&report));
+        print!("{}", text::sci::projection(&report));
     }
     Ok(())
 }
@@ -595,14 +624,14 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
             });
             println!("{}", serde_json::to_string_pretty(&doc)?);
         } else {
-            print!("{}", report.render_text());
+            print!("{}", text::simulator::experiment(&report));
         }
         return Ok(());
     }
-    let topology = match args.topology.as_str() {
-        "ring" => sim::Topology::Ring,
-        "torus" => sim::Topology::Torus2D,
-        _ => sim::Topology::Hypercube,
+    let topology = match args.topology {
+        TopologyArg::Ring => sim::Topology::Ring,
+        TopologyArg::Torus => sim::Topology::Torus2D,
+        TopologyArg::Hypercube => sim::Topology::Hypercube,
     };
     let receivers = match args.receivers.as_str() {
         "all" => sim::Receivers::All,
@@ -611,11 +640,11 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
                 .with_context(|| format!("--receivers: {r:?} is neither a count nor `all`"))?,
         ),
     };
-    let burst_dist = match args.burst_dist.as_str() {
-        "exponential" => sim::BurstDist::Exponential {
+    let burst_dist = match args.burst_dist {
+        BurstDistArg::Exponential => sim::BurstDist::Exponential {
             sigma_ms: args.sigma_ms,
         },
-        _ => sim::BurstDist::Normal {
+        BurstDistArg::Normal => sim::BurstDist::Normal {
             sigma_ms: args.sigma_ms,
         },
     };
@@ -791,9 +820,10 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         }
     }
     let sizes = args.sizes.as_deref().map(parse_sizes).transpose()?;
-    let transports = match args.transport.as_str() {
-        "all" => TransportKind::ALL.to_vec(),
-        t => vec![t.parse().map_err(anyhow::Error::msg)?],
+    let transports = match args.transport {
+        TransportArg::All => TransportKind::ALL.to_vec(),
+        TransportArg::Mailbox => vec![TransportKind::Mailbox],
+        TransportArg::Channel => vec![TransportKind::Channel],
     };
     let fault = args
         .inject_fault

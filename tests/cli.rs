@@ -219,7 +219,7 @@ fn on_one_cpu_the_suite_says_what_it_cannot_run_and_oversubscribes_when_asked() 
     );
     let doc = halfperf::results::read(&dir.path().join("o.json")).unwrap();
     let k = &doc.kernels[0];
-    assert_eq!(k.placement, halfperf::team::Placement::Oversubscribed);
+    assert_eq!(k.placement, halfperf::control::Placement::Oversubscribed);
     assert!(
         k.warnings.iter().any(|w| w.contains("ranks share CPUs")),
         "{:?}",

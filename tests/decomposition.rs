@@ -3,10 +3,10 @@
 //! streams through a rank slow its computation down. Timing assertions are orderings and generous bounds only: the
 //! machine running the tests may be a loaded two-core virtual machine.
 
+use halfperf::control::Placement;
 use halfperf::kernels::{self, NoProgress, RunConfig, RunContext};
 use halfperf::platform::{Topology, allowed_cpus, measure_clock};
 use halfperf::results::KernelResult;
-use halfperf::team::Placement;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 

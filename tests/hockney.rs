@@ -4,13 +4,14 @@
 
 mod common;
 
+use halfperf::control::{Placement, RankError};
 use halfperf::kernels::hockney::vector::{LengthSamples, Level, OperationSweep, operation_result};
 use halfperf::kernels::hockney::{
     Method, Operation, Simd, SyncPlan, VectorPlan, Vectors, sweep_method,
 };
 use halfperf::kernels::{KernelError, NoProgress, RunConfig, RunContext, find};
 use halfperf::platform::{ClockInfo, Topology, allowed_cpus, measure_clock};
-use halfperf::team::{Placement, RankError, TeamError};
+use halfperf::team::TeamError;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -7,7 +7,7 @@
 //! (each model prints how many executions loom explored).
 #![cfg(loom)]
 
-use halfperf::team::{TeamControl, WaitStrategy};
+use halfperf::control::{TeamControl, WaitStrategy};
 use halfperf::transport::mailbox::Mailbox;
 use halfperf::transport::{Endpoint, Transport, TransportConfig};
 use std::sync::Arc;

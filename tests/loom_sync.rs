@@ -10,11 +10,11 @@
 //! (each model prints how many executions loom explored).
 #![cfg(loom)]
 
+use halfperf::control::{TeamControl, WaitStrategy};
 use halfperf::sync::Poll;
 use halfperf::sync::barrier::{LocalSense, SpinBarrier};
 use halfperf::sync::events::ParkEvent;
 use halfperf::sync::spin::{DONE, GO, SpinFlag};
-use halfperf::team::{TeamControl, WaitStrategy};
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

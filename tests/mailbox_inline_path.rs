@@ -8,7 +8,7 @@
 //! of `parking_lot_core` in this process, so nothing else may run beside it.
 #![cfg(not(loom))]
 
-use halfperf::team::{RankError, TeamControl, WaitStrategy};
+use halfperf::control::{RankError, TeamControl, WaitStrategy};
 use halfperf::transport::mailbox::{INLINE_BYTES, Mailbox, MailboxEndpoint};
 use halfperf::transport::{Endpoint, Transport, TransportConfig};
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -1,9 +1,9 @@
 //! Property tests: any result document the types can hold survives the JSON round
 //! trip through the checked reader unchanged, and garbage never panics the reader.
 
+use halfperf::control::Placement;
 use halfperf::model::stats::Summary;
 use halfperf::results::{FitResult, KernelResult, Point, parse};
-use halfperf::team::Placement;
 use proptest::prelude::*;
 
 fn finite() -> impl Strategy<Value = f64> {

@@ -3,11 +3,11 @@
 //! bad input, `--from FILE`, and a tiny `sci-topology` sweep on this machine (orderings
 //! and generous bounds only: the machine is shared and noisy).
 
+use halfperf::control::Placement;
 use halfperf::kernels::scibench::{DECOMPOSITION, PROJECTION, TABLE1_MODEL, VALIDATION};
 use halfperf::kernels::{self, NoProgress, RunConfig, RunContext};
 use halfperf::platform::{self, Topology};
 use halfperf::results::{FitResult, KernelResult, ResultFile, SCHEMA_VERSION, TOOL_NAME};
-use halfperf::team::Placement;
 use halfperf::transport::TransportKind;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -11,18 +11,6 @@ use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// The clock halfperf times with.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Clock;
-
-impl Clock {
-    /// The current time.
-    #[inline(always)]
-    pub fn now(self) -> Instant {
-        Instant::now()
-    }
-}
-
 /// The clock's measured properties, recorded in every result file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClockInfo {

@@ -11,7 +11,7 @@ mod pin;
 mod topology;
 
 pub use aligned::{LINE, LineAligned};
-pub use clock::{Clock, ClockInfo, measure_clock};
+pub use clock::{ClockInfo, measure_clock};
 pub use load::{
     BUSY_THRESHOLD_CPUS, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus,
     counting_error_cpus,

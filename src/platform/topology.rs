@@ -139,6 +139,26 @@ pub struct Topology {
 }
 
 impl Topology {
+    /// A topology of the caches `(level, kind, KiB, CPUs sharing it)` and no CPUs,
+    /// for tests.
+    #[cfg(test)]
+    pub(crate) fn with_caches(caches: Vec<(u8, CacheKind, u64, Vec<usize>)>) -> Topology {
+        Topology {
+            cpu_model: None,
+            cpus: Vec::new(),
+            caches: caches
+                .into_iter()
+                .map(|(level, kind, kib, shared_cpus)| Cache {
+                    level,
+                    kind,
+                    size_bytes: kib * 1024,
+                    line_bytes: Some(64),
+                    shared_cpus,
+                })
+                .collect(),
+        }
+    }
+
     /// Reads the live machine (`/sys` and `/proc/cpuinfo`).
     pub fn detect() -> Result<Topology, TopologyError> {
         let mut topo = Topology::read_from(Path::new("/sys"))?;

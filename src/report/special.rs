@@ -5,8 +5,9 @@
 //! note, what a result file does not carry.
 
 use super::{Entry, Figure, axis_label, evaluate_fit, plain, plot, slug};
-use crate::results::{FitResult, Point};
-use crate::text::num;
+use crate::kernels::scibench::{DECOMPOSITION, PROJECTION, SCI_TOPOLOGY, VALIDATION};
+use crate::kernels::speedup;
+use crate::results::{FitResult, Point, num};
 
 /// A figure from an x-y plot (or the reason it could not be drawn).
 fn xy(id: String, title: String, p: &plot::XyPlot, caption: Vec<String>) -> Figure {
@@ -47,15 +48,24 @@ fn missing(id: String, title: String, why: String) -> Figure {
     }
 }
 
+/// The kernels whose report sections have figures of their own.
+pub const PRESENTED: &[&str] = &[
+    SCI_TOPOLOGY,
+    DECOMPOSITION,
+    VALIDATION,
+    PROJECTION,
+    speedup::NAME,
+];
+
 /// The figures of a section whose kernel has its own, replacing the generic ones;
 /// `None` for the others.
 pub(super) fn figures(id: &str, entries: &[Entry<'_>]) -> Option<Vec<Figure>> {
     match entries.first()?.result.kernel.as_str() {
-        "sci-topology" => Some(sci_topology(id, entries)),
-        "sci-decomposition" => Some(sci_decomposition(id, entries)),
-        "sci-validation" => Some(sci_validation(id, entries)),
-        "sci-projection" => Some(sci_projection(id, entries)),
-        "speedup" => Some(speedup(id, entries)),
+        SCI_TOPOLOGY => Some(sci_topology(id, entries)),
+        DECOMPOSITION => Some(sci_decomposition(id, entries)),
+        VALIDATION => Some(sci_validation(id, entries)),
+        PROJECTION => Some(sci_projection(id, entries)),
+        speedup::NAME => Some(speedup(id, entries)),
         _ => None,
     }
 }

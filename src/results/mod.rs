@@ -19,6 +19,26 @@ pub use schema::{
 
 use std::path::{Path, PathBuf};
 
+/// Formats a number with about four significant digits, as tables and warnings
+/// quote measured values.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e6).contains(&a) {
+        format!("{v:.3e}")
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
 /// Why a result file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ResultFileError {

@@ -1,9 +1,9 @@
 //! The result document's types. Changing a field's meaning or removing one bumps
 //! [`SCHEMA_VERSION`]; adding one does not.
 
+use crate::control::Placement;
 use crate::model::stats::Summary;
 use crate::platform::{Cache, ClockInfo, DistanceClass, LoadReport};
-use crate::team::Placement;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -16,8 +16,8 @@
 //! every processor sees every other's writes made before it.
 
 use super::Poll;
+use crate::control::{RankError, TeamControl};
 use crate::primitive::{AtomicBool, AtomicUsize, Ordering};
-use crate::team::{RankError, TeamControl};
 use crossbeam_utils::CachePadded;
 
 /// A sense-reversing spin barrier for a fixed number of parties.
@@ -80,7 +80,7 @@ impl SpinBarrier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::team::WaitStrategy;
+    use crate::control::WaitStrategy;
     use std::time::Duration;
 
     #[test]

@@ -24,8 +24,8 @@
 //! acquires (the mutex, or `Acquire`), so each side sees the other's half of the
 //! result vector after the wait.
 
+use crate::control::{RankError, TeamControl};
 use crate::primitive::{AtomicBool, Ordering};
-use crate::team::{RankError, TeamControl};
 use crossbeam_utils::CachePadded;
 use parking_lot::{Condvar, Mutex};
 use std::sync::OnceLock;
@@ -141,7 +141,7 @@ impl ParkEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::team::WaitStrategy;
+    use crate::control::WaitStrategy;
     use std::time::Duration;
 
     /// The kernels' order (worker: post, wait, clear; master: wait, clear, post)

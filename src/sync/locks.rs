@@ -23,7 +23,7 @@
 //! thread that cleared the lock released (`Release` in `lock_off`): the worker
 //! sees the master's writes before the segment, the master the worker's results.
 
-use crate::team::{RankError, TeamControl};
+use crate::control::{RankError, TeamControl};
 use parking_lot_core::{DEFAULT_PARK_TOKEN, DEFAULT_UNPARK_TOKEN, SpinWait, UnparkResult};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
@@ -175,7 +175,7 @@ impl Default for BinaryLock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::team::WaitStrategy;
+    use crate::control::WaitStrategy;
     use std::time::Duration;
 
     #[test]

@@ -14,7 +14,7 @@
 //! - [`barrier`]: a sense-reversing spin barrier (the std barrier is used as is).
 //!
 //! Every wait that can be lost checks the team's abort flag and deadline (from
-//! [`TeamControl`](crate::team::TeamControl)), so a lost peer ends the kernel with
+//! [`TeamControl`](crate::control::TeamControl)), so a lost peer ends the kernel with
 //! an error naming the rank waited for, never a hang. The exceptions are said where
 //! they are (the std barrier, which has no timeout, and a pool's join, which must
 //! not return while a worker still runs the caller's closure).
@@ -24,6 +24,7 @@ pub mod events;
 pub mod locks;
 pub mod spin;
 pub mod tasks;
+pub(crate) mod team_method;
 
 use std::time::Duration;
 

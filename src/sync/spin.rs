@@ -17,8 +17,8 @@
 //! result vector once it reads 0.
 
 use super::Poll;
+use crate::control::{RankError, TeamControl};
 use crate::primitive::{AtomicU32, Ordering};
-use crate::team::{RankError, TeamControl};
 use crossbeam_utils::CachePadded;
 
 /// The flag's value while the worker may work.
@@ -72,7 +72,7 @@ impl SpinFlag {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::team::WaitStrategy;
+    use crate::control::WaitStrategy;
     use std::time::Duration;
 
     #[test]

@@ -27,51 +27,13 @@
 //! [`hosted`], labelled [`Placement::Hosted`].
 
 pub mod hosted;
-pub mod topology;
 
-use crate::platform::{PinError, pin_current_thread};
-use crate::primitive::{AtomicBool, Ordering};
-use serde::{Deserialize, Serialize};
+use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
+use crate::platform::pin_current_thread;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
-use std::time::{Duration, Instant};
-
-/// How ranks are placed on CPUs; recorded with every result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Placement {
-    /// One rank per CPU; waits spin.
-    Pinned,
-    /// More ranks than CPUs by the kernel's design; co-hosted ranks block.
-    Virtual,
-    /// More ranks than CPUs because the user asked for it; co-hosted ranks block.
-    Oversubscribed,
-    /// Virtual ranks hosted as polled nodes on pinned, spinning workers, one per
-    /// CPU ([`hosted`]); no rank parks.
-    Hosted,
-}
-
-impl std::fmt::Display for Placement {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Placement::Pinned => "pinned",
-            Placement::Virtual => "virtual",
-            Placement::Oversubscribed => "oversubscribed",
-            Placement::Hosted => "hosted",
-        })
-    }
-}
-
-/// How a rank waits for a peer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WaitStrategy {
-    /// Poll with the spin-loop hint (a rank alone on its CPU).
-    Spin,
-    /// Park the thread until the peer wakes it (a rank sharing its CPU).
-    Block,
-}
+use std::time::Duration;
 
 /// What a team is asked to be.
 #[derive(Debug, Clone)]
@@ -138,140 +100,6 @@ pub enum TeamError {
     },
 }
 
-/// What can go wrong on one rank.
-#[derive(Debug, thiserror::Error)]
-pub enum RankError {
-    /// Pinning failed.
-    #[error(transparent)]
-    Pin(#[from] PinError),
-    /// A wait passed its deadline.
-    #[error(
-        "no answer from rank {peer} within {waited_ms} ms (deadline); the peer is lost or stalled"
-    )]
-    Deadline {
-        /// The peer waited for (or the rank itself for a start gate).
-        peer: usize,
-        /// How long the wait lasted.
-        waited_ms: u64,
-    },
-    /// Another rank failed first and the team was stopped.
-    #[error("stopped because another rank failed")]
-    Aborted,
-    /// The peer's endpoint is gone: it ended (failed or returned) while this rank
-    /// still needed it.
-    #[error("rank {0} ended while this rank was waiting for it")]
-    PeerEnded(usize),
-    /// The kernel's own check failed (a verification, a bad argument).
-    #[error("{0}")]
-    Failed(String),
-    /// The rank panicked.
-    #[error("panicked: {0}")]
-    Panicked(String),
-}
-
-impl RankError {
-    /// How likely this error is the root cause of a team's failure rather than a
-    /// consequence of another rank's: a panic, then a rank's own failure, then a
-    /// vanished peer, then an abort.
-    fn cause_rank(&self) -> u8 {
-        match self {
-            RankError::Panicked(_) => 3,
-            RankError::Pin(_) | RankError::Deadline { .. } | RankError::Failed(_) => 2,
-            RankError::PeerEnded(_) => 1,
-            RankError::Aborted => 0,
-        }
-    }
-}
-
-/// State shared by every rank of a running team and the transports it uses.
-#[derive(Debug)]
-pub struct TeamControl {
-    abort: AtomicBool,
-    wait_timeout: Duration,
-    waits: Vec<WaitStrategy>,
-}
-
-impl TeamControl {
-    /// A control block for `waits.len()` ranks.
-    pub fn new(waits: Vec<WaitStrategy>, wait_timeout: Duration) -> Arc<TeamControl> {
-        Arc::new(TeamControl {
-            abort: AtomicBool::new(false),
-            wait_timeout,
-            waits,
-        })
-    }
-
-    /// Number of ranks.
-    pub fn ranks(&self) -> usize {
-        self.waits.len()
-    }
-
-    /// How `rank` waits.
-    #[inline]
-    pub fn wait_strategy(&self, rank: usize) -> WaitStrategy {
-        self.waits[rank]
-    }
-
-    /// The deadline of every single wait.
-    pub fn wait_timeout(&self) -> Duration {
-        self.wait_timeout
-    }
-
-    /// Stops every rank at its next wait.
-    pub fn abort(&self) {
-        // Relaxed: the flag carries no data; ranks only need to see it eventually,
-        // and they poll it at least every few microseconds.
-        self.abort.store(true, Ordering::Relaxed);
-    }
-
-    /// Whether the team was stopped.
-    #[inline]
-    pub fn aborted(&self) -> bool {
-        // Relaxed: see `abort`.
-        self.abort.load(Ordering::Relaxed)
-    }
-
-    /// Spins until `ready` returns `Some`, checking the abort flag and the
-    /// deadline every 1024 polls (the clock is read only in a wait that lasts).
-    /// `peer` names the rank waited for in the error.
-    #[inline]
-    pub fn spin_until<T>(
-        &self,
-        peer: usize,
-        mut ready: impl FnMut() -> Option<T>,
-    ) -> Result<T, RankError> {
-        let mut polls: u32 = 0;
-        let mut started: Option<Instant> = None;
-        loop {
-            if let Some(v) = ready() {
-                return Ok(v);
-            }
-            crate::primitive::spin_hint();
-            polls = polls.wrapping_add(1);
-            if cfg!(not(loom)) && polls.is_multiple_of(1024) {
-                self.check(peer, &mut started)?;
-            }
-        }
-    }
-
-    /// The abort and deadline check of a wait that started at `started` (set on
-    /// first call).
-    pub fn check(&self, peer: usize, started: &mut Option<Instant>) -> Result<(), RankError> {
-        if self.aborted() {
-            return Err(RankError::Aborted);
-        }
-        let start = *started.get_or_insert_with(Instant::now);
-        let waited = start.elapsed();
-        if waited > self.wait_timeout {
-            return Err(RankError::Deadline {
-                peer,
-                waited_ms: waited.as_millis() as u64,
-            });
-        }
-        Ok(())
-    }
-}
-
 /// What each rank's closure is given besides its endpoint.
 #[derive(Debug)]
 pub struct RankCtx<'a> {
@@ -296,17 +124,7 @@ pub struct Team {
 impl Team {
     /// Forms a team: validates the CPUs and deals the ranks onto them.
     pub fn new(spec: &TeamSpec) -> Result<Team, TeamError> {
-        if spec.cpus.is_empty() {
-            return Err(TeamError::NoCpus);
-        }
-        if spec.ranks == 0 {
-            return Err(TeamError::NoRanks);
-        }
-        for (i, c) in spec.cpus.iter().enumerate() {
-            if spec.cpus[..i].contains(c) {
-                return Err(TeamError::RepeatedCpu(*c));
-            }
-        }
+        check_cpus(&spec.cpus, spec.ranks)?;
         let n = spec.cpus.len();
         let placement = if spec.ranks <= n {
             Placement::Pinned
@@ -381,8 +199,7 @@ impl Team {
                 ranks: self.size(),
             });
         }
-        // Relaxed: the threads are spawned after this store (spawn synchronises).
-        self.control.abort.store(false, Ordering::Relaxed);
+        self.control.rearm();
         let arrived = AtomicUsize::new(0);
         let control = &*self.control;
         let body = &body;
@@ -474,6 +291,23 @@ fn start_gate(control: &TeamControl, arrived: &AtomicUsize, size: usize) -> Resu
     Ok(())
 }
 
+/// The checks every team makes of what it is asked to be: some CPUs, each once,
+/// and some ranks.
+fn check_cpus(cpus: &[usize], ranks: usize) -> Result<(), TeamError> {
+    if cpus.is_empty() {
+        return Err(TeamError::NoCpus);
+    }
+    if ranks == 0 {
+        return Err(TeamError::NoRanks);
+    }
+    for (i, c) in cpus.iter().enumerate() {
+        if cpus[..i].contains(c) {
+            return Err(TeamError::RepeatedCpu(*c));
+        }
+    }
+    Ok(())
+}
+
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
@@ -485,6 +319,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     fn spec(cpus: Vec<usize>, ranks: usize) -> TeamSpec {
         TeamSpec {

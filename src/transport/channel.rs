@@ -12,8 +12,8 @@
 //! strategies); a rank sharing its CPU blocks in crossbeam's `recv_timeout`.
 
 use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, too_long};
+use crate::control::{RankError, TeamControl, WaitStrategy};
 use crate::platform::LineAligned;
-use crate::team::{RankError, TeamControl, WaitStrategy};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, bounded};
 use std::sync::Arc;
 use std::time::Duration;

@@ -32,8 +32,8 @@
 //! wake-up can be lost).
 
 use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, too_long};
+use crate::control::{RankError, TeamControl, WaitStrategy};
 use crate::primitive::{AtomicU32, AtomicU64, Ordering, UnsafeCell, fence};
-use crate::team::{RankError, TeamControl, WaitStrategy};
 use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::sync::Arc;

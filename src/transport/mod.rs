@@ -9,6 +9,11 @@
 //! - [`channel`]: crossbeam-channel, one bounded channel per ordered pair, with
 //!   buffers recycled through a return channel so the timed path does not allocate.
 //!
+//! Above an endpoint of either flavour, [`mailroom`] is a node's message system
+//! (system buffers, store and forward), as a node operating system's. Beside
+//! them, [`fabric`] moves one packet at a time over emulated SCI rings and tori,
+//! with doorbells and ring buffers, for the `sci-topology` kernel.
+//!
 //! Both give blocking `send`/`recv`, non-blocking `try_send`/`try_recv` with
 //! request objects (`isend`/`irecv` then `wait_*`, for CoMet's overlap kernels),
 //! and `probe` (for Lamanna's message-checking loop). Messages between one pair of
@@ -16,9 +21,11 @@
 //! chosen once, outside the timed code ([`TransportKind`]).
 
 pub mod channel;
+pub mod fabric;
 pub mod mailbox;
+pub mod mailroom;
 
-use crate::team::{RankError, TeamControl};
+use crate::control::{RankError, TeamControl};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -43,6 +50,25 @@ impl TransportKind {
             TransportKind::Channel => "channel",
         }
     }
+}
+
+/// Calls a function generic over `T: Transport` with the transport of a
+/// [`TransportKind`] chosen at run time: `with_transport!(kind, run_on(&team, &plan))`
+/// is `run_on::<Mailbox>(&team, &plan)` or `run_on::<Channel>(&team, &plan)`. The
+/// kind is matched once, outside the timed code, which stays monomorphic; a new
+/// flavour is added here only.
+#[macro_export]
+macro_rules! with_transport {
+    ($kind:expr, $($f:ident)::+ ( $($arg:expr),* $(,)? )) => {
+        match $kind {
+            $crate::transport::TransportKind::Mailbox => {
+                $($f)::+::<$crate::transport::mailbox::Mailbox>($($arg),*)
+            }
+            $crate::transport::TransportKind::Channel => {
+                $($f)::+::<$crate::transport::channel::Channel>($($arg),*)
+            }
+        }
+    };
 }
 
 impl std::fmt::Display for TransportKind {

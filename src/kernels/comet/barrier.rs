@@ -17,16 +17,20 @@ use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{
     self, Check, Sweep, drive_with_prologue, processors_point, push_line, rank0, stats_point,
 };
+use crate::control::{RankError, TeamControl, WaitStrategy};
 use crate::primitive::{AtomicBool, AtomicU64, Ordering};
 use crate::results::KernelResult;
-use crate::team::{RankError, Team, TeamControl, WaitStrategy};
+use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportKind};
 use crossbeam_utils::CachePadded;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-barrier";
+
 pub(super) const BARRIER: KernelSpec = KernelSpec {
-    name: "comet-barrier",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), section 2.2.1 'Global Synchronization', Fig. 22",
     about: "minimum barrier time (first discarded) against P for a central sense-reversing, a dissemination and std's barrier",

@@ -14,14 +14,16 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::barrier::dissemination;
 use super::common::{self, Check, Samples, Sweep, check_pattern, drive, push_line, rank0};
+use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankError, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
+use crate::team::Team;
 use crate::transport::{Endpoint, Transport, TransportKind};
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-broadcast";
+
 pub(super) const BROADCAST: KernelSpec = KernelSpec {
-    name: "comet-broadcast",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 3) and 4.1 (Fig. 19)",
     about: "broadcast from rank 0 then barrier, linear (series of sends) and binomial tree, vs size and P",
@@ -177,10 +179,7 @@ pub(super) fn run_with(
         processors,
         sizes.len(),
         "broadcast_ns",
-        |team, algorithm, t| match t {
-            TransportKind::Mailbox => run_on::<Mailbox>(ctx, team, algorithm, &sizes),
-            TransportKind::Channel => run_on::<Channel>(ctx, team, algorithm, &sizes),
-        },
+        |team, algorithm, t| crate::with_transport!(t, run_on(ctx, team, algorithm, &sizes)),
         |point, s| {
             let size = s.param as usize;
             (

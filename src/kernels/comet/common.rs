@@ -5,12 +5,13 @@
 
 use super::super::timing::{measure, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
+use crate::control::{Placement, RankError};
 use crate::model::fit::{LineFit, fit_line};
 use crate::model::hockney::HockneyFit;
 use crate::model::piecewise::{BreakSearch, find_breakpoints, measured_bandwidth};
 use crate::platform::ClockInfo;
 use crate::results::{FitResult, KernelResult, Point};
-use crate::team::{Placement, RankCtx, RankError, Team};
+use crate::team::{RankCtx, Team};
 use crate::transport::channel::Channel;
 use crate::transport::{Endpoint, Transport, TransportConfig};
 use std::any::TypeId;

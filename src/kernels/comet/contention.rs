@@ -15,15 +15,17 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{self, Samples, Sweep, drive, load_sizes, push_line, rank0};
 use super::echo::{echo_chain, echo_check, echo_points, param, run_echo_on};
+use crate::control::RankError;
 use crate::results::KernelResult;
-use crate::team::{RankError, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::team::Team;
+use crate::transport::{Endpoint, Transport};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-contention";
+
 pub(super) const CONTENTION: KernelSpec = KernelSpec {
-    name: "comet-contention",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Figs. 5, 6) and 4.1 (Fig. 21)",
     about: "echo between ranks 0 and 1 while ranks 2 -> 3 stream at the 50% and 90% bandwidth sizes, vs size",
@@ -141,10 +143,7 @@ pub(super) fn run_with(
             if ctx.cancelled() {
                 break;
             }
-            let samples = match t {
-                TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, &sizes, load_bytes)?,
-                TransportKind::Channel => run_on::<Channel>(ctx, &team, &sizes, load_bytes)?,
-            };
+            let samples = crate::with_transport!(t, run_on(ctx, &team, &sizes, load_bytes))?;
             let first = r.points.len();
             let (x, y, _) = echo_points(&samples, &mut r);
             for p in &mut r.points[first..] {

@@ -25,16 +25,18 @@ use super::common::{
     self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
     stats_point,
 };
+use crate::control::RankError;
 use crate::model::fit::fit_line;
 use crate::results::{FitResult, KernelResult, Point};
-use crate::team::{RankError, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
+use crate::team::Team;
 use crate::transport::{Endpoint, Transport, TransportKind};
 use std::collections::BTreeMap;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-echo";
+
 pub(super) const ECHO: KernelSpec = KernelSpec {
-    name: "comet-echo",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 1) and 4.1 (Figs. 17, 18)",
     about: "echo one-way time vs size per CPU distance class and per logical hop count; piecewise t_startup + N t_per_byte + (n-1) h, peak, 50%/90% sizes",
@@ -156,10 +158,7 @@ pub(super) fn run_echo_on(
     params: &[u64],
     label: &str,
 ) -> Result<Vec<Samples>, KernelError> {
-    match kind {
-        TransportKind::Mailbox => run_echo::<Mailbox>(ctx, team, params, label),
-        TransportKind::Channel => run_echo::<Channel>(ctx, team, params, label),
-    }
+    crate::with_transport!(kind, run_echo(ctx, team, params, label))
 }
 
 /// Points (size, one-way time) of echo samples, and their minima.

@@ -10,14 +10,16 @@ use super::common::{
     self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
     stats_point,
 };
+use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankError, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::team::Team;
+use crate::transport::{Endpoint, Transport};
+
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-exchange";
 
 pub(super) const EXCHANGE: KernelSpec = KernelSpec {
-    name: "comet-exchange",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 2) and 4.1 (Fig. 20)",
     about: "pairwise exchange (both send, then receive) time vs size; piecewise t_startup + N t_per_byte",
@@ -138,10 +140,7 @@ pub(super) fn run_with(
         if ctx.cancelled() {
             break;
         }
-        let samples = match t {
-            TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, &sizes)?,
-            TransportKind::Channel => run_on::<Channel>(ctx, &team, &sizes)?,
-        };
+        let samples = crate::with_transport!(t, run_on(ctx, &team, &sizes))?;
         let mut r = common::result(EXCHANGE.name, Some(t.name()), &team, ranks);
         let hosts = team.hosts();
         r.distance_class = ctx.topology.distance(hosts[0], hosts[ranks - 1]);

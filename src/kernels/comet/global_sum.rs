@@ -15,14 +15,16 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::broadcast::{sweep_collective, tree_broadcast};
 use super::common::{self, Check, Samples, Sweep, drive, f64_bytes, f64_bytes_mut, rank0};
+use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankError, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::team::Team;
+use crate::transport::{Endpoint, Transport};
+
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-global-sum";
 
 pub(super) const GLOBAL_SUM: KernelSpec = KernelSpec {
-    name: "comet-global-sum",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 4) and 4.1 (Fig. 23)",
     about: "element-wise global sum of a double vector onto every rank, recursive doubling and tree + broadcast, vs length and P, checked against the serial sum",
@@ -220,10 +222,7 @@ pub(super) fn run_with(
         processors,
         lengths.len(),
         "global_sum_ns",
-        |team, algorithm, t| match t {
-            TransportKind::Mailbox => run_on::<Mailbox>(ctx, team, algorithm, &lengths),
-            TransportKind::Channel => run_on::<Channel>(ctx, team, algorithm, &lengths),
-        },
+        |team, algorithm, t| crate::with_transport!(t, run_on(ctx, team, algorithm, &lengths)),
         describe,
     )
 }

@@ -49,7 +49,7 @@ use super::{KernelError, KernelSpec, RunContext};
 use crate::results::KernelResult;
 
 /// The CoMet kernels.
-pub static KERNELS: [KernelSpec; 11] = [
+pub static KERNELS: &[KernelSpec] = &[
     echo::ECHO,
     exchange::EXCHANGE,
     broadcast::BROADCAST,
@@ -75,13 +75,13 @@ pub fn run_on_processors(
 ) -> Result<Vec<KernelResult>, KernelError> {
     let max = processors.iter().copied().max().unwrap_or(2);
     match name {
-        "comet-echo" => echo::run_with(ctx, max - 1),
-        "comet-exchange" => exchange::run_with(ctx, max),
-        "comet-broadcast" => broadcast::run_with(ctx, processors),
-        "comet-global-sum" => global_sum::run_with(ctx, processors),
-        "comet-barrier" => barrier::run_with(ctx, processors),
-        "comet-contention" => contention::run_with(ctx, max),
-        "comet-overlap" => overlap::run_with(ctx, max),
+        echo::NAME => echo::run_with(ctx, max - 1),
+        exchange::NAME => exchange::run_with(ctx, max),
+        broadcast::NAME => broadcast::run_with(ctx, processors),
+        global_sum::NAME => global_sum::run_with(ctx, processors),
+        barrier::NAME => barrier::run_with(ctx, processors),
+        contention::NAME => contention::run_with(ctx, max),
+        overlap::NAME => overlap::run_with(ctx, max),
         other => matrix::run_named(other, ctx, processors).unwrap_or_else(|| {
             Err(KernelError::NotRunnable {
                 kernel: name.into(),

@@ -11,15 +11,17 @@
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{self, Check, Samples, Sweep, check_pattern, drive, rank0};
+use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankError, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::team::Team;
+use crate::transport::{Endpoint, Transport};
 use std::hint::black_box;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-overlap";
+
 pub(super) const OVERLAP: KernelSpec = KernelSpec {
-    name: "comet-overlap",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Figs. 7, 8) and 4.1 (Figs. 24-27)",
     about: "pairwise exchange + DAXPY, synchronous vs asynchronous (isend/irecv, DAXPY, wait), gain over sizes x vector lengths",
@@ -195,10 +197,7 @@ pub(super) fn run_with(
         if ctx.cancelled() {
             break;
         }
-        let samples = match t {
-            TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, &params)?,
-            TransportKind::Channel => run_on::<Channel>(ctx, &team, &params)?,
-        };
+        let samples = crate::with_transport!(t, run_on(ctx, &team, &params))?;
         let mut r = common::result(OVERLAP.name, Some(t.name()), &team, ranks);
         for pair in samples.chunks(2) {
             let [sync, asy] = pair else { continue };

@@ -27,21 +27,21 @@ use super::parameters::{SENDTIME, rank0_rs, script_of, store_and_forward};
 use super::protocol::{
     Block, CHUNK, Node, Op, cpu_pair, hosted_team, interrupted, ns, q, read, write,
 };
+use crate::control::RankError;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::stats::summarize;
 use crate::platform::LineAligned;
 use crate::results::{KernelResult, Point};
+use crate::team::TeamError;
 use crate::team::hosted::{Host, HostedTeam};
-use crate::team::{RankError, TeamError};
-use crate::text::num;
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
-use std::fmt::Write;
 use std::time::{Duration, Instant};
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "interference";
+
 pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
-    name: "interference",
+    name: NAME,
     method: "krumme-greenfield",
     paper: "Krumme & Greenfield 1988, section 5.2 and Appendix A test 8",
     about: "slowdown of a computation on a rank that 1, 2, 3 streams of 2000-byte messages pass through, against R + S per message",
@@ -50,7 +50,7 @@ pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
 };
 
 /// The streamed message size (Appendix A's BIGSIZE).
-const BIGSIZE: usize = 2000;
+pub(crate) const BIGSIZE: usize = 2000;
 /// Messages each source keeps in flight.
 const WINDOW: u32 = 3;
 /// Transport slots per lane: the mailbox's ring is a power of two, and a source's
@@ -188,7 +188,7 @@ fn run_on<T: Transport>(
         .map(|(rank, script)| Node::new(rank, RANKS, BIGSIZE, plan.bg, script))
         .collect();
     let eps = T::endpoints(team.control(), config);
-    team.run("interference", eps, nodes, |host| rank0(host, plan))
+    team.run(NAME, eps, nodes, |host| rank0(host, plan))
 }
 
 /// `1 / (1 − k c / P)`, infinite when the messages would need all the time.
@@ -202,7 +202,7 @@ fn predicted_slowdown(streams: usize, cost_ns: f64, period_ns: f64) -> f64 {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    let kernel = "interference";
+    let kernel = NAME;
     let cpus = cpu_pair(ctx, kernel)?;
     let team = hosted_team(ctx, &cpus, RANKS, 0)?;
     let tconfig = store_and_forward(BIGSIZE, SLOTS);
@@ -225,11 +225,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         if ctx.cancelled() {
             break;
         }
-        let m = match transport {
-            TransportKind::Mailbox => run_on::<Mailbox>(&team, &tconfig, &plan),
-            TransportKind::Channel => run_on::<Channel>(&team, &tconfig, &plan),
-        }
-        .map_err(interrupted)?;
+        let m = crate::with_transport!(transport, run_on(&team, &tconfig, &plan))
+            .map_err(interrupted)?;
         ctx.progress.step(transport.name());
         out.push(result(ctx, &team, &cpus, transport, &m));
     }
@@ -309,7 +306,7 @@ fn result(
         team.placement()
     ));
     KernelResult {
-        kernel: "interference".into(),
+        kernel: NAME.into(),
         method: "krumme-greenfield".into(),
         transport: Some(transport.name().into()),
         cpus: cpus.to_vec(),
@@ -324,44 +321,6 @@ fn result(
         load: None,
         elapsed_s: 0.0,
     }
-}
-
-/// Section 5.2's figures as a table.
-pub(super) fn table(r: &KernelResult) -> String {
-    let mut s = String::new();
-    let first = r.points.first();
-    let _ = writeln!(
-        s,
-        "   section 5.2 shape: {} B messages forwarded through rank 0; R + S = {} ns per message",
-        BIGSIZE,
-        first
-            .and_then(|p| p.number("r_plus_s_ns"))
-            .map_or("?".into(), num),
-    );
-    let _ = writeln!(
-        s,
-        "   {:>7} {:>8} {:>14} {:>18} {:>12}",
-        "streams", "channels", "period ns/msg", "slowdown observed", "pred. (R+S)"
-    );
-    for p in &r.points {
-        let cell = |name: &str| p.number(name).map_or("-".into(), num);
-        let count = |name: &str| p.number(name).map_or("-".into(), |v| format!("{v:.0}"));
-        let stat = |name: &str| {
-            p.stats(name).map_or("-".into(), |x| {
-                format!("{} ± {}", num(x.mean), num(x.std_dev))
-            })
-        };
-        let _ = writeln!(
-            s,
-            "   {:>7} {:>8} {:>14} {:>18} {:>12}",
-            count("streams"),
-            count("channels_active"),
-            p.stats("period_ns").map_or("-".into(), |x| num(x.mean)),
-            stat("slowdown"),
-            cell("predicted_slowdown_r_plus_s"),
-        );
-    }
-    s
 }
 
 #[cfg(test)]

@@ -32,11 +32,14 @@ mod parameters;
 mod protocol;
 
 pub use background::{Background, QKind, qfloat, qint};
-pub use parameters::{PAPER_SIZES, paper_table};
+pub(crate) use interference::BIGSIZE;
+pub(crate) use interference::NAME as INTERFERENCE;
+pub(crate) use parameters::NAME as DECOMPOSITION;
+pub use parameters::PAPER_SIZES;
 /// Rank 0's call timing, shared with the speedup kernel's start-up split.
 pub(crate) use protocol::{Samples, ns, system_return};
 
 use super::KernelSpec;
 
 /// The Krumme & Greenfield kernels.
-pub static KERNELS: [KernelSpec; 2] = [parameters::DECOMPOSITION, interference::INTERFERENCE];
+pub static KERNELS: &[KernelSpec] = &[parameters::DECOMPOSITION, interference::INTERFERENCE];

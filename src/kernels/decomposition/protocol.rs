@@ -26,10 +26,12 @@
 
 use super::super::{KernelError, RunContext};
 use super::background::Background;
+use crate::control::RankError;
 use crate::platform::{LineAligned, Topology};
-use crate::team::hosted::{Host, HostedSpec, HostedTeam, Mailroom, NodeCtx, VirtualNode};
-use crate::team::{RankError, TeamError};
+use crate::team::TeamError;
+use crate::team::hosted::{Host, HostedSpec, HostedTeam, NodeCtx, VirtualNode};
 use crate::transport::Endpoint;
+use crate::transport::mailroom::Mailroom;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -86,27 +88,6 @@ pub(super) fn cache_sizes<'t>(
         .flat_map(|&cpu| topology.data_cache_sizes(cpu))
         .filter(move |&(l, _)| l == level)
         .map(|(_, size)| size)
-}
-
-/// A topology of the caches `(level, kind, KiB, CPUs sharing it)`, for tests.
-#[cfg(test)]
-pub(super) fn test_topology(
-    caches: Vec<(u8, crate::platform::CacheKind, u64, Vec<usize>)>,
-) -> Topology {
-    Topology {
-        cpu_model: None,
-        cpus: Vec::new(),
-        caches: caches
-            .into_iter()
-            .map(|(level, kind, kib, shared_cpus)| crate::platform::Cache {
-                level,
-                kind,
-                size_bytes: kib * 1024,
-                line_bytes: Some(64),
-                shared_cpus,
-            })
-            .collect(),
-    }
 }
 
 /// A team error as a kernel error: a cancelled run is an interrupted one.
@@ -577,7 +558,7 @@ mod tests {
     #[test]
     fn a_wash_reads_twice_the_l1_data_cache() {
         use crate::platform::CacheKind;
-        let topology = test_topology(vec![
+        let topology = Topology::with_caches(vec![
             (1, CacheKind::Data, 48, vec![0]),
             (1, CacheKind::Instruction, 256, vec![0]),
             (1, CacheKind::Data, 32, vec![1]),

@@ -160,15 +160,6 @@ impl Simd {
         }
     }
 
-    /// The target features the level enables, as recorded in results.
-    pub fn features(self) -> &'static str {
-        match self {
-            Simd::Avx512 => "avx512f",
-            Simd::Avx2 => "avx2,fma",
-            Simd::Baseline => "baseline",
-        }
-    }
-
     /// Vector register width in bits.
     pub fn width_bits(self) -> u32 {
         match self {

@@ -35,24 +35,29 @@
 use super::pick_cpu_set;
 use super::simd::{Simd, dyadic_f64};
 use super::{Fitted, hockney_fit_result};
+use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::kernels::timing::{measure, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::platform::ClockInfo;
 use crate::results::{KernelResult, Point};
 use crate::sync::Poll;
-use crate::sync::barrier::{LocalSense, SpinBarrier};
+use crate::sync::barrier::SpinBarrier;
 use crate::sync::events::{Event, ParkEvent};
 use crate::sync::locks::BinaryLock;
-use crate::sync::spin::{DONE, GO, SpinFlag};
+use crate::sync::spin::SpinFlag;
 use crate::sync::tasks::{Pool, spawn_join};
-use crate::team::{Placement, RankCtx, RankError, Team, TeamControl, TeamSpec, WaitStrategy};
+use crate::sync::team_method::{Events, Locks, Spin, SpinBarrierMethod, StdBarrier, TeamMethod};
+use crate::team::{RankCtx, Team, TeamSpec};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "hockney-sync";
+
 pub(super) const SYNC: KernelSpec = KernelSpec {
-    name: "hockney-sync",
+    name: NAME,
     method: "hockney",
     paper: "Hockney 1985, (r_inf, n_1/2, s_1/2) on the Cray X-MP, section 3.2, Figs. 3-6, Table II",
     about: "r_inf, s_1/2, t_0 and pi_0 of a dyadic segment split over P CPUs, per synchronisation method",
@@ -276,233 +281,6 @@ impl Work<'_> {
                 i * self.parts / grain.max(1)
             ))),
         }
-    }
-}
-
-/// The waits of a method whose processors stay alive between segments.
-trait TeamMethod: Sync {
-    /// Per-thread state.
-    type Local: Default;
-    /// Once per thread, before the first batch.
-    fn setup(&self, _part: usize) {}
-    /// Master, before its share.
-    fn master_begin(&self, l: &mut Self::Local, c: &TeamControl) -> Result<(), RankError>;
-    /// Master, after its share.
-    fn master_end(&self, l: &mut Self::Local, c: &TeamControl) -> Result<(), RankError>;
-    /// Worker `part`, before its share.
-    fn worker_begin(
-        &self,
-        l: &mut Self::Local,
-        part: usize,
-        c: &TeamControl,
-    ) -> Result<(), RankError>;
-    /// Worker `part`, after its share.
-    fn worker_end(
-        &self,
-        l: &mut Self::Local,
-        part: usize,
-        c: &TeamControl,
-    ) -> Result<(), RankError>;
-}
-
-/// Fig. 4: `go[w]` and `done[w]` start set; the master clears `go`, works, sets
-/// `done` (blocking until the worker clears it).
-struct Locks {
-    go: Vec<BinaryLock>,
-    done: Vec<BinaryLock>,
-}
-
-impl TeamMethod for Locks {
-    type Local = ();
-    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
-        self.go.iter().for_each(BinaryLock::lock_off);
-        Ok(())
-    }
-    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
-        for (i, l) in self.done.iter().enumerate() {
-            l.lock_on(c, i + 1)?;
-        }
-        Ok(())
-    }
-    fn worker_begin(&self, _: &mut (), part: usize, c: &TeamControl) -> Result<(), RankError> {
-        self.go[part - 1].lock_on(c, 0)
-    }
-    fn worker_end(&self, _: &mut (), part: usize, _: &TeamControl) -> Result<(), RankError> {
-        self.done[part - 1].lock_off();
-        Ok(())
-    }
-}
-
-/// The calls of Fig. 5 that an event offers.
-trait Fig5Event: Sync {
-    fn new() -> Self;
-    /// Called once by the thread that will wait on the event.
-    fn register(&self) {}
-    fn post(&self);
-    fn wait(&self, c: &TeamControl, peer: usize) -> Result<(), RankError>;
-    fn clear(&self);
-}
-
-impl Fig5Event for Event {
-    fn new() -> Self {
-        Event::new()
-    }
-    fn post(&self) {
-        Event::post(self);
-    }
-    fn wait(&self, c: &TeamControl, peer: usize) -> Result<(), RankError> {
-        Event::wait(self, c, peer)
-    }
-    fn clear(&self) {
-        Event::clear(self);
-    }
-}
-
-impl Fig5Event for ParkEvent {
-    fn new() -> Self {
-        ParkEvent::new()
-    }
-    fn register(&self) {
-        ParkEvent::register(self);
-    }
-    fn post(&self) {
-        ParkEvent::post(self);
-    }
-    fn wait(&self, c: &TeamControl, peer: usize) -> Result<(), RankError> {
-        ParkEvent::wait(self, c, peer)
-    }
-    fn clear(&self) {
-        ParkEvent::clear(self);
-    }
-}
-
-/// Fig. 5: a pair of events per worker, on condvars or on park/unpark (call order:
-/// see `crate::sync::events`).
-struct Events<E> {
-    to_worker: Vec<E>,
-    to_master: Vec<E>,
-}
-
-impl<E: Fig5Event> Events<E> {
-    fn new(workers: usize) -> Self {
-        Events {
-            to_worker: (0..workers).map(|_| E::new()).collect(),
-            to_master: (0..workers).map(|_| E::new()).collect(),
-        }
-    }
-}
-
-impl<E: Fig5Event> TeamMethod for Events<E> {
-    type Local = ();
-    fn setup(&self, part: usize) {
-        if part == 0 {
-            self.to_master.iter().for_each(E::register);
-        } else {
-            self.to_worker[part - 1].register();
-        }
-    }
-    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
-        Ok(())
-    }
-    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
-        for (i, e) in self.to_master.iter().enumerate() {
-            e.wait(c, i + 1)?;
-            e.clear();
-        }
-        self.to_worker.iter().for_each(E::post);
-        Ok(())
-    }
-    fn worker_begin(&self, _: &mut (), _: usize, _: &TeamControl) -> Result<(), RankError> {
-        Ok(())
-    }
-    fn worker_end(&self, _: &mut (), part: usize, c: &TeamControl) -> Result<(), RankError> {
-        self.to_master[part - 1].post();
-        self.to_worker[part - 1].wait(c, 0)?;
-        self.to_worker[part - 1].clear();
-        Ok(())
-    }
-}
-
-/// Fig. 6: one flag per worker.
-struct Spin {
-    flags: Vec<SpinFlag>,
-    poll: Poll,
-}
-
-impl TeamMethod for Spin {
-    type Local = ();
-    #[inline]
-    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
-        self.flags.iter().for_each(|f| f.post(GO));
-        Ok(())
-    }
-    #[inline]
-    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
-        for (i, f) in self.flags.iter().enumerate() {
-            f.wait_for(DONE, self.poll, c, i + 1)?;
-        }
-        Ok(())
-    }
-    #[inline]
-    fn worker_begin(&self, _: &mut (), part: usize, c: &TeamControl) -> Result<(), RankError> {
-        self.flags[part - 1].wait_for(GO, self.poll, c, 0)
-    }
-    #[inline]
-    fn worker_end(&self, _: &mut (), part: usize, _: &TeamControl) -> Result<(), RankError> {
-        self.flags[part - 1].post(DONE);
-        Ok(())
-    }
-}
-
-/// `std::sync::Barrier` at the end of each segment (no timeout: see
-/// `crate::sync::barrier`); every party looks at the abort flag after it.
-struct StdBarrier(std::sync::Barrier);
-
-impl StdBarrier {
-    fn meet(&self, c: &TeamControl) -> Result<(), RankError> {
-        self.0.wait();
-        if c.aborted() {
-            return Err(RankError::Aborted);
-        }
-        Ok(())
-    }
-}
-
-impl TeamMethod for StdBarrier {
-    type Local = ();
-    fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
-        Ok(())
-    }
-    fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {
-        self.meet(c)
-    }
-    fn worker_begin(&self, _: &mut (), _: usize, _: &TeamControl) -> Result<(), RankError> {
-        Ok(())
-    }
-    fn worker_end(&self, _: &mut (), _: usize, c: &TeamControl) -> Result<(), RankError> {
-        self.meet(c)
-    }
-}
-
-/// A sense-reversing spin barrier at the end of each segment.
-struct SpinBarrierMethod {
-    barrier: SpinBarrier,
-    poll: Poll,
-}
-
-impl TeamMethod for SpinBarrierMethod {
-    type Local = LocalSense;
-    fn master_begin(&self, _: &mut LocalSense, _: &TeamControl) -> Result<(), RankError> {
-        Ok(())
-    }
-    fn master_end(&self, l: &mut LocalSense, c: &TeamControl) -> Result<(), RankError> {
-        self.barrier.wait(l, self.poll, c, 1)
-    }
-    fn worker_begin(&self, _: &mut LocalSense, _: usize, _: &TeamControl) -> Result<(), RankError> {
-        Ok(())
-    }
-    fn worker_end(&self, l: &mut LocalSense, _: usize, c: &TeamControl) -> Result<(), RankError> {
-        self.barrier.wait(l, self.poll, c, 0)
     }
 }
 
@@ -900,7 +678,7 @@ fn round_trip_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Option<f64>, Ke
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    let cpus = pick_cpu_set(ctx, "hockney-sync")?;
+    let cpus = pick_cpu_set(ctx, NAME)?;
     let parts = cpus.len().max(2);
     let l2 = ctx
         .topology
@@ -922,7 +700,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         oversubscribe: ctx.config.oversubscribe,
         skip_part: None,
     };
-    ctx.progress.begin("hockney-sync", Method::ALL.len() as u64);
+    ctx.progress.begin(NAME, Method::ALL.len() as u64);
     let cancelled = || ctx.cancelled();
     let mut results = Vec::new();
     for method in Method::ALL {
@@ -1009,7 +787,7 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
         ));
     }
     KernelResult {
-        kernel: "hockney-sync".into(),
+        kernel: NAME.into(),
         method: "hockney".into(),
         transport: Some(s.method.name().into()),
         cpus: plan.cpus.clone(),

@@ -28,17 +28,21 @@
 
 use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
+use crate::control::{Placement, RankError};
 use crate::kernels::convert;
 use crate::kernels::timing::{measure, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints;
 use crate::results::{KernelResult, Point};
-use crate::team::{Placement, RankError, Team};
+use crate::team::Team;
 use std::time::{Duration, Instant};
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "hockney-vector";
+
 pub(super) const VECTOR: KernelSpec = KernelSpec {
-    name: "hockney-vector",
+    name: NAME,
     method: "hockney",
     paper: "Hockney 1985, (r_inf, n_1/2, s_1/2) on the Cray X-MP, section 3.1, Fig. 1, Table I",
     about: "r_inf and n_1/2 of the dyadic, triad, scalar-triad and scalar loops (f64, f32), per memory level",
@@ -262,7 +266,7 @@ fn sweep_precision<T: Element>(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    let cpu = pick_cpu(ctx, "hockney-vector")?;
+    let cpu = pick_cpu(ctx, NAME)?;
     let team = Team::new(&ctx.team_spec(vec![cpu], 1, false))?;
     let caches = ctx.topology.data_cache_sizes(cpu);
     let plan = VectorPlan::for_run(
@@ -272,9 +276,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         ctx.config.batch_target(ctx.clock),
     );
     let simd = Simd::detect();
-    ctx.progress
-        .begin("hockney-vector", 2 * Operation::ALL.len() as u64);
-    let mut per_rank = team.run("hockney-vector", vec![()], |_, _| {
+    ctx.progress.begin(NAME, 2 * Operation::ALL.len() as u64);
+    let mut per_rank = team.run(NAME, vec![()], |_, _| {
         let mut sweeps = Vec::new();
         let stream = sweep_precision::<f64>(ctx, &plan, &caches, simd, &mut sweeps)?;
         sweep_precision::<f32>(ctx, &plan, &caches, simd, &mut sweeps)?;
@@ -431,7 +434,7 @@ pub fn operation_result(
         Err(e) => warnings.push(format!("no per-level fit: {e}")),
     }
     KernelResult {
-        kernel: "hockney-vector".into(),
+        kernel: NAME.into(),
         method: "hockney".into(),
         transport: Some(label),
         cpus: vec![cpu],
@@ -486,7 +489,7 @@ fn stream_result(
         }
     }
     KernelResult {
-        kernel: "hockney-vector".into(),
+        kernel: NAME.into(),
         method: "hockney".into(),
         transport: Some(format!("stream-triad-{}", s.precision)),
         cpus: vec![cpu],

@@ -11,4 +11,4 @@ mod soak;
 use super::KernelSpec;
 
 /// The reliability kernels.
-pub static KERNELS: [KernelSpec; 1] = [soak::SOAK];
+pub static KERNELS: &[KernelSpec] = &[soak::SOAK];

@@ -13,16 +13,19 @@
 //! transports and size classes, and each share over the two directions.
 
 use super::super::{KernelError, KernelSpec, RunContext};
+use crate::control::RankError;
 use crate::kernels::scibench::choose_pair;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankCtx, RankError, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::{INLINE_BYTES, Mailbox};
-use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
+use crate::team::{RankCtx, Team};
+use crate::transport::mailbox::INLINE_BYTES;
+use crate::transport::{Endpoint, Transport, TransportConfig};
 use std::time::Instant;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "soak";
+
 pub(super) const SOAK: KernelSpec = KernelSpec {
-    name: "soak",
+    name: NAME,
     method: "reliability",
     paper: "data-integrity check of the transports (no paper)",
     about: "long two-way message streams per size class with sequence numbers and checksums; counts lost, corrupted, reordered",
@@ -286,7 +289,7 @@ fn run_class<T: Transport>(
     label: &str,
 ) -> Result<Counters, KernelError> {
     let eps = T::endpoints(team.control(), &TransportConfig::for_messages(class.max));
-    let per_rank = team.run("soak", eps, |rank_ctx, ep| {
+    let per_rank = team.run(NAME, eps, |rank_ctx, ep| {
         exchange(ep, rank_ctx, class, share, ctx, label)
     })?;
     Ok(per_rank.iter().fold(Counters::default(), |a, c| Counters {
@@ -298,12 +301,12 @@ fn run_class<T: Transport>(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    let cpus = choose_pair(ctx, "soak")?;
+    let cpus = choose_pair(ctx, NAME)?;
     let team = Team::new(&ctx.team_spec(cpus.clone(), 2, false))?;
     let total = ctx.config.soak_messages.unwrap_or(DEFAULT_MESSAGES);
     let shares = split(total, CLASSES.len() * ctx.config.transports.len());
     let steps: u64 = shares.iter().map(|s| s.from1 / PROGRESS_EVERY + 1).sum();
-    ctx.progress.begin("soak", steps);
+    ctx.progress.begin(NAME, steps);
     let mut shares = shares.into_iter();
     let mut out = Vec::new();
     for &transport in &ctx.config.transports {
@@ -316,10 +319,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             }
             let label = format!("{transport} {}", class.name);
             let start = Instant::now();
-            let c = match transport {
-                TransportKind::Mailbox => run_class::<Mailbox>(&team, class, share, ctx, &label),
-                TransportKind::Channel => run_class::<Channel>(&team, class, share, ctx, &label),
-            };
+            let c = crate::with_transport!(transport, run_class(&team, class, share, ctx, &label));
             if ctx.cancelled() {
                 return Err(KernelError::Interrupted);
             }
@@ -348,7 +348,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         }
         let failed = !warnings.is_empty();
         out.push(KernelResult {
-            kernel: "soak".into(),
+            kernel: NAME.into(),
             method: "reliability".into(),
             transport: Some(transport.name().into()),
             cpus: cpus.clone(),
@@ -366,7 +366,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         if failed {
             ctx.progress.end();
             return Err(KernelError::Failed {
-                kernel: "soak".into(),
+                kernel: NAME.into(),
                 reason: warnings.join("; "),
             });
         }

@@ -2,7 +2,8 @@
 //! `AtomicU64` flags bounced between two pinned threads. Whatever the mailbox adds
 //! to this (headers, lengths, credits, deadline checks) shows as the difference.
 
-use crate::team::{RankError, Team, TeamError};
+use crate::control::RankError;
+use crate::team::{Team, TeamError};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

@@ -4,13 +4,17 @@
 use super::super::timing::summarize_trials;
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::pair::{PairPlan, Pattern, run_on};
+use crate::control::Placement;
 use crate::results::{KernelResult, Point};
-use crate::team::{Placement, Team};
+use crate::team::Team;
 use crate::transport::TransportConfig;
 use crate::transport::mailbox::Mailbox;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "c2c";
+
 pub(super) const C2C: KernelSpec = KernelSpec {
-    name: "c2c",
+    name: NAME,
     method: "scibench",
     paper: "Gonzalez 2000, section 5.1 (PP), over all CPU pairs",
     about: "core-to-core 8-byte ping-pong latency matrix over every pair of CPUs (mailbox)",
@@ -27,11 +31,11 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         .collect();
     if pairs.is_empty() {
         return Err(KernelError::NotRunnable {
-            kernel: "c2c".into(),
+            kernel: NAME.into(),
             reason: format!("it needs at least 2 CPUs and has {cpus:?}"),
         });
     }
-    ctx.progress.begin("c2c", pairs.len() as u64);
+    ctx.progress.begin(NAME, pairs.len() as u64);
     let mut points = Vec::new();
     let mut warnings = Vec::new();
     let sizes = [8usize];
@@ -51,7 +55,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             on_size: &|_| {},
             cancelled: &|| false,
         };
-        let samples = run_on::<Mailbox>(&team, "c2c", &TransportConfig::for_messages(16), &plan)?;
+        let samples = run_on::<Mailbox>(&team, NAME, &TransportConfig::for_messages(16), &plan)?;
         let (summary, warning) = summarize_trials(&samples[0].samples_ns, &format!("CPUs {a}-{b}"));
         warnings.extend(warning);
         let class = ctx.topology.distance(a, b).map_or(-1.0, |c| c as u8 as f64);
@@ -67,7 +71,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     }
     ctx.progress.end();
     Ok(vec![KernelResult {
-        kernel: "c2c".into(),
+        kernel: NAME.into(),
         method: "scibench".into(),
         transport: Some("mailbox".into()),
         cpus,

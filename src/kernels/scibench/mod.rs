@@ -26,17 +26,21 @@ mod sci_model;
 mod topology;
 
 pub use baseline::atomic_flag_round_trip;
+pub(crate) use c2c::NAME as C2C;
 pub use pair::{Pattern, choose_pair, default_sizes, round_trip_time};
 pub use sci_model::{
     DECOMPOSITION, PROJECTION, PROJECTION_MAX_NODES, PROJECTION_SIZE_BYTES, SciInputsError,
     TABLE1_MODEL, VALIDATION, VALIDATION_BOUND_PCT, components_from_result, projection_inputs,
 };
-pub use topology::{Experiment, TorusShape, size_sweep_experiments};
+pub use topology::{Experiment, NAME as SCI_TOPOLOGY, TorusShape, size_sweep_experiments};
 
 use super::KernelSpec;
 
+/// The results `sci-topology` returns besides its own, under their own names.
+pub static SCI_TOPOLOGY_ALSO: &[&str] = &[DECOMPOSITION, VALIDATION, PROJECTION];
+
 /// The scibench kernels.
-pub static KERNELS: [KernelSpec; 4] = [
+pub static KERNELS: &[KernelSpec] = &[
     pingpong::PINGPONG,
     oneway::ONEWAY,
     c2c::C2C,

@@ -7,8 +7,11 @@ use super::super::{KernelError, KernelSpec, RunContext};
 use super::pair::{Pattern, sweep};
 use crate::results::KernelResult;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "oneway";
+
 pub(super) const ONEWAY: KernelSpec = KernelSpec {
-    name: "oneway",
+    name: NAME,
     method: "scibench",
     paper: "Gonzalez 2000, section 5.1, Fig. 6 and Appendix A",
     about: "one-way streaming latency with an acknowledgement of the final message, per transport and message size",
@@ -17,5 +20,5 @@ pub(super) const ONEWAY: KernelSpec = KernelSpec {
 };
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    sweep(ctx, "oneway", Pattern::OneWay)
+    sweep(ctx, NAME, Pattern::OneWay)
 }

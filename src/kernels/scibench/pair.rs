@@ -9,13 +9,12 @@
 use super::super::convert;
 use super::super::timing::{EventHistogram, measure, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
+use crate::control::RankError;
 use crate::model::fit::fit_line;
 use crate::model::stats::Summary;
 use crate::platform::ClockInfo;
 use crate::results::{FitResult, KernelResult, Point};
-use crate::team::{RankCtx, RankError, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
+use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -362,10 +361,7 @@ pub(crate) fn sweep(
             on_size: &on_size,
             cancelled: &cancelled,
         };
-        let samples = match transport {
-            TransportKind::Mailbox => run_on::<Mailbox>(&team, kernel, &tconfig, &plan)?,
-            TransportKind::Channel => run_on::<Channel>(&team, kernel, &tconfig, &plan)?,
-        };
+        let samples = crate::with_transport!(transport, run_on(&team, kernel, &tconfig, &plan))?;
         out.push(latency_result(
             ctx,
             kernel,
@@ -447,7 +443,7 @@ pub(crate) fn latency_result(
         Err(e) if samples.len() >= 2 => warnings.push(format!("no latency fit: {e}")),
         Err(_) => {}
     }
-    if team.placement() != crate::team::Placement::Pinned {
+    if team.placement() != crate::control::Placement::Pinned {
         warnings.push(format!(
             "ranks share CPUs ({}): waits block, so latencies include thread wake-ups",
             team.placement()
@@ -494,19 +490,20 @@ pub fn round_trip_time(
             client_pingpong(ep, &out, &mut inbuf, reps).map(|_| Duration::ZERO)
         }
     }
+    fn run<T: Transport>(
+        team: &Team,
+        config: &TransportConfig,
+        size: usize,
+        reps: u64,
+    ) -> Result<Vec<Duration>, crate::team::TeamError> {
+        team.run(
+            super::pingpong::NAME,
+            T::endpoints(team.control(), config),
+            |c, e| body(c, e, size, reps),
+        )
+    }
     let config = TransportConfig::for_messages(size.max(16));
-    let times = match transport {
-        TransportKind::Mailbox => team.run(
-            "pingpong",
-            Mailbox::endpoints(team.control(), &config),
-            |c, e| body(c, e, size, reps),
-        )?,
-        TransportKind::Channel => team.run(
-            "pingpong",
-            Channel::endpoints(team.control(), &config),
-            |c, e| body(c, e, size, reps),
-        )?,
-    };
+    let times = crate::with_transport!(transport, run(team, &config, size, reps))?;
     Ok(times[0])
 }
 

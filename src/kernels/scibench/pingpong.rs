@@ -10,8 +10,11 @@ use crate::model::stats::summarize;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "pingpong";
+
 pub(super) const PINGPONG: KernelSpec = KernelSpec {
-    name: "pingpong",
+    name: NAME,
     method: "scibench",
     paper: "Gonzalez 2000, section 5.1, Fig. 7 and Appendix A",
     about: "ping-pong latency (half the round trip) between two CPUs per transport and message size, with t_startup + N t_per_byte",
@@ -24,7 +27,7 @@ pub(super) const PINGPONG: KernelSpec = KernelSpec {
 const BASELINE_MARGIN: f64 = 0.05;
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    let mut results = sweep(ctx, "pingpong", Pattern::PingPong)?;
+    let mut results = sweep(ctx, NAME, Pattern::PingPong)?;
     let base = baseline(ctx)?;
     if let Some(base_ns) = base.points[0].stats("one_way_ns").map(|s| s.min) {
         for r in &mut results {
@@ -46,7 +49,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 
 /// The two-flag baseline at 8 bytes, one-way = round trip / 2.
 fn baseline(ctx: &RunContext<'_>) -> Result<KernelResult, KernelError> {
-    let cpus = choose_pair(ctx, "pingpong")?;
+    let cpus = choose_pair(ctx, NAME)?;
     let team = Team::new(&ctx.team_spec(cpus.clone(), 2, false))?;
     let (reps, samples) = measure(
         ctx.config.trials(),
@@ -91,7 +94,7 @@ fn baseline(ctx: &RunContext<'_>) -> Result<KernelResult, KernelError> {
     let (summary, warning) = summarize_trials(&one_way, "baseline 8 B");
     let point = point.with_stats("one_way_ns", summary);
     Ok(KernelResult {
-        kernel: "pingpong".into(),
+        kernel: NAME.into(),
         method: "scibench".into(),
         transport: Some("atomic-flags".into()),
         cpus: cpus.clone(),

@@ -24,7 +24,7 @@
 //!   paper's, and each with `l_s` halved (the enhanced system).
 
 use super::super::RunContext;
-use super::topology::{ExperimentResult, KERNEL, Measured, Measurements};
+use super::topology::{ExperimentResult, Measured, Measurements, NAME as KERNEL};
 use crate::model::fit::fit_line;
 use crate::model::sci::{
     PingPongSet, SciApplication, SciComponents, SciModelError, SolvedComponents, model_report,
@@ -117,7 +117,7 @@ fn topology_result(base: &KernelResult, m: &Measurements) -> KernelResult {
             );
         }
     }
-    if !super::topology::FLUSHES_PAYLOAD {
+    if !crate::transport::fabric::FLUSHES_PAYLOAD {
         r.warnings.push(
             "payload lines are not flushed on this architecture: a destination on the source's CPU reads its payload from cache, so o differs between odd- and even-hop tests".into(),
         );

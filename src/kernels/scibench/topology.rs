@@ -56,28 +56,28 @@ use super::super::timing::{measure, summarize_trials};
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::pair::choose_pair;
 use super::sci_model;
+use crate::control::RankError;
 use crate::model::sci::{ComponentCounts, PingPongPath};
 use crate::model::stats::Summary;
 use crate::results::KernelResult;
-use crate::team::{RankCtx, RankError, Team};
+use crate::team::Team;
 use crate::transport::TransportKind;
+use crate::transport::fabric::{Fabric, Geometry, Worker};
 use crossbeam_utils::CachePadded;
-use std::cell::UnsafeCell;
-use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// The kernel's name, as users type it and its results carry it.
+pub const NAME: &str = "sci-topology";
+
 pub(super) const SCI_TOPOLOGY: KernelSpec = KernelSpec {
-    name: "sci-topology",
+    name: NAME,
     method: "scibench",
     paper: "Gonzalez 2000, sections 5.2-5.4 and chapter 6, Figs. 10-14, eqs. 18-25",
     about: "ping-pong on emulated SCI rings and tori, decomposition into o, l_f, l_s, model validation and projections",
     in_quick_suite: true,
     run,
 };
-
-/// The kernel's name, as its results carry it.
-pub(super) const KERNEL: &str = "sci-topology";
 
 /// Message sizes of the size sweep (Fig. 12 spans 0-512 bytes; beyond, to show the
 /// overhead's growth).
@@ -323,335 +323,45 @@ pub(super) struct ExperimentResult {
     pub(super) points: Vec<Measured>,
 }
 
-// ---------------------------------------------------------------------------------
-// The fabric.
-
-/// Doorbell route word: bits 0-15 the node the hop arrives at, 16-31 the packet's
-/// destination, 32-39 the dimension of the ring travelled, 40-47 the kind.
-const KIND_DATA: u64 = 0;
-const KIND_STOP: u64 = 1;
-
-fn pack(at: usize, dest: usize, dim: usize, kind: u64) -> u64 {
-    at as u64 | (dest as u64) << 16 | (dim as u64) << 32 | kind << 40
-}
-
-fn unpack(word: u64) -> (usize, usize, usize, u64) {
-    (
-        (word & 0xffff) as usize,
-        ((word >> 16) & 0xffff) as usize,
-        ((word >> 32) & 0xff) as usize,
-        (word >> 40) & 0xff,
-    )
-}
-
-/// A worker's doorbell line: written by the worker holding the packet (remote
-/// write), polled by its owner (local read).
-///
-/// # Memory ordering
-/// The writer stores `route` and `len` (Relaxed), then `seq` (Release); the owner
-/// loads `seq` (Acquire) and, seeing a new value, reads `route` and `len`. The
-/// Release/Acquire pair on `seq` also orders the writer's payload copy into a ring
-/// buffer before the owner's read of it. `seq` values are a global hop count carried
-/// by the single packet, so each doorbell sees strictly increasing values.
-#[derive(Debug, Default)]
-struct Doorbell {
-    seq: AtomicU64,
-    route: AtomicU64,
-    len: AtomicU64,
-}
-
-/// One 128-byte line of ring buffer (128: x86 prefetches lines in adjacent pairs).
-#[derive(Clone, Copy)]
-#[repr(C, align(128))]
-struct Line([u8; 128]);
-
-/// The fabric of one experiment: geometry tables, doorbells, ring buffers.
-struct Fabric {
-    nodes: usize,
-    dims: usize,
-    workers: usize,
-    client: usize,
-    /// `next[at * nodes + to]` = (next node, dimension); `(usize::MAX, 0)` if `at == to`.
-    next: Vec<(usize, usize)>,
-    /// `worker_of[node]`.
-    worker_of: Vec<usize>,
-    /// `ring_of[node * dims + dim]`: the ring of dimension `dim` through `node`.
-    ring_of: Vec<usize>,
-    bells: Box<[CachePadded<Doorbell>]>,
-    /// Payload buffers, one per ring, each `capacity` bytes.
-    buffers: Box<[Box<[UnsafeCell<Line>]>]>,
-    capacity: usize,
-}
-
-// SAFETY: the ring buffers (`UnsafeCell`) are the only non-Sync fields. Exactly one
-// packet exists at a time and only the worker that holds it touches a ring buffer:
-// it received the packet by an Acquire load of its doorbell's `seq` that read the
-// Release store of the previous holder, which made that holder's buffer writes
-// happen-before this worker's accesses; it hands the packet on by a Release store
-// after its own accesses. So all buffer accesses are totally ordered by
-// happens-before and never race.
-unsafe impl Sync for Fabric {}
-
-impl Fabric {
-    fn new(experiment: &Experiment, workers: usize, capacity: usize) -> Fabric {
-        let shape = &experiment.shape;
-        let nodes = shape.nodes();
-        let dims = shape.sizes().len();
-        let next = (0..nodes * nodes)
-            .map(|i| {
-                shape
-                    .next_hop(i / nodes, i % nodes)
-                    .unwrap_or((usize::MAX, 0))
-            })
-            .collect();
-        // Ring of dimension k through node v: the rings are keyed by k and v's
-        // coordinates with coordinate k set to 0.
-        let mut keys: Vec<(usize, usize)> = Vec::new();
-        let mut ring_of = Vec::with_capacity(nodes * dims);
-        for v in 0..nodes {
-            for k in 0..dims {
-                let mut c = shape.coords(v);
-                c[k] = 0;
-                let key = (k, shape.node(&c));
-                let id = match keys.iter().position(|&x| x == key) {
-                    Some(id) => id,
-                    None => {
-                        keys.push(key);
-                        keys.len() - 1
-                    }
-                };
-                ring_of.push(id);
-            }
-        }
-        let lines = capacity.div_ceil(128).max(1);
-        Fabric {
-            nodes,
-            dims,
-            workers,
-            client: experiment.client,
-            next,
-            worker_of: (0..nodes).map(|v| shape.worker_of(v, workers)).collect(),
-            ring_of,
-            bells: (0..workers)
-                .map(|_| CachePadded::new(Doorbell::default()))
-                .collect(),
-            buffers: keys
-                .iter()
-                .map(|_| {
-                    (0..lines)
-                        .map(|_| UnsafeCell::new(Line([0; 128])))
-                        .collect()
-                })
-                .collect(),
-            capacity: lines * 128,
-        }
-    }
-
-    #[inline(always)]
-    fn buffer(&self, node: usize, dim: usize) -> *mut u8 {
-        let ring = self.ring_of[node * self.dims + dim];
-        UnsafeCell::raw_get(self.buffers[ring].as_ptr()).cast::<u8>()
-    }
-
-    #[inline(always)]
-    fn hop(&self, at: usize, to: usize) -> (usize, usize) {
-        self.next[at * self.nodes + to]
-    }
-}
-
-/// Evicts the lines of `len` bytes at `ptr` from every cache, so that the next
-/// reader fetches them from memory whichever CPU it runs on.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn flush_lines(ptr: *const u8, len: usize) {
-    let mut offset = 0;
-    while offset < len {
-        // SAFETY: `ptr .. ptr + len` lies inside one live ring buffer (callers pass a
-        // buffer pointer and a length checked against its capacity); clflush only
-        // writes the line back and evicts it, and needs SSE2, part of the x86-64
-        // baseline.
-        unsafe { std::arch::x86_64::_mm_clflush(ptr.add(offset)) };
-        offset += 64;
-    }
-    // mfence: waits until the write-backs are done before the header leaves, so that
-    // the hops that follow do not overlap the payload's write-back (the model has the
-    // overhead and the hops in sequence; with the overlap, the hops of a 4 KiB message
-    // were measured a few hundred ns slower each).
-    // SAFETY: mfence has no operands and needs SSE2, part of the x86-64 baseline.
-    unsafe { std::arch::x86_64::_mm_mfence() };
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn flush_lines(_ptr: *const u8, _len: usize) {}
-
-/// Whether payload lines are flushed to memory on this architecture.
-pub(super) const FLUSHES_PAYLOAD: bool = cfg!(target_arch = "x86_64");
-
-/// What a worker saw at its doorbell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Arrival {
-    /// The packet was handled and passed on (forwarded, switched, or answered).
-    Passed,
-    /// The pong reached the source.
-    Delivered,
-    /// The experiment ended.
-    Stop,
-}
-
-/// One worker's private state.
-struct Worker<'f> {
-    fabric: &'f Fabric,
-    rank: usize,
-    /// The last `seq` read from this worker's doorbell.
-    seen: u64,
-    out: Vec<u8>,
-    inbuf: Vec<u8>,
-}
-
-impl<'f> Worker<'f> {
-    fn new(fabric: &'f Fabric, rank: usize) -> Worker<'f> {
-        Worker {
-            fabric,
-            rank,
-            seen: 0,
-            out: (0..fabric.capacity).map(|i| (i % 251) as u8).collect(),
-            inbuf: vec![0; fabric.capacity],
-        }
-    }
-
-    /// Writes the header of a packet arriving at `at` into its worker's doorbell.
-    #[inline(always)]
-    fn ring_doorbell(&self, at: usize, dest: usize, dim: usize, len: usize) {
-        let bell = &self.fabric.bells[self.fabric.worker_of[at]];
-        // Relaxed: published by the Release store of `seq` below.
-        bell.route
-            .store(pack(at, dest, dim, KIND_DATA), Ordering::Relaxed);
-        bell.len.store(len as u64, Ordering::Relaxed);
-        // Release: orders the header words and this worker's payload writes before
-        // the owner's Acquire load of `seq`.
-        bell.seq.store(self.seen + 1, Ordering::Release);
-    }
-
-    /// Sender overhead: copies `len` bytes of the user buffer into the ring buffer of
-    /// the first hop, flushes them, and sends the header.
-    #[inline(always)]
-    fn send(&self, from: usize, to: usize, len: usize) {
-        let (next, dim) = self.fabric.hop(from, to);
-        let buffer = self.fabric.buffer(from, dim);
-        debug_assert!(len <= self.fabric.capacity && len <= self.out.len());
-        // SAFETY: `len` is at most the capacity of the ring buffer and of `out` (the
-        // kernel checks sizes against the capacity), and this worker holds the only
-        // packet, so no other thread touches the buffer (see `Fabric`'s Sync).
-        unsafe { std::ptr::copy_nonoverlapping(self.out.as_ptr(), buffer, len) };
-        flush_lines(buffer, len);
-        self.ring_doorbell(next, to, dim, len);
-    }
-
-    /// Waits for the next arrival at this worker and handles it.
-    #[inline(always)]
-    fn step(&mut self, ctx: &RankCtx<'_>) -> Result<Arrival, RankError> {
-        let fabric = self.fabric;
-        let bell = &fabric.bells[self.rank];
-        let last = self.seen;
-        let peer = (self.rank + 1) % fabric.workers;
-        let seq = ctx.control.spin_until(peer, || {
-            // Acquire: pairs with the writer's Release store (see `Doorbell`).
-            let s = bell.seq.load(Ordering::Acquire);
-            (s != last).then_some(s)
-        })?;
-        self.seen = seq;
-        // Relaxed: ordered after the Acquire load of `seq` above.
-        let (at, dest, dim, kind) = unpack(bell.route.load(Ordering::Relaxed));
-        let len = bell.len.load(Ordering::Relaxed) as usize;
-        if kind == KIND_STOP {
-            return Ok(Arrival::Stop);
-        }
-        if at == dest {
-            // Receiver overhead: copy the payload out of the ring buffer.
-            let buffer = fabric.buffer(at, dim);
-            debug_assert!(len <= fabric.capacity && len <= self.inbuf.len());
-            // SAFETY: as in `send`: `len` fits both buffers and this worker holds the
-            // only packet.
-            unsafe { std::ptr::copy_nonoverlapping(buffer, self.inbuf.as_mut_ptr(), len) };
-            black_box(&mut self.inbuf);
-            if at == fabric.client {
-                self.send(at, 0, len);
-                return Ok(Arrival::Passed);
-            }
-            return Ok(Arrival::Delivered);
-        }
-        let (next, next_dim) = fabric.hop(at, dest);
-        if next_dim != dim {
-            // Switching: the agent moves the payload to the next ring's buffer.
-            let (from, to) = (fabric.buffer(at, dim), fabric.buffer(at, next_dim));
-            // SAFETY: two distinct ring buffers (different dimensions), `len` within
-            // their capacity, and this worker holds the only packet.
-            unsafe { std::ptr::copy_nonoverlapping(from, to, len) };
-            flush_lines(to, len);
-        }
-        self.ring_doorbell(next, dest, next_dim, len);
-        Ok(Arrival::Passed)
-    }
-
-    /// Times `reps` ping-pongs of `len` bytes from node 0 (on this worker) to the
-    /// client and back.
-    #[inline(never)]
-    fn ping_pong_batch(
-        &mut self,
-        ctx: &RankCtx<'_>,
-        reps: u64,
-        len: usize,
-    ) -> Result<Duration, RankError> {
-        let client = self.fabric.client;
-        let start = Instant::now();
-        for _ in 0..reps {
-            self.send(0, client, len);
-            loop {
-                match self.step(ctx)? {
-                    Arrival::Passed => {}
-                    Arrival::Delivered => break,
-                    Arrival::Stop => {
-                        return Err(RankError::Failed(
-                            "the fabric stopped during a ping-pong".into(),
-                        ));
-                    }
+/// The fabric's routing tables for `experiment` on `workers` workers.
+fn geometry(experiment: &Experiment, workers: usize) -> Geometry {
+    let shape = &experiment.shape;
+    let nodes = shape.nodes();
+    let dims = shape.sizes().len();
+    let next = (0..nodes * nodes)
+        .map(|i| {
+            shape
+                .next_hop(i / nodes, i % nodes)
+                .unwrap_or((usize::MAX, 0))
+        })
+        .collect();
+    // Ring of dimension k through node v: the rings are keyed by k and v's
+    // coordinates with coordinate k set to 0.
+    let mut keys: Vec<(usize, usize)> = Vec::new();
+    let mut ring_of = Vec::with_capacity(nodes * dims);
+    for v in 0..nodes {
+        for k in 0..dims {
+            let mut c = shape.coords(v);
+            c[k] = 0;
+            let key = (k, shape.node(&c));
+            let id = match keys.iter().position(|&x| x == key) {
+                Some(id) => id,
+                None => {
+                    keys.push(key);
+                    keys.len() - 1
                 }
-            }
-        }
-        Ok(start.elapsed())
-    }
-
-    /// Tells every other worker to stop (no packet is in flight).
-    fn stop_all(&mut self) {
-        let mut seq = self.seen;
-        for (w, bell) in self.fabric.bells.iter().enumerate() {
-            if w == self.rank {
-                continue;
-            }
-            seq += 1;
-            // Relaxed, then Release on `seq`: as in `ring_doorbell`.
-            bell.route
-                .store(pack(0, 0, 0, KIND_STOP), Ordering::Relaxed);
-            bell.len.store(0, Ordering::Relaxed);
-            bell.seq.store(seq, Ordering::Release);
+            };
+            ring_of.push(id);
         }
     }
-
-    /// The other workers' loop: handle arrivals until told to stop.
-    fn serve(&mut self, ctx: &RankCtx<'_>) -> Result<(), RankError> {
-        loop {
-            match self.step(ctx)? {
-                Arrival::Stop => return Ok(()),
-                Arrival::Passed => {}
-                Arrival::Delivered => {
-                    return Err(RankError::Failed(format!(
-                        "worker {} received the pong meant for worker 0",
-                        self.rank
-                    )));
-                }
-            }
-        }
+    Geometry {
+        nodes,
+        dims,
+        client: experiment.client,
+        next,
+        worker_of: (0..nodes).map(|v| shape.worker_of(v, workers)).collect(),
+        ring_of,
+        rings: keys.len(),
     }
 }
 
@@ -663,17 +373,17 @@ pub(super) fn run_experiment(
     sizes: &[usize],
 ) -> Result<ExperimentResult, KernelError> {
     let capacity = sizes.iter().copied().max().unwrap_or(1);
-    let fabric = Fabric::new(experiment, team.size(), capacity);
+    let fabric = Fabric::new(geometry(experiment, team.size()), team.size(), capacity);
     let trials = ctx.config.trials();
     let target = ctx.config.batch_target(ctx.clock);
     let clock = ctx.clock;
     let cancel = &ctx.cancel;
     let progress = ctx.progress;
     let name = experiment.name.as_str();
-    let mut per_rank = team.run(KERNEL, vec![(); team.size()], |rctx, _| {
+    let mut per_rank = team.run(NAME, vec![(); team.size()], |rctx, _| {
         let mut worker = Worker::new(&fabric, rctx.rank);
         if rctx.rank != 0 {
-            worker.serve(rctx)?;
+            worker.serve(rctx.control)?;
             return Ok(Vec::new());
         }
         let mut out = Vec::with_capacity(sizes.len());
@@ -682,9 +392,9 @@ pub(super) fn run_experiment(
             if cancel.load(Ordering::Relaxed) {
                 break;
             }
-            worker.ping_pong_batch(rctx, WARMUP_REPS, size)?;
+            worker.ping_pong_batch(rctx.control, WARMUP_REPS, size)?;
             let (reps, samples) = measure(trials, target, clock, |reps| {
-                worker.ping_pong_batch(rctx, reps, size)
+                worker.ping_pong_batch(rctx.control, reps, size)
             })?;
             out.push((size, reps, samples));
             progress.step(&format!("{name} {size} B"));
@@ -726,7 +436,7 @@ pub(super) fn measure_propagation(
     let trials = ctx.config.trials();
     let target = ctx.config.batch_target(ctx.clock);
     let clock = ctx.clock;
-    let mut per_rank = team.run(KERNEL, vec![(); 2], |rctx, _| {
+    let mut per_rank = team.run(NAME, vec![(); 2], |rctx, _| {
         if rctx.rank == 1 {
             let mut last = 0;
             loop {
@@ -800,14 +510,14 @@ pub fn size_sweep_experiments() -> Vec<Experiment> {
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if !ctx.config.transports.contains(&TransportKind::Mailbox) {
         return Err(KernelError::NotRunnable {
-            kernel: KERNEL.into(),
+            kernel: NAME.into(),
             reason: "the SCI fabric is a remote-write / local-read (mailbox) design; run with --transport mailbox or all".into(),
         });
     }
-    let cpus = choose_pair(ctx, KERNEL)?;
+    let cpus = choose_pair(ctx, NAME)?;
     if cpus.len() < 2 {
         return Err(KernelError::NotRunnable {
-            kernel: KERNEL.into(),
+            kernel: NAME.into(),
             reason: "it needs 2 CPUs: hops must cross a core and l_p is the ping-pong between two"
                 .into(),
         });
@@ -822,7 +532,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let size_experiments = size_sweep_experiments();
     let ring_experiments: Vec<Experiment> = RING_SIZES.map(Experiment::ring_nodes).collect();
     ctx.progress.begin(
-        KERNEL,
+        NAME,
         (1 + (1 + size_experiments.len()) * sizes.len() + ring_experiments.len()) as u64,
     );
     let propagation = measure_propagation(ctx, &team)?;
@@ -927,11 +637,5 @@ mod tests {
             // An odd ring cannot alternate two CPUs: its wrap-around hop stays local.
             assert_eq!(e.local_hops(2), n % 2, "ring of {n}");
         }
-    }
-
-    #[test]
-    fn route_words_round_trip() {
-        let w = pack(1023, 7, 3, KIND_STOP);
-        assert_eq!(unpack(w), (1023, 7, 3, KIND_STOP));
     }
 }

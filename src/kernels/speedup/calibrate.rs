@@ -60,12 +60,14 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::control::RankError;
 use crate::kernels::decomposition::{Samples, ns, system_return};
 use crate::kernels::timing::measure;
 use crate::kernels::{KernelError, RunContext};
 use crate::model::regression::{LinearFit, Regressor, least_squares};
-use crate::team::hosted::{Host, HostedSpec, HostedTeam, Mailroom, NodeCtx, VirtualNode};
-use crate::team::{RankError, TeamError};
+use crate::team::TeamError;
+use crate::team::hosted::{Host, HostedSpec, HostedTeam, NodeCtx, VirtualNode};
+use crate::transport::mailroom::Mailroom;
 use crate::transport::{Endpoint, Transport};
 
 /// The longest chain, links.

@@ -50,19 +50,22 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{KernelError, KernelSpec, RunContext};
+use crate::control::{Placement, RankError};
 use crate::model::speedup::{Eq13Fit, SpeedupRecord, fit_eq13, speedup};
 use crate::model::stats::summarize;
 use crate::results::{FitResult, KernelResult, Point};
-use crate::team::{Placement, RankCtx, RankError, Team};
+use crate::team::{RankCtx, Team};
 use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
+use crate::transport::{Endpoint, Transport, TransportConfig};
 
 /// The speedup kernels.
-pub static KERNELS: [KernelSpec; 1] = [SPEEDUP];
+pub static KERNELS: &[KernelSpec] = &[SPEEDUP];
+
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "speedup";
 
 const SPEEDUP: KernelSpec = KernelSpec {
-    name: "speedup",
+    name: NAME,
     method: "speedup",
     paper: "Lamanna 1988 (AFIT thesis), ch. III benchmark, Appendix A steps 7-10, ch. IV eqs. 13-18",
     about: "matrix squaring by block rows with all-to-all exchange checked by probe and flag vector, verified; eq. 13 fit, optimal N and work for 80% efficiency",
@@ -200,10 +203,7 @@ pub fn run_with(
                 result.ranks = n;
                 result.cpus = team.hosts().to_vec();
             }
-            let per_rank = match t {
-                TransportKind::Mailbox => run_team::<Mailbox>(&team, plan, &a, &want)?,
-                TransportKind::Channel => run_team::<Channel>(&team, plan, &a, &want)?,
-            };
+            let per_rank = crate::with_transport!(t, run_team(&team, plan, &a, &want))?;
             // The thesis's total: mean computation + largest message processing.
             let runs = plan.loads.len() * plan.runs;
             let run_totals: Vec<f64> = (0..runs)
@@ -232,14 +232,8 @@ pub fn run_with(
                 .collect();
             sizes.sort_unstable();
             sizes.dedup();
-            let latencies = match t {
-                TransportKind::Mailbox => {
-                    calibrate::message_latencies::<Mailbox>(ctx, &cpus, &sizes)?
-                }
-                TransportKind::Channel => {
-                    calibrate::message_latencies::<Channel>(ctx, &cpus, &sizes)?
-                }
-            };
+            let latencies =
+                crate::with_transport!(t, calibrate::message_latencies(ctx, &cpus, &sizes))?;
             validate(&mut result, plan, &totals, &latencies);
         } else if cpus.len() < 2 {
             result.warnings.push(
@@ -280,7 +274,7 @@ fn finish(result: &mut KernelResult, plan: &SpeedupPlan, totals: &[Vec<Vec<f64>>
                 .with("processors", n as f64)
                 .with("virtual", f64::from(cpus < n))
                 .with("uniprocessor_ms", u)
-                .with("speedup", speedup(u, stats.mean))
+                .with(NAME, speedup(u, stats.mean))
                 .with("efficiency", speedup(u, stats.mean) / n as f64)
                 .with("verified", 1.0)
                 .with_stats("time_ms", stats);

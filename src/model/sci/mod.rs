@@ -40,7 +40,7 @@ pub use pingpong::{
 };
 pub use projection::{
     Crossover, CrossoverSet, CurvePoint, SciApplication, SciCurve, SciModelReport, crossover_nodes,
-    model_report, render_text,
+    model_report,
 };
 pub use torus::{
     PointToPointLatency, average_counts, average_latency_ns, multi_unicast_counts,

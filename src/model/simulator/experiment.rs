@@ -37,8 +37,6 @@
 //! shapes at the thesis's alpha = 0.1.
 #![forbid(unsafe_code)]
 
-use std::fmt::Write as _;
-
 use serde::{Deserialize, Serialize};
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -51,7 +49,6 @@ use super::{
 use crate::model::regression::INTERCEPT;
 use crate::model::speedup::{Eq11Fit, SpeedupError, SpeedupRecord, efficiency, fit_eq11, speedup};
 use crate::model::ttest::{PairedTTest, THESIS_ALPHA, t_test_differences};
-use crate::text::num;
 
 /// Parameters of the experiment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -454,7 +451,7 @@ fn shape_differences(units: &[ExperimentUnit]) -> Vec<f64> {
 }
 
 /// The unit with the same levels as `x` and burst shape `shape`.
-fn counterpart<'a>(
+pub fn counterpart<'a>(
     units: &'a [ExperimentUnit],
     x: &ExperimentUnit,
     shape: BurstShape,
@@ -475,104 +472,6 @@ fn splitmix64(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-impl ExperimentReport {
-    /// Human-readable summary: eq. 11 coefficients, H3 and the speedup table.
-    pub fn render_text(&self) -> String {
-        let mut out = String::new();
-        let m = &self.eq11.model;
-        let p = &self.params;
-        let _ = writeln!(
-            out,
-            "Lamanna (1988) simulation experiment: {} runs per unit, seed {}, {:?}",
-            self.runs, self.seed, p.topology
-        );
-        let receive = match p.receive_at {
-            ReceiveAt::Destination => "on the destination's CPU",
-            ReceiveAt::Sender => "added to the sender's start-up",
-        };
-        let _ = writeln!(
-            out,
-            "model {}: start-up t_l = {} ms at the sender ({:?}), receive = {} ms {receive}, \
-             t_c = {} ms/byte, t_i = {} ms, L = {} bytes, channels {:?}",
-            p.model_name(),
-            num(p.tl_ms),
-            p.send_hold,
-            num(p.receive_ms),
-            num(p.tc_ms_per_byte),
-            num(p.ti_ms),
-            p.message_bytes,
-            p.channel_order
-        );
-        let interval = |ci: Option<[f64; 2]>, digits: usize| {
-            ci.map_or_else(String::new, |[lo, hi]| {
-                format!(" [{lo:.digits$}, {hi:.digits$}]")
-            })
-        };
-        let ci = self.eq11_ci95;
-        let _ = writeln!(
-            out,
-            "eq. 11 over normal-burst runs ({}; 95 % intervals): T = {:.2}{} + {:.4}{} U/N \
-             + {:.4}{} NBR  [ms], R^2 = {:.4}",
-            self.eq11.fit.residuals.len(),
-            m.mu_ms,
-            interval(ci.map(|c| c.mu_ms), 2),
-            m.b,
-            interval(ci.map(|c| c.b), 4),
-            m.c_ms_per_message,
-            interval(ci.map(|c| c.c_ms_per_message), 4),
-            self.eq11.fit.r_squared
-        );
-        match &self.h3 {
-            Some(t) => {
-                let verdict = if t.reject_null {
-                    "rejected"
-                } else {
-                    "not rejected"
-                };
-                let _ = writeln!(
-                    out,
-                    "H3 (exponential - normal unit means): mean {:.3} ms, t = {:.3}, p = {:.3}: \
-                     {verdict} at alpha = {}",
-                    t.mean_difference, t.t, t.p_value, t.alpha
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "H3: no test (fewer than two pairs, or all pairs identical)"
-                );
-            }
-        }
-        let _ = writeln!(
-            out,
-            "{:>8} {:>4} {:>3} {:>4} {:>12} {:>8} {:>6} {:>12}",
-            "U(ms)", "N", "B", "R", "T_norm(ms)", "S", "E", "T_exp(ms)"
-        );
-        for x in self.units.iter().filter(|x| x.shape == BurstShape::Normal) {
-            let exp = counterpart(&self.units, x, BurstShape::Exponential);
-            let exp = exp.map_or_else(|| "-".to_string(), |e| num(e.mean_ms));
-            let _ = writeln!(
-                out,
-                "{:>8} {:>4} {:>3} {:>4} {:>12} {:>8.2} {:>6.3} {:>12}",
-                num(x.uniprocessor_ms),
-                x.nodes,
-                x.bursts,
-                x.receivers,
-                num(x.mean_ms),
-                x.speedup,
-                x.efficiency,
-                exp
-            );
-        }
-        let _ = writeln!(
-            out,
-            "{} events in {:.3} s of simulation",
-            self.events, self.wall_seconds
-        );
-        out
-    }
 }
 
 #[cfg(test)]
@@ -672,28 +571,5 @@ mod tests {
         assert!(m9.c_ms_per_message < mb.c_ms_per_message);
         assert!(m9.b > 1.0 && m9.b < 1.1, "b = {}", m9.b);
         assert_eq!(eq9.eq11.fit.degrees_of_freedom, 36 * 3 - 3);
-    }
-
-    #[test]
-    fn report_renders_and_serialises() {
-        let mut params = LamannaParams::eq9();
-        params.uniprocessor_ms = vec![1000.0];
-        params.nodes = vec![2, 4, 8];
-        let report = run_lamanna_experiment(&params, 2, 1).unwrap();
-        let text = report.render_text();
-        assert!(text.contains("eq. 11 over normal-burst runs"));
-        assert_eq!(
-            text.lines()
-                .filter(|l| l.trim_start().starts_with("1000"))
-                .count(),
-            10
-        );
-        let json = serde_json::to_string(&report).unwrap();
-        let back: ExperimentReport = serde_json::from_str(&json).unwrap();
-        assert_eq!(back.render_text(), text);
-        assert_eq!(
-            run_lamanna_experiment(&params, 0, 1),
-            Err(ExperimentError::ZeroRuns)
-        );
     }
 }

@@ -21,12 +21,10 @@
 use super::super::super::{KernelError, RunContext};
 use super::super::barrier::dissemination;
 use super::super::common::{self, Check, Samples, Sweep, drive, push_line, rank0};
+use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::topology::gray;
-use crate::team::{RankError, Team};
-use crate::transport::channel::Channel;
-use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::team::Team;
+use crate::transport::{Endpoint, Transport};
 
 /// A processor grid: `rows x cols` positions, each holding one rank.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -391,10 +389,7 @@ pub(super) fn sweep(
                     res.get_or_insert_with(|| common::result(op.name(), Some(t.name()), &team, p));
                 common::merge_placement(r, &team);
                 let grid = Grid::for_processors(p);
-                let samples = match t {
-                    TransportKind::Mailbox => run_on::<Mailbox>(ctx, &team, op, &dims)?,
-                    TransportKind::Channel => run_on::<Channel>(ctx, &team, op, &dims)?,
-                };
+                let samples = crate::with_transport!(t, run_on(ctx, &team, op, &dims))?;
                 for s in &samples {
                     let ld = s.param as usize;
                     let point = Point::new()
@@ -481,6 +476,12 @@ pub(super) fn processor_counts(quick: bool) -> Vec<usize> {
     if quick { vec![2, 4] } else { vec![2, 4, 8, 9] }
 }
 
+/// The binary-reflected Gray code of `i`: consecutive codes differ in one bit, so
+/// ring neighbours land on hypercube neighbours (CoMet section 3.3).
+fn gray(i: usize) -> usize {
+    i ^ (i >> 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -520,5 +521,16 @@ mod tests {
             let err = op.check(&m).expect_err("corrupted element");
             assert!(err.to_string().contains("verification failed"), "{err}");
         }
+    }
+
+    #[test]
+    fn gray_code_neighbours_differ_in_one_bit() {
+        for i in 0..64 {
+            assert_eq!((gray(i) ^ gray((i + 1) % 64)).count_ones(), 1);
+        }
+        assert_eq!(
+            (0..8).map(gray).collect::<Vec<_>>(),
+            vec![0, 1, 3, 2, 6, 7, 5, 4]
+        );
     }
 }

@@ -35,10 +35,10 @@ pub(super) fn run_named(
     processors: &[usize],
 ) -> Option<Result<Vec<KernelResult>, KernelError>> {
     let ops: &[MatrixOp] = match name {
-        "comet-update-guard" => &[MatrixOp::UpdateGuard],
-        "comet-shift" => &[MatrixOp::ShiftNorth, MatrixOp::ShiftEast],
-        "comet-transpose" => &[MatrixOp::Transpose],
-        "comet-row-col-broadcast" => &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast],
+        update_guard::NAME => &[MatrixOp::UpdateGuard],
+        shift::NAME => &[MatrixOp::ShiftNorth, MatrixOp::ShiftEast],
+        transpose::NAME => &[MatrixOp::Transpose],
+        row_col_broadcast::NAME => &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast],
         _ => return None,
     };
     Some(grid::sweep(ctx, name, ops, processors))

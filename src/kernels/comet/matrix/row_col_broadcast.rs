@@ -11,12 +11,15 @@
 use super::super::super::{KernelError, KernelSpec, RunContext};
 use super::super::common::{f64_bytes, f64_bytes_mut};
 use super::grid::{self, GUARD_UNSET, LocalMatrix, MatrixOp, value};
+use crate::control::RankError;
 use crate::results::KernelResult;
-use crate::team::RankError;
 use crate::transport::Endpoint;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-row-col-broadcast";
+
 pub(in super::super) const ROW_COL_BROADCAST: KernelSpec = KernelSpec {
-    name: "comet-row-col-broadcast",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 14), 3.3 (Fig. 16) and 4.2 (Fig. 30)",
     about: "multicast one global row down the grid columns and one packed column along the grid rows, with acknowledgements, verified, vs matrix order",

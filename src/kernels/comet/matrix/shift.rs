@@ -7,12 +7,15 @@
 use super::super::super::{KernelError, KernelSpec, RunContext};
 use super::super::common::{f64_bytes, f64_bytes_mut};
 use super::grid::{self, GUARD_UNSET, LocalMatrix, MatrixOp, value};
+use crate::control::RankError;
 use crate::results::KernelResult;
-use crate::team::RankError;
 use crate::transport::Endpoint;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-shift";
+
 pub(in super::super) const SHIFT: KernelSpec = KernelSpec {
-    name: "comet-shift",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 12), 3.3 and 4.2 (Fig. 29)",
     about: "shift a block-decomposed matrix one block north and one block east (whole local array with guard), verified, vs matrix order",

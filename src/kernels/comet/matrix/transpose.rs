@@ -13,12 +13,15 @@
 use super::super::super::{KernelError, KernelSpec, RunContext};
 use super::super::common::{f64_bytes, f64_bytes_mut};
 use super::grid::{self, GUARD_UNSET, LocalMatrix, MatrixOp, value};
+use crate::control::RankError;
 use crate::results::KernelResult;
-use crate::team::RankError;
 use crate::transport::Endpoint;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-transpose";
+
 pub(in super::super) const TRANSPOSE: KernelSpec = KernelSpec {
-    name: "comet-transpose",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 13), 3.3 and 4.2 (Fig. 31)",
     about: "transpose a block-decomposed matrix (exchange with the transposed grid position, local transpose), verified, vs matrix order",

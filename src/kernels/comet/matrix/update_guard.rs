@@ -13,12 +13,15 @@
 use super::super::super::{KernelError, KernelSpec, RunContext};
 use super::super::common::{f64_bytes, f64_bytes_mut};
 use super::grid::{self, GUARD_UNSET, LocalMatrix, MatrixOp, value};
+use crate::control::RankError;
 use crate::results::KernelResult;
-use crate::team::RankError;
 use crate::transport::Endpoint;
 
+/// The kernel's name, as users type it and its results carry it.
+pub(crate) const NAME: &str = "comet-update-guard";
+
 pub(in super::super) const UPDATE_GUARD: KernelSpec = KernelSpec {
-    name: "comet-update-guard",
+    name: NAME,
     method: "comet",
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 11), 3.3 (Fig. 15) and 4.2 (Fig. 28)",
     about: "update the N/S/E/W guard wrapper of a block-decomposed matrix from the grid neighbours (non-blocking, packing overlapped), verified, vs matrix order",

@@ -3,30 +3,23 @@
 
 #![forbid(unsafe_code)]
 
+pub mod decomposition;
+pub mod hockney;
+pub mod sci;
+pub mod simulator;
+
 use crate::kernels::KernelSpec;
+use crate::kernels::decomposition::{DECOMPOSITION, INTERFERENCE};
+use crate::kernels::hockney::{sync, vector};
+use crate::kernels::scibench::C2C;
 use crate::platform::Topology;
-use crate::results::{Comparison, KernelResult, PointValue};
+use crate::results::{Comparison, KernelResult, PointValue, num};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-/// Formats a number with about four significant digits.
-pub fn num(v: f64) -> String {
-    if !v.is_finite() {
-        return format!("{v}");
-    }
-    let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if !(1e-3..1e6).contains(&a) {
-        format!("{v:.3e}")
-    } else if a >= 100.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.4}")
-    }
-}
+/// The kernels whose results have tables of their own here (see
+/// [`kernel_result`]).
+pub const PRESENTED: &[&str] = &[vector::NAME, sync::NAME, DECOMPOSITION, INTERFERENCE, C2C];
 
 /// The machine's topology and the distance class of each CPU pair.
 pub fn topology(topo: &Topology, allowed: &[usize]) -> String {
@@ -124,16 +117,16 @@ pub fn kernel_result(r: &KernelResult) -> String {
         "== {}{} on CPUs {:?}{}, {} ranks, {} ({:.1} s)",
         r.kernel, transport, r.cpus, class, r.ranks, r.placement, r.elapsed_s
     );
-    if let Some(table) = crate::kernels::hockney::summary_table(r) {
+    if let Some(table) = hockney::summary_table(r) {
         s.push_str(&table);
         r.warnings
             .iter()
             .for_each(|w| s.push_str(&format!("   warning: {w}\n")));
         return s;
     }
-    if r.kernel == "c2c" {
+    if r.kernel == C2C {
         s.push_str(&c2c_matrix(r));
-    } else if let Some(table) = crate::kernels::decomposition::paper_table(r) {
+    } else if let Some(table) = decomposition::paper_table(r) {
         s.push_str(&table);
     } else {
         s.push_str(&points_table(r));

@@ -1,0 +1,197 @@
+//! The decomposition's experiments, what every rank does in each, and their
+//! schedule: the sizes, the rounds, and the blocks of iterations within a round.
+
+use super::*;
+
+/// The paper's message sizes (Tables 1 to 3), bytes.
+pub const PAPER_SIZES: [usize; 5] = [16, 500, 1000, 1500, 2000];
+/// The longer sweep beyond the paper's sizes.
+pub(super) const LONG_SIZES: [usize; 3] = [4096, 16_384, 65_536];
+/// The longest echo distance: `d = 1..=MAX_DISTANCE` hops.
+pub(super) const MAX_DISTANCE: usize = 5;
+/// Ranks: rank 0 and one per hop.
+pub(super) const RANKS: usize = MAX_DISTANCE + 1;
+/// Target length of `Q(SENDTIME)`: long enough for a 64 KiB message to clear and
+/// for the neighbour's echo to land inside the `Q(COMPTIME)` that follows.
+pub(in crate::kernels::decomposition) const SENDTIME: Duration = Duration::from_micros(20);
+/// Repetitions of the whole experiment (section 4: "repeated five times").
+pub(super) const REPETITIONS: usize = 5;
+
+/// Rounds of the experiments at a size: each runs a twenty-fifth of its
+/// iterations in each (4, or 2 with `--quick`), in turn with the others, and its
+/// figure is the median of all its iterations (see the module doc).
+pub(super) const ROUNDS: usize = 25;
+
+/// Timed iterations of each experiment, over all rounds (Appendix A's NOTIMES).
+pub(super) fn notimes(quick: bool) -> u64 {
+    if quick { 50 } else { 100 }
+}
+
+/// The sizes a run sweeps.
+pub(super) fn sizes(ctx: &RunContext<'_>) -> Vec<usize> {
+    if let Some(s) = &ctx.config.sizes {
+        return s.clone();
+    }
+    let mut s = PAPER_SIZES.to_vec();
+    if ctx.config.quick {
+        s.push(65_536);
+    } else {
+        s.extend(LONG_SIZES);
+    }
+    s
+}
+
+/// One experiment of the plan, as both rank 0 and the scripts see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::kernels::decomposition) enum Experiment {
+    /// Echo at distance `d`, with `Q` after the writes or idle.
+    Echo { d: usize, busy: bool },
+    /// Tests 2 to 4.
+    Neighbour,
+    /// Test 5.
+    RPlusS,
+    /// Test 6.
+    Efu,
+    /// Test 6 with rank 1 returning the message in its system.
+    EfuSystem,
+}
+
+/// The experiments at one size, in rank 0's order.
+pub(super) fn experiments_at_size() -> Vec<Experiment> {
+    let echo = |busy| (1..=MAX_DISTANCE).map(move |d| Experiment::Echo { d, busy });
+    echo(true)
+        .chain([
+            Experiment::Neighbour,
+            Experiment::RPlusS,
+            Experiment::Efu,
+            Experiment::EfuSystem,
+        ])
+        .chain(echo(false))
+        .collect()
+}
+
+/// Rank `rank`'s part of `e` at `reps + 1` iterations; `bg` gives the lengths.
+pub(in crate::kernels::decomposition) fn script_of(
+    rank: usize,
+    e: Experiment,
+    reps: u64,
+    bg: &Background,
+) -> Vec<Block> {
+    let (st, times) = (bg.send_chunks, reps + 1);
+    let each = |ops: Vec<Op>| vec![Block { ops, times }];
+    match e {
+        Experiment::Echo { d, .. } if rank < d && rank > 0 => vec![Block::once(vec![
+            Op::Route {
+                from: rank - 1,
+                to: rank + 1,
+                count: times,
+            },
+            Op::Route {
+                from: rank + 1,
+                to: rank - 1,
+                count: times,
+            },
+            Op::AwaitRoutes,
+        ])],
+        Experiment::Echo { d, busy: true } if rank == d => each(vec![
+            Op::Read(rank - 1),
+            Op::Compute(st),
+            Op::Write(rank - 1),
+            Op::Compute(st),
+        ]),
+        Experiment::Echo { d, busy: false } if rank == d => {
+            each(vec![Op::Read(rank - 1), Op::Write(rank - 1)])
+        }
+        Experiment::Neighbour if rank == 1 => each(vec![
+            Op::Read(0),
+            Op::Compute(st),
+            Op::Compute(st), // the echo lands inside rank 0's Q(COMPTIME)
+            Op::Write(0),
+        ]),
+        Experiment::Neighbour if rank == 3 => each(vec![Op::Read(0)]),
+        Experiment::RPlusS if rank == 1 => each(vec![
+            Op::Read(0),
+            Op::Compute(st),
+            Op::Compute(st), // passes through rank 0 inside its Q(COMPTIME)
+            Op::Write(0),
+        ]),
+        Experiment::RPlusS if rank == 3 => each(vec![Op::Read(0)]),
+        Experiment::Efu if rank == 1 => each(vec![Op::Read(0), Op::Write(0)]),
+        Experiment::EfuSystem if rank == 1 => vec![Block::once(vec![
+            Op::Route {
+                from: 0,
+                to: 0,
+                count: times,
+            },
+            Op::AwaitRoutes,
+        ])],
+        _ => Vec::new(),
+    }
+}
+
+/// Everything rank 0 measured at one size in one repetition.
+#[derive(Debug, Clone)]
+pub(super) struct SizeTimes {
+    pub(super) size: usize,
+    /// `T_1 .. T_5` with `Q` after the writes.
+    pub(super) echo_busy: Vec<f64>,
+    /// The same with the processors idle (section 5.1).
+    pub(super) echo_idle: Vec<f64>,
+    pub(super) neighbour: NeighbourTimes,
+    pub(super) forward: ForwardTimes,
+    pub(super) twice_f_e_u: f64,
+    /// Test 6 with rank 1 returning the message in its system.
+    pub(super) twice_f_e_u_system: f64,
+    /// The two CPUs' round trips just before and just after the team run of
+    /// this size ([`probe`]; NaN on one CPU).
+    pub(super) probes: [Probe; 2],
+}
+
+/// One repetition of the whole experiment.
+#[derive(Debug, Clone)]
+pub(super) struct Repetition {
+    pub(super) sizes: Vec<SizeTimes>,
+}
+
+/// Settings of one run of the experiment on one transport and `Q`.
+#[derive(Clone, Copy)]
+pub(super) struct Plan<'a> {
+    pub(super) bg: Background,
+    pub(super) sizes: &'a [usize],
+    pub(super) reps: u64,
+    /// The clock's read overhead, ns, taken from every interval timed directly.
+    pub(super) clock_ns: f64,
+    pub(super) repetitions: usize,
+    /// Rounds of the experiments at each size; each experiment's iterations are
+    /// split evenly between them and pooled.
+    pub(super) rounds: usize,
+    /// What a lane's slots span for longer messages ([`lane_span`]).
+    pub(super) lane_span: usize,
+    /// The two CPUs' round trips now ([`probe`]).
+    pub(super) probe: &'a (dyn Fn() -> Result<Probe, KernelError> + Sync),
+    pub(super) on_size: &'a (dyn Fn(usize) + Sync),
+    pub(super) cancelled: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl Plan<'_> {
+    /// Timed iterations of each experiment in one round.
+    pub(super) fn per_round(&self) -> u64 {
+        self.reps.div_ceil(self.rounds.max(1) as u64)
+    }
+}
+
+/// The whole plan in order: (repetition, size, experiment), each experiment
+/// once a round.
+pub(super) fn plan_steps(plan: &Plan<'_>) -> Vec<(usize, usize, Experiment)> {
+    let mut steps = Vec::new();
+    for rep in 0..plan.repetitions {
+        for &size in plan.sizes {
+            for _ in 0..plan.rounds {
+                for e in experiments_at_size() {
+                    steps.push((rep, size, e));
+                }
+            }
+        }
+    }
+    steps
+}

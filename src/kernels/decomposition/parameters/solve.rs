@@ -1,0 +1,404 @@
+//! From the decomposition's timed iterations to its parameters: the solve per
+//! size and repetition, the points, the lines `X0 + X1 n`, and the warnings.
+
+use super::*;
+
+/// Below this R^2 a line of E, F or U is flagged.
+pub(super) const R2_THRESHOLD: f64 = 0.9;
+
+/// One repetition at one size, solved: the parameters (`E` from the idle echo,
+/// whose hops are those of test 6) and `E` from the busy echo.
+pub(super) fn solve_size(s: &SizeTimes) -> Option<(Parameters, f64)> {
+    let n = &s.neighbour;
+    let times = ExperimentTimes {
+        size_bytes: s.size as f64,
+        echo_ns: s.echo_idle.clone(),
+        r_ns: n.r_ns,
+        a_plus_u_ns: n.a_plus_u_ns,
+        f_plus_s_ns: n.f_plus_s_ns,
+        r_plus_s_ns: s.forward.r_plus_s_ns,
+        twice_f_e_u_ns: s.twice_f_e_u,
+    };
+    let p = solve(&times).ok()?;
+    let busy = solve(&ExperimentTimes {
+        echo_ns: s.echo_busy.clone(),
+        ..times
+    })
+    .ok()?;
+    Some((p, busy.e_ns))
+}
+
+/// Reads one parameter.
+pub(super) type Getter = fn(&Parameters) -> f64;
+
+/// The parameters by name, in the paper's order.
+pub(super) const PARAMS: [(&str, Getter); 6] = [
+    ("e", |p| p.e_ns),
+    ("r", |p| p.r_ns),
+    ("s", |p| p.s_ns),
+    ("f", |p| p.f_ns),
+    ("u", |p| p.u_ns),
+    ("a", |p| p.a_ns),
+];
+
+/// Adds the points, fits and warnings of one `Q` to `result`.
+pub(super) fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition], lane_span: usize) {
+    let sizes: Vec<usize> = reps
+        .first()
+        .map(|r| r.sizes.iter().map(|s| s.size).collect())
+        .unwrap_or_default();
+    // The lines are fitted to the medians over repetitions: on a machine shared
+    // with other work one disturbed repetition would otherwise tilt them.
+    let mut medians: Vec<Parameters> = Vec::new();
+    for (i, &size) in sizes.iter().enumerate() {
+        let at: Vec<&SizeTimes> = reps.iter().filter_map(|r| r.sizes.get(i)).collect();
+        let solved: Vec<(Parameters, f64)> = at.iter().filter_map(|s| solve_size(s)).collect();
+        let mut point = Point::new()
+            .with("q_float", f64::from(u8::from(kind == QKind::Float)))
+            .with("size_bytes", size as f64)
+            .with("slots_per_lane", slots_for(size, lane_span) as f64)
+            .with("rounds", ROUNDS as f64)
+            .with("repetitions", solved.len() as f64);
+        // (point, (mean, standard deviation, median)) of the finite values.
+        type Central = Option<(f64, f64, f64)>;
+        let stat = |point: Point, name: &str, values: Vec<f64>| -> (Point, Central) {
+            let finite: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+            match summarize(&finite) {
+                Ok(s) => {
+                    let c = (s.mean, s.std_dev, s.median);
+                    (point.with_stats(name, s), Some(c))
+                }
+                Err(_) => (point, None),
+            }
+        };
+        let mut median_of = BTreeMap::new();
+        let median = |v: Vec<f64>| summarize(&v).map_or(f64::NAN, |s| s.median);
+        let a_plus_u = median(at.iter().map(|s| s.neighbour.a_plus_u_ns).collect());
+        let a_alone = median(at.iter().map(|s| s.neighbour.a_alone_ns).collect());
+        let one_link = median(at.iter().map(|s| s.twice_f_e_u_system).collect());
+        let test_6 = median(at.iter().map(|s| s.twice_f_e_u).collect());
+        // The idle echo's half-increments `(T_{d+1} − T_d) / 2`, whose mean is `E`:
+        // the first (`d` = 1 to 2) and the last (4 to 5).
+        let half_step = |d: usize| -> Vec<f64> {
+            at.iter()
+                .filter_map(|s| Some((s.echo_idle.get(d)? - s.echo_idle.get(d - 1)?) / 2.0))
+                .collect()
+        };
+        let (first_steps, last_steps) = (half_step(1), half_step(MAX_DISTANCE - 1));
+        let e_first = median(first_steps.clone());
+        let e_last = median(last_steps.clone());
+        for (name, get) in PARAMS {
+            let (p, ms) = stat(
+                point,
+                &format!("{name}_ns"),
+                solved.iter().map(|s| get(&s.0)).collect(),
+            );
+            point = p;
+            if let Some((m, sd, median)) = ms {
+                median_of.insert(name, median);
+                if m + sd < 0.0 {
+                    result.warnings.push(format!(
+                        "{} Q, {size} B: {} = {} ns is below zero by more than its standard deviation {}{}{}",
+                        kind.name(),
+                        name.to_uppercase(),
+                        num(m),
+                        num(sd),
+                        probed_at(&at),
+                        if name == "a" {
+                            // A is solved last: the medians of E, F and U are in.
+                            let of = |n| median_of.get(n).copied().unwrap_or(f64::NAN);
+                            Shortfall {
+                                u: of("u"),
+                                a_plus_u,
+                                a_alone,
+                                one_link_excess: one_link - 2.0 * of("e") - of("f") - a_plus_u,
+                                f: of("f"),
+                                f_echo: test_6 / 2.0 - of("e") - (a_plus_u - a_alone),
+                                e: of("e"),
+                                e_first,
+                                e_last,
+                            }
+                            .explain()
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+            }
+        }
+        let nb = |get: fn(&NeighbourTimes) -> f64| at.iter().map(|s| get(&s.neighbour)).collect();
+        let echo = |busy: bool, d: usize| -> Vec<f64> {
+            at.iter()
+                .filter_map(|s| if busy { &s.echo_busy } else { &s.echo_idle }.get(d - 1))
+                .copied()
+                .collect()
+        };
+        // The ends of both echoes: E = (T_5 - T_1) / 8 is solved from the idle
+        // one's, e_busy_ns from the busy one's; the idle one at every distance,
+        // and its first and last half-increments, show whether T_d is a line.
+        let raw: [(&str, Vec<f64>); 23] = [
+            ("echo_idle_d1_ns", echo(false, 1)),
+            ("echo_idle_d2_ns", echo(false, 2)),
+            ("echo_idle_d3_ns", echo(false, 3)),
+            ("echo_idle_d4_ns", echo(false, 4)),
+            ("echo_idle_d5_ns", echo(false, MAX_DISTANCE)),
+            ("e_d1_d2_ns", first_steps),
+            ("e_d4_d5_ns", last_steps),
+            ("echo_busy_d1_ns", echo(true, 1)),
+            ("echo_busy_d5_ns", echo(true, MAX_DISTANCE)),
+            ("e_busy_ns", solved.iter().map(|s| s.1).collect()),
+            (
+                "r_plus_s_ns",
+                at.iter().map(|s| s.forward.r_plus_s_ns).collect(),
+            ),
+            (
+                "r_plus_s_whole_q_ns",
+                at.iter().map(|s| s.forward.r_plus_s_whole_q_ns).collect(),
+            ),
+            ("r_whole_q_ns", nb(|n| n.r_whole_q_ns)),
+            ("a_plus_u_ns", nb(|n| n.a_plus_u_ns)),
+            ("a_alone_ns", nb(|n| n.a_alone_ns)),
+            ("clock_ns", nb(|n| n.clock_ns)),
+            ("f_plus_s_ns", nb(|n| n.f_plus_s_ns)),
+            ("f_plus_s_whole_q_ns", nb(|n| n.f_plus_s_whole_q_ns)),
+            ("send_call_ns", nb(|n| n.send_call_ns)),
+            ("twice_f_e_u_ns", at.iter().map(|s| s.twice_f_e_u).collect()),
+            (
+                "twice_f_e_u_system_ns",
+                at.iter().map(|s| s.twice_f_e_u_system).collect(),
+            ),
+            (
+                "cpu_round_trip_ns",
+                at.iter()
+                    .flat_map(|s| s.probes.map(|p| p.line_ns))
+                    .collect(),
+            ),
+            (
+                "cpu_round_trip_64k_ns",
+                at.iter()
+                    .flat_map(|s| s.probes.map(|p| p.bulk_ns))
+                    .collect(),
+            ),
+        ];
+        for (name, values) in raw {
+            point = stat(point, name, values).0;
+        }
+        let late: u64 = at.iter().map(|s| s.neighbour.late + s.forward.late).sum();
+        point = point.with("late_echoes", late as f64);
+        if late > 0 {
+            result.warnings.push(format!(
+                "{} Q, {size} B: {late} echoes or forwards came after Q(COMPTIME) ended and were left out of R, A + U and R + S",
+                kind.name()
+            ));
+        }
+        if median_of.len() == PARAMS.len() {
+            medians.push(Parameters {
+                size_bytes: size as f64,
+                e_ns: median_of["e"],
+                r_ns: median_of["r"],
+                s_ns: median_of["s"],
+                f_ns: median_of["f"],
+                u_ns: median_of["u"],
+                a_ns: median_of["a"],
+            });
+        }
+        result.points.push(point);
+    }
+    if let Some(w) = state_change(kind, reps) {
+        result.warnings.push(w);
+    }
+    let paper: Vec<Parameters> = medians
+        .iter()
+        .filter(|p| p.size_bytes <= 2000.0)
+        .cloned()
+        .collect();
+    if let Ok(lines) = fit_lines(&paper) {
+        push_fits(result, kind, &lines, "16-2000 B, Table 3", "");
+    }
+    if medians.len() > paper.len()
+        && let Ok(lines) = fit_lines(&medians)
+    {
+        push_fits(result, kind, &lines, "all sizes", "_all_sizes");
+    }
+}
+
+/// Where a point's probes stood: the medians of its round trips, or nothing on
+/// one CPU.
+pub(super) fn probed_at(at: &[&SizeTimes]) -> String {
+    let median = |get: fn(&Probe) -> f64| {
+        let v: Vec<f64> = at
+            .iter()
+            .flat_map(|s| s.probes.iter().map(get))
+            .filter(|v| v.is_finite())
+            .collect();
+        summarize(&v).map_or(f64::NAN, |s| s.median)
+    };
+    let (line, bulk) = (median(|p| p.line_ns), median(|p| p.bulk_ns));
+    if line.is_finite() && bulk.is_finite() {
+        format!(
+            ", with the CPUs' round trips at {:.0} ns (a line) and {:.0} ns (64 KiB)",
+            line, bulk
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// Round trips of 64 KiB further apart than this ratio mean that the machine
+/// changed state during a run ([`probe`]).
+pub(super) const STATE_CHANGE_RATIO: f64 = 1.5;
+
+/// A warning when the 64 KiB round trips of one `Q`'s run lie further apart than
+/// [`STATE_CHANGE_RATIO`]: its repetitions and sizes were measured in different
+/// states of the machine.
+pub(super) fn state_change(kind: QKind, reps: &[Repetition]) -> Option<String> {
+    let trips: Vec<f64> = reps
+        .iter()
+        .flat_map(|r| &r.sizes)
+        .flat_map(|s| s.probes.map(|p| p.bulk_ns))
+        .filter(|t| t.is_finite())
+        .collect();
+    let (lo, hi) = trips.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &t| {
+        (lo.min(t), hi.max(t))
+    });
+    (hi > STATE_CHANGE_RATIO * lo).then(|| {
+        format!(
+            "{} Q: the two CPUs' round trip of 64 KiB ranged from {:.0} to {:.0} ns over this run (probed before and after each size): the machine changed state while it ran, and points or repetitions measured in different states mix their costs (each point's cpu_round_trip_64k_ns gives its states)",
+            kind.name(),
+            lo,
+            hi
+        )
+    })
+}
+
+/// What a negative `A` is made of (medians over repetitions): the `U` solved from
+/// the echo, the timed read `A + U` it exceeds, `A` timed alone and the `F` the
+/// echo implies with it, and how far the echo over one link, with rank 1
+/// returning the message in its system, is from the model.
+///
+/// With `A` timed alone, `U = (A + U) − A alone` and test 6 give a second `F`,
+/// `T6/2 − E − U`; the solve's `A` is exactly `A alone + F − that F` (in each
+/// repetition; about so in the medians). So a negative `A` is an `F + S` and `S`
+/// whose difference falls short of what the echo's two ends cost.
+///
+/// By the model that echo (`twice_f_e_u_system_ns`) is two hops `E` and rank 0's
+/// `F` and `A + U`. Where it is longer, the one-link round trip costs more than
+/// the echo's marginal hops, the solve puts the difference into `U`, and `A`
+/// goes below zero: the costs do not add up as the paper's model assumes (see
+/// `slots_for` for the sizes and lanes where they did not on a 2-vCPU Xeon).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shortfall {
+    /// `U` solved from the echo.
+    pub(super) u: f64,
+    /// The timed read of an arrived message.
+    pub(super) a_plus_u: f64,
+    /// The read call's part before the message, timed by itself.
+    pub(super) a_alone: f64,
+    /// `twice_f_e_u_system_ns` less `2E + F + (A + U)`: zero where the costs add
+    /// up.
+    pub(super) one_link_excess: f64,
+    /// `F` solved, `(F + S) − S`.
+    pub(super) f: f64,
+    /// `F` from test 6 with `A` timed alone: `T6/2 − E − ((A + U) − A alone)`.
+    pub(super) f_echo: f64,
+    /// `E` solved: the mean of the idle echo's half-increments.
+    pub(super) e: f64,
+    /// The first half-increment, `(T_2 − T_1) / 2`.
+    pub(super) e_first: f64,
+    /// The last, `(T_5 − T_4) / 2`.
+    pub(super) e_last: f64,
+}
+
+impl Shortfall {
+    /// The figures for a warning, or nothing when `U` or `A + U` is missing.
+    pub(super) fn explain(&self) -> String {
+        if !(self.u.is_finite() && self.a_plus_u.is_finite()) {
+            return String::new();
+        }
+        let mut why = format!(
+            " (U solved from the echo: {:.0} ns; timed read A + U: {:.0} ns",
+            self.u, self.a_plus_u
+        );
+        if self.a_alone.is_finite() {
+            let _ = write!(
+                why,
+                "; the read's part before the message, timed alone: {:.0} ns",
+                self.a_alone
+            );
+            if self.f_echo.is_finite() && self.f.is_finite() {
+                let _ = write!(
+                    why,
+                    "; with U = (A + U) - A alone, test 6 gives F = T6/2 - E - U = {:.0} ns where (F + S) - S gives {:.0} ns, and A is A alone less the difference",
+                    self.f_echo, self.f
+                );
+            }
+        }
+        if self.one_link_excess.is_finite() {
+            let _ = write!(
+                why,
+                "; the echo over one link with rank 1 returning the message in its system is {:.0} ns longer than 2E + F + (A + U)",
+                self.one_link_excess
+            );
+        }
+        if self.e_first.is_finite() && self.e_last.is_finite() && self.e_first > self.e_last {
+            let _ = write!(
+                why,
+                "; the echo's half-increments fall along the chain, from (T2 - T1)/2 = {:.0} ns to (T5 - T4)/2 = {:.0} ns, E = {:.0} ns their mean: its links differ in cost, and test 6's one link need not cost E",
+                self.e_first, self.e_last, self.e
+            );
+        }
+        why.push(')');
+        why
+    }
+}
+
+pub(super) fn push_fits(
+    result: &mut KernelResult,
+    kind: QKind,
+    lines: &ParameterLines,
+    over: &str,
+    suffix: &str,
+) {
+    let each: [(&str, &LineFit); 6] = [
+        ("e", &lines.e),
+        ("r", &lines.r),
+        ("s", &lines.s),
+        ("f", &lines.f),
+        ("u", &lines.u),
+        ("a", &lines.a),
+    ];
+    for (name, line) in each {
+        let sized = matches!(name, "e" | "f" | "u");
+        let flagged = sized && line.r2 < R2_THRESHOLD;
+        let upper = name.to_uppercase();
+        if flagged {
+            result.warnings.push(format!(
+                "{} Q, {over}: the line of {upper} has R^2 = {:.3} < {R2_THRESHOLD}",
+                kind.name(),
+                line.r2
+            ));
+        }
+        let p0 = format!("{}_{name}0_ns{suffix}", kind.prefix());
+        let p1 = format!("{}_{name}1_ns_per_byte{suffix}", kind.prefix());
+        let mut params = BTreeMap::new();
+        params.insert(p0.clone(), line.intercept);
+        params.insert(p1.clone(), line.slope);
+        let mut std_errors = BTreeMap::new();
+        std_errors.insert(p0, line.se_intercept);
+        std_errors.insert(p1, line.se_slope);
+        result.fits.push(FitResult {
+            model: format!(
+                "{upper} = {upper}0 + {upper}1 n ({} Q, {over}{})",
+                kind.name(),
+                if sized { "" } else { "; flat, R^2 not a test" }
+            ),
+            x: "size_bytes".into(),
+            y: format!("{name}_ns.median"),
+            params,
+            std_errors,
+            r2: line.r2,
+            n_points: line.n_points,
+            flagged,
+        });
+    }
+}

@@ -1,0 +1,472 @@
+//! The generic figures of a report section: each measured quantity against the
+//! swept variable, one series per value of a second swept variable, with the
+//! fits overlaid, and CPU-pair heat maps.
+
+use super::*;
+
+/// Swept variables tried as the x axis, in order; the first that varies wins.
+pub const X_PREFERENCE: [&str; 12] = [
+    "size_bytes",
+    "n_elements",
+    "n",
+    "grain_flop",
+    "processors",
+    "matrix_order",
+    "hops",
+    "nodes",
+    "nodes_per_dimension",
+    "dimensions",
+    "ranks",
+    "n_per_processor",
+];
+
+/// The x variable: the first of [`X_PREFERENCE`] that varies over the points, then
+/// any other swept variable that varies.
+pub(super) fn choose_x(points: &[&Point]) -> Option<String> {
+    let varies = |name: &str| {
+        let vals: BTreeSet<u64> = points
+            .iter()
+            .filter_map(|p| p.number(name))
+            .map(f64::to_bits)
+            .collect();
+        vals.len() > 1
+    };
+    X_PREFERENCE
+        .iter()
+        .find(|n| varies(n))
+        .map(|n| n.to_string())
+        .or_else(|| {
+            let names: BTreeSet<&str> =
+                points.iter().flat_map(|p| p.swept().map(|s| s.0)).collect();
+            names
+                .into_iter()
+                .find(|n| !matches!(*n, "cpu_a" | "cpu_b") && varies(n))
+                .map(str::to_string)
+        })
+}
+
+/// One heat map per distribution of a CPU-pair matrix.
+pub(super) fn heat_maps(section_id: &str, nth: usize, e: &Entry<'_>) -> Vec<Figure> {
+    let pts = &e.result.points;
+    let cpus: BTreeSet<i64> = pts
+        .iter()
+        .flat_map(|p| [p.number("cpu_a"), p.number("cpu_b")])
+        .flatten()
+        .map(|v| v as i64)
+        .collect();
+    let cpus: Vec<i64> = cpus.into_iter().collect();
+    let quantities: BTreeSet<&str> = pts
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .filter(|(_, v)| matches!(v, PointValue::Stats(_)))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    quantities
+        .into_iter()
+        .map(|q| {
+            let value = |a: i64, b: i64| {
+                pts.iter().find_map(|p| {
+                    let (x, y) = (p.number("cpu_a")? as i64, p.number("cpu_b")? as i64);
+                    ((x, y) == (a, b) || (x, y) == (b, a)).then(|| p.stats(q).map(|s| s.min))?
+                })
+            };
+            let cells = cpus
+                .iter()
+                .map(|&a| cpus.iter().map(|&b| (a != b).then(|| value(a, b)).flatten()).collect())
+                .collect();
+            let h = plot::HeatMap {
+                labels: cpus.iter().map(|c| c.to_string()).collect(),
+                cells,
+                axis: "CPU".into(),
+                value_label: format!("{}, min over trials", axis_label(q)),
+            };
+            let (svg, caption) = match plot::heatmap_svg(&h) {
+                Ok(svg) => (svg, vec![]),
+                Err(err) => (String::new(), vec![format!("could not draw: {err}")]),
+            };
+            let mut caption = caption;
+            caption.insert(
+                0,
+                format!(
+                    "{}: {} between each pair of CPUs, minimum over trials; symmetric pairs share a value.",
+                    e.label,
+                    axis_label(q)
+                ),
+            );
+            Figure {
+                id: format!("fig-{section_id}-{}-{}", slug(q), nth + 1),
+                title: format!("{} matrix, {}", axis_label(q), e.label),
+                svg,
+                caption,
+            }
+        })
+        .collect()
+}
+
+/// Variables tried, in order, to split a plot's points into series: the first
+/// (other than x) that takes several values at one x.
+pub const GROUP_PREFERENCE: [&str; 9] = [
+    "processors",
+    "size_bytes",
+    "hops",
+    "load_fraction",
+    "matrix_order",
+    "load_recomputations",
+    "nodes",
+    "dims",
+    "q_float",
+];
+
+/// The variable that splits the points into series on an `x` axis, if any.
+pub(super) fn group_var(points: &[&Point], x: &str) -> Option<String> {
+    GROUP_PREFERENCE
+        .iter()
+        .filter(|g| **g != x)
+        .find(|g| {
+            let mut seen: BTreeMap<u64, u64> = BTreeMap::new();
+            points.iter().any(|p| match (p.number(x), p.number(g)) {
+                (Some(xv), Some(gv)) => {
+                    *seen.entry(xv.to_bits()).or_insert(gv.to_bits()) != gv.to_bits()
+                }
+                _ => false,
+            })
+        })
+        .map(|g| g.to_string())
+}
+
+/// A number as written in a model's name: whole numbers without decimals.
+pub(super) fn plain(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        num(v)
+    }
+}
+
+/// A series' name for a value of the grouping variable, as the kernels write it in
+/// their fits' models (`P = 4`, `N = 64 bytes`, `50% load`).
+pub(crate) fn group_text(g: &str, v: f64) -> String {
+    match g {
+        "processors" => format!("P = {}", plain(v)),
+        "size_bytes" => format!("N = {} bytes", plain(v)),
+        "load_fraction" => format!("{}% load", plain((v * 100.0).round())),
+        "hops" => format!("{} hop{}", plain(v), if v == 1.0 { "" } else { "s" }),
+        "matrix_order" => format!("order {}", plain(v)),
+        "load_recomputations" => format!("load {}", plain(v)),
+        // Krumme & Greenfield's two versions of the background computation.
+        "q_float" if v == 0.0 => "integer Q".into(),
+        "q_float" => "floating-point Q".into(),
+        _ => format!("{} = {}", g.replace('_', " "), plain(v)),
+    }
+}
+
+/// Whether `model` names `text` (not as the start of a longer number).
+pub(super) fn names(model: &str, text: &str) -> bool {
+    model.match_indices(text).any(|(i, _)| {
+        !model[i + text.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.')
+    })
+}
+
+/// The measured quantities of the entries against `x`, one figure per quantity;
+/// `group` splits each entry's points into series; `suffix` makes the ids unique
+/// when the same quantity is drawn against several axes.
+pub(super) fn xy_figures(
+    section_id: &str,
+    x: &str,
+    group: Option<&str>,
+    suffix: &str,
+    entries: &[Entry<'_>],
+) -> Vec<Figure> {
+    let mut stats_q: Vec<String> = Vec::new();
+    let mut number_q: Vec<String> = Vec::new();
+    for e in entries {
+        for p in &e.result.points {
+            for (n, v) in &p.0 {
+                let list = match v {
+                    PointValue::Stats(_) => &mut stats_q,
+                    // A property of the build or CPU (simd_width_bits) is no plot.
+                    PointValue::Number(_) if n.ends_with("_bits") => continue,
+                    PointValue::Number(_) if Point::is_measured(n) => &mut number_q,
+                    PointValue::Number(_) => continue,
+                };
+                if !list.contains(n) {
+                    list.push(n.clone());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for q in stats_q.iter().chain(&number_q) {
+        let mut plot = plot::XyPlot {
+            x_label: axis_label(x),
+            y_label: axis_label(q),
+            ..Default::default()
+        };
+        let mut caption = Vec::new();
+        let is_stats = stats_q.contains(q);
+        let mut drawn = 0;
+        let (mut by_min, mut by_mean) = (false, false);
+        for e in entries {
+            let with_q: Vec<&Point> = e
+                .result
+                .points
+                .iter()
+                .filter(|p| p.number(x).is_some() && p.0.contains_key(q))
+                .collect();
+            // The series: one per value of the grouping variable.
+            let mut groups: Vec<(Option<f64>, Vec<&Point>)> = Vec::new();
+            for p in &with_q {
+                let g = group.and_then(|g| p.number(g));
+                match groups
+                    .iter_mut()
+                    .find(|(v, _)| v.map(f64::to_bits) == g.map(f64::to_bits))
+                {
+                    Some((_, list)) => list.push(p),
+                    None => groups.push((g, vec![p])),
+                }
+            }
+            groups.sort_by(|a, b| a.0.unwrap_or(0.0).total_cmp(&b.0.unwrap_or(0.0)));
+            let group_texts: Vec<String> = groups
+                .iter()
+                .filter_map(|(v, _)| Some(group_text(group?, (*v)?)))
+                .collect();
+            let n_groups = groups.len();
+            let single_fits: Vec<usize> = e
+                .result
+                .fits
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| {
+                    fit_quantity(f) == q
+                        && !f.x.contains(", ")
+                        && !group_texts.iter().any(|t| names(&f.model, t))
+                        && evaluate_fit(f, None).is_ok()
+                })
+                .map(|(i, _)| i)
+                .collect();
+            let mut ungrouped_drawn: BTreeSet<usize> = BTreeSet::new();
+            let spread = if reports_mean(&e.result.method) {
+                by_mean = true;
+                plot::Spread::MeanSd
+            } else {
+                by_min = true;
+                plot::Spread::MinMedianMax
+            };
+            for (gi, (gv, pts_g)) in groups.iter().enumerate() {
+                let mut pts: Vec<plot::Measured> = pts_g
+                    .iter()
+                    .filter_map(|p| {
+                        let xv = p.number(x)?;
+                        match (p.0.get(q)?, spread) {
+                            (PointValue::Stats(s), plot::Spread::MinMedianMax) => {
+                                Some((xv, s.min, Some((s.median, s.max))))
+                            }
+                            (PointValue::Stats(s), plot::Spread::MeanSd) => {
+                                Some((xv, s.mean, Some((s.mean - s.std_dev, s.mean + s.std_dev))))
+                            }
+                            (PointValue::Number(v), _) => Some((xv, *v, None)),
+                        }
+                    })
+                    .filter(|p| p.0.is_finite() && p.1.is_finite())
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                drawn += pts.len();
+                let colour = e.colour + entries.len() * gi;
+                let gtext = group.zip(*gv).map(|(g, v)| group_text(g, v));
+                let mut label = match (&gtext, entries.len()) {
+                    (Some(t), 1) => t.clone(),
+                    (Some(t), _) => format!("{}, {t}", e.label),
+                    (None, _) => e.label.clone(),
+                };
+                if is_stats {
+                    label.push_str(match spread {
+                        plot::Spread::MinMedianMax => " (min)",
+                        plot::Spread::MeanSd => " (mean)",
+                    });
+                }
+                let (xlo, xhi) = (pts[0].0, pts[pts.len() - 1].0);
+                plot.series.push(plot::Series {
+                    spread,
+                    label,
+                    colour,
+                    points: pts,
+                });
+                for (fi, f) in e.result.fits.iter().enumerate() {
+                    if fit_quantity(f) != q {
+                        continue;
+                    }
+                    let fit_x = f.x.split(", ").next().unwrap_or(&f.x);
+                    let two_vars = f.x.contains(", ");
+                    let grouped = group_texts.iter().any(|t| names(&f.model, t));
+                    let mine = gtext.as_ref().is_some_and(|t| names(&f.model, t));
+                    // A fit of one series on that series; a fit of them all once.
+                    let (on, range_pts): (bool, &[&Point]) = if two_vars || grouped {
+                        (two_vars || mine, pts_g)
+                    } else {
+                        (ungrouped_drawn.insert(fi), &with_q)
+                    };
+                    if !on {
+                        continue;
+                    }
+                    let range_pts = &fit_subset(f, range_pts);
+                    // Several fits of one series (levels, variants): a colour each.
+                    let colour = if two_vars || grouped {
+                        colour
+                    } else if single_fits.len() > 1 {
+                        let k = single_fits.iter().position(|&i| i == fi).unwrap_or(0);
+                        e.colour + entries.len() * (n_groups + k)
+                    } else {
+                        e.colour
+                    };
+                    let model = match evaluate_fit(f, group.zip(*gv)) {
+                        Ok(m) => m,
+                        // A summary of segments drawn on their own: breakpoints only.
+                        Err(_) if f.params.contains_key("breakpoints") => {
+                            add_breakpoints(&mut plot, f, fit_x == x, colour);
+                            continue;
+                        }
+                        Err(why) => {
+                            if n_groups == 1 || !caption.contains(&format!("{}: {why}", e.label)) {
+                                caption.push(format!("{}: {why}", e.label));
+                            }
+                            continue;
+                        }
+                    };
+                    let curve: Vec<(f64, f64)> = if fit_x == x {
+                        let all: Vec<f64> = range_pts.iter().filter_map(|p| p.number(x)).collect();
+                        let (lo, hi) = fit_range(f, range_pts, x).unwrap_or((
+                            all.iter().copied().fold(xlo, f64::min),
+                            all.iter().copied().fold(xhi, f64::max),
+                        ));
+                        sample(lo, hi).map(|x| (x, (model.f)(x))).collect()
+                    } else {
+                        // Against another variable the points carry: through them.
+                        let mut c: Vec<(f64, f64)> = range_pts
+                            .iter()
+                            .filter_map(|p| Some((p.number(x)?, (model.f)(fit_x_at(p, fit_x)?))))
+                            .collect();
+                        c.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        c.dedup_by(|a, b| a.0 == b.0);
+                        if c.is_empty() {
+                            let why = format!(
+                                "{}: fit {} is against {}, which the points do not carry; not drawn",
+                                e.label, f.model, f.x
+                            );
+                            if !caption.contains(&why) {
+                                caption.push(why);
+                            }
+                            continue;
+                        }
+                        c
+                    };
+                    if let Some(n) = model.note
+                        && !caption.contains(&n)
+                    {
+                        caption.push(n);
+                    }
+                    if curve.len() < 2 {
+                        continue;
+                    }
+                    plot.curves.push(plot::Curve {
+                        label: if entries.len() > 1 {
+                            format!("{} fit: {}", e.label, f.model)
+                        } else {
+                            format!("fit: {}", f.model)
+                        },
+                        colour,
+                        points: curve,
+                    });
+                    if f.flagged {
+                        caption.push(format!(
+                            "{}: the fit {} is flagged (R² {:.3}); its line is drawn but not to be trusted.",
+                            e.label, f.model, f.r2
+                        ));
+                    }
+                    if f.y.contains(".median") {
+                        let n = format!("{} is fitted to the medians.", f.model);
+                        if !caption.contains(&n) {
+                            caption.push(n);
+                        }
+                    }
+                    add_breakpoints(&mut plot, f, fit_x == x, colour);
+                }
+            }
+            // Half-peak and 90 % sizes of a latency line, on its bandwidth plot.
+            if q.contains("bandwidth") && x == "size_bytes" {
+                for f in &e.result.fits {
+                    if let Some(&nh) = f.params.get("n_half_bytes")
+                        && nh.is_finite()
+                        && nh > 0.0
+                        && !plot.markers.iter().any(|m| m.x == nh)
+                    {
+                        plot.markers.push(plot::Marker {
+                            x: nh,
+                            label: format!("50%: {} B", num(nh)),
+                            colour: e.colour,
+                        });
+                        plot.markers.push(plot::Marker {
+                            x: 9.0 * nh,
+                            label: format!("90%: {} B", num(9.0 * nh)),
+                            colour: e.colour,
+                        });
+                        caption.push(format!(
+                            "{}: 50% and 90% of the asymptotic bandwidth are reached at n_1/2 = {} B and 9 n_1/2 = {} B (from the fit {}).",
+                            e.label,
+                            num(nh),
+                            num(9.0 * nh),
+                            f.model
+                        ));
+                    }
+                }
+            }
+        }
+        if drawn == 0 {
+            continue;
+        }
+        if is_stats && by_mean {
+            caption.insert(
+                0,
+                "Line: mean over the repetitions, as the paper's tables give it; shaded band: one standard deviation either side; dashed: fitted model."
+                    .into(),
+            );
+        }
+        if is_stats && by_min {
+            caption.insert(
+                0,
+                "Line: minimum over trials; shaded band: minimum to median; whiskers: median to maximum (cut at twice the highest median); dashed: fitted model."
+                    .into(),
+            );
+        }
+        let (svg, err) = match plot::xy_svg(&plot) {
+            Ok(svg) => (svg, None),
+            Err(e) => (String::new(), Some(format!("could not draw: {e}"))),
+        };
+        caption.extend(err);
+        out.push(Figure {
+            id: format!("fig-{section_id}-{}{suffix}", slug(q)),
+            title: format!("{} against {}", axis_label(q), axis_label(x)),
+            svg,
+            caption,
+        });
+    }
+    out
+}
+
+/// 96 x values from `lo` to `hi`, geometric when both are positive.
+pub(super) fn sample(lo: f64, hi: f64) -> impl Iterator<Item = f64> {
+    let geometric = lo > 0.0 && hi > lo;
+    (0..96).map(move |i| {
+        let t = i as f64 / 95.0;
+        if geometric {
+            lo * (hi / lo).powf(t)
+        } else {
+            lo + (hi - lo) * t
+        }
+    })
+}
