@@ -17,15 +17,13 @@
 //! receiver has consumed chunk `c - slots`; it writes the payload (or the inline
 //! word), then `len`, then stores `seq = c` with **Release**: the header line's
 //! stores come last and together, so that the line the receiver polls crosses to
-//! the sender once a chunk (writing `len` before the payload made it cross twice
-//! and cost about 80 ns of the half round trip of a 2000-byte ping-pong). The
-//! receiver polls `seq` with **Acquire** until it equals `c`, reads, and every
-//! `slots / 2` chunks publishes `consumed` with **Release**, which the sender loads
-//! with **Acquire** before reusing a slot. Messages of at most 8 bytes are one
-//! chunk whose payload is the header's `word`: one cache-line transfer, like
-//! scibench's direct atomic stores. Longer messages are `ceil(len / slot_bytes)`
-//! chunks that stream through the ring, so a 64 KiB message pipelines the sender's
-//! copy-in with the receiver's copy-out.
+//! the sender once a chunk, not twice. The receiver polls `seq` with **Acquire**
+//! until it equals `c`, reads, and every `slots / 2` chunks publishes `consumed`
+//! with **Release**, which the sender loads with **Acquire** before reusing a slot.
+//! Messages of at most 8 bytes are one chunk whose payload is the header's `word`:
+//! one cache-line transfer, like scibench's direct atomic stores. Longer messages
+//! are `ceil(len / slot_bytes)` chunks that stream through the ring, so a 64 KiB
+//! message pipelines the sender's copy-in with the receiver's copy-out.
 //!
 //! A rank that shares its CPU waits by parking (`parking_lot_core`) instead of
 //! spinning; its peers then wake it after each publish (see the README for why no
@@ -314,9 +312,8 @@ fn lane_at(ptr: *const Lane, _owner: &Shared) -> &Lane {
     unsafe { &*ptr }
 }
 
-/// Publishes chunk `c`, a whole message of at most 8 bytes, in `header`: the
-/// word, the length, then the flag, three stores to the one line the receiver
-/// polls. The caller has checked the credit.
+/// Publishes chunk `c`, a message of at most 8 bytes, in `header`: word, length,
+/// flag, three stores to the line the receiver polls. The caller checked the credit.
 #[inline(always)]
 fn put_inline(header: &Header, c: u64, data: &[u8]) {
     // Relaxed: published by the Release store of `seq` below.
@@ -782,9 +779,8 @@ impl Endpoint for MailboxEndpoint {
     }
 }
 
-/// Wakes the thread parked on `parked`, if any. Called after a Release publish,
-/// only towards a rank that parks (out of line: the spinning ranks' paths do not
-/// carry its code).
+/// Wakes the thread parked on `parked`, if any, after a Release publish towards a
+/// rank that parks; out of line, so that the spinning ranks' paths do not carry it.
 #[inline(never)]
 fn notify(parked: &AtomicU32) {
     // SeqCst fence: Dekker pairing with the fence in `block_until`. Either this
