@@ -5,13 +5,12 @@
 use halfperf::kernels::comet::{
     self, CentralBarrier, hop_fit, matrix::grid::Grid, message_curve_fits,
 };
-use halfperf::kernels::{NoProgress, RunConfig, RunContext};
+use halfperf::kernels::{RunConfig, RunContext};
 use halfperf::platform::{Topology, allowed_cpus, measure_clock};
 use halfperf::results::KernelResult;
 use halfperf::team::{Team, TeamSpec};
 use halfperf::transport::TransportKind;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Runs kernel `name` on `processors` with tiny sweeps and one trial per point.
@@ -29,14 +28,7 @@ fn run(name: &str, processors: &[usize], transports: &[TransportKind]) -> Vec<Ke
         oversubscribe: true,
         ..RunConfig::default()
     };
-    let ctx = RunContext {
-        topology: &topology,
-        allowed: &allowed,
-        clock: &clock,
-        config: &config,
-        progress: &NoProgress,
-        cancel: Arc::new(AtomicBool::new(false)),
-    };
+    let ctx = RunContext::quiet(&topology, &allowed, &clock, &config);
     let results = comet::run_on_processors(name, &ctx, processors)
         .unwrap_or_else(|e| panic!("{name} on {processors:?}: {e}"));
     assert!(!results.is_empty(), "{name}: no results");

@@ -16,12 +16,10 @@
 
 mod common;
 
-use halfperf::kernels::{self, NoProgress, RunConfig, RunContext};
+use halfperf::kernels::{self, RunConfig, RunContext};
 use halfperf::platform::{Topology, allowed_cpus, measure_clock};
 use halfperf::results::KernelResult;
 use halfperf::transport::TransportKind;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 /// Runs `kernel` on the pair `cpus` over the mailbox at `size` bytes.
 fn run(kernel: &str, cpus: &[usize], size: usize) -> Vec<KernelResult> {
@@ -36,14 +34,7 @@ fn run(kernel: &str, cpus: &[usize], size: usize) -> Vec<KernelResult> {
         trials: Some(5),
         ..RunConfig::default()
     };
-    let ctx = RunContext {
-        topology: &topology,
-        allowed: &allowed,
-        clock: &clock,
-        config: &config,
-        progress: &NoProgress,
-        cancel: Arc::new(AtomicBool::new(false)),
-    };
+    let ctx = RunContext::quiet(&topology, &allowed, &clock, &config);
     let spec = kernels::find(kernel).expect("registered");
     kernels::run_kernel(spec, &ctx).unwrap_or_else(|e| panic!("{kernel}: {e}"))
 }

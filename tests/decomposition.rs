@@ -4,11 +4,10 @@
 //! machine running the tests may be a loaded two-core virtual machine.
 
 use halfperf::control::Placement;
-use halfperf::kernels::{self, NoProgress, RunConfig, RunContext};
+use halfperf::kernels::{self, RunConfig, RunContext};
 use halfperf::platform::{Topology, allowed_cpus, measure_clock};
 use halfperf::results::KernelResult;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// The kernels time; run one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -22,14 +21,7 @@ fn run(kernel: &str, config: RunConfig) -> Vec<KernelResult> {
         oversubscribe: allowed.len() < 2,
         ..config
     };
-    let ctx = RunContext {
-        topology: &topology,
-        allowed: &allowed,
-        clock: &clock,
-        config: &config,
-        progress: &NoProgress,
-        cancel: Arc::new(AtomicBool::new(false)),
-    };
+    let ctx = RunContext::quiet(&topology, &allowed, &clock, &config);
     let spec = kernels::find(kernel).expect("registered");
     kernels::run_kernel(spec, &ctx).expect("the kernel runs")
 }

@@ -9,14 +9,12 @@ use halfperf::kernels::hockney::vector::{LengthSamples, Level, OperationSweep, o
 use halfperf::kernels::hockney::{
     Method, Operation, Simd, SyncPlan, VectorPlan, Vectors, sweep_method,
 };
-use halfperf::kernels::{KernelError, NoProgress, RunConfig, RunContext, find};
+use halfperf::kernels::{KernelError, RunConfig, RunContext, find};
 use halfperf::platform::{ClockInfo, Topology, allowed_cpus, measure_clock};
 use halfperf::team::TeamError;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 fn clock() -> ClockInfo {
@@ -231,14 +229,7 @@ fn one_cpu_without_oversubscribe_is_not_runnable() {
         cpus: Some(vec![allowed[0]]),
         ..RunConfig::default()
     };
-    let ctx = RunContext {
-        topology: &topology,
-        allowed: &allowed,
-        clock: &clock,
-        config: &config,
-        progress: &NoProgress,
-        cancel: Arc::new(AtomicBool::new(false)),
-    };
+    let ctx = RunContext::quiet(&topology, &allowed, &clock, &config);
     let spec = find("hockney-sync").unwrap();
     match (spec.run)(&ctx) {
         Err(KernelError::NotRunnable { kernel, reason }) => {

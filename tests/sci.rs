@@ -5,15 +5,13 @@
 
 use halfperf::control::Placement;
 use halfperf::kernels::scibench::{DECOMPOSITION, PROJECTION, TABLE1_MODEL, VALIDATION};
-use halfperf::kernels::{self, NoProgress, RunConfig, RunContext};
+use halfperf::kernels::{self, RunConfig, RunContext};
 use halfperf::platform::{self, Topology};
 use halfperf::results::{FitResult, KernelResult, ResultFile, SCHEMA_VERSION, TOOL_NAME};
 use halfperf::transport::TransportKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::process::{Command, Output};
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 mod common;
 
@@ -308,14 +306,7 @@ fn topology_kernel_decomposes_this_machine() {
         trials: Some(5),
         ..RunConfig::default()
     };
-    let ctx = RunContext {
-        topology: &topo,
-        allowed: &allowed,
-        clock: &clock,
-        config: &config,
-        progress: &NoProgress,
-        cancel: Arc::new(AtomicBool::new(false)),
-    };
+    let ctx = RunContext::quiet(&topo, &allowed, &clock, &config);
     let spec = kernels::find("sci-topology").expect("registered");
     assert_eq!(spec.method, "scibench");
     // A loaded machine may inflate a whole point; allow three runs, and check the last.

@@ -5,11 +5,9 @@
 mod common;
 
 use halfperf::kernels::speedup::{SpeedupPlan, run_with};
-use halfperf::kernels::{NoProgress, RunConfig, RunContext};
+use halfperf::kernels::{RunConfig, RunContext};
 use halfperf::platform::{Topology, allowed_cpus, measure_clock};
 use halfperf::transport::TransportKind;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 #[test]
@@ -25,14 +23,7 @@ fn tiny_benchmark_verifies_and_fits_eq13() {
         oversubscribe: true,
         ..RunConfig::default()
     };
-    let ctx = RunContext {
-        topology: &topology,
-        allowed: &allowed,
-        clock: &clock,
-        config: &config,
-        progress: &NoProgress,
-        cancel: Arc::new(AtomicBool::new(false)),
-    };
+    let ctx = RunContext::quiet(&topology, &allowed, &clock, &config);
     let plan = SpeedupPlan {
         order: 8,
         loads: vec![1, 10, 100],
@@ -177,14 +168,7 @@ fn an_order_not_divisible_by_n_is_refused() {
         oversubscribe: true,
         ..RunConfig::default()
     };
-    let ctx = RunContext {
-        topology: &topology,
-        allowed: &allowed,
-        clock: &clock,
-        config: &config,
-        progress: &NoProgress,
-        cancel: Arc::new(AtomicBool::new(false)),
-    };
+    let ctx = RunContext::quiet(&topology, &allowed, &clock, &config);
     let plan = SpeedupPlan {
         order: 6,
         loads: vec![1],

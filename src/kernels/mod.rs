@@ -148,6 +148,26 @@ pub struct RunContext<'a> {
     pub cancel: Arc<AtomicBool>,
 }
 
+impl<'a> RunContext<'a> {
+    /// A context that reports no progress and is never cancelled: for the tests,
+    /// the benches and library callers that run kernels directly.
+    pub fn quiet(
+        topology: &'a Topology,
+        allowed: &'a [usize],
+        clock: &'a ClockInfo,
+        config: &'a RunConfig,
+    ) -> Self {
+        RunContext {
+            topology,
+            allowed,
+            clock,
+            config,
+            progress: &NoProgress,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
 impl RunContext<'_> {
     /// The CPUs a kernel should use: the user's, else all allowed.
     pub fn cpus(&self) -> Vec<usize> {
