@@ -80,6 +80,8 @@ fn kernel() -> impl Strategy<Value = KernelResult> {
                 warnings,
                 load: None,
                 elapsed_s: 1.0,
+                headline: Vec::new(),
+                repetition: None,
             },
         )
 }

@@ -191,6 +191,8 @@ fn table1_file() -> ResultFile {
             warnings: Vec::new(),
             load: None,
             elapsed_s: 0.0,
+            headline: Vec::new(),
+            repetition: None,
         }],
         incomplete: false,
     }

@@ -13,7 +13,7 @@ mod schema;
 
 pub use compare::{Comparison, ComparisonRow, compare, kernel_key, reports_mean, to_csv};
 pub use schema::{
-    FitResult, KernelResult, MachineInfo, Point, PointValue, ResultFile, SCHEMA_VERSION,
+    FitResult, KernelResult, MachineInfo, Param, Point, PointValue, ResultFile, SCHEMA_VERSION,
     SoftwareInfo, TOOL_NAME,
 };
 

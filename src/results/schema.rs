@@ -104,6 +104,39 @@ pub struct KernelResult {
     pub load: Option<LoadReport>,
     /// Wall time the kernel took, in seconds.
     pub elapsed_s: f64,
+    /// The parameters a user would quote from this kernel, each with its 95 %
+    /// interval; the machine card is built from them. Empty in files written
+    /// before they were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headline: Vec<Param>,
+    /// Which repetition of `run --repeat K` this is, from 1; absent for a run
+    /// without repetitions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition: Option<u32>,
+}
+
+/// A headline parameter: a figure a user would quote and compare across machines,
+/// with its 95 % confidence interval from the run's own data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Param {
+    /// The parameter, unit in the name as everywhere (`t_startup_ns`,
+    /// `n_half_bytes`, `s_half_flop`, `one_way_ns`).
+    pub name: String,
+    /// What it is a parameter of, when the kernel reports it several times: a
+    /// sync method (`spin-hint`), a memory level (`L1`), a distance class, a
+    /// message size (`8 B`). Absent when the kernel and transport say it all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<String>,
+    /// The estimate.
+    pub value: f64,
+    /// The 95 % confidence interval, low and high; absent when the data give none
+    /// (a single trial, a failed fit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<[f64; 2]>,
+    /// How the interval was computed (`bootstrap over rounds`, `fit standard
+    /// error`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
 }
 
 /// One point of a sweep: its swept variables and measured quantities by name, units

@@ -164,6 +164,8 @@ mod tests {
             warnings: Vec::new(),
             load: None,
             elapsed_s: 0.0,
+            headline: Vec::new(),
+            repetition: None,
         }
     }
 

@@ -351,6 +351,8 @@ pub(crate) fn result(
         warnings,
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     }
 }
 
@@ -607,5 +609,7 @@ pub(crate) fn empty_result(kernel: &str) -> KernelResult {
         warnings: Vec::new(),
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     }
 }

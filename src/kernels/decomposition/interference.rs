@@ -320,6 +320,8 @@ fn result(
         warnings,
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     }
 }
 

@@ -799,5 +799,7 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
         warnings,
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     }
 }

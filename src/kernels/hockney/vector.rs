@@ -446,6 +446,8 @@ pub fn operation_result(
         warnings,
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     }
 }
 
@@ -501,6 +503,8 @@ fn stream_result(
         warnings,
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     }
 }
 

@@ -362,6 +362,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             warnings: warnings.clone(),
             load: None,
             elapsed_s: 0.0,
+            headline: Vec::new(),
+            repetition: None,
         });
         if failed {
             ctx.progress.end();

@@ -83,5 +83,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         warnings,
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     }])
 }

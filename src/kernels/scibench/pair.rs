@@ -464,6 +464,8 @@ pub(crate) fn latency_result(
         warnings,
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     }
 }
 

@@ -108,5 +108,7 @@ fn baseline(ctx: &RunContext<'_>) -> Result<KernelResult, KernelError> {
         warnings: warning.into_iter().collect(),
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     })
 }

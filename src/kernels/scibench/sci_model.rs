@@ -74,6 +74,8 @@ pub(super) fn results(ctx: &RunContext<'_>, team: &Team, m: &Measurements) -> Ve
         warnings: Vec::new(),
         load: None,
         elapsed_s: 0.0,
+        headline: Vec::new(),
+        repetition: None,
     };
     let topology = topology_result(&base, m);
     let (decomposition, components) = decomposition_result(&base, m);

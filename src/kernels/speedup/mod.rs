@@ -180,6 +180,8 @@ pub fn run_with(
             warnings: Vec::new(),
             load: None,
             elapsed_s: 0.0,
+            headline: Vec::new(),
+            repetition: None,
         };
         for &n in &plan.processors {
             if ctx.cancelled() {

@@ -218,6 +218,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             warnings: Vec::new(),
             load: None,
             elapsed_s: 0.0,
+            headline: Vec::new(),
+            repetition: None,
         };
         for bg in &backgrounds {
             if ctx.cancelled() {
@@ -372,6 +374,8 @@ mod tests {
             warnings: Vec::new(),
             load: None,
             elapsed_s: 0.0,
+            headline: Vec::new(),
+            repetition: None,
         }
     }
 
