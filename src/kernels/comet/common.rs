@@ -338,22 +338,10 @@ pub(crate) fn result(
             team.placement()
         ));
     }
-    KernelResult {
-        kernel: kernel.into(),
-        method: "comet".into(),
-        transport: transport.map(Into::into),
-        cpus: team.hosts().to_vec(),
-        distance_class: None,
-        placement: team.placement(),
-        ranks,
-        points: Vec::new(),
-        fits: Vec::new(),
-        warnings,
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }
+    KernelResult::new(kernel, "comet", team.placement(), team.hosts().to_vec())
+        .with_transport(transport)
+        .with_ranks(ranks)
+        .with_warnings(warnings)
 }
 
 /// Merges the labels of results over several processor counts: the placement is
@@ -596,20 +584,6 @@ pub(crate) fn interrupted(ctx: &RunContext<'_>) -> Result<(), KernelError> {
 /// A result with nothing in it yet, for the tests of the point builders.
 #[cfg(test)]
 pub(crate) fn empty_result(kernel: &str) -> KernelResult {
-    KernelResult {
-        kernel: kernel.into(),
-        method: "comet".into(),
-        transport: Some("mailbox".into()),
-        cpus: vec![0, 1],
-        distance_class: None,
-        placement: Placement::Pinned,
-        ranks: 2,
-        points: Vec::new(),
-        fits: Vec::new(),
-        warnings: Vec::new(),
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }
+    KernelResult::new(kernel, "comet", Placement::Pinned, vec![0, 1])
+        .with_transport(Some("mailbox"))
 }

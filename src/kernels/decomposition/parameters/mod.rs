@@ -203,24 +203,11 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     );
     let mut out = Vec::new();
     for &transport in &ctx.config.transports {
-        let mut result = KernelResult {
-            kernel: kernel.into(),
-            method: "krumme-greenfield".into(),
-            transport: Some(transport.name().into()),
-            cpus: cpus.clone(),
-            distance_class: (cpus.len() == 2)
-                .then(|| ctx.topology.distance(cpus[0], cpus[1]))
-                .flatten(),
-            placement: team.placement(),
-            ranks: team.size(),
-            points: Vec::new(),
-            fits: Vec::new(),
-            warnings: Vec::new(),
-            load: None,
-            elapsed_s: 0.0,
-            headline: Vec::new(),
-            repetition: None,
-        };
+        let mut result =
+            KernelResult::new(kernel, "krumme-greenfield", team.placement(), cpus.clone())
+                .with_transport(Some(transport.name()))
+                .with_pair_distance(ctx.topology)
+                .with_ranks(team.size());
         for bg in &backgrounds {
             if ctx.cancelled() {
                 break;
@@ -361,22 +348,9 @@ mod tests {
     }
 
     fn empty_result() -> KernelResult {
-        KernelResult {
-            kernel: NAME.into(),
-            method: "krumme-greenfield".into(),
-            transport: Some("mailbox".into()),
-            cpus: vec![0, 1],
-            distance_class: None,
-            placement: Placement::Hosted,
-            ranks: RANKS,
-            points: Vec::new(),
-            fits: Vec::new(),
-            warnings: Vec::new(),
-            load: None,
-            elapsed_s: 0.0,
-            headline: Vec::new(),
-            repetition: None,
-        }
+        KernelResult::new(NAME, "krumme-greenfield", Placement::Hosted, vec![0, 1])
+            .with_transport(Some("mailbox"))
+            .with_ranks(RANKS)
     }
 
     /// The whole analysis (solve in the paper's order, mean and deviation over
