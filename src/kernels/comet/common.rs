@@ -317,6 +317,29 @@ pub(crate) fn rank0(mut per_rank: Vec<Vec<Samples>>) -> Vec<Samples> {
     per_rank.swap_remove(0)
 }
 
+/// One command-driven sweep of a CoMet kernel on `team`: endpoints of `T` sized
+/// for messages of `max_bytes`, the points `params` on ranks `0..ranks`, each
+/// point named in the progress line by `label`, and `body` every rank's part
+/// (its [`drive`]); rank 0's samples.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sweep_team<T: Transport + 'static>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    kernel: &str,
+    params: &[u64],
+    ranks: usize,
+    max_bytes: usize,
+    label: impl Fn(u64) -> String + Sync,
+    body: impl Fn(&RankCtx<'_>, &mut T::Endpoint, &Sweep<'_>) -> Result<Vec<Samples>, RankError> + Sync,
+) -> Result<Vec<Samples>, KernelError> {
+    let on_point = |q: u64| ctx.progress.step(&label(q));
+    let cancelled = || ctx.cancelled();
+    let sweep = Sweep::new(ctx, params, ranks, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &transport_config::<T>(max_bytes));
+    let per_rank = team.run(kernel, eps, |rc, ep| body(rc, ep, &sweep))?;
+    Ok(rank0(per_rank))
+}
+
 /// A result skeleton for a CoMet kernel.
 pub(crate) fn result(
     kernel: &str,
