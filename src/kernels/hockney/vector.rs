@@ -724,6 +724,12 @@ mod tests {
         };
         assert!((level_rate("l1") - 2e9).abs() < 1e-3 * 2e9);
         assert!((level_rate("memory") - 1e9).abs() < 1e-3 * 1e9);
+        // Bandwidth = r_inf x 32 bytes per element / 2 instructions: 32 and 16 GB/s.
+        for (prefix, gb) in [("", 32.0), ("l1_", 32.0), ("memory_", 16.0)] {
+            let key = format!("{prefix}bandwidth_gb_per_s");
+            let got = r.fits.iter().find_map(|f| f.params.get(&key)).unwrap();
+            assert!((got - gb).abs() < 1e-3 * gb, "{key} {got}");
+        }
         // The scalar operation reports the element's width, not the vector's.
         let scalar = operation_result(
             &sweep(Operation::Scalar),
