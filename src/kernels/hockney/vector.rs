@@ -703,6 +703,12 @@ mod tests {
                 (rate - 2.0 * n / min_ns * 1e9).abs() <= 1e-9 * rate,
                 "n = {n}"
             );
+            // The minima lie on the lines, so the per-level fit leaves nothing.
+            let residual = p.number("level_fit_residual_ns").unwrap();
+            assert!(
+                residual.abs() < 1e-6 * min_ns,
+                "n = {n}: residual {residual}"
+            );
         }
         let noisy: Vec<&String> = r
             .warnings
