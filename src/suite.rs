@@ -237,22 +237,11 @@ mod tests {
     use crate::results::Param;
 
     fn result(rep: u32, value: f64) -> KernelResult {
-        KernelResult {
-            kernel: "pingpong".into(),
-            method: "scibench".into(),
-            transport: Some("mailbox".into()),
-            cpus: vec![0, 1],
-            distance_class: None,
-            placement: Placement::Pinned,
-            ranks: 2,
-            points: vec![],
-            fits: vec![],
-            warnings: vec![],
-            load: None,
-            elapsed_s: 0.0,
-            headline: vec![Param::new("t_startup_ns", None, value)],
-            repetition: Some(rep),
-        }
+        let mut r = KernelResult::new("pingpong", "scibench", Placement::Pinned, vec![0, 1])
+            .with_transport(Some("mailbox"))
+            .with_headline(vec![Param::new("t_startup_ns", None, value)]);
+        r.repetition = Some(rep);
+        r
     }
 
     /// Values 90, 100, 110: median 100, range 90..110, standard deviation 10,

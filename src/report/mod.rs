@@ -28,14 +28,10 @@ mod markdown;
 mod plot;
 mod special;
 
-use figures::*;
-use fits::*;
-
 use crate::results::num;
-use crate::results::{
-    FitResult, KernelResult, Point, PointValue, ResultFile, kernel_key, reports_mean,
-};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::results::{KernelResult, Point, PointValue, ResultFile, kernel_key};
+use figures::{choose_x, group_var, heat_maps, xy_figures};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use figures::{GROUP_PREFERENCE, X_PREFERENCE};

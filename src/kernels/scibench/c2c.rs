@@ -75,22 +75,14 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     }
     ctx.progress.end();
     let headline = class_headline(&points, &pairs, ctx);
-    Ok(vec![KernelResult {
-        kernel: NAME.into(),
-        method: "scibench".into(),
-        transport: Some("mailbox".into()),
-        cpus,
-        distance_class: None,
-        placement: Placement::Pinned,
-        ranks: 2,
-        points,
-        fits: Vec::new(),
-        warnings,
-        load: None,
-        elapsed_s: 0.0,
-        headline,
-        repetition: None,
-    }])
+    Ok(vec![
+        KernelResult::new(NAME, "scibench", Placement::Pinned, cpus)
+            .with_transport(Some("mailbox"))
+            .with_ranks(2)
+            .with_points(points)
+            .with_warnings(warnings)
+            .with_headline(headline),
+    ])
 }
 
 /// Per distance class: the minimum, median and maximum over its pairs of each
