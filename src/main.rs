@@ -324,6 +324,11 @@ struct RunArgs {
     /// Trials per point (default 15, or 5 with --quick); the minimum is fitted.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     trials: Option<u32>,
+    /// Run the chosen kernels K times, interleaved (A, B, A, B, ...); every
+    /// repetition is kept in the result file, and the median, range and CV of each
+    /// headline parameter over the repetitions are printed.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = parse_repeat, allow_negative_numbers = true)]
+    repeat: u32,
     /// Write the result file here (default: halfperf-HOST-TIME.json; not with --json).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -448,6 +453,22 @@ fn read_all(files: &[PathBuf]) -> Result<Vec<results::ResultFile>> {
 }
 
 /// Parses a CPU list (`0,2-3`), refusing repeats.
+/// The most repetitions `--repeat` takes: a hundred quick suites are most of an hour.
+const MAX_REPEAT: u32 = 100;
+
+/// `--repeat K`: a whole number from 1 to [`MAX_REPEAT`].
+fn parse_repeat(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<i64>() {
+        Ok(k) if (1..=i64::from(MAX_REPEAT)).contains(&k) => Ok(k as u32),
+        Ok(k) => Err(format!(
+            "{k} repetitions: give a whole number from 1 to {MAX_REPEAT}"
+        )),
+        Err(_) => Err(format!(
+            "not a number of repetitions: give a whole number from 1 to {MAX_REPEAT}"
+        )),
+    }
+}
+
 fn parse_cpus(text: &str) -> Result<Vec<usize>> {
     let mut out = Vec::new();
     for part in text.split(',').map(str::trim) {
@@ -892,11 +913,16 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         clock.read_overhead_ns,
         clock.resolution_ns
     ));
-    let outcome = suite::run_suite(
+    let outcome = suite::run_suite_repeated(
         &chosen,
+        args.repeat,
         &ctx,
         started,
-        suite::config_json(&config, &chosen),
+        {
+            let mut c = suite::config_json(&config, &chosen);
+            c["repeat"] = args.repeat.into();
+            c
+        },
         |r| {
             show(text::kernel_result(r));
             show("\n".into());
@@ -904,6 +930,10 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     );
     for (kernel, reason) in &outcome.skipped {
         show(format!("skipped {kernel}: {reason}\n"));
+    }
+    if args.repeat > 1 {
+        let spread = suite::repeat_spread(&outcome.file.kernels);
+        show(text::repeat::repeat_spread(&spread, args.repeat));
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&outcome.file)?);

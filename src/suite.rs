@@ -91,25 +91,48 @@ pub fn run_suite(
     ctx: &RunContext<'_>,
     started_utc: String,
     config_json: serde_json::Value,
+    on_result: impl FnMut(&KernelResult),
+) -> SuiteOutcome {
+    run_suite_repeated(kernels, 1, ctx, started_utc, config_json, on_result)
+}
+
+/// [`run_suite`] `repeat` times, interleaved (kernel A, B, A, B, ...), so that a
+/// change of the machine's state lands on every kernel alike. With `repeat > 1`
+/// every result carries its repetition number, from 1; a kernel that cannot run
+/// here is skipped (and named) once.
+pub fn run_suite_repeated(
+    kernels: &[&KernelSpec],
+    repeat: u32,
+    ctx: &RunContext<'_>,
+    started_utc: String,
+    config_json: serde_json::Value,
     mut on_result: impl FnMut(&KernelResult),
 ) -> SuiteOutcome {
     let mut results = Vec::new();
-    let mut skipped = Vec::new();
+    let mut skipped: Vec<(String, String)> = Vec::new();
     let mut failure = None;
-    for spec in kernels {
-        if ctx.cancelled() {
-            failure = Some(KernelError::Interrupted);
-            break;
-        }
-        match run_kernel(spec, ctx) {
-            Ok(rs) => {
-                rs.iter().for_each(&mut on_result);
-                results.extend(rs);
+    'reps: for rep in 1..=repeat.max(1) {
+        for spec in kernels {
+            if skipped.iter().any(|(k, _)| k == spec.name) {
+                continue;
             }
-            Err(KernelError::NotRunnable { kernel, reason }) => skipped.push((kernel, reason)),
-            Err(e) => {
-                failure = Some(e);
-                break;
+            if ctx.cancelled() {
+                failure = Some(KernelError::Interrupted);
+                break 'reps;
+            }
+            match run_kernel(spec, ctx) {
+                Ok(mut rs) => {
+                    if repeat > 1 {
+                        rs.iter_mut().for_each(|r| r.repetition = Some(rep));
+                    }
+                    rs.iter().for_each(&mut on_result);
+                    results.extend(rs);
+                }
+                Err(KernelError::NotRunnable { kernel, reason }) => skipped.push((kernel, reason)),
+                Err(e) => {
+                    failure = Some(e);
+                    break 'reps;
+                }
             }
         }
     }
@@ -137,4 +160,99 @@ pub fn config_json(config: &RunConfig, kernels: &[&KernelSpec]) -> serde_json::V
         "run": config,
         "trials": config.trials(),
     })
+}
+
+/// One headline parameter over the repetitions of `run --repeat K`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepeatSpread {
+    /// Kernel, transport (or method) and parameter, as in [`crate::results::Param`].
+    pub kernel: String,
+    /// The transport or method.
+    pub transport: Option<String>,
+    /// The parameter's name.
+    pub name: String,
+    /// Its qualifier.
+    pub of: Option<String>,
+    /// The values, in repetition order.
+    pub values: Vec<f64>,
+    /// Their median.
+    pub median: f64,
+    /// Smallest and largest.
+    pub range: [f64; 2],
+    /// Coefficient of variation: sample standard deviation over the mean (0 for
+    /// one value; NaN when the mean is 0).
+    pub cv: f64,
+}
+
+/// Every headline parameter's spread over the repetitions in `results` (those
+/// with `repetition` set), in the order the parameters first appear.
+pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
+    let mut out: Vec<RepeatSpread> = Vec::new();
+    for r in results.iter().filter(|r| r.repetition.is_some()) {
+        for p in &r.headline {
+            let same = |s: &RepeatSpread| {
+                s.kernel == r.kernel
+                    && s.transport == r.transport
+                    && s.name == p.name
+                    && s.of == p.of
+            };
+            match out.iter_mut().find(|s| same(s)) {
+                Some(s) => s.values.push(p.value),
+                None => out.push(RepeatSpread {
+                    kernel: r.kernel.clone(),
+                    transport: r.transport.clone(),
+                    name: p.name.clone(),
+                    of: p.of.clone(),
+                    values: vec![p.value],
+                    median: 0.0,
+                    range: [0.0; 2],
+                    cv: 0.0,
+                }),
+            }
+        }
+    }
+    for s in &mut out {
+        let summary = crate::model::stats::summarize(&s.values);
+        if let Ok(m) = summary {
+            s.median = m.median;
+            s.range = [m.min, m.max];
+            s.cv = if m.count < 2 {
+                0.0
+            } else {
+                m.std_dev / m.mean.abs()
+            };
+        } else {
+            s.median = f64::NAN;
+            s.range = [f64::NAN; 2];
+            s.cv = f64::NAN;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::control::Placement;
+    use crate::results::Param;
+
+    fn result(rep: u32, value: f64) -> KernelResult {
+        let mut r = KernelResult::new("pingpong", "scibench", Placement::Pinned, vec![0, 1])
+            .with_transport(Some("mailbox"))
+            .with_headline(vec![Param::new("t_startup_ns", None, value)]);
+        r.repetition = Some(rep);
+        r
+    }
+
+    /// Values 90, 100, 110: median 100, range 90..110, standard deviation 10,
+    /// CV 10 / 100 = 0.1.
+    #[test]
+    fn spread_over_three_repetitions() {
+        let rs = [result(1, 90.0), result(2, 110.0), result(3, 100.0)];
+        let s = repeat_spread(&rs);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].values, vec![90.0, 110.0, 100.0]);
+        assert_eq!((s[0].median, s[0].range), (100.0, [90.0, 110.0]));
+        assert!((s[0].cv - 0.1).abs() < 1e-12);
+    }
 }

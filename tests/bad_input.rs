@@ -34,6 +34,35 @@ fn bad_run_arguments_are_refused_before_any_measurement() {
     }
 }
 
+/// `run --repeat K` takes a whole number from 1 to 100: zero, a negative number,
+/// text, a fraction and a huge count are each one clear line, exit 2, no file.
+#[test]
+fn bad_repeat_counts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "pingpong", "--repeat", "0"], "0 repetitions"),
+        (&["run", "pingpong", "--repeat", "-3"], "-3 repetitions"),
+        (&["run", "pingpong", "--repeat=-1"], "-1 repetitions"),
+        (
+            &["run", "pingpong", "--repeat", "many"],
+            "not a number of repetitions",
+        ),
+        (
+            &["run", "pingpong", "--repeat", "2.5"],
+            "not a number of repetitions",
+        ),
+        (&["run", "pingpong", "--repeat", "1000000"], "from 1 to 100"),
+        (
+            &["run", "pingpong", "--repeat", "99999999999999999999999"],
+            "not a number of repetitions",
+        ),
+    ];
+    for (args, needle) in cases {
+        assert_refused(d, args, needle);
+    }
+}
+
 #[test]
 fn bad_result_files_are_refused_by_compare() {
     let dir = tempfile::tempdir().unwrap();

@@ -6,6 +6,7 @@
 pub mod comet;
 pub mod convert;
 pub mod decomposition;
+pub mod headline;
 pub mod hockney;
 pub mod reliability;
 pub mod scibench;
@@ -299,6 +300,7 @@ pub fn run_kernel(
         }
         r.load = Some(load.clone());
         r.elapsed_s = elapsed;
+        headline::fill_from_fits(r);
     }
     Ok(results)
 }

@@ -39,6 +39,22 @@ pub fn measure<E>(
     clock: &ClockInfo,
     mut batch: impl FnMut(u64) -> Result<Duration, E>,
 ) -> Result<(u64, Vec<f64>), E> {
+    let reps = calibrate(target, &mut batch)?;
+    let mut samples = Vec::with_capacity(trials);
+    for _ in 0..trials {
+        let took = batch(reps)?;
+        samples.push(per_rep_ns(took, reps, clock));
+    }
+    Ok((reps, samples))
+}
+
+/// The repetitions per batch that make `batch(reps) -> time` last at least
+/// `target` (the calibration of [`measure`], for callers that then interleave
+/// several points in rounds).
+pub fn calibrate<E>(
+    target: Duration,
+    mut batch: impl FnMut(u64) -> Result<Duration, E>,
+) -> Result<u64, E> {
     let mut reps = 1u64;
     loop {
         let mut took = batch(reps)?;
@@ -53,12 +69,7 @@ pub fn measure<E>(
         }
         reps = next_reps(reps, took, target);
     }
-    let mut samples = Vec::with_capacity(trials);
-    for _ in 0..trials {
-        let took = batch(reps)?;
-        samples.push(per_rep_ns(took, reps, clock));
-    }
-    Ok((reps, samples))
+    Ok(reps)
 }
 
 /// The summary of trial samples, and the scibench accuracy warning for `what` if

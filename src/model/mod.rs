@@ -3,6 +3,7 @@
 //!
 //! - [`fit`]: straight lines with R^2 and standard errors.
 //! - [`stats`]: min / median / max / percentiles of trial samples.
+//! - [`interval`]: 95 % intervals, percentile bootstrap and Student t.
 //! - [`hockney`]: `t = (n + n_half)/r_inf`, `s_half`, `t0`, `pi0` (Hockney).
 //! - [`piecewise`]: piecewise lines with breakpoints found from the data, and
 //!   half-peak message sizes (CoMet).
@@ -19,6 +20,7 @@
 pub mod decomposition;
 pub mod fit;
 pub mod hockney;
+pub mod interval;
 pub mod piecewise;
 pub mod regression;
 pub mod sci;

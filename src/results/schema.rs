@@ -188,10 +188,24 @@ impl KernelResult {
         self.warnings = warnings;
         self
     }
+
+    /// Sets the headline parameters.
+    pub fn with_headline(mut self, headline: Vec<Param>) -> KernelResult {
+        self.headline = headline;
+        self
+    }
 }
 
 /// A headline parameter: a figure a user would quote and compare across machines,
 /// with its 95 % confidence interval from the run's own data.
+///
+/// Naming: `name` is the fit's parameter name where the figure comes from a fit
+/// (a key of [`FitResult::params`], unit in the name: `t_startup_ns`,
+/// `s_half_flop`), otherwise the point field's name (`one_way_ns`,
+/// `mailbox_over_baseline`). `of` is the qualifier when a kernel reports the same
+/// name several times: the sync method (`spin-hint`), the memory level (`L1`),
+/// the distance class's display name, a message size (`8 B`). A reader finds a
+/// parameter by `(kernel, transport, name, of)`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Param {
     /// The parameter, unit in the name as everywhere (`t_startup_ns`,
@@ -212,6 +226,26 @@ pub struct Param {
     /// error`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<String>,
+}
+
+impl Param {
+    /// A parameter with no interval yet.
+    pub fn new(name: &str, of: Option<&str>, value: f64) -> Param {
+        Param {
+            name: name.into(),
+            of: of.map(Into::into),
+            value,
+            ci95: None,
+            interval: None,
+        }
+    }
+
+    /// Sets the 95 % interval and how it was computed; `None` leaves it absent.
+    pub fn with_ci(mut self, ci95: Option<[f64; 2]>, how: &str) -> Param {
+        self.interval = ci95.map(|_| how.into());
+        self.ci95 = ci95;
+        self
+    }
 }
 
 /// One point of a sweep: its swept variables and measured quantities by name, units

@@ -5,6 +5,7 @@
 
 pub mod decomposition;
 pub mod hockney;
+pub mod repeat;
 pub mod sci;
 pub mod simulator;
 

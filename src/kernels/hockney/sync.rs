@@ -16,16 +16,29 @@
 //!
 //! Grains: the paper swept `s = 2 .. 400` on a machine whose `s_1/2` was 220 to
 //! 5700. Here the overheads span 100 ns to 50 µs, so each method first times the
-//! smallest segment and one pass over the vectors, then sweeps `s` linearly up to
-//! about 4 `s_1/2` (as estimated from those times and the one-processor rate; the
-//! larger of the two estimates of `t_0`, since a lock that spins before it blocks
-//! is fast only for short segments); the slope and the intercept are then
-//! both resolved. The vectors fill half the L2 cache of each processor; a segment
-//! longer than they are is done as repeated passes over each processor's share of
-//! them, so that the data stays in L2 and `r_inf` is the same cache-resident rate
-//! for every method (the blocking methods' `t_0` of tens of microseconds needs
-//! segments of millions of flop, which would otherwise measure memory, not the
-//! method).
+//! smallest segment and one pass over the vectors to estimate `s_1/2` (the larger
+//! of the two estimates of `t_0`, since a lock that spins before it blocks is fast
+//! only for short segments), then measures two groups of grains: short ones, evenly
+//! from the smallest to `s_1/2 / 2`, whose time is mostly the overhead, and three
+//! long ones up to 32 `s_1/2`, whose time is mostly work. The vectors fill half the
+//! L2 cache of each processor; a segment longer than they are is done as repeated
+//! passes over each processor's share of them, so that the data stays in L2 and
+//! `r_inf` is the same cache-resident rate for every method.
+//!
+//! Measurement design: every grain is calibrated once, then all grains are timed
+//! once per round, round after round, so that a change of the machine's state
+//! (cross-core costs on a VM move for milliseconds to minutes) lands on every
+//! grain alike instead of on one block of grains. Each grain's time is its median
+//! over the rounds. `r_inf` is the slope of the long grains' line and `t_0` the
+//! short grains' median time less their work at `r_inf`
+//! ([`crate::model::hockney::fit_split`]): one line through all grains let the
+//! scatter of the overhead-dominated points tilt the slope, and with it `t_0` and
+//! `s_1/2`, between runs (measurements in `results/README.md`). That line is still
+//! fitted, as a check: a warning says when its `r_inf` is more than 25 % from the
+//! split's. The intervals of `r_inf`, `t_0` and `s_1/2` are percentile
+//! bootstraps over the rounds. The two-flag round trip of the CPU pair is probed
+//! before every method and recorded with it, and a warning gives the probes' range
+//! when it moved by more than 20 % during the kernel.
 //!
 //! Verification: before every batch the first `s` elements of `A` are set to NaN,
 //! and after it (once every processor is done) each must equal `B * C` exactly; a
@@ -36,11 +49,12 @@ use super::pick_cpu_set;
 use super::simd::{Simd, dyadic_f64};
 use super::{Fitted, hockney_fit_result};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
-use crate::kernels::timing::{measure, summarize_trials};
+use crate::kernels::timing::{calibrate, measure, per_rep_ns, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
-use crate::model::hockney::fit_hockney;
+use crate::model::hockney::{HockneyFit, fit_hockney, fit_split_with_intervals};
+use crate::model::interval;
 use crate::platform::ClockInfo;
-use crate::results::{KernelResult, Point};
+use crate::results::{KernelResult, Param, Point, num};
 use crate::sync::Poll;
 use crate::sync::barrier::SpinBarrier;
 use crate::sync::events::{Event, ParkEvent};
@@ -144,11 +158,11 @@ pub struct SyncPlan {
     pub parts: usize,
     /// Grains to measure; `None`: chosen per method from a pilot measurement.
     pub grains: Option<Vec<usize>>,
-    /// Grains per method when chosen from the pilot.
+    /// Short grains per method when chosen from the pilot (three long ones follow).
     pub points: usize,
     /// The vectors' length, flop; longer segments make repeated passes.
     pub max_grain: usize,
-    /// Trials per grain.
+    /// Rounds: every grain is timed once per round.
     pub trials: usize,
     /// How long a timed batch lasts at least.
     pub target: Duration,
@@ -175,7 +189,7 @@ pub struct GrainSamples {
     pub grain: usize,
     /// Segments per batch.
     pub reps: u64,
-    /// Time of one segment per trial, ns (T0 subtracted).
+    /// Time of one segment per round, ns (T0 subtracted).
     pub samples_ns: Vec<f64>,
 }
 
@@ -184,8 +198,11 @@ pub struct GrainSamples {
 pub struct MethodSweep {
     /// The method.
     pub method: Method,
-    /// The grains.
+    /// The grains, ascending; `samples_ns[r]` of each is round `r`.
     pub grains: Vec<GrainSamples>,
+    /// How many of the first grains are the short ones (`t_0`); the others are
+    /// the long ones (`r_inf`). All of them when the grains were given.
+    pub short: usize,
     /// One processor's rate on the same dyadic multiply (4096 elements), flop/ns.
     pub serial_flop_per_ns: f64,
     /// How processors were placed.
@@ -540,7 +557,11 @@ pub(crate) fn with_method<R: Send>(
 }
 
 /// The longest segment, in passes over the vectors.
-const MAX_PASSES: usize = 64;
+const MAX_PASSES: usize = 512;
+
+/// The long grains: this many, up to this multiple of the estimated `s_1/2`.
+const LONG_GRAINS: usize = 3;
+const LONG_OVER_S_HALF: f64 = 32.0;
 
 /// Grains `lo, ..., hi`, evenly spaced, multiples of `unit`.
 pub fn linear_grains(lo: usize, hi: usize, count: usize, unit: usize) -> Vec<usize> {
@@ -589,9 +610,9 @@ pub fn sweep_method(
 ) -> Result<MethodSweep, KernelError> {
     let serial = serial_rate(clock, plan.target);
     let unit = 8 * plan.parts;
-    let driver = |batch: &mut Batch<'_>| -> Result<Vec<GrainSamples>, RankError> {
-        let grains = match &plan.grains {
-            Some(g) => g.clone(),
+    let driver = |batch: &mut Batch<'_>| -> Result<(Vec<GrainSamples>, usize), RankError> {
+        let (grains, short) = match &plan.grains {
+            Some(g) => (g.clone(), g.len()),
             None => {
                 let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
                 let (_, pilot) = measure(3, plan.target, clock, |reps| batch(unit, reps))?;
@@ -602,32 +623,52 @@ pub fn sweep_method(
                 // fast and long ones slowly; its t_0 is the long segments'.
                 let long = plan.max_grain.max(unit);
                 let (_, pilot) = measure(3, plan.target, clock, |reps| batch(long, reps))?;
-                let t0 = t_small.max(min(pilot) - long as f64 / rate);
-                let hi = ((4.0 * t0 * rate) as usize).clamp(
-                    64 * plan.parts,
-                    MAX_PASSES * plan.max_grain.max(64 * plan.parts),
+                let s_half = t_small.max(min(pilot) - long as f64 / rate) * rate;
+                let longest = MAX_PASSES * plan.max_grain.max(64 * plan.parts);
+                let hi = ((s_half / 2.0) as usize).clamp(8 * unit, longest / 64);
+                let mut grains = linear_grains(unit, hi, plan.points, unit);
+                let short = grains.len();
+                let top = ((LONG_OVER_S_HALF * s_half) as usize).clamp(16 * hi, longest);
+                grains.extend(
+                    linear_grains(top / 4, top, LONG_GRAINS, unit)
+                        .into_iter()
+                        .filter(|&g| g > hi),
                 );
-                linear_grains(unit, hi, plan.points, unit)
+                (grains, short)
             }
         };
-        let mut out = Vec::with_capacity(grains.len());
-        for grain in grains {
+        let reps = grains
+            .iter()
+            .map(|&g| calibrate(plan.target, |r| batch(g, r)))
+            .collect::<Result<Vec<u64>, _>>()?;
+        let mut samples = vec![Vec::with_capacity(plan.trials); grains.len()];
+        for _round in 0..plan.trials {
             if cancelled() {
                 break;
             }
-            let (reps, samples_ns) = measure(plan.trials, plan.target, clock, |r| batch(grain, r))?;
-            out.push(GrainSamples {
+            for ((&g, &r), out) in grains.iter().zip(&reps).zip(&mut samples) {
+                out.push(per_rep_ns(batch(g, r)?, r, clock));
+            }
+        }
+        let out = grains
+            .into_iter()
+            .zip(reps)
+            .zip(samples)
+            .filter(|(_, s)| !s.is_empty())
+            .map(|((grain, reps), samples_ns)| GrainSamples {
                 grain,
                 reps,
                 samples_ns,
-            });
-        }
-        Ok(out)
+            })
+            .collect::<Vec<_>>();
+        let short = short.min(out.len());
+        Ok((out, short))
     };
-    let (grains, placement) = with_method(method, plan, &driver)?;
+    let ((grains, short), placement) = with_method(method, plan, &driver)?;
     Ok(MethodSweep {
         method,
         grains,
+        short,
         serial_flop_per_ns: serial,
         placement,
     })
@@ -694,7 +735,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         grains: None,
         points: if ctx.config.quick { 10 } else { 30 },
         max_grain,
-        trials: ctx.config.trials(),
+        trials: ctx.config.trials().max(ROUNDS_AT_LEAST),
         target: ctx.config.batch_target(ctx.clock),
         wait_timeout: ctx.config.wait_timeout,
         oversubscribe: ctx.config.oversubscribe,
@@ -703,26 +744,28 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     ctx.progress.begin(NAME, Method::ALL.len() as u64);
     let cancelled = || ctx.cancelled();
     let mut results = Vec::new();
+    let mut probes = Vec::new();
     for method in Method::ALL {
         if ctx.cancelled() {
             break;
         }
+        let probe = round_trip_ns(ctx, &cpus)?;
         let sweep = sweep_method(method, &plan, ctx.clock, &cancelled)?;
         ctx.progress.step(method.name());
         let mut r = method_result(&sweep, &plan, ctx.clock.read_overhead_ns);
         r.distance_class = (cpus.len() >= 2)
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
-        results.push(r);
-    }
-    if let Some(rt) = round_trip_ns(ctx, &cpus)? {
-        for r in &mut results {
-            if matches!(r.transport.as_deref(), Some("spin-hint" | "spin-nohint"))
-                && let Some(f) = r.fits.first_mut()
-            {
+        if let Some(rt) = probe {
+            probes.push(rt);
+            if let Some(f) = r.fits.first_mut() {
                 f.params.insert("pp_round_trip_ns".into(), rt);
             }
         }
+        results.push(r);
+    }
+    if let Some(w) = probe_warning(&probes) {
+        results.iter_mut().for_each(|r| r.warnings.push(w.clone()));
     }
     ctx.progress.end();
     if ctx.cancelled() {
@@ -731,54 +774,145 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     Ok(results)
 }
 
-/// A method's result: points, the eq. (10b) fit, warnings.
+/// Rounds at least, whatever the trials: the bootstrap needs several.
+const ROUNDS_AT_LEAST: usize = 9;
+
+/// A warning when the probes of the CPU pair's round trip moved by more than
+/// [`PROBE_MOVED`] (max/min - 1) during a kernel: the machine changed state.
+pub(crate) fn probe_warning(probes: &[f64]) -> Option<String> {
+    let lo = probes.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = probes.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (probes.len() >= 2 && lo > 0.0 && hi / lo - 1.0 > PROBE_MOVED).then(|| {
+        format!(
+            "the machine changed state during the kernel: the CPU pair's two-flag round trip ranged {} to {} ns over {} probes",
+            num(lo),
+            num(hi),
+            probes.len()
+        )
+    })
+}
+
+/// How far (relative) the round-trip probes may move before [`probe_warning`] warns.
+pub(crate) const PROBE_MOVED: f64 = 0.2;
+
+/// A method's result: points, eq. (10b) from the split fit, its check line,
+/// warnings, and the headline `r_inf`, `t_0`, `s_1/2` with bootstrap intervals.
 pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> KernelResult {
     let mut warnings = Vec::new();
     let mut noisy = 0;
     let mut points = Vec::new();
     let x: Vec<f64> = s.grains.iter().map(|g| g.grain as f64).collect();
+    let times: Vec<Vec<f64>> = s.grains.iter().map(|g| g.samples_ns.clone()).collect();
     let mut y = Vec::new();
     for g in &s.grains {
         let (summary, warning) = summarize_trials(&g.samples_ns, &format!("s = {}", g.grain));
         noisy += usize::from(warning.is_some());
-        y.push(summary.min);
+        y.push(summary.median);
         points.push(
             Point::new()
                 .with("grain_flop", g.grain as f64)
                 .with("processors", plan.parts as f64)
                 .with("reps", g.reps as f64)
-                .with("rate_flop_per_s", super::rate(g.grain as f64, summary.min))
+                .with("rounds", g.samples_ns.len() as f64)
+                .with(
+                    "rate_flop_per_s",
+                    super::rate(g.grain as f64, summary.median),
+                )
                 .with_stats("time_ns", summary),
         );
     }
     if noisy > 0 {
         warnings.push(format!(
-            "{noisy} of {} grains: (max - min)/min over the trials exceeds {} (the minimum is fitted)",
+            "{noisy} of {} grains: (max - min)/min over the rounds exceeds {} (the median is fitted)",
             s.grains.len(),
             crate::kernels::timing::ACCURACY
         ));
     }
+    let model = "t = t0 + s/r_inf (eq. 10b)";
     let mut fits = Vec::new();
-    match fit_hockney(&x, &y) {
-        Ok(fit) => {
-            for (p, r) in points.iter_mut().zip(&fit.line.residuals) {
+    let mut headline = Vec::new();
+    let line = fit_hockney(&x, &y);
+    let long = s.grains.len() - s.short;
+    let split = if long >= 2 && s.short >= 1 {
+        Some(fit_split_with_intervals(&x, &times, s.short))
+    } else {
+        None
+    };
+    let fitted = match (&split, &line) {
+        (Some(Ok((f, _))), _) => Some((f.r_inf_per_ns, f.t0_ns, line.as_ref().ok())),
+        (Some(Err(e)), _) => {
+            warnings.push(format!(
+                "no (r_inf, s_1/2) from the long and short grains: {e}"
+            ));
+            None
+        }
+        (None, Ok(l)) => Some((l.r_inf_per_ns, l.t0_ns, Some(l))),
+        (None, Err(e)) => {
+            warnings.push(format!("no (r_inf, s_1/2) fit: {e}"));
+            None
+        }
+    };
+    if let Some((r_inf, t0, check)) = fitted {
+        if let Ok(l) = line.as_ref() {
+            for (p, r) in points.iter_mut().zip(&l.line.residuals) {
                 *p = p.clone().with("fit_residual_ns", *r);
             }
-            let mut f = hockney_fit_result(
-                &Fitted::Full(fit),
-                "t = t0 + s/r_inf (eq. 10b)",
-                "",
-                "grain_flop",
-                "time_ns.min",
-                0.0,
-                Some(t0_clock_ns),
-                &mut warnings,
-            );
-            f.params
-                .insert("serial_r_flop_per_s".into(), s.serial_flop_per_ns * 1e9);
-            fits.push(f);
         }
-        Err(e) => warnings.push(format!("no (r_inf, s_1/2) fit: {e}")),
+        let slope = 1.0 / r_inf;
+        let resid: Vec<f64> = x.iter().zip(&y).map(|(s, t)| t - t0 - s * slope).collect();
+        let r2 = check.map_or(0.0, |l| l.r2);
+        let n_half = t0 * r_inf;
+        let full = HockneyFit {
+            r_inf_per_ns: r_inf,
+            n_half,
+            t0_ns: t0,
+            pi0_per_ns: 1.0 / t0,
+            r2,
+            line: crate::model::fit::LineFit {
+                intercept: t0,
+                slope,
+                r2,
+                se_intercept: check.map_or(0.0, |l| l.line.se_intercept),
+                se_slope: check.map_or(0.0, |l| l.line.se_slope),
+                n_points: x.len(),
+                residuals: resid,
+            },
+        };
+        let mut f = hockney_fit_result(
+            &Fitted::Full(full),
+            model,
+            "",
+            "grain_flop",
+            "time_ns.median",
+            0.0,
+            Some(t0_clock_ns),
+            &mut warnings,
+        );
+        f.params
+            .insert("serial_r_flop_per_s".into(), s.serial_flop_per_ns * 1e9);
+        if let Some(l) = check {
+            f.params
+                .insert("line_r_inf_flop_per_s".into(), l.r_inf_per_s());
+            f.params.insert("line_t0_ns".into(), l.t0_ns);
+            if split.is_some() && (l.r_inf_per_ns / r_inf - 1.0).abs() > 0.25 {
+                warnings.push(format!(
+                    "{model}: one line through all grains gives r_inf = {} Gflop/s, {} from the long grains' {}",
+                    num(l.r_inf_per_ns),
+                    pct(l.r_inf_per_ns / r_inf - 1.0),
+                    num(r_inf)
+                ));
+            }
+        }
+        let of = Some(s.method.name());
+        let (ci, how) = match &split {
+            Some(Ok((_, ci))) => (*ci, interval::BOOTSTRAP_ROUNDS),
+            _ => ([None; 3], interval::BOOTSTRAP_ROUNDS),
+        };
+        let per_s = |c: Option<[f64; 2]>| c.map(|[a, b]| [a * 1e9, b * 1e9]);
+        headline.push(Param::new("r_inf_flop_per_s", of, r_inf * 1e9).with_ci(per_s(ci[0]), how));
+        headline.push(Param::new("t0_ns", of, t0).with_ci(ci[1], how));
+        headline.push(Param::new("s_half_flop", of, n_half).with_ci(ci[2], how));
+        fits.push(f);
     }
     if s.placement != Placement::Pinned {
         warnings.push(format!(
@@ -792,4 +926,10 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
         .with_points(points)
         .with_fits(fits)
         .with_warnings(warnings)
+        .with_headline(headline)
+}
+
+/// A signed percentage.
+fn pct(x: f64) -> String {
+    format!("{:+.0} %", x * 100.0)
 }

@@ -5,7 +5,11 @@ use super::super::timing::summarize_trials;
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::pair::{PairPlan, Pattern, run_on};
 use crate::control::Placement;
-use crate::results::{KernelResult, Point};
+use crate::kernels::headline;
+use crate::model::interval;
+use crate::model::stats::Summary;
+use crate::platform::DistanceClass;
+use crate::results::{KernelResult, Param, Point};
 use crate::team::Team;
 use crate::transport::TransportConfig;
 use crate::transport::mailbox::Mailbox;
@@ -70,11 +74,59 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         ctx.progress.step(&format!("CPUs {a}-{b}"));
     }
     ctx.progress.end();
+    let headline = class_headline(&points, &pairs, ctx);
     Ok(vec![
         KernelResult::new(NAME, "scibench", Placement::Pinned, cpus)
             .with_transport(Some("mailbox"))
             .with_ranks(2)
             .with_points(points)
-            .with_warnings(warnings),
+            .with_warnings(warnings)
+            .with_headline(headline),
     ])
+}
+
+/// Per distance class: the minimum, median and maximum over its pairs of each
+/// pair's median one-way time. One pair: its median with the trials' range; more:
+/// percentile bootstrap over the pairs.
+fn class_headline(points: &[Point], pairs: &[(usize, usize)], ctx: &RunContext<'_>) -> Vec<Param> {
+    let mut out = Vec::new();
+    for class in DistanceClass::ALL {
+        let of = class.to_string();
+        let in_class: Vec<&Summary> = points
+            .iter()
+            .zip(pairs)
+            .filter(|(_, (a, b))| ctx.topology.distance(*a, *b) == Some(class))
+            .filter_map(|(p, _)| p.stats("one_way_ns"))
+            .collect();
+        match in_class.as_slice() {
+            [] => {}
+            [one] => {
+                for name in ["one_way_ns_min", "one_way_ns_median", "one_way_ns_max"] {
+                    out.push(headline::median_with_range(name, Some(&of), one));
+                }
+            }
+            many => {
+                let v: Vec<f64> = many.iter().map(|s| s.median).collect();
+                let stats = |idx: &[usize]| {
+                    let mut x: Vec<f64> = idx.iter().map(|&i| v[i]).collect();
+                    let med = interval::median_in_place(&mut x)?;
+                    Some(vec![x[0], med, x[x.len() - 1]])
+                };
+                let all: Vec<usize> = (0..v.len()).collect();
+                let value = stats(&all).expect("finite medians");
+                let ci =
+                    interval::bootstrap(v.len(), 3, interval::RESAMPLES, interval::SEED, stats);
+                for (k, name) in ["one_way_ns_min", "one_way_ns_median", "one_way_ns_max"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    out.push(
+                        Param::new(name, Some(&of), value[k])
+                            .with_ci(ci[k], "percentile bootstrap over the class's CPU pairs"),
+                    );
+                }
+            }
+        }
+    }
+    out
 }
