@@ -113,7 +113,7 @@ pub fn run_suite(
             }
         }
     }
-    let file = ResultFile {
+    let mut file = ResultFile {
         schema_version: SCHEMA_VERSION,
         tool: TOOL_NAME.into(),
         started_utc,
@@ -122,7 +122,9 @@ pub fn run_suite(
         config: config_json,
         kernels: results,
         incomplete: failure.is_some(),
+        summary: None,
     };
+    file.summary = Some(crate::results::card(&file));
     SuiteOutcome {
         file,
         skipped,

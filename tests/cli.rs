@@ -120,7 +120,9 @@ fn quick_results_read_back_and_compare_and_are_never_overwritten() {
     let again = halfperf::results::parse(&serde_json::to_string(&a).unwrap()).unwrap();
     assert_eq!(again, a);
 
-    let out = halfperf(d, &["compare", "a.json", "b.json", "--json"]);
+    // Point by point: t_startup, an intercept that noise can push below zero, is
+    // compared by difference, never by ratio.
+    let out = halfperf(d, &["compare", "a.json", "b.json", "--points", "--json"]);
     assert!(out.status.success());
     let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let row = cmp["rows"]
@@ -129,12 +131,31 @@ fn quick_results_read_back_and_compare_and_are_never_overwritten() {
         .iter()
         .find(|r| r["kernel"] == "pingpong/mailbox" && r["quantity"] == "t_startup_ns")
         .expect("t_startup row");
-    let ratio = row["ratios"][1].as_f64().unwrap();
+    assert!(row["ratios"][1].is_null(), "{row}");
+    let difference = row["differences"][1].as_f64().unwrap();
     let (va, vb) = (
         row["values"][0].as_f64().unwrap(),
         row["values"][1].as_f64().unwrap(),
     );
-    assert!((ratio - vb / va).abs() < 1e-9);
+    assert!((difference - (vb - va)).abs() < 1e-9);
+    // The cards: t_per_byte, positive, by ratio.
+    let out = halfperf(d, &["compare", "a.json", "b.json", "--json"]);
+    assert!(out.status.success());
+    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = cmp["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kernel"] == "pingpong/mailbox" && r["name"] == "t_per_byte_ns")
+        .expect("t_per_byte row");
+    let (va, vb) = (
+        row["cells"][0]["value"].as_f64().unwrap(),
+        row["cells"][1]["value"].as_f64().unwrap(),
+    );
+    assert!(
+        (row["ratios"][1].as_f64().unwrap() - vb / va).abs() < 1e-9,
+        "{row}"
+    );
 
     let before = std::fs::read(d.join("a.json")).unwrap();
     assert_refused(
@@ -143,6 +164,44 @@ fn quick_results_read_back_and_compare_and_are_never_overwritten() {
         "already exists",
     );
     assert_eq!(std::fs::read(d.join("a.json")).unwrap(), before);
+}
+
+#[test]
+fn a_quick_run_prints_a_line_per_kernel_and_the_card_in_under_150_lines() {
+    let _turn = measuring();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = halfperf(d, &["run", "--quick", "--out", "q.json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = stdout.lines().count();
+    assert!(lines < 150, "{lines} lines:\n{stdout}");
+    let file = halfperf::results::read(&d.join("q.json")).unwrap();
+    // One progress line per kernel result, then the card with its decisions.
+    let progress = stdout
+        .lines()
+        .filter(|l| l.contains(" points ") && l.contains(" fits "))
+        .count();
+    assert_eq!(progress, file.kernels.len(), "{stdout}");
+    assert!(
+        stdout.contains("machine card:") && stdout.contains("decisions"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("warning:"),
+        "warnings are counted, not listed"
+    );
+    let summary = file.summary.expect("the file keeps the card");
+    assert!(summary.rows.len() > 40, "{summary:?}");
+    // `card FILE` prints the stored card, the same words as the run's end.
+    let out = halfperf(d, &["card", "q.json"]);
+    assert!(out.status.success());
+    let card = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(card.as_ref()), "{card}");
 }
 
 #[test]
