@@ -2,7 +2,12 @@
 //! swept variable, one series per value of a second swept variable, with the
 //! fits overlaid, and CPU-pair heat maps.
 
-use super::*;
+use super::fits::{
+    add_breakpoints, axis_label, evaluate_fit, fit_quantity, fit_range, fit_subset, fit_x_at,
+};
+use super::{Entry, Figure, plot, slug};
+use crate::results::{Point, PointValue, num, reports_mean};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Swept variables tried as the x axis, in order; the first that varies wins.
 pub const X_PREFERENCE: [&str; 12] = [

@@ -1,7 +1,10 @@
 //! The fitted models a report can draw: which quantity a fit is of, over what
 //! range, its curve evaluated on the plot's axis, and the axis labels.
 
-use super::*;
+use super::figures::{GROUP_PREFERENCE, group_text, names};
+use super::plot;
+use crate::results::{FitResult, Point, num};
+use std::collections::BTreeSet;
 
 /// A readable axis label from a field name, unit from its suffix:
 /// `one_way_ns` → "one-way latency (ns)", `size_bytes` → "message size (bytes)".

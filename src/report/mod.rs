@@ -28,14 +28,9 @@ mod markdown;
 mod plot;
 mod special;
 
-use figures::*;
-use fits::*;
-
-use crate::results::{
-    FitResult, KernelResult, Point, PointValue, ResultFile, kernel_key, reports_mean,
-};
-use crate::results::{MachineCard, num};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::results::{KernelResult, MachineCard, Point, PointValue, ResultFile, kernel_key, num};
+use figures::{choose_x, group_var, heat_maps, xy_figures};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use figures::{GROUP_PREFERENCE, X_PREFERENCE};

@@ -4,7 +4,9 @@
 //! 12-14) and Lamanna's speedup. Each reads fields by name and leaves out, with a
 //! note, what a result file does not carry.
 
-use super::{Entry, Figure, axis_label, evaluate_fit, plain, plot, slug};
+use super::figures::{plain, sample};
+use super::fits::evaluate_fit;
+use super::{Entry, Figure, axis_label, plot, slug};
 use crate::kernels::scibench::{DECOMPOSITION, PROJECTION, SCI_TOPOLOGY, VALIDATION};
 use crate::kernels::speedup;
 use crate::results::{FitResult, Point, num};
@@ -209,7 +211,7 @@ pub(super) fn hockney_sync_summary(entries: &[Entry<'_>]) -> Vec<Figure> {
                 Ok(model) => p.curves.push(plot::Curve {
                     label: String::new(),
                     colour: i,
-                    points: super::sample(lo, hi).map(|x| (x, (model.f)(x))).collect(),
+                    points: sample(lo, hi).map(|x| (x, (model.f)(x))).collect(),
                 }),
                 Err(why) => caption.push(format!("{m}: {why}")),
             }
@@ -380,7 +382,7 @@ fn sci_decomposition(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
                     let o = *f.params.get("overhead_o_ns")?;
                     let b = *f.params.get("overhead_per_byte_ns")?;
                     Some(
-                        super::sample(lo.max(64.0), hi.max(64.0))
+                        sample(lo.max(64.0), hi.max(64.0))
                             .map(|x| (x, o + b * (x - 64.0)))
                             .collect(),
                     )
@@ -391,7 +393,7 @@ fn sci_decomposition(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
                     .iter()
                     .find(|f| f.y == "switching_ls_ns")
                     .and_then(|f| evaluate_fit(f, None).ok())
-                    .map(|m| super::sample(lo, hi).map(|x| (x, (m.f)(x))).collect()),
+                    .map(|m| sample(lo, hi).map(|x| (x, (m.f)(x))).collect()),
                 _ => t1
                     .and_then(|f| f.params.get(*name))
                     .map(|&v| vec![(lo, v), (hi, v)]),

@@ -4,7 +4,7 @@
 use super::card::MachineCard;
 use crate::control::Placement;
 use crate::model::stats::Summary;
-use crate::platform::{Cache, ClockInfo, DistanceClass, LoadReport};
+use crate::platform::{Cache, ClockInfo, DistanceClass, LoadReport, Topology};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -121,6 +121,81 @@ pub struct KernelResult {
     /// without repetitions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetition: Option<u32>,
+}
+
+impl KernelResult {
+    /// A result of `kernel` (porting `method`) on `cpus`, placed by `placement`,
+    /// one rank a CPU, with no transport, distance class, points, fits or
+    /// warnings; the runner fills in the load, the elapsed time, the headline
+    /// and the repetition. The `with_*` setters fill in the rest.
+    pub fn new(
+        kernel: impl Into<String>,
+        method: impl Into<String>,
+        placement: Placement,
+        cpus: Vec<usize>,
+    ) -> KernelResult {
+        KernelResult {
+            kernel: kernel.into(),
+            method: method.into(),
+            transport: None,
+            ranks: cpus.len(),
+            cpus,
+            distance_class: None,
+            placement,
+            points: Vec::new(),
+            fits: Vec::new(),
+            warnings: Vec::new(),
+            load: None,
+            elapsed_s: 0.0,
+            headline: Vec::new(),
+            repetition: None,
+        }
+    }
+
+    /// With the transport (or the measured thing a kernel names in its place).
+    pub fn with_transport(mut self, transport: Option<impl Into<String>>) -> KernelResult {
+        self.transport = transport.map(Into::into);
+        self
+    }
+
+    /// With the distance class of the two CPUs, for a kernel on exactly two.
+    pub fn with_pair_distance(mut self, topology: &Topology) -> KernelResult {
+        self.distance_class = match self.cpus[..] {
+            [a, b] => topology.distance(a, b),
+            _ => None,
+        };
+        self
+    }
+
+    /// With a distance class.
+    pub fn with_distance_class(mut self, class: Option<DistanceClass>) -> KernelResult {
+        self.distance_class = class;
+        self
+    }
+
+    /// With `ranks` ranks, where they are not one a CPU.
+    pub fn with_ranks(mut self, ranks: usize) -> KernelResult {
+        self.ranks = ranks;
+        self
+    }
+
+    /// With the swept points.
+    pub fn with_points(mut self, points: Vec<Point>) -> KernelResult {
+        self.points = points;
+        self
+    }
+
+    /// With the fitted models.
+    pub fn with_fits(mut self, fits: Vec<FitResult>) -> KernelResult {
+        self.fits = fits;
+        self
+    }
+
+    /// With the warnings.
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> KernelResult {
+        self.warnings = warnings;
+        self
+    }
 }
 
 /// A headline parameter: a figure a user would quote and compare across machines,

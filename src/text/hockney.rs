@@ -148,25 +148,13 @@ mod tests {
     use crate::results::Point;
 
     fn result(kernel: &str, transport: &str, fits: Vec<FitResult>) -> KernelResult {
-        KernelResult {
-            kernel: kernel.into(),
-            method: "hockney".into(),
-            transport: Some(transport.into()),
-            cpus: vec![0, 1],
-            distance_class: None,
-            placement: Placement::Pinned,
-            ranks: 2,
-            points: vec![
+        KernelResult::new(kernel, "hockney", Placement::Pinned, vec![0, 1])
+            .with_transport(Some(transport))
+            .with_points(vec![
                 Point::new().with("grain_flop", 2.0),
                 Point::new().with("grain_flop", 400.0),
-            ],
-            fits,
-            warnings: Vec::new(),
-            load: None,
-            elapsed_s: 0.0,
-            headline: Vec::new(),
-            repetition: None,
-        }
+            ])
+            .with_fits(fits)
     }
 
     /// Eq. (11), t = 45 + 3.2 s/400 µs (TASKS), through the kernel's own

@@ -14,9 +14,7 @@
 //! log of the number of nodes).
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{
-    self, Check, Sweep, drive_with_prologue, processors_point, push_line, rank0, stats_point,
-};
+use super::common::{self, Check, drive_with_prologue, processors_point, push_line, stats_point};
 use crate::control::{RankError, TeamControl, WaitStrategy};
 use crate::primitive::{AtomicBool, AtomicU64, Ordering};
 use crate::results::KernelResult;
@@ -188,69 +186,73 @@ fn run_kind<T: Transport + 'static>(
     let p = team.size();
     let central = CentralBarrier::new(p);
     let std_barrier = std::sync::Barrier::new(p);
-    let on_point = |_: u64| ctx.progress.step(&format!("{} P={p}", kind.name()));
-    let cancelled = || ctx.cancelled();
     let params = [p as u64];
-    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config::<T>(64));
     // Arrivals at the checked episodes, to verify that no barrier lets a rank
     // through before every rank has arrived.
     let arrived = std::sync::atomic::AtomicU64::new(0);
-    let per_rank = team.run(BARRIER.name, eps, |rc, ep| {
-        // (the central barrier's local sense, episodes checked)
-        let mut state = (false, 0u64);
-        let wait = |ep: &mut _, local: &mut bool| -> Result<(), RankError> {
-            match kind {
-                Kind::Central => central.wait(local, rc.control, rc.rank),
-                Kind::Dissemination(_) => dissemination(ep),
-                Kind::Std => {
-                    std_barrier.wait();
-                    Ok(())
+    common::sweep_team::<T>(
+        ctx,
+        team,
+        BARRIER.name,
+        &params,
+        p,
+        64,
+        |_| format!("{} P={p}", kind.name()),
+        |rc, ep, sweep| {
+            // (the central barrier's local sense, episodes checked)
+            let mut state = (false, 0u64);
+            let wait = |ep: &mut _, local: &mut bool| -> Result<(), RankError> {
+                match kind {
+                    Kind::Central => central.wait(local, rc.control, rc.rank),
+                    Kind::Dissemination(_) => dissemination(ep),
+                    Kind::Std => {
+                        std_barrier.wait();
+                        Ok(())
+                    }
                 }
-            }
-        };
-        drive_with_prologue(
-            rc,
-            ep,
-            &sweep,
-            &mut state,
-            |ep, (local, checked), _, check| {
-                if check == Check::After {
-                    return Ok(());
-                }
-                *checked += 1;
-                // SeqCst: a plain counter read across the barrier under test; the
-                // check must not depend on that barrier's own orderings.
-                arrived.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                wait(ep, local)?;
-                let seen = arrived.load(std::sync::atomic::Ordering::SeqCst);
-                if seen < *checked * p as u64 {
-                    return Err(RankError::Failed(format!(
-                        "{}: rank {} passed the barrier after {seen} of {} arrivals (verification failed)",
-                        kind.name(),
-                        rc.rank,
-                        *checked * p as u64
-                    )));
-                }
-                // Nobody arrives at the next checked episode before all have looked.
-                wait(ep, local)
-            },
-            |ep, (local, _), _| {
-                // The first barrier of each batch is not timed: it absorbs the
-                // skew of the command (the paper discards the first barrier).
-                wait(ep, local)
-            },
-            |ep, (local, _), _, reps| match kind {
-                Kind::Central => central_batch(&central, local, rc.control, rc.rank, reps),
-                Kind::Dissemination(_) => dissemination_batch(ep, reps),
-                Kind::Std => {
-                    std_batch(&std_barrier, reps);
-                    Ok(())
-                }
-            },
-        )
-    })?;
-    Ok(rank0(per_rank))
+            };
+            drive_with_prologue(
+                rc,
+                ep,
+                sweep,
+                &mut state,
+                |ep, (local, checked), _, check| {
+                    if check == Check::After {
+                        return Ok(());
+                    }
+                    *checked += 1;
+                    // SeqCst: a plain counter read across the barrier under test; the
+                    // check must not depend on that barrier's own orderings.
+                    arrived.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    wait(ep, local)?;
+                    let seen = arrived.load(std::sync::atomic::Ordering::SeqCst);
+                    if seen < *checked * p as u64 {
+                        return Err(RankError::Failed(format!(
+                            "{}: rank {} passed the barrier after {seen} of {} arrivals (verification failed)",
+                            kind.name(),
+                            rc.rank,
+                            *checked * p as u64
+                        )));
+                    }
+                    // Nobody arrives at the next checked episode before all have looked.
+                    wait(ep, local)
+                },
+                |ep, (local, _), _| {
+                    // The first barrier of each batch is not timed: it absorbs the
+                    // skew of the command (the paper discards the first barrier).
+                    wait(ep, local)
+                },
+                |ep, (local, _), _, reps| match kind {
+                    Kind::Central => central_batch(&central, local, rc.control, rc.rank, reps),
+                    Kind::Dissemination(_) => dissemination_batch(ep, reps),
+                    Kind::Std => {
+                        std_batch(&std_barrier, reps);
+                        Ok(())
+                    }
+                },
+            )
+        },
+    )
 }
 
 /// The barrier kernel over the given processor counts.

@@ -13,7 +13,7 @@
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::barrier::dissemination;
-use super::common::{self, Check, Samples, Sweep, check_pattern, drive, push_line, rank0};
+use super::common::{self, Check, Samples, check_pattern, drive, push_line};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
@@ -121,43 +121,44 @@ fn run_on<T: Transport + 'static>(
     let p = team.size();
     let max = sizes.iter().copied().max().unwrap_or(0);
     let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
-    let on_point = |s: u64| {
-        ctx.progress
-            .step(&format!("{} P={p} {s} B", algorithm.name()))
-    };
-    let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
-    let per_rank = team.run(BROADCAST.name, eps, |rc, ep| {
-        let mut buf = vec![0u8; max.max(64)];
-        if rc.rank == 0 {
-            buf = common::pattern_buf(0, max.max(64));
-        }
-        drive(
-            rc,
-            ep,
-            &sweep,
-            &mut buf,
-            |ep, buf, size, check| {
-                let size = size as usize;
-                if check == Check::After {
-                    return Ok(());
-                }
-                if ep.rank() != 0 {
-                    buf.fill(0);
-                }
-                batch(ep, algorithm, buf, size, 1)?;
-                check_pattern(
-                    &format!("broadcast at rank {}", ep.rank()),
-                    0,
-                    &buf[..size],
-                    size,
-                )
-            },
-            |ep, buf, size, reps| batch(ep, algorithm, buf, size as usize, reps),
-        )
-    })?;
-    Ok(rank0(per_rank))
+    common::sweep_team::<T>(
+        ctx,
+        team,
+        BROADCAST.name,
+        &params,
+        p,
+        max,
+        |s| format!("{} P={p} {s} B", algorithm.name()),
+        |rc, ep, sweep| {
+            let mut buf = vec![0u8; max.max(64)];
+            if rc.rank == 0 {
+                buf = common::pattern_buf(0, max.max(64));
+            }
+            drive(
+                rc,
+                ep,
+                sweep,
+                &mut buf,
+                |ep, buf, size, check| {
+                    let size = size as usize;
+                    if check == Check::After {
+                        return Ok(());
+                    }
+                    if ep.rank() != 0 {
+                        buf.fill(0);
+                    }
+                    batch(ep, algorithm, buf, size, 1)?;
+                    check_pattern(
+                        &format!("broadcast at rank {}", ep.rank()),
+                        0,
+                        &buf[..size],
+                        size,
+                    )
+                },
+                |ep, buf, size, reps| batch(ep, algorithm, buf, size as usize, reps),
+            )
+        },
+    )
 }
 
 /// The broadcast kernel over `processors`.

@@ -317,6 +317,29 @@ pub(crate) fn rank0(mut per_rank: Vec<Vec<Samples>>) -> Vec<Samples> {
     per_rank.swap_remove(0)
 }
 
+/// One command-driven sweep of a CoMet kernel on `team`: endpoints of `T` sized
+/// for messages of `max_bytes`, the points `params` on ranks `0..ranks`, each
+/// point named in the progress line by `label`, and `body` every rank's part
+/// (its [`drive`]); rank 0's samples.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sweep_team<T: Transport + 'static>(
+    ctx: &RunContext<'_>,
+    team: &Team,
+    kernel: &str,
+    params: &[u64],
+    ranks: usize,
+    max_bytes: usize,
+    label: impl Fn(u64) -> String + Sync,
+    body: impl Fn(&RankCtx<'_>, &mut T::Endpoint, &Sweep<'_>) -> Result<Vec<Samples>, RankError> + Sync,
+) -> Result<Vec<Samples>, KernelError> {
+    let on_point = |q: u64| ctx.progress.step(&label(q));
+    let cancelled = || ctx.cancelled();
+    let sweep = Sweep::new(ctx, params, ranks, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &transport_config::<T>(max_bytes));
+    let per_rank = team.run(kernel, eps, |rc, ep| body(rc, ep, &sweep))?;
+    Ok(rank0(per_rank))
+}
+
 /// A result skeleton for a CoMet kernel.
 pub(crate) fn result(
     kernel: &str,
@@ -338,22 +361,10 @@ pub(crate) fn result(
             team.placement()
         ));
     }
-    KernelResult {
-        kernel: kernel.into(),
-        method: "comet".into(),
-        transport: transport.map(Into::into),
-        cpus: team.hosts().to_vec(),
-        distance_class: None,
-        placement: team.placement(),
-        ranks,
-        points: Vec::new(),
-        fits: Vec::new(),
-        warnings,
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }
+    KernelResult::new(kernel, "comet", team.placement(), team.hosts().to_vec())
+        .with_transport(transport)
+        .with_ranks(ranks)
+        .with_warnings(warnings)
 }
 
 /// Merges the labels of results over several processor counts: the placement is
@@ -596,20 +607,6 @@ pub(crate) fn interrupted(ctx: &RunContext<'_>) -> Result<(), KernelError> {
 /// A result with nothing in it yet, for the tests of the point builders.
 #[cfg(test)]
 pub(crate) fn empty_result(kernel: &str) -> KernelResult {
-    KernelResult {
-        kernel: kernel.into(),
-        method: "comet".into(),
-        transport: Some("mailbox".into()),
-        cpus: vec![0, 1],
-        distance_class: None,
-        placement: Placement::Pinned,
-        ranks: 2,
-        points: Vec::new(),
-        fits: Vec::new(),
-        warnings: Vec::new(),
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }
+    KernelResult::new(kernel, "comet", Placement::Pinned, vec![0, 1])
+        .with_transport(Some("mailbox"))
 }

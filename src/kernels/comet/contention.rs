@@ -13,7 +13,7 @@
 //! first, per transport. The echo is measured without load on the same team too.
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Samples, Sweep, drive, load_sizes, push_line, rank0};
+use super::common::{self, Samples, drive, load_sizes, push_line};
 use super::echo::{echo_chain, echo_check, echo_points, param, run_echo_on};
 use crate::control::RankError;
 use crate::results::KernelResult;
@@ -57,39 +57,42 @@ fn run_on<T: Transport + 'static>(
 ) -> Result<Vec<Samples>, KernelError> {
     let max = sizes.iter().copied().max().unwrap_or(0).max(load_bytes);
     let params: Vec<u64> = sizes.iter().map(|&s| param(1, s)).collect();
-    let on_point = |_: u64| {
-        ctx.progress
-            .step(&format!("contention load {load_bytes} B"))
-    };
-    let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, &params, 2, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
     let stop = AtomicBool::new(false);
     let out = common::pattern_buf(0, max);
-    let per_rank = team.run(CONTENTION.name, eps, |rc, ep| match rc.rank {
-        0 | 1 => {
-            let mut buf = vec![0u8; max.max(64)];
-            let samples = drive(
-                rc,
-                ep,
-                &sweep,
-                &mut buf,
-                |ep, buf, p, check| match check {
-                    common::Check::Before => echo_check(ep, 1, (p & 0xffff_ffff) as usize, buf),
-                    common::Check::After => Ok(()),
-                },
-                |ep, buf, p, reps| echo_chain(ep, 1, &out[..(p & 0xffff_ffff) as usize], buf, reps),
-            );
-            if rc.rank == 0 {
-                // Release: the load ranks need only see the flag; it publishes nothing.
-                stop.store(true, Ordering::Release);
+    common::sweep_team::<T>(
+        ctx,
+        team,
+        CONTENTION.name,
+        &params,
+        2,
+        max,
+        |_| format!("contention load {load_bytes} B"),
+        |rc, ep, sweep| match rc.rank {
+            0 | 1 => {
+                let mut buf = vec![0u8; max.max(64)];
+                let samples = drive(
+                    rc,
+                    ep,
+                    sweep,
+                    &mut buf,
+                    |ep, buf, p, check| match check {
+                        common::Check::Before => echo_check(ep, 1, (p & 0xffff_ffff) as usize, buf),
+                        common::Check::After => Ok(()),
+                    },
+                    |ep, buf, p, reps| {
+                        echo_chain(ep, 1, &out[..(p & 0xffff_ffff) as usize], buf, reps)
+                    },
+                );
+                if rc.rank == 0 {
+                    // Release: the load ranks need only see the flag; it publishes nothing.
+                    stop.store(true, Ordering::Release);
+                }
+                samples
             }
-            samples
-        }
-        2 | 3 if load_bytes > 0 => load(ep, load_bytes, &stop).map(|_| Vec::new()),
-        _ => Ok(Vec::new()),
-    })?;
-    Ok(rank0(per_rank))
+            2 | 3 if load_bytes > 0 => load(ep, load_bytes, &stop).map(|_| Vec::new()),
+            _ => Ok(Vec::new()),
+        },
+    )
 }
 
 /// The contention kernel on a team of `ranks` (at least 4).

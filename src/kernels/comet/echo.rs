@@ -22,8 +22,7 @@
 
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
-    self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
-    stats_point,
+    self, Check, Samples, check_pattern, drive, message_curve_fits, pattern_buf, stats_point,
 };
 use crate::control::RankError;
 use crate::model::fit::fit_line;
@@ -119,35 +118,39 @@ pub(super) fn run_echo<T: Transport + 'static>(
 ) -> Result<Vec<Samples>, KernelError> {
     let max = params.iter().map(|&p| unparam(p).1).max().unwrap_or(0);
     let max_hops = params.iter().map(|&p| unparam(p).0).max().unwrap_or(1);
-    let on_point = |p: u64| {
-        let (h, s) = unparam(p);
-        ctx.progress.step(&format!("{label} {h} hop(s) {s} B"));
-    };
-    let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, params, max_hops + 1, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
     let out = pattern_buf(0, max);
-    let per_rank = team.run(ECHO.name, eps, |rc, ep| {
-        let mut buf = vec![0u8; max.max(64)];
-        drive(
-            rc,
-            ep,
-            &sweep,
-            &mut buf,
-            |ep, buf, p, check| {
-                let (hops, size) = unparam(p);
-                match check {
-                    Check::Before => echo_check(ep, hops, size, buf),
-                    Check::After => Ok(()),
-                }
-            },
-            |ep, buf, p, reps| {
-                let (hops, size) = unparam(p);
-                echo_chain(ep, hops, &out[..size], buf, reps)
-            },
-        )
-    })?;
-    Ok(rank0(per_rank))
+    common::sweep_team::<T>(
+        ctx,
+        team,
+        ECHO.name,
+        params,
+        max_hops + 1,
+        max,
+        |p| {
+            let (h, s) = unparam(p);
+            format!("{label} {h} hop(s) {s} B")
+        },
+        |rc, ep, sweep| {
+            let mut buf = vec![0u8; max.max(64)];
+            drive(
+                rc,
+                ep,
+                sweep,
+                &mut buf,
+                |ep, buf, p, check| {
+                    let (hops, size) = unparam(p);
+                    match check {
+                        Check::Before => echo_check(ep, hops, size, buf),
+                        Check::After => Ok(()),
+                    }
+                },
+                |ep, buf, p, reps| {
+                    let (hops, size) = unparam(p);
+                    echo_chain(ep, hops, &out[..size], buf, reps)
+                },
+            )
+        },
+    )
 }
 
 /// Runs `run_echo` on the transport `kind`.

@@ -7,8 +7,7 @@
 
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
-    self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, rank0,
-    stats_point,
+    self, Check, Samples, check_pattern, drive, message_curve_fits, pattern_buf, stats_point,
 };
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
@@ -51,44 +50,48 @@ fn run_on<T: Transport + 'static>(
     let p = team.size();
     let max = sizes.iter().copied().max().unwrap_or(0);
     let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
-    let on_point = |s: u64| ctx.progress.step(&format!("exchange {s} B"));
-    let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
-    let per_rank = team.run(EXCHANGE.name, eps, |rc, ep| {
-        // Rank 0 exchanges with the last rank; any others stay idle.
-        let peer = if rc.rank == 0 {
-            p - 1
-        } else if rc.rank == p - 1 {
-            0
-        } else {
-            usize::MAX
-        };
-        let out = pattern_buf(rc.rank, max);
-        let mut buf = vec![0u8; max.max(64)];
-        drive(
-            rc,
-            ep,
-            &sweep,
-            &mut buf,
-            |ep, buf, size, check| {
-                let size = size as usize;
-                if peer == usize::MAX || check == Check::After {
-                    return Ok(());
-                }
-                ep.send(peer, &out[..size])?;
-                let n = ep.recv(peer, buf)?;
-                check_pattern("exchange", peer, &buf[..n], size)
-            },
-            |ep, buf, size, reps| {
-                if peer == usize::MAX {
-                    return Ok(());
-                }
-                exchange(ep, peer, &out[..size as usize], buf, reps)
-            },
-        )
-    })?;
-    Ok(rank0(per_rank))
+    common::sweep_team::<T>(
+        ctx,
+        team,
+        EXCHANGE.name,
+        &params,
+        p,
+        max,
+        |s| format!("exchange {s} B"),
+        |rc, ep, sweep| {
+            // Rank 0 exchanges with the last rank; any others stay idle.
+            let peer = if rc.rank == 0 {
+                p - 1
+            } else if rc.rank == p - 1 {
+                0
+            } else {
+                usize::MAX
+            };
+            let out = pattern_buf(rc.rank, max);
+            let mut buf = vec![0u8; max.max(64)];
+            drive(
+                rc,
+                ep,
+                sweep,
+                &mut buf,
+                |ep, buf, size, check| {
+                    let size = size as usize;
+                    if peer == usize::MAX || check == Check::After {
+                        return Ok(());
+                    }
+                    ep.send(peer, &out[..size])?;
+                    let n = ep.recv(peer, buf)?;
+                    check_pattern("exchange", peer, &buf[..n], size)
+                },
+                |ep, buf, size, reps| {
+                    if peer == usize::MAX {
+                        return Ok(());
+                    }
+                    exchange(ep, peer, &out[..size as usize], buf, reps)
+                },
+            )
+        },
+    )
 }
 
 /// Points (size, exchange time, bandwidth) of exchange samples, and their

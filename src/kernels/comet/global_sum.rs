@@ -14,7 +14,7 @@
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::broadcast::{sweep_collective, tree_broadcast};
-use super::common::{self, Check, Samples, Sweep, drive, f64_bytes, f64_bytes_mut, rank0};
+use super::common::{self, Check, Samples, drive, f64_bytes, f64_bytes_mut};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
@@ -171,36 +171,37 @@ fn run_on<T: Transport + 'static>(
     let p = team.size();
     let max = lengths.iter().copied().max().unwrap_or(0);
     let params: Vec<u64> = lengths.iter().map(|&s| s as u64).collect();
-    let on_point = |n: u64| {
-        ctx.progress
-            .step(&format!("{} P={p} {n} doubles", algorithm.name()))
-    };
-    let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max * 8));
-    let per_rank = team.run(GLOBAL_SUM.name, eps, |rc, ep| {
-        let mut v = Vectors {
-            input: (0..max).map(|i| input(rc.rank, i)).collect(),
-            acc: vec![0.0; max],
-            tmp: vec![0.0; max],
-        };
-        drive(
-            rc,
-            ep,
-            &sweep,
-            &mut v,
-            |ep, v, len, check| {
-                let len = len as usize;
-                if check == Check::Before {
-                    v.acc.fill(f64::NAN);
-                    batch(ep, algorithm, v, len, 1)?;
-                }
-                verify(rc.rank, p, &v.acc[..len])
-            },
-            |ep, v, len, reps| batch(ep, algorithm, v, len as usize, reps),
-        )
-    })?;
-    Ok(rank0(per_rank))
+    common::sweep_team::<T>(
+        ctx,
+        team,
+        GLOBAL_SUM.name,
+        &params,
+        p,
+        max * 8,
+        |n| format!("{} P={p} {n} doubles", algorithm.name()),
+        |rc, ep, sweep| {
+            let mut v = Vectors {
+                input: (0..max).map(|i| input(rc.rank, i)).collect(),
+                acc: vec![0.0; max],
+                tmp: vec![0.0; max],
+            };
+            drive(
+                rc,
+                ep,
+                sweep,
+                &mut v,
+                |ep, v, len, check| {
+                    let len = len as usize;
+                    if check == Check::Before {
+                        v.acc.fill(f64::NAN);
+                        batch(ep, algorithm, v, len, 1)?;
+                    }
+                    verify(rc.rank, p, &v.acc[..len])
+                },
+                |ep, v, len, reps| batch(ep, algorithm, v, len as usize, reps),
+            )
+        },
+    )
 }
 
 /// The global-sum kernel over `processors`.

@@ -10,7 +10,7 @@
 //! the overlap measured is the DAXPY hiding the wait for the peer's message.
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Check, Samples, Sweep, check_pattern, drive, rank0};
+use super::common::{self, Check, Samples, check_pattern, drive};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
@@ -106,59 +106,63 @@ fn run_on<T: Transport + 'static>(
     let p = team.size();
     let max = params.iter().map(|&q| unparam(q).2).max().unwrap_or(0);
     let max_len = params.iter().map(|&q| unparam(q).1).max().unwrap_or(0);
-    let on_point = |q: u64| {
-        let (a, len, size) = unparam(q);
-        ctx.progress.step(&format!(
-            "overlap {} {size} B x {len}",
-            if a { "async" } else { "sync" }
-        ))
-    };
-    let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, params, p, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &common::transport_config::<T>(max));
-    let per_rank = team.run(OVERLAP.name, eps, |rc, ep| {
-        let peer = if rc.rank == 0 {
-            p - 1
-        } else if rc.rank == p - 1 {
-            0
-        } else {
-            usize::MAX
-        };
-        let mut b = Buffers {
-            out: common::pattern_buf(rc.rank, max),
-            inbuf: vec![0u8; max.max(64)],
-            x: vec![1.0; max_len],
-            y: vec![0.0; max_len],
-        };
-        drive(
-            rc,
-            ep,
-            &sweep,
-            &mut b,
-            |ep, b, q, check| {
-                let (a, len, size) = unparam(q);
-                if peer == usize::MAX || check == Check::After {
-                    return Ok(());
-                }
-                b.inbuf.fill(0);
-                if a {
-                    asynchronous(ep, peer, b, size, len, 1)?;
-                } else {
-                    synchronous(ep, peer, b, size, len, 1)?;
-                }
-                check_pattern("overlap exchange", peer, &b.inbuf[..size], size)
-            },
-            |ep, b, q, reps| {
-                let (a, len, size) = unparam(q);
-                match (peer == usize::MAX, a) {
-                    (true, _) => Ok(()),
-                    (false, true) => asynchronous(ep, peer, b, size, len, reps),
-                    (false, false) => synchronous(ep, peer, b, size, len, reps),
-                }
-            },
-        )
-    })?;
-    Ok(rank0(per_rank))
+    common::sweep_team::<T>(
+        ctx,
+        team,
+        OVERLAP.name,
+        params,
+        p,
+        max,
+        |q| {
+            let (a, len, size) = unparam(q);
+            format!(
+                "overlap {} {size} B x {len}",
+                if a { "async" } else { "sync" }
+            )
+        },
+        |rc, ep, sweep| {
+            let peer = if rc.rank == 0 {
+                p - 1
+            } else if rc.rank == p - 1 {
+                0
+            } else {
+                usize::MAX
+            };
+            let mut b = Buffers {
+                out: common::pattern_buf(rc.rank, max),
+                inbuf: vec![0u8; max.max(64)],
+                x: vec![1.0; max_len],
+                y: vec![0.0; max_len],
+            };
+            drive(
+                rc,
+                ep,
+                sweep,
+                &mut b,
+                |ep, b, q, check| {
+                    let (a, len, size) = unparam(q);
+                    if peer == usize::MAX || check == Check::After {
+                        return Ok(());
+                    }
+                    b.inbuf.fill(0);
+                    if a {
+                        asynchronous(ep, peer, b, size, len, 1)?;
+                    } else {
+                        synchronous(ep, peer, b, size, len, 1)?;
+                    }
+                    check_pattern("overlap exchange", peer, &b.inbuf[..size], size)
+                },
+                |ep, b, q, reps| {
+                    let (a, len, size) = unparam(q);
+                    match (peer == usize::MAX, a) {
+                        (true, _) => Ok(()),
+                        (false, true) => asynchronous(ep, peer, b, size, len, reps),
+                        (false, false) => synchronous(ep, peer, b, size, len, reps),
+                    }
+                },
+            )
+        },
+    )
 }
 
 /// The overlap kernel between rank 0 and the last of `ranks`.

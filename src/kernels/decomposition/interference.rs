@@ -305,24 +305,12 @@ fn result(
         "{} processors: {RANKS} virtual nodes round-robin on spinning workers pinned to CPUs {cpus:?}; rank 0's system forwards the streams between 2 us chunks of Q (polling instead of interrupts); the 3 sources and 3 sinks share the second CPU",
         team.placement()
     ));
-    KernelResult {
-        kernel: NAME.into(),
-        method: "krumme-greenfield".into(),
-        transport: Some(transport.name().into()),
-        cpus: cpus.to_vec(),
-        distance_class: (cpus.len() == 2)
-            .then(|| ctx.topology.distance(cpus[0], cpus[1]))
-            .flatten(),
-        placement: team.placement(),
-        ranks: team.size(),
-        points,
-        fits: Vec::new(),
-        warnings,
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }
+    KernelResult::new(NAME, "krumme-greenfield", team.placement(), cpus.to_vec())
+        .with_transport(Some(transport.name()))
+        .with_pair_distance(ctx.topology)
+        .with_ranks(team.size())
+        .with_points(points)
+        .with_warnings(warnings)
 }
 
 #[cfg(test)]

@@ -786,20 +786,10 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
             s.placement
         ));
     }
-    KernelResult {
-        kernel: NAME.into(),
-        method: "hockney".into(),
-        transport: Some(s.method.name().into()),
-        cpus: plan.cpus.clone(),
-        distance_class: None,
-        placement: s.placement,
-        ranks: plan.parts,
-        points,
-        fits,
-        warnings,
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }
+    KernelResult::new(NAME, "hockney", s.placement, plan.cpus.clone())
+        .with_transport(Some(s.method.name()))
+        .with_ranks(plan.parts)
+        .with_points(points)
+        .with_fits(fits)
+        .with_warnings(warnings)
 }

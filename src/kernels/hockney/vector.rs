@@ -433,22 +433,11 @@ pub fn operation_result(
         }
         Err(e) => warnings.push(format!("no per-level fit: {e}")),
     }
-    KernelResult {
-        kernel: NAME.into(),
-        method: "hockney".into(),
-        transport: Some(label),
-        cpus: vec![cpu],
-        distance_class: None,
-        placement,
-        ranks: 1,
-        points,
-        fits,
-        warnings,
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }
+    KernelResult::new(NAME, "hockney", placement, vec![cpu])
+        .with_transport(Some(label))
+        .with_points(points)
+        .with_fits(fits)
+        .with_warnings(warnings)
 }
 
 /// The bandwidth of the last level fitted, GB/s.
@@ -490,22 +479,10 @@ fn stream_result(
             ));
         }
     }
-    KernelResult {
-        kernel: NAME.into(),
-        method: "hockney".into(),
-        transport: Some(format!("stream-triad-{}", s.precision)),
-        cpus: vec![cpu],
-        distance_class: None,
-        placement,
-        ranks: 1,
-        points: vec![point],
-        fits: Vec::new(),
-        warnings,
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }
+    KernelResult::new(NAME, "hockney", placement, vec![cpu])
+        .with_transport(Some(format!("stream-triad-{}", s.precision)))
+        .with_points(vec![point])
+        .with_warnings(warnings)
 }
 
 #[cfg(test)]

@@ -347,24 +347,14 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             ctx.progress.step(&label);
         }
         let failed = !warnings.is_empty();
-        out.push(KernelResult {
-            kernel: NAME.into(),
-            method: "reliability".into(),
-            transport: Some(transport.name().into()),
-            cpus: cpus.clone(),
-            distance_class: (cpus.len() == 2)
-                .then(|| ctx.topology.distance(cpus[0], cpus[1]))
-                .flatten(),
-            placement: team.placement(),
-            ranks: 2,
-            points,
-            fits: Vec::new(),
-            warnings: warnings.clone(),
-            load: None,
-            elapsed_s: 0.0,
-            headline: Vec::new(),
-            repetition: None,
-        });
+        out.push(
+            KernelResult::new(NAME, "reliability", team.placement(), cpus.clone())
+                .with_transport(Some(transport.name()))
+                .with_pair_distance(ctx.topology)
+                .with_ranks(2)
+                .with_points(points)
+                .with_warnings(warnings.clone()),
+        );
         if failed {
             ctx.progress.end();
             return Err(KernelError::Failed {

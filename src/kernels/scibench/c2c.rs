@@ -70,20 +70,11 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         ctx.progress.step(&format!("CPUs {a}-{b}"));
     }
     ctx.progress.end();
-    Ok(vec![KernelResult {
-        kernel: NAME.into(),
-        method: "scibench".into(),
-        transport: Some("mailbox".into()),
-        cpus,
-        distance_class: None,
-        placement: Placement::Pinned,
-        ranks: 2,
-        points,
-        fits: Vec::new(),
-        warnings,
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }])
+    Ok(vec![
+        KernelResult::new(NAME, "scibench", Placement::Pinned, cpus)
+            .with_transport(Some("mailbox"))
+            .with_ranks(2)
+            .with_points(points)
+            .with_warnings(warnings),
+    ])
 }

@@ -449,24 +449,13 @@ pub(crate) fn latency_result(
             team.placement()
         ));
     }
-    KernelResult {
-        kernel: kernel.into(),
-        method: "scibench".into(),
-        transport: transport.map(Into::into),
-        cpus: cpus.to_vec(),
-        distance_class: (cpus.len() == 2)
-            .then(|| ctx.topology.distance(cpus[0], cpus[1]))
-            .flatten(),
-        placement: team.placement(),
-        ranks: team.size(),
-        points,
-        fits,
-        warnings,
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    }
+    KernelResult::new(kernel, "scibench", team.placement(), cpus.to_vec())
+        .with_transport(transport)
+        .with_pair_distance(ctx.topology)
+        .with_ranks(team.size())
+        .with_points(points)
+        .with_fits(fits)
+        .with_warnings(warnings)
 }
 
 /// Times `reps` ping-pong round trips of `size` bytes on a two-rank team over

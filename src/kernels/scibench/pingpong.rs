@@ -93,22 +93,12 @@ fn baseline(ctx: &RunContext<'_>) -> Result<KernelResult, KernelError> {
     let one_way = convert::one_way_samples(&flags_ns);
     let (summary, warning) = summarize_trials(&one_way, "baseline 8 B");
     let point = point.with_stats("one_way_ns", summary);
-    Ok(KernelResult {
-        kernel: NAME.into(),
-        method: "scibench".into(),
-        transport: Some("atomic-flags".into()),
-        cpus: cpus.clone(),
-        distance_class: (cpus.len() == 2)
-            .then(|| ctx.topology.distance(cpus[0], cpus[1]))
-            .flatten(),
-        placement: team.placement(),
-        ranks: 2,
-        points: vec![point],
-        fits: Vec::new(),
-        warnings: warning.into_iter().collect(),
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    })
+    Ok(
+        KernelResult::new(NAME, "scibench", team.placement(), cpus.clone())
+            .with_transport(Some("atomic-flags"))
+            .with_pair_distance(ctx.topology)
+            .with_ranks(2)
+            .with_points(vec![point])
+            .with_warnings(warning.into_iter().collect()),
+    )
 }

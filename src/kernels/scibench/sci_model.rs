@@ -61,22 +61,10 @@ const R2_THRESHOLD: f64 = 0.9;
 
 /// Builds the four results from the measurements.
 pub(super) fn results(ctx: &RunContext<'_>, team: &Team, m: &Measurements) -> Vec<KernelResult> {
-    let base = KernelResult {
-        kernel: KERNEL.into(),
-        method: "scibench".into(),
-        transport: Some("mailbox".into()),
-        cpus: m.cpus.clone(),
-        distance_class: ctx.topology.distance(m.cpus[0], m.cpus[1]),
-        placement: team.placement(),
-        ranks: team.size(),
-        points: Vec::new(),
-        fits: Vec::new(),
-        warnings: Vec::new(),
-        load: None,
-        elapsed_s: 0.0,
-        headline: Vec::new(),
-        repetition: None,
-    };
+    let base = KernelResult::new(KERNEL, "scibench", team.placement(), m.cpus.clone())
+        .with_transport(Some("mailbox"))
+        .with_distance_class(ctx.topology.distance(m.cpus[0], m.cpus[1]))
+        .with_ranks(team.size());
     let topology = topology_result(&base, m);
     let (decomposition, components) = decomposition_result(&base, m);
     let mut out = vec![topology, decomposition];

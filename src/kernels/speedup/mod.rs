@@ -167,22 +167,14 @@ pub fn run_with(
     for &t in &ctx.config.transports {
         // totals[n_index][load_index] = run totals, ms.
         let mut totals: Vec<Vec<Vec<f64>>> = Vec::new();
-        let mut result = KernelResult {
-            kernel: SPEEDUP.name.into(),
-            method: SPEEDUP.method.into(),
-            transport: Some(t.name().into()),
-            cpus: cpus.clone(),
-            distance_class: None,
-            placement: Placement::Pinned,
-            ranks: 1,
-            points: Vec::new(),
-            fits: Vec::new(),
-            warnings: Vec::new(),
-            load: None,
-            elapsed_s: 0.0,
-            headline: Vec::new(),
-            repetition: None,
-        };
+        let mut result = KernelResult::new(
+            SPEEDUP.name,
+            SPEEDUP.method,
+            Placement::Pinned,
+            cpus.clone(),
+        )
+        .with_transport(Some(t.name()))
+        .with_ranks(1);
         for &n in &plan.processors {
             if ctx.cancelled() {
                 break;

@@ -20,7 +20,7 @@
 
 use super::super::super::{KernelError, RunContext};
 use super::super::barrier::dissemination;
-use super::super::common::{self, Check, Samples, Sweep, drive, push_line, rank0};
+use super::super::common::{self, Check, Samples, drive, push_line};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
@@ -328,34 +328,35 @@ fn run_on<T: Transport + 'static>(
     let p = team.size();
     let max_ld = dims.iter().copied().max().unwrap_or(1);
     let params: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
-    let on_point = |d: u64| ctx.progress.step(&format!("{} P={p} ld={d}", op.name()));
-    let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-    let eps = T::endpoints(
-        team.control(),
-        &common::transport_config::<T>(op.max_message(max_ld)),
-    );
     let grid = Grid::for_processors(p);
-    let per_rank = team.run(op.name(), eps, |rc, ep| {
-        let mut m = LocalMatrix::setup(grid.clone(), rc.rank, dims[0], max_ld);
-        drive(
-            rc,
-            ep,
-            &sweep,
-            &mut m,
-            |ep, m, ld, check| {
-                if check == Check::Before {
-                    m.grid = grid.clone();
-                    m.reset(ld as usize);
-                    op.check(m)?;
-                    op.apply(m, ep)?;
-                }
-                op.check(m)
-            },
-            |ep, m, _, reps| batch(op, m, ep, reps),
-        )
-    })?;
-    Ok(rank0(per_rank))
+    common::sweep_team::<T>(
+        ctx,
+        team,
+        op.name(),
+        &params,
+        p,
+        op.max_message(max_ld),
+        |d| format!("{} P={p} ld={d}", op.name()),
+        |rc, ep, sweep| {
+            let mut m = LocalMatrix::setup(grid.clone(), rc.rank, dims[0], max_ld);
+            drive(
+                rc,
+                ep,
+                sweep,
+                &mut m,
+                |ep, m, ld, check| {
+                    if check == Check::Before {
+                        m.grid = grid.clone();
+                        m.reset(ld as usize);
+                        op.check(m)?;
+                        op.apply(m, ep)?;
+                    }
+                    op.check(m)
+                },
+                |ep, m, _, reps| batch(op, m, ep, reps),
+            )
+        },
+    )
 }
 
 /// Times `ops` over the local dimensions and processor counts, every transport.

@@ -2,7 +2,11 @@
 //! probes of the two CPUs' round trips that say which state of the machine a
 //! size was measured in.
 
-use super::*;
+use super::super::protocol::cache_sizes;
+use crate::kernels::KernelError;
+use crate::platform::Topology;
+use crate::team::Team;
+use crate::transport::{TransportConfig, TransportKind};
 
 /// Transport buffers for messages up to `max` bytes, `slots` of them per lane,
 /// each holding a whole message: a message is then handed over whole (store and

@@ -61,10 +61,10 @@ mod plan;
 mod rank0;
 mod solve;
 
-use lanes::*;
-use plan::*;
-use rank0::*;
-use solve::*;
+use lanes::{Probe, lane_span, probe, slots_for};
+use plan::{Plan, RANKS, REPETITIONS, ROUNDS, Repetition, SizeTimes, notimes, plan_steps, sizes};
+use rank0::rank0;
+use solve::add_q;
 
 pub(super) use lanes::store_and_forward;
 pub use plan::PAPER_SIZES;
@@ -72,25 +72,13 @@ pub(super) use plan::{Experiment, SENDTIME, script_of};
 pub(super) use rank0::rank0_rs;
 
 use super::background::{Background, QKind};
-use super::protocol::{
-    Block, CHUNK, Node, Op, Samples, cache_sizes, check_len, cpu_pair, hosted_team, interrupted,
-    ns, q, q_sys, read, read_before_arrival, system_return, wash_bytes, write,
-};
-use crate::control::{Placement, RankError};
+use super::protocol::{CHUNK, Node, cpu_pair, hosted_team, interrupted, wash_bytes};
+use crate::control::Placement;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
-use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
-use crate::model::fit::LineFit;
-use crate::model::stats::summarize;
-use crate::platform::{LineAligned, Topology};
-use crate::results::num;
-use crate::results::{FitResult, KernelResult, Point};
-use crate::team::hosted::{Host, HostedTeam};
+use crate::results::KernelResult;
+use crate::team::hosted::HostedTeam;
 use crate::team::{Team, TeamError};
-use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
-use std::collections::BTreeMap;
-use std::fmt::Write;
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use crate::transport::{Transport, TransportConfig};
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "decomposition";
@@ -203,24 +191,11 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     );
     let mut out = Vec::new();
     for &transport in &ctx.config.transports {
-        let mut result = KernelResult {
-            kernel: kernel.into(),
-            method: "krumme-greenfield".into(),
-            transport: Some(transport.name().into()),
-            cpus: cpus.clone(),
-            distance_class: (cpus.len() == 2)
-                .then(|| ctx.topology.distance(cpus[0], cpus[1]))
-                .flatten(),
-            placement: team.placement(),
-            ranks: team.size(),
-            points: Vec::new(),
-            fits: Vec::new(),
-            warnings: Vec::new(),
-            load: None,
-            elapsed_s: 0.0,
-            headline: Vec::new(),
-            repetition: None,
-        };
+        let mut result =
+            KernelResult::new(kernel, "krumme-greenfield", team.placement(), cpus.clone())
+                .with_transport(Some(transport.name()))
+                .with_pair_distance(ctx.topology)
+                .with_ranks(team.size());
         for bg in &backgrounds {
             if ctx.cancelled() {
                 break;
@@ -271,6 +246,11 @@ fn placement_note(placement: Placement, cpus: &[usize], wash: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::protocol::{Block, Op};
+    use super::lanes::LANE_SPAN_UNKNOWN;
+    use super::plan::{MAX_DISTANCE, experiments_at_size};
+    use super::rank0::{ForwardTimes, NeighbourTimes};
+    use super::solve::{Shortfall, probed_at, state_change};
     use super::*;
 
     /// Table 1 (integer Q), µs: rows 16, 500, 1000, 1500, 2000 bytes; E R S F U A.
@@ -361,22 +341,9 @@ mod tests {
     }
 
     fn empty_result() -> KernelResult {
-        KernelResult {
-            kernel: NAME.into(),
-            method: "krumme-greenfield".into(),
-            transport: Some("mailbox".into()),
-            cpus: vec![0, 1],
-            distance_class: None,
-            placement: Placement::Hosted,
-            ranks: RANKS,
-            points: Vec::new(),
-            fits: Vec::new(),
-            warnings: Vec::new(),
-            load: None,
-            elapsed_s: 0.0,
-            headline: Vec::new(),
-            repetition: None,
-        }
+        KernelResult::new(NAME, "krumme-greenfield", Placement::Hosted, vec![0, 1])
+            .with_transport(Some("mailbox"))
+            .with_ranks(RANKS)
     }
 
     /// The whole analysis (solve in the paper's order, mean and deviation over

@@ -1,7 +1,12 @@
 //! The decomposition's experiments, what every rank does in each, and their
 //! schedule: the sizes, the rounds, and the blocks of iterations within a round.
 
-use super::*;
+use super::super::background::Background;
+use super::super::protocol::{Block, Op};
+use super::lanes::Probe;
+use super::rank0::{ForwardTimes, NeighbourTimes};
+use crate::kernels::{KernelError, RunContext};
+use std::time::Duration;
 
 /// The paper's message sizes (Tables 1 to 3), bytes.
 pub const PAPER_SIZES: [usize; 5] = [16, 500, 1000, 1500, 2000];

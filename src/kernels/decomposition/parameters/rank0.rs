@@ -1,7 +1,18 @@
 //! What rank 0 times in each of the decomposition's experiments, and the team
 //! run of one size that drives them.
 
-use super::*;
+use super::super::background::Background;
+use super::super::protocol::{
+    Node, Samples, check_len, ns, q, q_sys, read, read_before_arrival, system_return, write,
+};
+use super::lanes::Probe;
+use super::plan::{Experiment, MAX_DISTANCE, Plan, Repetition, SizeTimes, experiments_at_size};
+use crate::control::RankError;
+use crate::platform::LineAligned;
+use crate::team::hosted::Host;
+use crate::transport::Endpoint;
+use std::hint::black_box;
+use std::time::Instant;
 
 /// Rank 0's figures of tests 2 to 4 (Appendix A) for one size.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,7 +1,16 @@
 //! From the decomposition's timed iterations to its parameters: the solve per
 //! size and repetition, the points, the lines `X0 + X1 n`, and the warnings.
 
-use super::*;
+use super::super::background::QKind;
+use super::lanes::{Probe, slots_for};
+use super::plan::{MAX_DISTANCE, ROUNDS, Repetition, SizeTimes};
+use super::rank0::NeighbourTimes;
+use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
+use crate::model::fit::LineFit;
+use crate::model::stats::summarize;
+use crate::results::{FitResult, KernelResult, Point, num};
+use std::collections::BTreeMap;
+use std::fmt::Write;
 
 /// Below this R^2 a line of E, F or U is flagged.
 pub(super) const R2_THRESHOLD: f64 = 0.9;
