@@ -120,17 +120,25 @@ fn quick_results_read_back_and_compare_and_are_never_overwritten() {
     let again = halfperf::results::parse(&serde_json::to_string(&a).unwrap()).unwrap();
     assert_eq!(again, a);
 
+    // The mailbox's row `key` = `name` of `compare ARGS --json`.
+    let mailbox_row = |args: &[&str], key: &str, name: &str| -> serde_json::Value {
+        let out = halfperf(
+            d,
+            &[&["compare", "a.json", "b.json", "--json"], args].concat(),
+        );
+        assert!(out.status.success());
+        let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        cmp["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["kernel"] == "pingpong/mailbox" && r[key] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} row"))
+    };
     // Point by point: t_startup, an intercept that noise can push below zero, is
     // compared by difference, never by ratio.
-    let out = halfperf(d, &["compare", "a.json", "b.json", "--points", "--json"]);
-    assert!(out.status.success());
-    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let row = cmp["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["kernel"] == "pingpong/mailbox" && r["quantity"] == "t_startup_ns")
-        .expect("t_startup row");
+    let row = mailbox_row(&["--points"], "quantity", "t_startup_ns");
     assert!(row["ratios"][1].is_null(), "{row}");
     let difference = row["differences"][1].as_f64().unwrap();
     let (va, vb) = (
@@ -139,15 +147,7 @@ fn quick_results_read_back_and_compare_and_are_never_overwritten() {
     );
     assert!((difference - (vb - va)).abs() < 1e-9);
     // The cards: t_per_byte, positive, by ratio.
-    let out = halfperf(d, &["compare", "a.json", "b.json", "--json"]);
-    assert!(out.status.success());
-    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let row = cmp["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["kernel"] == "pingpong/mailbox" && r["name"] == "t_per_byte_ns")
-        .expect("t_per_byte row");
+    let row = mailbox_row(&[], "name", "t_per_byte_ns");
     let (va, vb) = (
         row["cells"][0]["value"].as_f64().unwrap(),
         row["cells"][1]["value"].as_f64().unwrap(),
@@ -291,7 +291,7 @@ fn ctrl_c_stops_within_seconds_and_keeps_the_finished_kernels_marked_incomplete(
     let _turn = measuring();
     let dir = tempfile::tempdir().unwrap();
     // c2c finishes first; the full pingpong sweep takes many seconds. Interrupt
-    // once c2c's table has been printed.
+    // once c2c's progress line has been printed.
     let mut child = Command::new(env!("CARGO_BIN_EXE_halfperf"))
         .args(["run", "c2c", "pingpong", "--trials", "3", "--out", "r.json"])
         .current_dir(dir.path())
@@ -301,11 +301,12 @@ fn ctrl_c_stops_within_seconds_and_keeps_the_finished_kernels_marked_incomplete(
         .unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    while !line.starts_with("== c2c") {
+    // The progress line of the finished c2c kernel.
+    while !line.trim_start().starts_with("c2c/") {
         line.clear();
         assert!(
             std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() > 0,
-            "no c2c table"
+            "no c2c progress line"
         );
     }
     std::thread::sleep(Duration::from_millis(300));

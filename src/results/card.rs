@@ -236,8 +236,8 @@ fn identity(file: &ResultFile) -> Identity {
     }
 }
 
-/// `1 KiB`, `2 MiB`, `48 B`.
-pub(super) fn bytes(n: u64) -> String {
+/// A size in bytes as `1 KiB`, `2 MiB`, `48 B`.
+pub fn bytes(n: u64) -> String {
     if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
     } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {

@@ -17,7 +17,7 @@ mod schema;
 mod units;
 
 pub use card::{
-    CardRow, Decision, Identity, MachineCard, Repetitions, Trust, card, card_of, is_signed,
+    CardRow, Decision, Identity, MachineCard, Repetitions, Trust, bytes, card, card_of, is_signed,
 };
 pub use card_compare::{CardCell, CardComparison, CardComparisonRow, cards_to_csv, compare_cards};
 use compare::csv_line;

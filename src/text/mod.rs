@@ -64,7 +64,7 @@ pub fn topology(topo: &Topology, allowed: &[usize]) -> String {
             "{:>6} {:>12} {:>10}  {:?}",
             format!("L{}", c.level),
             format!("{:?}", c.kind).to_lowercase(),
-            bytes(c.size_bytes),
+            crate::results::bytes(c.size_bytes),
             c.shared_cpus
         );
     }
@@ -76,16 +76,6 @@ pub fn topology(topo: &Topology, allowed: &[usize]) -> String {
         }
     }
     s
-}
-
-fn bytes(n: u64) -> String {
-    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
-        format!("{} MiB", n >> 20)
-    } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {
-        format!("{} KiB", n >> 10)
-    } else {
-        format!("{n} B")
-    }
 }
 
 /// The kernel list.
@@ -249,7 +239,7 @@ fn points_table(r: &KernelResult) -> String {
     let table: Vec<(String, Vec<String>)> = columns
         .into_iter()
         .filter_map(|(header, get)| {
-            let cells: Vec<Option<String>> = r.points.iter().map(|p| get(p)).collect();
+            let cells: Vec<Option<String>> = r.points.iter().map(&get).collect();
             cells.iter().any(Option::is_some).then(|| {
                 let cells = cells.into_iter().map(|c| c.unwrap_or("-".into()));
                 (header, cells.collect())
