@@ -620,4 +620,124 @@ mod tests {
             Some(400.0 * 32.0)
         );
     }
+
+    /// `operation_result` on times built from two known lines, L1 (n <= 100):
+    /// t = (n + 20)/2 ns per instruction, memory beyond: t = (n + 60)/1: every
+    /// point's derived figures by hand, both fits recover their lines, and the
+    /// one noisy length is counted in a warning.
+    #[test]
+    fn operation_result_derives_points_and_fits_from_known_times() {
+        let line = |n: usize| {
+            if n <= 100 {
+                (n as f64 + 20.0) / 2.0
+            } else {
+                n as f64 + 60.0
+            }
+        };
+        let sweep = |op: Operation| {
+            let vi = op.vector_instructions() as f64;
+            let lengths = (1..=50)
+                .map(|k| 2 * k)
+                .chain((6..=15).map(|k| 20 * k))
+                .map(|n| {
+                    let t = vi * line(n);
+                    // n = 4 spreads by 50 % over its trials, beyond ACCURACY.
+                    let worst = if n == 4 { 1.5 } else { 1.05 };
+                    LengthSamples {
+                        n,
+                        reps: 10,
+                        samples_ns: vec![1.01 * t, t, worst * t],
+                    }
+                })
+                .collect();
+            OperationSweep {
+                op,
+                precision: "f64",
+                element_bytes: 8,
+                lengths,
+                levels: vec![
+                    Level {
+                        name: "L1".into(),
+                        cache_bytes: Some(3200),
+                    },
+                    Level {
+                        name: "memory".into(),
+                        cache_bytes: None,
+                    },
+                ],
+                breaks: vec![100.0],
+            }
+        };
+        let plan = VectorPlan {
+            paper_step: 2,
+            paper_max: 100,
+            per_level: 3,
+            max_working_set: 1 << 20,
+            trials: 3,
+            target: Duration::from_millis(1),
+        };
+        let r = operation_result(
+            &sweep(Operation::Triad),
+            &plan,
+            Simd::Avx2,
+            1,
+            Placement::Pinned,
+            0.0,
+        );
+        assert_eq!(r.transport.as_deref(), Some("triad-f64"));
+        assert_eq!(r.points.len(), 60);
+        for p in &r.points {
+            let n = p.number("n_elements").unwrap();
+            assert_eq!(p.number("flop"), Some(2.0 * n));
+            assert_eq!(p.number("working_set_bytes"), Some(4.0 * 8.0 * n));
+            // n = 100 sits on the break and belongs to L1.
+            assert_eq!(
+                p.number("level"),
+                Some(if n <= 100.0 { 1.0 } else { 2.0 }),
+                "n = {n}"
+            );
+            assert_eq!(p.number("simd_width_bits"), Some(256.0));
+            let min_ns = 2.0 * line(n as usize);
+            let rate = p.number("rate_flop_per_s").unwrap();
+            assert!(
+                (rate - 2.0 * n / min_ns * 1e9).abs() <= 1e-9 * rate,
+                "n = {n}"
+            );
+        }
+        let noisy: Vec<&String> = r
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with("1 of 60 lengths"))
+            .collect();
+        assert_eq!(noisy.len(), 1, "{:?}", r.warnings);
+        let param = |fit: usize, name: &str| r.fits[fit].params[name];
+        // Fig. 1's fit on n <= 100: r_inf 2 per ns per instruction, n_1/2 20.
+        assert!((param(0, "r_inf_flop_per_s") - 2e9).abs() < 1e-3 * 2e9);
+        assert!((param(0, "n_half_flop") - 20.0).abs() < 1e-6 * 20.0);
+        assert_eq!(param(0, "timer_t0_subtracted_ns"), 0.0);
+        // One fit per level: L1 at 2 per ns, memory at 1 per ns.
+        let level_rate = |prefix: &str| {
+            r.fits
+                .iter()
+                .find_map(|f| f.params.get(&format!("{prefix}_r_inf_flop_per_s")).copied())
+                .unwrap_or_else(|| panic!("no {prefix} fit in {:?}", r.fits))
+        };
+        assert!((level_rate("l1") - 2e9).abs() < 1e-3 * 2e9);
+        assert!((level_rate("memory") - 1e9).abs() < 1e-3 * 1e9);
+        // The scalar operation reports the element's width, not the vector's.
+        let scalar = operation_result(
+            &sweep(Operation::Scalar),
+            &plan,
+            Simd::Avx2,
+            1,
+            Placement::Pinned,
+            0.0,
+        );
+        assert!(
+            scalar
+                .points
+                .iter()
+                .all(|p| p.number("simd_width_bits") == Some(64.0))
+        );
+    }
 }
