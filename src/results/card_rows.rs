@@ -137,9 +137,11 @@ impl<'a> Rows<'a> {
     }
 
     fn push(&mut self, line: &str, name: &str, of: Option<String>, est: Option<Est>) {
-        let Some(e) = est.filter(|e| e.value.is_finite()) else {
+        let Some(mut e) = est.filter(|e| e.value.is_finite()) else {
             return;
         };
+        // JSON has no infinity or NaN: an interval that is not finite is none.
+        e.ci95 = e.ci95.filter(|c| c.iter().all(|x| x.is_finite()));
         self.out.push(CardRow {
             method: self.k.method.clone(),
             line: line.into(),

@@ -50,7 +50,8 @@ fn evaluate(inputs: &[Input], f: impl Fn(&[f64]) -> Option<f64>) -> Option<(f64,
             hi = hi.max(y);
         }
     }
-    Some((value, [lo.min(value), hi.max(value)]))
+    let ci = [lo.min(value), hi.max(value)];
+    ci.iter().all(|x| x.is_finite()).then_some((value, ci))
 }
 
 fn decision(text: String, value: f64, unit: &str, ci: [f64; 2], kernels: &[&str]) -> Decision {
@@ -168,17 +169,18 @@ fn mailbox_or_channel(rows: &[CardRow]) -> Option<Decision> {
             ci,
             &kernels,
         )),
-        None => Some(decision(
-            format!(
+        // No crossing: no figure (JSON has no infinity).
+        None => Some(Decision {
+            text: format!(
                 "the mailbox beats the channel at every size: a smaller start-up ({} against {}) and no larger cost per byte",
                 quantity(inputs[0].value, "ns"),
                 quantity(inputs[1].value, "ns")
             ),
-            f64::INFINITY,
-            "B",
-            [f64::INFINITY, f64::INFINITY],
-            &kernels,
-        )),
+            value: None,
+            unit: "B".into(),
+            ci95: None,
+            kernels: kernels.iter().map(|k| k.to_string()).collect(),
+        }),
     }
 }
 
