@@ -61,27 +61,38 @@ enum Command {
     /// for the text's eq. 9), or `--experiment lamanna` for the Table 5 design and its
     /// eq. 11 fit.
     Simulate(SimulateArgs),
-    /// Compare result files side by side, with ratios to the first.
+    /// Compare result files: their machine cards side by side.
     ///
-    /// One row per fit parameter and per measured quantity of a point, one column
-    /// per file, each with its ratio to the first file's value; `*` marks a value
-    /// that differs from the first by more than the two uncertainties together. A
-    /// measured quantity is its minimum over trials (uncertainty: max − min), or,
-    /// for Krumme & Greenfield's kernels, the mean of the repetitions (uncertainty:
-    /// the standard deviation), as their tables give it. Points match on their
-    /// swept variables (`size_bytes=500`), whatever the calibration chose or the
-    /// run derived; a parameter that several fits of one kernel share is named
-    /// with its fit's model. `-` marks a value a file lacks, or a ratio to zero.
+    /// One column per file, named by CPU model, host and date; one row per headline
+    /// parameter of the cards, with the 95 % interval, then per later file the
+    /// change against the first: a ratio for a positive quantity, a difference for
+    /// one that can be negative or zero (an intercept, Krumme & Greenfield's
+    /// differences). `*` marks a change only where the two 95 % intervals do not
+    /// overlap. `--points` gives every fit parameter and every measured point
+    /// instead (`*` where two values differ by more than their uncertainties
+    /// together).
     Compare {
         /// Result files written by `halfperf run`.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Every fit parameter and measured point, not the cards' parameters.
+        #[arg(long)]
+        points: bool,
         /// Print JSON on stdout instead of a table.
         #[arg(long, conflicts_with = "csv")]
         json: bool,
         /// Print CSV on stdout instead of a table.
         #[arg(long)]
         csv: bool,
+    },
+    /// Print a result file's machine card: identity, headline parameters with 95 %
+    /// intervals and trust marks, decisions.
+    Card {
+        /// A result file written by `halfperf run`.
+        file: PathBuf,
+        /// Print the card as JSON on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Write an HTML page and a Markdown report with SVG figures from result files.
     Report {
@@ -335,9 +346,15 @@ struct RunArgs {
     /// Replace an existing --out file.
     #[arg(long)]
     force: bool,
-    /// Print the result document on stdout (tables go to stderr).
+    /// Print the result document on stdout (progress and the card go to stderr).
     #[arg(long)]
     json: bool,
+    /// Print each kernel's table of points and fits as it finishes.
+    #[arg(long)]
+    tables: bool,
+    /// List each kernel's warnings under its progress line (by default only counted).
+    #[arg(long)]
+    warnings: bool,
     /// Allow more processors than CPUs; waits then block instead of spinning and
     /// results are labelled oversubscribed.
     #[arg(long)]
@@ -418,14 +435,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
             model: ModelCommand::Sci(args),
         } => model_sci(&args)?,
         Command::Simulate(args) => simulate(&args)?,
-        Command::Compare { files, json, csv } => {
-            let cmp = results::compare(&read_all(&files)?);
-            if json {
-                println!("{}", serde_json::to_string_pretty(&cmp)?);
-            } else if csv {
-                print!("{}", results::to_csv(&cmp));
+        Command::Compare {
+            files,
+            points,
+            json,
+            csv,
+        } => {
+            let files = read_all(&files)?;
+            if points {
+                let cmp = results::compare(&files);
+                print_as(&cmp, json, csv, results::to_csv, text::comparison)?;
             } else {
-                print!("{}", text::comparison(&cmp));
+                let cmp = results::compare_cards(&files);
+                print_as(
+                    &cmp,
+                    json,
+                    csv,
+                    results::cards_to_csv,
+                    text::card_comparison,
+                )?;
+            }
+        }
+        Command::Card { file, json } => {
+            let card = results::card_of(&results::read(&file)?);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&card)?);
+            } else {
+                print!("{}", text::card::card(&card));
             }
         }
         Command::Report { files, out } => {
@@ -443,6 +479,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints `value` as JSON, CSV or text on stdout.
+fn print_as<T: serde::Serialize>(
+    value: &T,
+    json: bool,
+    csv: bool,
+    to_csv: fn(&T) -> String,
+    to_text: fn(&T) -> String,
+) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(value)?);
+    } else if csv {
+        print!("{}", to_csv(value));
+    } else {
+        print!("{}", to_text(value));
+    }
+    Ok(())
 }
 
 fn read_all(files: &[PathBuf]) -> Result<Vec<results::ResultFile>> {
@@ -924,8 +978,17 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
             c
         },
         |r| {
-            show(text::kernel_result(r));
-            show("\n".into());
+            if args.tables {
+                show(text::kernel_result(r, args.warnings));
+                show("\n".into());
+            } else {
+                show(text::progress_line(r));
+                if args.warnings {
+                    r.warnings
+                        .iter()
+                        .for_each(|w| show(format!("      warning: {w}\n")));
+                }
+            }
         },
     );
     for (kernel, reason) in &outcome.skipped {
@@ -937,6 +1000,11 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&outcome.file)?);
+    }
+    if let Some(card) = &outcome.file.summary
+        && !outcome.file.kernels.is_empty()
+    {
+        show(format!("\n{}", text::card::card(card)));
     }
     let wrote = match &out {
         Some(p) if !outcome.file.kernels.is_empty() => {

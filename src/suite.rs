@@ -136,7 +136,7 @@ pub fn run_suite_repeated(
             }
         }
     }
-    let file = ResultFile {
+    let mut file = ResultFile {
         schema_version: SCHEMA_VERSION,
         tool: TOOL_NAME.into(),
         started_utc,
@@ -145,7 +145,9 @@ pub fn run_suite_repeated(
         config: config_json,
         kernels: results,
         incomplete: failure.is_some(),
+        summary: None,
     };
+    file.summary = Some(crate::results::card(&file));
     SuiteOutcome {
         file,
         skipped,

@@ -89,5 +89,6 @@ fn bad_result_files_are_refused_by_compare() {
     ];
     for (file, needle) in cases {
         assert_refused(d, &["compare", file], needle);
+        assert_refused(d, &["card", file], needle);
     }
 }

@@ -120,21 +120,42 @@ fn quick_results_read_back_and_compare_and_are_never_overwritten() {
     let again = halfperf::results::parse(&serde_json::to_string(&a).unwrap()).unwrap();
     assert_eq!(again, a);
 
-    let out = halfperf(d, &["compare", "a.json", "b.json", "--json"]);
-    assert!(out.status.success());
-    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let row = cmp["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["kernel"] == "pingpong/mailbox" && r["quantity"] == "t_startup_ns")
-        .expect("t_startup row");
-    let ratio = row["ratios"][1].as_f64().unwrap();
+    // The mailbox's row `key` = `name` of `compare ARGS --json`.
+    let mailbox_row = |args: &[&str], key: &str, name: &str| -> serde_json::Value {
+        let out = halfperf(
+            d,
+            &[&["compare", "a.json", "b.json", "--json"], args].concat(),
+        );
+        assert!(out.status.success());
+        let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        cmp["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["kernel"] == "pingpong/mailbox" && r[key] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} row"))
+    };
+    // Point by point: t_startup, an intercept that noise can push below zero, is
+    // compared by difference, never by ratio.
+    let row = mailbox_row(&["--points"], "quantity", "t_startup_ns");
+    assert!(row["ratios"][1].is_null(), "{row}");
+    let difference = row["differences"][1].as_f64().unwrap();
     let (va, vb) = (
         row["values"][0].as_f64().unwrap(),
         row["values"][1].as_f64().unwrap(),
     );
-    assert!((ratio - vb / va).abs() < 1e-9);
+    assert!((difference - (vb - va)).abs() < 1e-9);
+    // The cards: t_per_byte, positive, by ratio.
+    let row = mailbox_row(&[], "name", "t_per_byte_ns");
+    let (va, vb) = (
+        row["cells"][0]["value"].as_f64().unwrap(),
+        row["cells"][1]["value"].as_f64().unwrap(),
+    );
+    assert!(
+        (row["ratios"][1].as_f64().unwrap() - vb / va).abs() < 1e-9,
+        "{row}"
+    );
 
     let before = std::fs::read(d.join("a.json")).unwrap();
     assert_refused(
@@ -143,6 +164,44 @@ fn quick_results_read_back_and_compare_and_are_never_overwritten() {
         "already exists",
     );
     assert_eq!(std::fs::read(d.join("a.json")).unwrap(), before);
+}
+
+#[test]
+fn a_quick_run_prints_a_line_per_kernel_and_the_card_in_under_150_lines() {
+    let _turn = measuring();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = halfperf(d, &["run", "--quick", "--out", "q.json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = stdout.lines().count();
+    assert!(lines < 150, "{lines} lines:\n{stdout}");
+    let file = halfperf::results::read(&d.join("q.json")).unwrap();
+    // One progress line per kernel result, then the card with its decisions.
+    let progress = stdout
+        .lines()
+        .filter(|l| l.contains(" points ") && l.contains(" fits "))
+        .count();
+    assert_eq!(progress, file.kernels.len(), "{stdout}");
+    assert!(
+        stdout.contains("machine card:") && stdout.contains("decisions"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("warning:"),
+        "warnings are counted, not listed"
+    );
+    let summary = file.summary.expect("the file keeps the card");
+    assert!(summary.rows.len() > 40, "{summary:?}");
+    // `card FILE` prints the stored card, the same words as the run's end.
+    let out = halfperf(d, &["card", "q.json"]);
+    assert!(out.status.success());
+    let card = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(card.as_ref()), "{card}");
 }
 
 #[test]
@@ -232,7 +291,7 @@ fn ctrl_c_stops_within_seconds_and_keeps_the_finished_kernels_marked_incomplete(
     let _turn = measuring();
     let dir = tempfile::tempdir().unwrap();
     // c2c finishes first; the full pingpong sweep takes many seconds. Interrupt
-    // once c2c's table has been printed.
+    // once c2c's progress line has been printed.
     let mut child = Command::new(env!("CARGO_BIN_EXE_halfperf"))
         .args(["run", "c2c", "pingpong", "--trials", "3", "--out", "r.json"])
         .current_dir(dir.path())
@@ -242,11 +301,12 @@ fn ctrl_c_stops_within_seconds_and_keeps_the_finished_kernels_marked_incomplete(
         .unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    while !line.starts_with("== c2c") {
+    // The progress line of the finished c2c kernel.
+    while !line.trim_start().starts_with("c2c/") {
         line.clear();
         assert!(
             std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() > 0,
-            "no c2c table"
+            "no c2c progress line"
         );
     }
     std::thread::sleep(Duration::from_millis(300));

@@ -35,8 +35,19 @@ fn a_spinner_on_the_measured_cpu_warns_and_flags_every_fit() {
     let out = halfperf(
         dir.path(),
         &[
-            "run", "pingpong", "--quick", "--cpus", &cpus, "--sizes", "8,512,4K", "--trials", "2",
-            "--out", "r.json",
+            "run",
+            "pingpong",
+            "--quick",
+            "--cpus",
+            &cpus,
+            "--sizes",
+            "8,512,4K",
+            "--trials",
+            "2",
+            "--out",
+            "r.json",
+            "--tables",
+            "--warnings",
         ],
     );
     stop.store(true, Ordering::Relaxed);

@@ -247,9 +247,12 @@ fn compare_gives_exact_ratios_and_marks_real_differences() {
             .find(|r| r.kernel == k && r.quantity == q)
             .unwrap_or_else(|| panic!("no row {k} {q}"))
     };
+    // t_startup, an intercept that noise can push below zero, is signed: a
+    // difference, never a ratio.
     let r = row("pingpong/mailbox", "t_startup_ns");
     assert_eq!(r.values, [Some(100.0), Some(150.0)]);
-    assert_eq!(r.ratios, [Some(1.0), Some(1.5)]);
+    assert_eq!(r.ratios, [None, None]);
+    assert_eq!(r.differences, [None, Some(50.0)]);
     assert_eq!(r.differs, [None, Some(true)]); // 50 > 2 + 3
     let r = row("pingpong/mailbox", "t_per_byte_ns");
     assert_eq!(r.ratios[1], Some(1.0));
@@ -268,12 +271,12 @@ fn compare_gives_exact_ratios_and_marks_real_differences() {
     let csv = results::to_csv(&c);
     assert!(csv.starts_with("kernel,quantity,machine-a 2026-11-01T10:00:00Z value,"));
     assert!(
-        csv.contains("pingpong/mailbox,t_startup_ns,100,1,2,,150,1.5,3,*\n"),
+        csv.contains("pingpong/mailbox,t_startup_ns,100,,,2,,150,,50,3,*\n"),
         "{csv}"
     );
     // The CLI prints the same CSV.
     let out = Command::new(env!("CARGO_BIN_EXE_halfperf"))
-        .args(["compare", "--csv"])
+        .args(["compare", "--points", "--csv"])
         .arg(data("machine-a.json"))
         .arg(data("machine-b.json"))
         .output()

@@ -195,6 +195,7 @@ fn table1_file() -> ResultFile {
             repetition: None,
         }],
         incomplete: false,
+        summary: None,
     }
 }
 

@@ -1,7 +1,9 @@
 //! The report as one self-contained HTML page: inline SVG, inline CSS, no script,
 //! no external reference.
 
-use super::{Report, Table};
+use super::{Report, Section, Table, TrustRow};
+use crate::results::{MachineCard, Trust};
+use crate::text::card::{lines, short_name, subject, value_text};
 use std::fmt::Write;
 
 /// Escapes text for HTML.
@@ -27,7 +29,7 @@ fn svg_width(svg: &str) -> Option<u32> {
 }
 
 const STYLE: &str = "
-body { font-family: sans-serif; margin: 1.5em auto; max-width: 1180px; color: #222; line-height: 1.4; }
+body { font-family: sans-serif; margin: 1em auto; max-width: 1560px; padding: 0 1em; color: #222; line-height: 1.35; }
 h1 { margin-bottom: 0.2em; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
@@ -41,8 +43,20 @@ figcaption { font-size: 0.85em; color: #444; max-width: 760px; }
 .note { font-size: 0.9em; margin: 0.4em 0; }
 .placement { display: inline-block; background: #e8f0fe; border-radius: 3px; padding: 0 0.4em; }
 .placement.unusual { background: #fde2c8; }
-.warn { background: #fff6d5; border-left: 4px solid #e0b000; padding: 0.2em 0.6em; margin: 0.3em 0; font-size: 0.9em; }
-.toc { columns: 2; font-size: 0.9em; }
+.warnings { font-size: 0.85em; color: #444; margin: 0.2em 0; }
+.toc { columns: 3; font-size: 0.9em; margin-top: 0.2em; }
+.figs figure.wide { max-width: calc(50% - 0.75em); }
+@media (max-width: 1100px) { .figs figure.wide { max-width: 100%; } }
+.id { font-size: 0.9em; margin: 0.2em 0 0.5em; }
+table.card { font-size: 0.85em; margin: 0.3em 0; }
+table.card td { text-align: left; border: none; border-bottom: 1px solid #eee; padding: 0.05em 0.5em; }
+table.card tr.method td { font-weight: bold; background: #f3f3f3; }
+.t-noisy { color: #a60; } .t-flagged-fit { color: #b00; } .t-virtual { color: #609; } .t-busy { color: #b00; font-weight: bold; }
+.decisions { font-size: 0.9em; margin: 0.3em 0; }
+table.grid td { border: none; padding: 0 0.3em; text-align: left; font-size: 0.85em; }
+.cell { display: inline-block; width: 9px; height: 12px; margin-right: 1px; }
+.s0 { background: #3a3; } .s1 { background: #9c5; } .s2 { background: #eb3; } .s3 { background: #d33; } .sn { background: #ccc; }
+.top { font-size: 0.6em; font-weight: normal; margin-left: 1em; }
 details { margin: 0.5em 0; }
 summary { cursor: pointer; color: #245; }
 ";
@@ -70,18 +84,191 @@ fn table(t: &Table) -> String {
     s
 }
 
-/// The page.
+/// The first section whose id names `kernel` (`pingpong/mailbox` ->
+/// `pingpong-mailbox...`), for links from the card.
+fn link(sections: &[Section], kernel: &str) -> Option<String> {
+    let stem = super::slug(kernel);
+    sections
+        .iter()
+        .find(|s| s.id == stem || s.id.starts_with(&format!("{stem}-")))
+        .map(|s| s.id.clone())
+}
+
+fn trust_class(t: Trust) -> &'static str {
+    match t {
+        Trust::Ok => "t-ok",
+        Trust::Noisy => "t-noisy",
+        Trust::FlaggedFit => "t-flagged-fit",
+        Trust::Virtual => "t-virtual",
+        Trust::Busy => "t-busy",
+    }
+}
+
+/// A machine card: identity, a row per printed line linking to its section,
+/// the decisions.
+fn card(s: &mut String, c: &MachineCard, sections: &[Section], n: usize) {
+    let id = &c.identity;
+    let _ = writeln!(
+        s,
+        "<h2 id=\"card-{n}\">{} &middot; {} &middot; {}</h2>",
+        esc(&id.cpu_model),
+        esc(&id.hostname),
+        esc(&id.date)
+    );
+    let _ = writeln!(
+        s,
+        "<p class=\"id\">{}; {}<br>vector ISA used: {}; the CPU offers: {}<br>{} run, {} trials per point; halfperf {}; {} kernel results, {} with warnings{}</p>",
+        esc(&id.cores),
+        esc(&id.caches.join(", ")),
+        esc(&id.isa_used.join(" ")),
+        esc(&id.isa_offered.join(" ")),
+        if id.quick { "quick" } else { "full" },
+        id.trials.map_or("?".into(), |t| t.to_string()),
+        esc(&id.halfperf),
+        id.kernels,
+        id.kernels_warned,
+        if id.incomplete {
+            "; incomplete (interrupted)"
+        } else {
+            ""
+        }
+    );
+    s.push_str("<table class=\"card\">\n");
+    let mut method = "";
+    for line in lines(&c.rows) {
+        let first = &line[0];
+        if first.method != method {
+            method = &first.method;
+            let _ = writeln!(
+                s,
+                "<tr class=\"method\"><td colspan=\"3\">{}</td></tr>",
+                esc(method)
+            );
+        }
+        let label = match link(sections, &first.kernel) {
+            Some(to) => format!("<a href=\"#{to}\">{}</a>", esc(&first.line)),
+            None => esc(&first.line),
+        };
+        let values: Vec<String> = line
+            .iter()
+            .map(|r| {
+                format!(
+                    "<span class=\"{}\" title=\"{}\">{} {}</span>",
+                    trust_class(r.trust),
+                    esc(&r.interval),
+                    esc(short_name(&r.name)),
+                    esc(&value_text(
+                        r.value,
+                        r.ci95,
+                        &r.unit,
+                        r.trust,
+                        r.repetitions.as_ref()
+                    ))
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "<tr><td>{label}</td><td>{}</td><td>{}</td></tr>",
+            esc(&subject(first)),
+            values.join("; ")
+        );
+    }
+    s.push_str("</table>\n");
+    if !c.decisions.is_empty() {
+        s.push_str("<ul class=\"decisions\">\n");
+        for d in &c.decisions {
+            let links: Vec<String> = d
+                .kernels
+                .iter()
+                .filter_map(|k| {
+                    link(sections, k).map(|to| format!("<a href=\"#{to}\">{}</a>", esc(k)))
+                })
+                .collect();
+            let _ = writeln!(s, "<li>{} ({})</li>", esc(&d.text), links.join(", "));
+        }
+        s.push_str("</ul>\n");
+    }
+}
+
+/// The spread class of a point: under 5 %, 20 %, 50 %, more, unknown.
+fn spread_class(spread: Option<f64>) -> &'static str {
+    match spread {
+        None => "sn",
+        Some(x) if x < 0.05 => "s0",
+        Some(x) if x < 0.2 => "s1",
+        Some(x) if x < 0.5 => "s2",
+        Some(_) => "s3",
+    }
+}
+
+/// The trust grid: a row per kernel result, a cell per point coloured by its
+/// spread, the placement, load and warnings beside.
+fn trust_grid(s: &mut String, rows: &[TrustRow]) {
+    s.push_str("<h2 id=\"trust\">Trust grid<a class=\"top\" href=\"#top\">top</a></h2>\n");
+    s.push_str("<p class=\"id\">One cell per point, coloured by its spread (max &minus; min) / min over trials: <span class=\"cell s0\"></span> under 5 %, <span class=\"cell s1\"></span> under 20 %, <span class=\"cell s2\"></span> under 50 %, <span class=\"cell s3\"></span> more, <span class=\"cell sn\"></span> no distribution.</p>\n<table class=\"grid\">\n");
+    for r in rows {
+        let cells: String = r
+            .cells
+            .iter()
+            .map(|(at, spread)| {
+                let title = match spread {
+                    Some(x) => format!("{at}: spread {:.0} %", x * 100.0),
+                    None => at.clone(),
+                };
+                format!(
+                    "<span class=\"cell {}\" title=\"{}\"></span>",
+                    spread_class(*spread),
+                    esc(&title)
+                )
+            })
+            .collect();
+        let mut notes = Vec::new();
+        if r.unusual_placement {
+            notes.push("<span class=\"t-virtual\">virtual</span>".to_string());
+        }
+        if r.busy {
+            notes.push("<span class=\"t-busy\">busy</span>".to_string());
+        }
+        if r.warnings > 0 {
+            notes.push(format!("{} warning(s)", r.warnings));
+        }
+        let _ = writeln!(
+            s,
+            "<tr><td><a href=\"#{}\">{}</a></td><td>{cells}</td><td>{}</td></tr>",
+            r.section,
+            esc(&r.label),
+            notes.join(", ")
+        );
+    }
+    s.push_str("</table>\n");
+}
+
+/// The page: the cards and decisions first, then the trust grid, the files'
+/// facts, the contents by method, and a section per kernel.
 pub fn to_html(r: &Report) -> String {
     let mut s = String::new();
     s.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    s.push_str("<title>halfperf report</title>\n<style>");
+    let title = match &r.cards[..] {
+        [c] => format!(
+            "halfperf: {}, {}",
+            c.identity.cpu_model, c.identity.hostname
+        ),
+        cards => format!("halfperf: {} result files", cards.len()),
+    };
+    let _ = write!(s, "<title>{}</title>\n<style>", esc(&title));
     s.push_str(STYLE);
-    s.push_str("</style>\n</head>\n<body>\n<h1>halfperf report</h1>\n");
     let _ = writeln!(
         s,
-        "<p>{} result file(s). Every figure is drawn from the files alone; units are in the axis labels.</p>",
-        r.sources.len()
+        "</style>\n</head>\n<body>\n<h1 id=\"top\">{}</h1>",
+        esc(&title)
     );
+    s.push_str("<p class=\"id\">Values with [95 % interval]; marks: <span class=\"t-noisy\">noisy</span>, <span class=\"t-flagged-fit\">flagged fit</span>, <span class=\"t-virtual\">virtual</span>, <span class=\"t-busy\">busy</span>. Each line links to its figures; <a href=\"#trust\">trust grid</a>, <a href=\"#contents\">contents</a>.</p>\n");
+    for (i, c) in r.cards.iter().enumerate() {
+        card(&mut s, c, &r.sections, i + 1);
+    }
+    trust_grid(&mut s, &r.trust);
+    s.push_str("<h2 id=\"files\">Files<a class=\"top\" href=\"#top\">top</a></h2>\n");
     for src in &r.sources {
         let _ = writeln!(s, "<h3>{}</h3>\n<table>", esc(&src.label));
         for (k, v) in &src.facts {
@@ -94,20 +281,29 @@ pub fn to_html(r: &Report) -> String {
         }
         s.push_str("</table>\n");
     }
-    s.push_str("<h2>Contents</h2>\n<ul class=\"toc\">\n");
+    s.push_str("<h2 id=\"contents\">Contents<a class=\"top\" href=\"#top\">top</a></h2>\n");
+    let mut methods: Vec<&str> = Vec::new();
     for sec in &r.sections {
-        let _ = writeln!(
-            s,
-            "<li><a href=\"#{}\">{}</a></li>",
-            sec.id,
-            esc(&sec.title)
-        );
+        if !methods.contains(&sec.method.as_str()) {
+            methods.push(&sec.method);
+        }
     }
-    s.push_str("</ul>\n");
+    for m in methods {
+        let _ = writeln!(s, "<h3>{}</h3>\n<ul class=\"toc\">", esc(m));
+        for sec in r.sections.iter().filter(|sec| sec.method == m) {
+            let _ = writeln!(
+                s,
+                "<li><a href=\"#{}\">{}</a></li>",
+                sec.id,
+                esc(&sec.title)
+            );
+        }
+        s.push_str("</ul>\n");
+    }
     for sec in &r.sections {
         let _ = writeln!(
             s,
-            "<section id=\"{}\">\n<h2>{}</h2>",
+            "<section id=\"{}\">\n<h2>{}<a class=\"top\" href=\"#contents\">contents</a></h2>",
             sec.id,
             esc(&sec.title)
         );
@@ -123,30 +319,28 @@ pub fn to_html(r: &Report) -> String {
                 esc(&n.label),
                 esc(&n.placement)
             );
-            // A few warnings in full; the rest fold away so the figures stay near.
-            const SHOWN: usize = 3;
-            for w in n.warnings.iter().take(SHOWN) {
-                let _ = writeln!(s, "<div class=\"warn\">warning: {}</div>", esc(w));
-            }
-            if n.warnings.len() > SHOWN {
+            // The warnings fold away: the trust grid counts them.
+            if !n.warnings.is_empty() {
                 let _ = writeln!(
                     s,
-                    "<details><summary>{} more warnings</summary>",
-                    n.warnings.len() - SHOWN
+                    "<details class=\"warnings\"><summary>{} warning(s)</summary><ul>",
+                    n.warnings.len()
                 );
-                for w in &n.warnings[SHOWN..] {
-                    let _ = writeln!(s, "<div class=\"warn\">warning: {}</div>", esc(w));
+                for w in &n.warnings {
+                    let _ = writeln!(s, "<li>{}</li>", esc(w));
                 }
-                s.push_str("</details>\n");
+                s.push_str("</ul></details>\n");
             }
         }
         s.push_str("<div class=\"figs\">\n");
         for f in &sec.figures {
             // As wide as its drawing, so that small figures (heat maps) sit side by side.
             let width = svg_width(&f.svg).unwrap_or(760);
+            // Wide figures two to a row where the page is wide.
+            let class = if width > 500 { " class=\"wide\"" } else { "" };
             let _ = writeln!(
                 s,
-                "<figure id=\"{}\" style=\"width: {width}px; max-width: 100%\">\n<h3>{}</h3>\n{}\n<figcaption>{}</figcaption>\n</figure>",
+                "<figure id=\"{}\"{class} style=\"width: {width}px\">\n<h3>{}</h3>\n{}\n<figcaption>{}</figcaption>\n</figure>",
                 f.id,
                 esc(&f.title),
                 inline_svg(&f.svg),

@@ -39,6 +39,9 @@ pub fn to_markdown(r: &Report) -> String {
         "{} result file(s). Every figure is drawn from the files alone; units are in the axis labels.\n",
         r.sources.len()
     );
+    for c in &r.cards {
+        let _ = writeln!(s, "```\n{}```\n", crate::text::card::card(c));
+    }
     for src in &r.sources {
         let _ = writeln!(s, "### {}\n", src.label);
         for (k, v) in &src.facts {
@@ -46,8 +49,22 @@ pub fn to_markdown(r: &Report) -> String {
         }
         s.push('\n');
     }
+    s.push_str("## Contents\n\n");
+    let mut methods: Vec<&str> = Vec::new();
     for sec in &r.sections {
-        let _ = writeln!(s, "## {}\n", sec.title);
+        if !methods.contains(&sec.method.as_str()) {
+            methods.push(&sec.method);
+        }
+    }
+    for m in methods {
+        let _ = writeln!(s, "- {m}");
+        for sec in r.sections.iter().filter(|sec| sec.method == m) {
+            let _ = writeln!(s, "  - [{}](#{})", sec.title, sec.id);
+        }
+    }
+    s.push('\n');
+    for sec in &r.sections {
+        let _ = writeln!(s, "<a id=\"{}\"></a>\n\n## {}\n", sec.id, sec.title);
         for n in &sec.notes {
             let _ = writeln!(s, "- **{}**: {}", n.label, n.placement);
             for w in &n.warnings {

@@ -28,8 +28,7 @@ mod markdown;
 mod plot;
 mod special;
 
-use crate::results::num;
-use crate::results::{KernelResult, Point, PointValue, ResultFile, kernel_key};
+use crate::results::{KernelResult, MachineCard, Point, PointValue, ResultFile, kernel_key, num};
 use figures::{choose_x, group_var, heat_maps, xy_figures};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,6 +44,10 @@ pub use special::PRESENTED;
 pub struct Report {
     /// One entry per input file.
     pub sources: Vec<Source>,
+    /// Each file's machine card (its stored summary, or computed).
+    pub cards: Vec<MachineCard>,
+    /// One row per kernel result: its points' spread, placement and load.
+    pub trust: Vec<TrustRow>,
     /// One section per kernel (and transport, and distance class).
     pub sections: Vec<Section>,
 }
@@ -58,11 +61,31 @@ pub struct Source {
     pub facts: Vec<(String, String)>,
 }
 
+/// One kernel result in the trust grid.
+#[derive(Debug, Clone)]
+pub struct TrustRow {
+    /// The section it links to.
+    pub section: String,
+    /// File label and kernel.
+    pub label: String,
+    /// Per point: its swept variables in words and the relative spread (max - min)
+    /// / min of its first measured distribution, `None` without one.
+    pub cells: Vec<(String, Option<f64>)>,
+    /// Whether the ranks were virtual, hosted or oversubscribed.
+    pub unusual_placement: bool,
+    /// Whether other processes used CPUs during the kernel.
+    pub busy: bool,
+    /// How many warnings it has.
+    pub warnings: usize,
+}
+
 /// One kernel's figures and tables across the files.
 #[derive(Debug, Clone)]
 pub struct Section {
     /// HTML id (`pingpong-mailbox`).
     pub id: String,
+    /// The method (paper) it belongs to, for the grouped contents.
+    pub method: String,
     /// Heading.
     pub title: String,
     /// The figures.
@@ -152,10 +175,7 @@ pub fn build(files: &[ResultFile]) -> Report {
     for (fi, file) in files.iter().enumerate() {
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         for r in &file.kernels {
-            let mut key = kernel_key(r);
-            if let Some(c) = r.distance_class {
-                key.push_str(&format!(" ({c})"));
-            }
+            let key = section_key(r);
             let nth = seen.entry(key.clone()).or_insert(0);
             *nth += 1;
             let mut label = sources[fi].label.clone();
@@ -195,6 +215,7 @@ pub fn build(files: &[ResultFile]) -> Report {
             at,
             Section {
                 id: "hockney-sync-methods".into(),
+                method: "hockney".into(),
                 title: "hockney-sync, every synchronisation method (hockney)".into(),
                 figures: special::hockney_sync_summary(&sync),
                 notes: vec![],
@@ -202,7 +223,50 @@ pub fn build(files: &[ResultFile]) -> Report {
             },
         );
     }
-    Report { sources, sections }
+    let trust = files
+        .iter()
+        .zip(&sources)
+        .flat_map(|(f, src)| f.kernels.iter().map(move |k| trust_row(k, &src.label)))
+        .collect();
+    Report {
+        sources,
+        cards: files.iter().map(crate::results::card_of).collect(),
+        trust,
+        sections,
+    }
+}
+
+/// The section a kernel result belongs to: `kernel/transport (distance class)`;
+/// its HTML id is the key's [`slug`].
+fn section_key(r: &KernelResult) -> String {
+    let mut key = kernel_key(r);
+    if let Some(c) = r.distance_class {
+        key.push_str(&format!(" ({c})"));
+    }
+    key
+}
+
+fn trust_row(k: &KernelResult, file: &str) -> TrustRow {
+    let cells = k
+        .points
+        .iter()
+        .map(|p| {
+            let at: Vec<String> = p.swept().map(|(n, v)| format!("{n}={v}")).collect();
+            let spread = p.0.values().find_map(|v| match v {
+                PointValue::Stats(s) => Some(s.relative_spread()),
+                PointValue::Number(_) => None,
+            });
+            (at.join(", "), spread)
+        })
+        .collect();
+    TrustRow {
+        section: slug(&section_key(k)),
+        label: format!("{} {file}", kernel_key(k)),
+        cells,
+        unusual_placement: k.placement != crate::control::Placement::Pinned,
+        busy: k.load.as_ref().is_some_and(|l| l.busy),
+        warnings: k.warnings.len(),
+    }
 }
 
 fn source(f: &ResultFile) -> Source {
@@ -365,6 +429,7 @@ fn section(key: &str, entries: &[Entry<'_>]) -> Section {
         .unwrap_or_default();
     Section {
         id,
+        method: first.method.clone(),
         title: format!("{}{transport} ({}{class})", first.kernel, first.method),
         figures,
         notes,

@@ -1,8 +1,10 @@
-//! Side-by-side comparison of result files: one row per parameter, one column per
-//! file, with the ratio of each column to the first and a mark where a value differs
-//! from the first by more than the two values' uncertainties together.
+//! Side-by-side comparison of result files point by point (`compare --points`): one
+//! row per fit parameter and measured quantity, one column per file, with the ratio
+//! of each column to the first for a positive quantity, the difference for a signed
+//! one, and a mark where a value differs from the first by more than the two
+//! values' uncertainties together (their intervals do not overlap).
 
-use super::{Point, ResultFile};
+use super::{Point, ResultFile, is_signed};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -17,8 +19,11 @@ pub struct ComparisonRow {
     pub quantity: String,
     /// The value in each file, `None` where the file lacks it.
     pub values: Vec<Option<f64>>,
-    /// Each value divided by the first file's value.
+    /// Each value divided by the first file's value, for a positive quantity.
     pub ratios: Vec<Option<f64>>,
+    /// Each value less the first file's value, for a signed quantity (one that can
+    /// be negative or zero: an intercept, a difference of times).
+    pub differences: Vec<Option<f64>>,
     /// Each value's uncertainty, in its unit: a fit parameter's standard error, a
     /// measured minimum's spread over trials (max − min), a measured mean's
     /// standard deviation; `None` where unknown.
@@ -47,8 +52,8 @@ pub fn kernel_key(k: &super::KernelResult) -> String {
     }
 }
 
-/// A value and its uncertainty.
-type Valued = (f64, Option<f64>);
+/// A value, its uncertainty, and whether the quantity is signed.
+type Valued = (f64, Option<f64>, bool);
 
 /// A file's quantities by (kernel key, quantity name), and the keys in the order
 /// the file has them.
@@ -74,9 +79,10 @@ fn quantities(file: &ResultFile) -> Quantities {
                 } else {
                     name.clone()
                 };
-                out.insert((key.clone(), quantity), (*v, se));
+                out.insert((key.clone(), quantity), (*v, se, is_signed(name)));
             }
-            out.insert((key.clone(), format!("r2 ({})", fit.model)), (fit.r2, None));
+            let r2 = (fit.r2, None, true);
+            out.insert((key.clone(), format!("r2 ({})", fit.model)), r2);
         }
         let by_mean = reports_mean(&k.method);
         for p in &k.points {
@@ -88,14 +94,17 @@ fn quantities(file: &ResultFile) -> Quantities {
                     } else {
                         ("min", s.min, s.max - s.min)
                     };
+                    // Krumme & Greenfield's times are differences of times.
+                    let signed = by_mean || is_signed(name);
                     out.insert(
                         (key.clone(), format!("{name}.{stat} @ {at}")),
-                        (value, Some(uncertainty)),
+                        (value, Some(uncertainty), signed),
                     );
                 } else if let Some(v) = p.number(name)
                     && Point::is_measured(name)
                 {
-                    out.insert((key.clone(), format!("{name} @ {at}")), (v, None));
+                    let signed = is_signed(name);
+                    out.insert((key.clone(), format!("{name} @ {at}")), (v, None, signed));
                 }
             }
         }
@@ -166,10 +175,19 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
             let cells: Vec<Option<Valued>> =
                 per_file.iter().map(|(q, _)| q.get(&key).copied()).collect();
             let base = cells.first().copied().flatten();
+            let signed = cells.iter().flatten().any(|c| c.2 || c.0 <= 0.0);
             let ratios = cells
                 .iter()
                 .map(|c| match (base, c) {
-                    (Some((b, _)), Some((v, _))) if b != 0.0 => Some(v / b),
+                    (Some((b, ..)), Some((v, ..))) if !signed => Some(v / b),
+                    _ => None,
+                })
+                .collect();
+            let differences = cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match (base, c) {
+                    (Some((b, ..)), Some((v, ..))) if signed && i > 0 => Some(v - b),
                     _ => None,
                 })
                 .collect();
@@ -177,7 +195,7 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| match (base, c) {
-                    (Some((b, Some(ub))), Some((v, Some(uv)))) if i > 0 => {
+                    (Some((b, Some(ub), _)), Some((v, Some(uv), _))) if i > 0 => {
                         Some((v - b).abs() > ub + uv)
                     }
                     _ => None,
@@ -188,6 +206,7 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
                 quantity: key.1,
                 values: cells.iter().map(|c| c.map(|c| c.0)).collect(),
                 ratios,
+                differences,
                 uncertainties: cells.iter().map(|c| c.and_then(|c| c.1)).collect(),
                 differs,
             }
@@ -203,11 +222,12 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
 }
 
 /// The comparison as CSV: `kernel,quantity`, then per file its value, ratio to the
-/// first, uncertainty and difference mark (`*` where it differs, empty otherwise).
+/// first (positive quantities), difference from the first (signed ones),
+/// uncertainty and difference mark (`*` where it differs, empty otherwise).
 pub fn to_csv(c: &Comparison) -> String {
     let mut header = vec!["kernel".to_string(), "quantity".to_string()];
     for col in &c.columns {
-        for what in ["value", "ratio", "uncertainty", "differs"] {
+        for what in ["value", "ratio", "difference", "uncertainty", "differs"] {
             header.push(format!("{col} {what}"));
         }
     }
@@ -218,6 +238,7 @@ pub fn to_csv(c: &Comparison) -> String {
         for i in 0..c.columns.len() {
             cells.push(opt(row.values[i]));
             cells.push(opt(row.ratios[i]));
+            cells.push(opt(row.differences[i]));
             cells.push(opt(row.uncertainties[i]));
             cells.push(match row.differs[i] {
                 Some(true) => "*".into(),
@@ -230,7 +251,7 @@ pub fn to_csv(c: &Comparison) -> String {
     out
 }
 
-fn csv_line(cells: &[String]) -> String {
+pub(super) fn csv_line(cells: &[String]) -> String {
     let quoted: Vec<String> = cells
         .iter()
         .map(|c| {

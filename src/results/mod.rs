@@ -8,14 +8,25 @@
 
 #![forbid(unsafe_code)]
 
+mod card;
+mod card_compare;
+mod card_rows;
 mod compare;
+mod decisions;
 mod schema;
+mod units;
 
+pub use card::{
+    CardRow, Decision, Identity, MachineCard, Repetitions, Trust, bytes, card, card_of, is_signed,
+};
+pub use card_compare::{CardCell, CardComparison, CardComparisonRow, cards_to_csv, compare_cards};
+use compare::csv_line;
 pub use compare::{Comparison, ComparisonRow, compare, kernel_key, reports_mean, to_csv};
 pub use schema::{
     FitResult, KernelResult, MachineInfo, Param, Point, PointValue, ResultFile, SCHEMA_VERSION,
     SoftwareInfo, TOOL_NAME,
 };
+pub use units::{quantity, scaled, sig, unit_of};
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,7 @@
 //! The result document's types. Changing a field's meaning or removing one bumps
 //! [`SCHEMA_VERSION`]; adding one does not.
 
+use super::card::MachineCard;
 use crate::control::Placement;
 use crate::model::stats::Summary;
 use crate::platform::{Cache, ClockInfo, DistanceClass, LoadReport, Topology};
@@ -8,7 +9,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The version of the document this build writes and the newest it reads.
-pub const SCHEMA_VERSION: u64 = 1;
+///
+/// Version 2 added the `summary` (the machine card); version 1 files are read as
+/// they are, their card computed when asked for.
+pub const SCHEMA_VERSION: u64 = 2;
 
 /// The value of the document's `tool` field.
 pub const TOOL_NAME: &str = "halfperf";
@@ -33,6 +37,10 @@ pub struct ResultFile {
     /// True when the run was interrupted and `kernels` holds only those completed.
     #[serde(default)]
     pub incomplete: bool,
+    /// The machine card: identity, headline parameters with intervals and trust
+    /// marks, decisions. Absent in version 1 files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<MachineCard>,
 }
 
 /// The machine.

@@ -3,6 +3,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod card;
 pub mod decomposition;
 pub mod hockney;
 pub mod repeat;
@@ -14,7 +15,7 @@ use crate::kernels::decomposition::{DECOMPOSITION, INTERFERENCE};
 use crate::kernels::hockney::{sync, vector};
 use crate::kernels::scibench::C2C;
 use crate::platform::Topology;
-use crate::results::{Comparison, KernelResult, PointValue, num};
+use crate::results::{CardComparison, Comparison, KernelResult, Point, PointValue, num};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -64,7 +65,7 @@ pub fn topology(topo: &Topology, allowed: &[usize]) -> String {
             "{:>6} {:>12} {:>10}  {:?}",
             format!("L{}", c.level),
             format!("{:?}", c.kind).to_lowercase(),
-            bytes(c.size_bytes),
+            crate::results::bytes(c.size_bytes),
             c.shared_cpus
         );
     }
@@ -76,16 +77,6 @@ pub fn topology(topo: &Topology, allowed: &[usize]) -> String {
         }
     }
     s
-}
-
-fn bytes(n: u64) -> String {
-    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
-        format!("{} MiB", n >> 20)
-    } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {
-        format!("{} KiB", n >> 10)
-    } else {
-        format!("{n} B")
-    }
 }
 
 /// The kernel list.
@@ -101,8 +92,41 @@ pub fn kernel_list(kernels: &[&KernelSpec]) -> String {
     s
 }
 
-/// One kernel result as a table: a row per point, the fits, the warnings.
-pub fn kernel_result(r: &KernelResult) -> String {
+/// One line per finished kernel: what ran where, its size, its fits and how many
+/// warnings it has.
+pub fn progress_line(r: &KernelResult) -> String {
+    let name = match &r.transport {
+        Some(t) => format!("{}/{t}", r.kernel),
+        None => r.kernel.clone(),
+    };
+    let flagged = r.fits.iter().filter(|f| f.flagged).count();
+    let mut notes = Vec::new();
+    if flagged > 0 {
+        notes.push(format!("{flagged} flagged"));
+    }
+    if r.load.as_ref().is_some_and(|l| l.busy) {
+        notes.push("busy machine".into());
+    }
+    if !r.warnings.is_empty() {
+        notes.push(format!("{} warning(s)", r.warnings.len()));
+    }
+    format!(
+        "  {name:<34} {:>4} points {:>3} fits {:>7.1} s  {}{}\n",
+        r.points.len(),
+        r.fits.len(),
+        r.elapsed_s,
+        r.placement,
+        if notes.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", notes.join(", "))
+        }
+    )
+}
+
+/// One kernel result as a table: a row per point, the fits, and the warnings when
+/// `warnings` (else their count).
+pub fn kernel_result(r: &KernelResult, warnings: bool) -> String {
     let mut s = String::new();
     let transport = r
         .transport
@@ -120,93 +144,131 @@ pub fn kernel_result(r: &KernelResult) -> String {
     );
     if let Some(table) = hockney::summary_table(r) {
         s.push_str(&table);
-        r.warnings
-            .iter()
-            .for_each(|w| s.push_str(&format!("   warning: {w}\n")));
-        return s;
-    }
-    if r.kernel == C2C {
-        s.push_str(&c2c_matrix(r));
-    } else if let Some(table) = decomposition::paper_table(r) {
-        s.push_str(&table);
     } else {
-        s.push_str(&points_table(r));
+        if r.kernel == C2C {
+            s.push_str(&c2c_matrix(r));
+        } else if let Some(table) = decomposition::paper_table(r) {
+            s.push_str(&table);
+        } else {
+            s.push_str(&points_table(r));
+        }
+        for f in &r.fits {
+            let params: Vec<String> = f
+                .params
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", num(*v)))
+                .collect();
+            let _ = writeln!(
+                s,
+                "   fit {} on {} vs {}: {}  (R^2 = {:.4}, {} points{})",
+                f.model,
+                f.y,
+                f.x,
+                params.join(", "),
+                f.r2,
+                f.n_points,
+                if f.flagged { ", FLAGGED" } else { "" }
+            );
+        }
     }
-    for f in &r.fits {
-        let params: Vec<String> = f
-            .params
-            .iter()
-            .map(|(k, v)| format!("{k} = {}", num(*v)))
-            .collect();
+    if warnings {
+        for w in &r.warnings {
+            let _ = writeln!(s, "   warning: {w}");
+        }
+    } else if !r.warnings.is_empty() {
         let _ = writeln!(
             s,
-            "   fit {} on {} vs {}: {}  (R^2 = {:.4}, {} points{})",
-            f.model,
-            f.y,
-            f.x,
-            params.join(", "),
-            f.r2,
-            f.n_points,
-            if f.flagged { ", FLAGGED" } else { "" }
+            "   {} warning(s); --warnings lists them",
+            r.warnings.len()
         );
-    }
-    for w in &r.warnings {
-        let _ = writeln!(s, "   warning: {w}");
     }
     s
 }
 
+/// The points as a table: the swept variables, each measured distribution's
+/// minimum (the statistic the fits use) and spread, then its median and maximum,
+/// the other measured numbers and the counts; integers without decimals; a column
+/// that is empty in every row is left out.
 fn points_table(r: &KernelResult) -> String {
-    let mut numbers: Vec<String> = Vec::new();
+    let mut swept: Vec<String> = Vec::new();
+    let mut measured: Vec<String> = Vec::new();
+    let mut counts: Vec<String> = Vec::new();
     let mut stats: Vec<String> = Vec::new();
     for p in &r.points {
         for (name, v) in &p.0 {
             let list = match v {
-                PointValue::Number(_) => &mut numbers,
                 PointValue::Stats(_) => &mut stats,
+                PointValue::Number(_) if Point::is_measured(name) => &mut measured,
+                PointValue::Number(_) if Point::is_count(name) => &mut counts,
+                PointValue::Number(_) => &mut swept,
             };
-            if !list.contains(name) && name != "reps" {
+            if !list.contains(name) {
                 list.push(name.clone());
             }
         }
     }
-    let mut header: Vec<String> = numbers.clone();
-    for st in &stats {
-        header.extend([
-            format!("{st}.min"),
-            format!("{st}.median"),
-            format!("{st}.max"),
-            "spread".into(),
-        ]);
-    }
-    let widths: Vec<usize> = header.iter().map(|h| h.len().max(10)).collect();
-    let mut s = String::new();
-    let row = |cells: &[String]| -> String {
-        let mut line = String::from("  ");
-        for (c, w) in cells.iter().zip(&widths) {
-            let _ = write!(line, " {c:>w$}");
-        }
-        line.push('\n');
-        line
+    type Column<'a> = (String, Box<dyn Fn(&Point) -> Option<String> + 'a>);
+    let number = |n: String| -> Column<'_> {
+        let key = n.clone();
+        (n, Box::new(move |p: &Point| p.number(&key).map(card::cell)))
     };
-    s.push_str(&row(&header));
-    for p in &r.points {
-        let mut cells: Vec<String> = numbers
-            .iter()
-            .map(|n| p.number(n).map_or("-".into(), num))
-            .collect();
-        for st in &stats {
-            match p.stats(st) {
-                Some(x) => cells.extend([
-                    num(x.min),
-                    num(x.median),
-                    num(x.max),
-                    format!("{:.2}", x.relative_spread()),
-                ]),
-                None => cells.extend(["-".into(), "-".into(), "-".into(), "-".into()]),
-            }
+    let mut columns: Vec<Column<'_>> = swept.iter().cloned().map(number).collect();
+    for st in &stats {
+        let (a, b) = (st.clone(), st.clone());
+        columns.push((
+            format!("{st}.min"),
+            Box::new(move |p: &Point| p.stats(&a).map(|x| num(x.min))),
+        ));
+        columns.push((
+            "spread".into(),
+            Box::new(move |p: &Point| p.stats(&b).map(|x| format!("{:.2}", x.relative_spread()))),
+        ));
+    }
+    for st in &stats {
+        let (a, b) = (st.clone(), st.clone());
+        columns.push((
+            format!("{st}.median"),
+            Box::new(move |p: &Point| p.stats(&a).map(|x| num(x.median))),
+        ));
+        columns.push((
+            format!("{st}.max"),
+            Box::new(move |p: &Point| p.stats(&b).map(|x| num(x.max))),
+        ));
+    }
+    columns.extend(measured.iter().cloned().map(number));
+    columns.extend(counts.iter().cloned().map(number));
+    let table: Vec<(String, Vec<String>)> = columns
+        .into_iter()
+        .filter_map(|(header, get)| {
+            let cells: Vec<Option<String>> = r.points.iter().map(&get).collect();
+            cells.iter().any(Option::is_some).then(|| {
+                let cells = cells.into_iter().map(|c| c.unwrap_or("-".into()));
+                (header, cells.collect())
+            })
+        })
+        .collect();
+    let widths: Vec<usize> = table
+        .iter()
+        .map(|(h, cells)| {
+            cells
+                .iter()
+                .map(String::len)
+                .chain([h.len(), 6])
+                .max()
+                .unwrap_or(6)
+        })
+        .collect();
+    let mut s = String::from("  ");
+    for ((h, _), w) in table.iter().zip(&widths) {
+        let _ = write!(s, " {h:>w$}");
+    }
+    s.push('\n');
+    for i in 0..r.points.len() {
+        s.push_str("  ");
+        for ((_, cells), w) in table.iter().zip(&widths) {
+            let _ = write!(s, " {:>w$}", cells[i]);
         }
-        s.push_str(&row(&cells));
+        s.push('\n');
     }
     s
 }
@@ -253,7 +315,7 @@ pub fn comparison(c: &Comparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "ratio to [1]; * = differs from [1] by more than the two values' spread or standard error"
+        "ratio to [1] (x) for positive quantities, difference from [1] (+/-) for signed ones; * = differs from [1] by more than the two values' spread or standard error"
     );
     for (i, col) in c.columns.iter().enumerate() {
         let _ = writeln!(s, "[{}] {col}", i + 1);
@@ -270,7 +332,11 @@ pub fn comparison(c: &Comparison) -> String {
             if i == 0 {
                 let _ = write!(line, " {v:>12}");
             } else {
-                let r = ratio.map_or("-".into(), |r| format!("x{r:.3}"));
+                let r = match (ratio, row.differences[i]) {
+                    (Some(r), _) => format!("x{r:.3}"),
+                    (None, Some(d)) => format!("{}{}", if d > 0.0 { "+" } else { "" }, num(d)),
+                    _ => "-".into(),
+                };
                 let mark = if row.differs[i] == Some(true) {
                     "*"
                 } else {
@@ -280,6 +346,61 @@ pub fn comparison(c: &Comparison) -> String {
             }
         }
         let _ = writeln!(s, "{line}");
+    }
+    s
+}
+
+/// Machine cards side by side: one column per file, per row the value with its
+/// 95 % interval and, after the first file, the change (ratio or difference),
+/// marked `*` only where the intervals do not overlap; then each file's decisions.
+pub fn card_comparison(c: &CardComparison) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "machine cards side by side: value [95 % interval]; change against [1]: ratio (x) for positive quantities, difference (+/-) for signed ones; * = the 95 % intervals do not overlap"
+    );
+    for (i, col) in c.columns.iter().enumerate() {
+        let _ = writeln!(s, "[{}] {col}", i + 1);
+    }
+    let mut method = "";
+    for row in &c.rows {
+        if row.method != method {
+            method = &row.method;
+            let _ = writeln!(s, "{method}");
+        }
+        let subject = match &row.of {
+            Some(of) => format!("{} {of}", row.kernel),
+            None => row.kernel.clone(),
+        };
+        let mut line = format!(
+            "  {:<60}",
+            format!("{subject} {}", card::short_name(&row.name))
+        );
+        for (i, cell) in row.cells.iter().enumerate() {
+            let value = cell.as_ref().map_or("-".into(), |cell| {
+                card::value_text(cell.value, cell.ci95, &row.unit, cell.trust, None)
+            });
+            if i == 0 {
+                let _ = write!(line, " {value:>30}");
+            } else {
+                let change = card::change(row.ratios[i], row.differences[i], &row.unit);
+                let mark = if row.differs[i] == Some(true) {
+                    "*"
+                } else {
+                    " "
+                };
+                let _ = write!(line, " {value:>30} {change:>10}{mark}");
+            }
+        }
+        let _ = writeln!(s, "{}", line.trim_end());
+    }
+    for (i, card) in c.cards.iter().enumerate() {
+        if !card.decisions.is_empty() {
+            let _ = writeln!(s, "decisions [{}]", i + 1);
+            for d in &card.decisions {
+                let _ = writeln!(s, "  - {}", d.text);
+            }
+        }
     }
     s
 }

@@ -1,0 +1,393 @@
+//! The machine card: a result file's answer on one screen. The machine's identity,
+//! its headline parameters grouped by method (each with unit, 95 % interval and
+//! trust mark) and the decisions drawn from them. [`card`] computes it from a
+//! [`ResultFile`]; the file keeps it as its `summary`.
+//!
+//! A kernel that recorded `headline` parameters gives its rows from them; for a
+//! kernel without (files written before headlines existed) the rows are derived
+//! here from the same fits and points, each row's `interval` saying how: a fit's
+//! standard error times Student's t quantile, the error propagated to a ratio or a
+//! product of fitted parameters, or the median over trials with the median's
+//! standard error (`1.2533 s / sqrt(n)`, normal samples).
+
+use super::card_rows::derived_rows;
+use super::decisions::decisions;
+use super::units::unit_of;
+use super::{KernelResult, ResultFile, kernel_key};
+use crate::control::Placement;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A result file's summary: identity, headline parameters, decisions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MachineCard {
+    /// What was measured, with what, when.
+    pub identity: Identity,
+    /// The headline parameters, grouped by method in the suite's order.
+    pub rows: Vec<CardRow>,
+    /// Conclusions computed from the rows, each with its interval.
+    pub decisions: Vec<Decision>,
+}
+
+/// The machine and the run, in the words a card prints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Identity {
+    /// CPU model name.
+    pub cpu_model: String,
+    /// Host name.
+    pub hostname: String,
+    /// Logical CPUs, physical cores, SMT, packages, NUMA nodes in one phrase.
+    pub cores: String,
+    /// The caches, one phrase per level (`L1d 48 KiB`).
+    pub caches: Vec<String>,
+    /// Vector features the build used.
+    pub isa_used: Vec<String>,
+    /// Vector features the CPU offers.
+    pub isa_offered: Vec<String>,
+    /// True for a `run --quick` (fewer trials, shorter batches).
+    pub quick: bool,
+    /// Trials per point, where the file says.
+    pub trials: Option<u64>,
+    /// When the run started (RFC 3339 UTC).
+    pub date: String,
+    /// halfperf's version and git commit.
+    pub halfperf: String,
+    /// Kernel results in the file.
+    pub kernels: usize,
+    /// Kernel results with at least one warning.
+    pub kernels_warned: usize,
+    /// True when the run was interrupted.
+    pub incomplete: bool,
+}
+
+/// How far to trust a row.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trust {
+    /// Nothing known against it.
+    Ok,
+    /// The interval is wider than a fifth of the value.
+    Noisy,
+    /// The fit it comes from is below the kernel's goodness threshold.
+    FlaggedFit,
+    /// Measured on virtual or hosted processors (ranks sharing a CPU).
+    Virtual,
+    /// Other processes used CPUs while the kernel ran.
+    Busy,
+}
+
+impl Trust {
+    /// The mark as printed.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Trust::Ok => "ok",
+            Trust::Noisy => "noisy",
+            Trust::FlaggedFit => "flagged fit",
+            Trust::Virtual => "virtual",
+            Trust::Busy => "busy",
+        }
+    }
+}
+
+/// One headline parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CardRow {
+    /// The method (paper) it belongs to.
+    pub method: String,
+    /// What the row says, in words (`8 B one-way latency`); rows of one method with
+    /// the same `line` and `of` print on one line.
+    pub line: String,
+    /// The kernel it comes from, `kernel/transport` as in `compare`.
+    pub kernel: String,
+    /// The parameter's name, unit in the name (`t_startup_ns`).
+    pub name: String,
+    /// What it is a parameter of when the kernel reports it several times (`L1`,
+    /// `spin-hint`, `shared L3`, `8 B`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<String>,
+    /// The estimate (with repetitions: the median over them).
+    pub value: f64,
+    /// The unit (`ns`, `flop/s`, `B`, `x` for a ratio, empty for a pure number).
+    pub unit: String,
+    /// The 95 % interval, low and high.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<[f64; 2]>,
+    /// How the interval was computed, or why there is none.
+    pub interval: String,
+    /// True when the quantity can be negative or zero (a difference, an intercept):
+    /// `compare` gives a difference for it, never a ratio.
+    pub signed: bool,
+    /// The trust mark.
+    pub trust: Trust,
+    /// With `run --repeat K`: the number of repetitions and the smallest and largest
+    /// value over them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<Repetitions>,
+}
+
+impl CardRow {
+    /// The row's identity across files: kernel, name, and what it is of.
+    pub fn key(&self) -> (String, String, String) {
+        (
+            self.kernel.clone(),
+            self.name.clone(),
+            self.of.clone().unwrap_or_default(),
+        )
+    }
+}
+
+/// A parameter's spread over the repetitions of a kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Repetitions {
+    /// How many repetitions gave a value.
+    pub count: u32,
+    /// The smallest value.
+    pub min: f64,
+    /// The largest value.
+    pub max: f64,
+}
+
+/// A conclusion drawn from the parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Decision {
+    /// The conclusion in words, with its figure and interval.
+    pub text: String,
+    /// The figure the decision turns on, where it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    /// Its unit.
+    pub unit: String,
+    /// Its 95 % interval, from the intervals of the parameters it uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<[f64; 2]>,
+    /// The kernels whose rows it uses (`kernel/transport`).
+    pub kernels: Vec<String>,
+}
+
+/// The file's card: the stored `summary` when the file has one, else computed.
+pub fn card_of(file: &ResultFile) -> MachineCard {
+    file.summary.clone().unwrap_or_else(|| card(file))
+}
+
+/// Computes the card of a result file.
+pub fn card(file: &ResultFile) -> MachineCard {
+    let mut rows = rows(&file.kernels);
+    sort_sync_methods(&mut rows);
+    let decisions = decisions(&rows);
+    MachineCard {
+        identity: identity(file),
+        rows,
+        decisions,
+    }
+}
+
+fn identity(file: &ResultFile) -> Identity {
+    let m = &file.machine;
+    let mut caches: Vec<String> = Vec::new();
+    for c in &m.caches {
+        let kind = match format!("{:?}", c.kind).to_lowercase().as_str() {
+            "data" => "d",
+            "instruction" => "i",
+            _ => "",
+        }
+        .to_string();
+        let phrase = format!("L{}{kind} {}", c.level, bytes(c.size_bytes));
+        if !caches.contains(&phrase) {
+            caches.push(phrase);
+        }
+    }
+    let vector = |list: &[String]| -> Vec<String> {
+        list.iter()
+            .filter(|f| f.starts_with("avx") || f.starts_with("sse") || f.starts_with("fma"))
+            .cloned()
+            .collect()
+    };
+    let kernels_warned = file
+        .kernels
+        .iter()
+        .filter(|k| !k.warnings.is_empty())
+        .count();
+    Identity {
+        cpu_model: m.cpu_model.clone().unwrap_or_else(|| "unknown CPU".into()),
+        hostname: m.hostname.clone(),
+        cores: format!(
+            "{} logical CPUs on {} core(s), SMT {}, {} package(s), {} NUMA node(s)",
+            m.logical_cpus,
+            m.physical_cores,
+            if m.smt { "on" } else { "off" },
+            m.packages,
+            m.numa_nodes
+        ),
+        caches,
+        isa_used: vector(&file.software.target_features_compiled),
+        isa_offered: vector(&file.software.target_features_detected),
+        quick: file.config["run"]["quick"].as_bool().unwrap_or(false),
+        trials: file.config["trials"].as_u64(),
+        date: file.started_utc.clone(),
+        halfperf: format!(
+            "{} ({})",
+            file.software.halfperf_version, file.software.git_commit
+        ),
+        kernels: file.kernels.len(),
+        kernels_warned,
+        incomplete: file.incomplete,
+    }
+}
+
+/// A size in bytes as `1 KiB`, `2 MiB`, `48 B`.
+pub fn bytes(n: u64) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {
+        format!("{} KiB", n >> 10)
+    } else {
+        format!("{n} B")
+    }
+}
+
+/// The rows of a set of kernel results: per kernel from its `headline` or derived,
+/// repetitions of one kernel merged into the median and the range.
+fn rows(kernels: &[KernelResult]) -> Vec<CardRow> {
+    let mut all: Vec<CardRow> = Vec::new();
+    for k in kernels {
+        let rows = if k.headline.is_empty() {
+            derived_rows(k)
+        } else {
+            headline_rows(k)
+        };
+        all.extend(rows);
+    }
+    merge_repetitions(all)
+}
+
+/// Orders the synchronisation methods' rows by their s_1/2, smallest first, leaving
+/// every other row where it is.
+fn sort_sync_methods(rows: &mut [CardRow]) {
+    let s_half = |kernel: &str| {
+        rows.iter()
+            .find(|r| r.kernel == kernel && r.name == "s_half_flop")
+            .map_or(f64::INFINITY, |r| r.value)
+    };
+    let sync: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].kernel.starts_with("hockney-sync/"))
+        .collect();
+    let mut block: Vec<CardRow> = sync.iter().map(|&i| rows[i].clone()).collect();
+    block.sort_by(|a, b| s_half(&a.kernel).total_cmp(&s_half(&b.kernel)));
+    for (i, row) in sync.into_iter().zip(block) {
+        rows[i] = row;
+    }
+}
+
+/// Rows from a kernel's recorded headline parameters.
+fn headline_rows(k: &KernelResult) -> Vec<CardRow> {
+    let key = kernel_key(k);
+    k.headline
+        .iter()
+        .map(|p| {
+            let flagged = k
+                .fits
+                .iter()
+                .any(|f| f.flagged && f.params.contains_key(&p.name));
+            CardRow {
+                method: k.method.clone(),
+                line: line_of(&p.name),
+                kernel: key.clone(),
+                name: p.name.clone(),
+                of: p.of.clone(),
+                value: p.value,
+                unit: unit_of(&p.name).into(),
+                ci95: p.ci95,
+                interval: p.interval.clone().unwrap_or_else(|| "none recorded".into()),
+                signed: is_signed(&p.name),
+                trust: trust(k, flagged, p.value, p.ci95, false),
+                repetitions: None,
+            }
+        })
+        .collect()
+}
+
+/// The trust mark of a value from kernel `k`: the worst that applies.
+/// `real_point`: the value comes from a point measured on real processors although
+/// the kernel as a whole ran virtual ones too.
+pub(super) fn trust(
+    k: &KernelResult,
+    flagged: bool,
+    value: f64,
+    ci: Option<[f64; 2]>,
+    real_point: bool,
+) -> Trust {
+    if k.load.as_ref().is_some_and(|l| l.busy) {
+        Trust::Busy
+    } else if k.placement != Placement::Pinned && !real_point {
+        Trust::Virtual
+    } else if flagged {
+        Trust::FlaggedFit
+    } else if ci.is_some_and(|[lo, hi]| (hi - lo) / 2.0 > 0.2 * value.abs()) {
+        Trust::Noisy
+    } else {
+        Trust::Ok
+    }
+}
+
+/// Rows of one kernel repeated by `run --repeat K` become one row each: the median
+/// value over the repetitions, the interval of the repetition that gave it, and the
+/// range.
+fn merge_repetitions(rows: Vec<CardRow>) -> Vec<CardRow> {
+    let mut order: Vec<(String, String, String, String)> = Vec::new();
+    let mut groups: BTreeMap<(String, String, String, String), Vec<CardRow>> = BTreeMap::new();
+    for r in rows {
+        let (kernel, name, of) = r.key();
+        let key = (r.method.clone(), kernel, name, of);
+        if !groups.contains_key(&key) {
+            order.push(key.clone());
+        }
+        groups.entry(key).or_default().push(r);
+    }
+    order
+        .into_iter()
+        .map(|key| {
+            let mut group = groups.remove(&key).expect("every key has a group");
+            if group.len() == 1 {
+                return group.pop().expect("one row");
+            }
+            group.sort_by(|a, b| a.value.total_cmp(&b.value));
+            let (min, max) = (group[0].value, group[group.len() - 1].value);
+            let count = group.len() as u32;
+            let worst = group.iter().map(|r| r.trust).max().unwrap_or(Trust::Ok);
+            let mut row = group.swap_remove(group.len() / 2);
+            row.trust = worst;
+            row.repetitions = Some(Repetitions { count, min, max });
+            row
+        })
+        .collect()
+}
+
+/// Whether a parameter can be negative or zero in a sound measurement: Krumme &
+/// Greenfield's times are differences of measured times (A is often negative),
+/// intercepts of lines (`a_ns`, `a_ms`, `t_startup_ns` of a fitted line), residuals
+/// and errors. Such a value is compared by difference, not by ratio.
+pub fn is_signed(name: &str) -> bool {
+    let kg = ["int_", "float_"].iter().any(|p| name.starts_with(p))
+        || ["a_ns", "f_ns", "s_ns", "r_ns", "u_ns", "e_ns"].contains(&name);
+    let intercept = matches!(name, "a_ns" | "a_ms" | "t_startup_ns" | "t0_ns" | "tl_ms");
+    kg || intercept
+        || name.contains("residual")
+        || name.contains("error")
+        || name.starts_with("gain")
+}
+
+/// The words of a line for a parameter name that a headline gives.
+fn line_of(name: &str) -> String {
+    match name {
+        "one_way_ns" => "8 B one-way latency".into(),
+        "mailbox_over_baseline" | "channel_over_baseline" => "against two bare flags".into(),
+        "t_startup_ns" | "t_per_byte_ns" | "n_half_bytes" => "message start-up and rate".into(),
+        "t0_ns" | "s_half_flop" => "synchronisation".into(),
+        "overhead_o_ns" | "forwarding_lf_ns" | "switching_ls_ns" => "SCI components".into(),
+        "tl_ms" | "tc_ms_per_byte" | "ti_ms" => "T_ML = t_l + L H t_c + I t_i".into(),
+        "a_ms" | "b" | "c_ms_per_node" => "eq. 13: T = a + b U/N + c N".into(),
+        _ => name.replace('_', " "),
+    }
+}

@@ -1,0 +1,188 @@
+//! `compare` of machine cards: each headline parameter across files, with a ratio
+//! to the first file for a positive quantity and a difference for a signed one,
+//! marked only where the 95 % intervals do not overlap.
+
+use super::card::{CardRow, MachineCard, Trust, card_of};
+use super::{ResultFile, csv_line};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One file's value of a parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardCell {
+    /// The estimate.
+    pub value: f64,
+    /// Its 95 % interval.
+    pub ci95: Option<[f64; 2]>,
+    /// Its trust mark.
+    pub trust: Trust,
+}
+
+/// One parameter across files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardComparisonRow {
+    /// The method.
+    pub method: String,
+    /// The card's words for the row.
+    pub line: String,
+    /// `kernel/transport`.
+    pub kernel: String,
+    /// The parameter, unit in the name.
+    pub name: String,
+    /// What it is a parameter of.
+    pub of: Option<String>,
+    /// The unit.
+    pub unit: String,
+    /// True when the quantity is compared by difference: it can be negative or
+    /// zero (by its nature, or because a value or an interval reaches zero).
+    pub signed: bool,
+    /// Per file, `None` where the file lacks the parameter.
+    pub cells: Vec<Option<CardCell>>,
+    /// Per file, its value over the first file's, for a positive quantity.
+    pub ratios: Vec<Option<f64>>,
+    /// Per file, its value less the first file's, for a signed quantity.
+    pub differences: Vec<Option<f64>>,
+    /// Per file: `Some(true)` where its 95 % interval and the first file's do not
+    /// overlap, `Some(false)` where they do, `None` without both intervals (and for
+    /// the first file).
+    pub differs: Vec<Option<bool>>,
+}
+
+/// Cards side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardComparison {
+    /// Per file: CPU model, host, date.
+    pub columns: Vec<String>,
+    /// The cards, one per file.
+    pub cards: Vec<MachineCard>,
+    /// Every parameter any card has, in the cards' order.
+    pub rows: Vec<CardComparisonRow>,
+}
+
+type Key = (String, String, String);
+
+/// Compares the cards of `files` (each file's stored summary, or computed).
+pub fn compare_cards(files: &[ResultFile]) -> CardComparison {
+    let cards: Vec<MachineCard> = files.iter().map(card_of).collect();
+    let mut order: Vec<Key> = Vec::new();
+    let mut first: BTreeMap<Key, &CardRow> = BTreeMap::new();
+    for c in &cards {
+        for r in &c.rows {
+            first.entry(r.key()).or_insert_with(|| {
+                order.push(r.key());
+                r
+            });
+        }
+    }
+    let rows = order
+        .iter()
+        .map(|key| {
+            let cells: Vec<Option<&CardRow>> = cards
+                .iter()
+                .map(|c| c.rows.iter().find(|r| &r.key() == key))
+                .collect();
+            row(first[key], &cells)
+        })
+        .collect();
+    CardComparison {
+        columns: cards
+            .iter()
+            .map(|c| {
+                let id = &c.identity;
+                format!("{}, {}, {}", id.cpu_model, id.hostname, id.date)
+            })
+            .collect(),
+        cards,
+        rows,
+    }
+}
+
+fn row(model: &CardRow, cells: &[Option<&CardRow>]) -> CardComparisonRow {
+    let signed = cells
+        .iter()
+        .flatten()
+        .any(|r| r.signed || r.value <= 0.0 || r.ci95.is_some_and(|[lo, _]| lo <= 0.0));
+    let base = cells.first().copied().flatten();
+    let mut ratios = Vec::new();
+    let mut differences = Vec::new();
+    let mut differs = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        let pair = base.zip(*c).filter(|_| i > 0);
+        ratios.push(pair.filter(|_| !signed).map(|(b, c)| c.value / b.value));
+        differences.push(pair.filter(|_| signed).map(|(b, c)| c.value - b.value));
+        differs.push(pair.and_then(|(b, c)| {
+            let ([bl, bh], [cl, ch]) = (b.ci95?, c.ci95?);
+            Some(ch < bl || cl > bh)
+        }));
+    }
+    CardComparisonRow {
+        method: model.method.clone(),
+        line: model.line.clone(),
+        kernel: model.kernel.clone(),
+        name: model.name.clone(),
+        of: model.of.clone(),
+        unit: model.unit.clone(),
+        signed,
+        cells: cells
+            .iter()
+            .map(|c| {
+                c.map(|r| CardCell {
+                    value: r.value,
+                    ci95: r.ci95,
+                    trust: r.trust,
+                })
+            })
+            .collect(),
+        ratios,
+        differences,
+        differs,
+    }
+}
+
+/// The card comparison as CSV: `method,kernel,name,of,unit`, then per file its
+/// value, interval, trust, change against the first (`ratio` or `difference`)
+/// and mark (`*` where the intervals do not overlap).
+pub fn cards_to_csv(c: &CardComparison) -> String {
+    let mut header: Vec<String> = ["method", "kernel", "name", "of", "unit", "compared_by"]
+        .map(String::from)
+        .to_vec();
+    for i in 1..=c.columns.len() {
+        for what in [
+            "value",
+            "ci95_low",
+            "ci95_high",
+            "trust",
+            "change",
+            "differs",
+        ] {
+            header.push(format!("[{i}] {what}"));
+        }
+    }
+    let mut out = csv_line(&header);
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+    for r in &c.rows {
+        let mut cells = vec![
+            r.method.clone(),
+            r.kernel.clone(),
+            r.name.clone(),
+            r.of.clone().unwrap_or_default(),
+            r.unit.clone(),
+            if r.signed { "difference" } else { "ratio" }.into(),
+        ];
+        for i in 0..c.columns.len() {
+            let cell = r.cells[i].as_ref();
+            cells.push(opt(cell.map(|c| c.value)));
+            cells.push(opt(cell.and_then(|c| c.ci95).map(|c| c[0])));
+            cells.push(opt(cell.and_then(|c| c.ci95).map(|c| c[1])));
+            cells.push(cell.map_or(String::new(), |c| c.trust.mark().into()));
+            cells.push(opt(r.ratios[i].or(r.differences[i])));
+            cells.push(match r.differs[i] {
+                Some(true) => "*".into(),
+                Some(false) => "=".into(),
+                None => String::new(),
+            });
+        }
+        out.push_str(&csv_line(&cells));
+    }
+    out
+}

@@ -1,0 +1,389 @@
+//! The card's rows of a kernel that recorded no `headline`: the same parameters,
+//! taken from its fits and points, each row saying how its interval was computed.
+
+use super::card::{CardRow, is_signed, trust};
+use super::unit_of;
+use super::{FitResult, KernelResult, Point, kernel_key};
+use crate::model::stats::Summary;
+use crate::platform::DistanceClass;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// The asymptotic standard error of a median of normal samples, in standard
+/// deviations over `sqrt(n)`: `sqrt(pi / 2)`.
+const MEDIAN_SE_FACTOR: f64 = 1.253_314_137_315_500_3;
+
+/// An estimate with its interval.
+struct Est {
+    value: f64,
+    ci95: Option<[f64; 2]>,
+    interval: String,
+    flagged: bool,
+    /// Measured on real processors (a point with `virtual` 0).
+    real_point: bool,
+}
+
+/// Student's t quantile for a two-sided 95 % interval, `None` without a degree
+/// of freedom.
+pub(super) fn t975(dof: usize) -> Option<f64> {
+    (dof >= 1).then(|| {
+        StudentsT::new(0.0, 1.0, dof as f64)
+            .expect("a positive number of degrees of freedom")
+            .inverse_cdf(0.975)
+    })
+}
+
+/// The degrees of freedom of a fit: points less the parameters with errors.
+fn dof(fit: &FitResult) -> usize {
+    fit.n_points.saturating_sub(fit.std_errors.len().max(1))
+}
+
+/// A fitted parameter with `value ± t se`.
+fn fitted(fit: &FitResult, name: &str) -> Option<Est> {
+    let value = *fit.params.get(name)?;
+    let se = fit.std_errors.get(name).copied().filter(|s| s.is_finite());
+    let t = t975(dof(fit));
+    let (ci95, interval) = match (se, t) {
+        (Some(se), Some(t)) => (
+            Some([value - t * se, value + t * se]),
+            format!("fit standard error x t({})", dof(fit)),
+        ),
+        _ => (None, "none: the fit gives no standard error".into()),
+    };
+    Some(Est {
+        value,
+        ci95,
+        interval,
+        flagged: fit.flagged,
+        real_point: false,
+    })
+}
+
+/// A parameter that is a product or ratio of fitted ones (`n_1/2 = t_startup /
+/// t_per_byte`, `s_1/2 = t0 r_inf`): its value as the fit gives it, its relative
+/// error the fitted parameters' relative errors in quadrature (their covariance
+/// unknown), times `t`, scaled by `power` (1/2 for a square root).
+fn propagated(fit: &FitResult, value: f64, parts: &[&str], power: f64) -> Est {
+    let rel: Option<f64> = parts
+        .iter()
+        .map(|p| {
+            let v = fit.params.get(*p)?;
+            let se = fit.std_errors.get(*p).filter(|s| s.is_finite())?;
+            (*v != 0.0).then(|| (se / v).powi(2))
+        })
+        .sum::<Option<f64>>()
+        .map(|s| power * s.sqrt());
+    let (ci95, interval) = match (rel, t975(dof(fit))) {
+        (Some(rel), Some(t)) => {
+            let half = t * rel * value.abs();
+            (
+                Some([value - half, value + half]),
+                format!(
+                    "propagated from the standard errors of {} x t({})",
+                    parts.join(", "),
+                    dof(fit)
+                ),
+            )
+        }
+        _ => (
+            None,
+            format!("none: {} have no standard errors", parts.join(", ")),
+        ),
+    };
+    Est {
+        value,
+        ci95,
+        interval,
+        flagged: fit.flagged,
+        real_point: false,
+    }
+}
+
+/// The median over trials with `t(n-1) 1.2533 s / sqrt(n)`.
+fn over_trials(s: &Summary) -> Est {
+    let n = s.count;
+    let (ci95, interval) = match t975(n.saturating_sub(1)) {
+        Some(t) => {
+            let half = t * MEDIAN_SE_FACTOR * s.std_dev / (n as f64).sqrt();
+            (
+                Some([s.median - half, s.median + half]),
+                format!("median of {n} trials, its standard error x t({})", n - 1),
+            )
+        }
+        None => (None, "none: a single trial".into()),
+    };
+    Est {
+        value: s.median,
+        ci95,
+        interval,
+        flagged: false,
+        real_point: false,
+    }
+}
+
+/// Builds rows for one kernel.
+struct Rows<'a> {
+    k: &'a KernelResult,
+    key: String,
+    out: Vec<CardRow>,
+}
+
+impl<'a> Rows<'a> {
+    fn new(k: &'a KernelResult) -> Rows<'a> {
+        Rows {
+            k,
+            key: kernel_key(k),
+            out: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, line: &str, name: &str, of: Option<String>, est: Option<Est>) {
+        let Some(mut e) = est.filter(|e| e.value.is_finite()) else {
+            return;
+        };
+        // JSON has no infinity or NaN: an interval that is not finite is none.
+        e.ci95 = e.ci95.filter(|c| c.iter().all(|x| x.is_finite()));
+        self.out.push(CardRow {
+            method: self.k.method.clone(),
+            line: line.into(),
+            kernel: self.key.clone(),
+            name: name.into(),
+            of,
+            value: e.value,
+            unit: unit_of(name).into(),
+            ci95: e.ci95,
+            interval: e.interval,
+            signed: is_signed(name),
+            trust: trust(self.k, e.flagged, e.value, e.ci95, e.real_point),
+            repetitions: None,
+        });
+    }
+
+    fn fit(&self, model_starts: &str) -> Option<&'a FitResult> {
+        self.k
+            .fits
+            .iter()
+            .find(|f| f.model.starts_with(model_starts))
+    }
+
+    fn params(&mut self, line: &str, model_starts: &str, names: &[&str], of: Option<&str>) {
+        if let Some(fit) = self.fit(model_starts) {
+            for n in names {
+                self.push(line, n, of.map(str::to_string), fitted(fit, n));
+            }
+        }
+    }
+}
+
+/// The point whose swept `name` equals `value`.
+fn point_at<'a>(k: &'a KernelResult, name: &str, value: f64) -> Option<&'a Point> {
+    k.points.iter().find(|p| p.number(name) == Some(value))
+}
+
+/// The card rows derived from a kernel's fits and points.
+pub(super) fn derived_rows(k: &KernelResult) -> Vec<CardRow> {
+    let mut r = Rows::new(k);
+    let transport = k.transport.as_deref().unwrap_or("");
+    match k.kernel.as_str() {
+        "pingpong" if transport == "atomic-flags" => baseline(&mut r),
+        "pingpong" => {
+            let p8 = point_at(k, "size_bytes", 8.0);
+            let est = p8.and_then(|p| p.stats("one_way_ns")).map(over_trials);
+            r.push("8 B one-way latency", "one_way_ns", None, est);
+            if let Some(fit) = r.fit("t_startup + N t_per_byte") {
+                let line = "message start-up and rate";
+                for n in ["t_startup_ns", "t_per_byte_ns"] {
+                    r.push(line, n, None, fitted(fit, n));
+                }
+                let est = fit
+                    .params
+                    .get("n_half_bytes")
+                    .map(|&v| propagated(fit, v, &["t_startup_ns", "t_per_byte_ns"], 1.0));
+                r.push(line, "n_half_bytes", None, est);
+            }
+        }
+        "c2c" => c2c(&mut r),
+        "sci-decomposition" => r.params(
+            "SCI components",
+            "Table 1:",
+            &[
+                "overhead_o_ns",
+                "forwarding_lf_ns",
+                "switching_ls_ns",
+                "propagation_lp_ns",
+            ],
+            None,
+        ),
+        "hockney-vector" if transport == "triad-f64" => triad(&mut r),
+        "hockney-sync" => {
+            if let Some(fit) = r.fit("t = t0 + s/r_inf") {
+                let line = "t0, s_1/2 and r_inf";
+                r.push(line, "t0_ns", None, fitted(fit, "t0_ns"));
+                let est = fit
+                    .params
+                    .get("s_half_flop")
+                    .map(|&v| propagated(fit, v, &["t0_ns", "r_inf_flop_per_s"], 1.0));
+                r.push(line, "s_half_flop", None, est);
+                r.push(
+                    line,
+                    "r_inf_flop_per_s",
+                    None,
+                    fitted(fit, "r_inf_flop_per_s"),
+                );
+            }
+        }
+        "decomposition" => {
+            for letter in ["F", "S", "R", "A", "U", "E"] {
+                let l = letter.to_lowercase();
+                r.params(
+                    &format!("{letter} = {letter}0 + {letter}1 n"),
+                    &format!("{letter} = {letter}0 + {letter}1 n (integer Q, 16-2000 B"),
+                    &[&format!("int_{l}0_ns"), &format!("int_{l}1_ns_per_byte")],
+                    None,
+                );
+            }
+        }
+        name if name.starts_with("comet-barrier") => {
+            // The largest team of real processors: virtual ones time the scheduler.
+            let p = k
+                .points
+                .iter()
+                .filter(|p| p.number("virtual") != Some(1.0))
+                .max_by(|a, b| {
+                    let n = |p: &Point| p.number("processors").unwrap_or(0.0);
+                    n(a).total_cmp(&n(b))
+                });
+            if let Some(p) = p {
+                let of = p.number("processors").map(|n| format!("P = {n}"));
+                let est = p.stats("barrier_ns").map(|s| Est {
+                    real_point: p.number("virtual") == Some(0.0),
+                    ..over_trials(s)
+                });
+                r.push("barrier time", "barrier_ns", of, est);
+            }
+        }
+        "speedup" => speedup(&mut r),
+        _ => {}
+    }
+    r.out
+}
+
+/// `pingpong/atomic-flags`: two bare flags, and the transports' ratios to them.
+fn baseline(r: &mut Rows<'_>) {
+    let Some(p) = r.k.points.first() else {
+        return;
+    };
+    let est = p.stats("one_way_ns").map(over_trials);
+    r.push(
+        "8 B one-way latency",
+        "one_way_ns",
+        Some("two bare flags".into()),
+        est,
+    );
+    for name in ["mailbox_over_baseline", "channel_over_baseline"] {
+        let est = p.number(name).map(|value| {
+            let range = p
+                .number(&format!("{name}_min"))
+                .zip(p.number(&format!("{name}_max")));
+            Est {
+                value,
+                ci95: range.map(|(lo, hi)| [lo, hi]),
+                interval: "range of the trials' ratios".into(),
+                flagged: false,
+                real_point: false,
+            }
+        });
+        r.push("8 B one-way against two bare flags", name, None, est);
+    }
+}
+
+/// `c2c`: per distance class, the smallest, median and largest pair (each pair's
+/// median over trials).
+fn c2c(r: &mut Rows<'_>) {
+    for (i, class) in DistanceClass::ALL.iter().enumerate() {
+        let mut pairs: Vec<&Summary> =
+            r.k.points
+                .iter()
+                .filter(|p| p.number("distance_class_index") == Some(i as f64))
+                .filter_map(|p| p.stats("one_way_ns"))
+                .collect();
+        if pairs.is_empty() {
+            continue;
+        }
+        pairs.sort_by(|a, b| a.median.total_cmp(&b.median));
+        let line = format!("core to core, {} pair(s)", pairs.len());
+        let of = Some(class.to_string());
+        let picks = [
+            ("one_way_ns_min", pairs[0]),
+            ("one_way_ns_median", pairs[pairs.len() / 2]),
+            ("one_way_ns_max", pairs[pairs.len() - 1]),
+        ];
+        for (name, s) in picks {
+            r.push(&line, name, of.clone(), Some(over_trials(s)));
+        }
+    }
+}
+
+/// `hockney-vector/triad-f64`: r_inf and n_1/2 per memory level.
+fn triad(r: &mut Rows<'_>) {
+    const PREFIX: &str = "t = (n + n_half)/r_inf on ";
+    let fits: Vec<&FitResult> =
+        r.k.fits
+            .iter()
+            .filter(|f| f.model.starts_with(PREFIX) && !f.model.contains("Fig. 1"))
+            .collect();
+    for fit in fits {
+        let level = fit.model[PREFIX.len()..].to_string();
+        let l = level.to_lowercase();
+        let (rate, half, t0) = (
+            format!("{l}_r_inf_flop_per_s"),
+            format!("{l}_n_half_flop"),
+            format!("{l}_t0_ns"),
+        );
+        let line = "triad r_inf and n_1/2";
+        r.push(line, &rate, Some(level.clone()), fitted(fit, &rate));
+        let est = fit
+            .params
+            .get(&half)
+            .map(|&v| propagated(fit, v, &[&t0, &rate], 1.0));
+        r.push(line, &half, Some(level), est);
+    }
+}
+
+/// `speedup`: T_ML's components, eq. 13's coefficients and the N that minimises
+/// eq. 13's time for the largest uniprocessor time measured.
+fn speedup(r: &mut Rows<'_>) {
+    r.params(
+        "T_ML = t_l + L H t_c + I t_i",
+        "eqs. 7-9",
+        &["tl_ms", "tc_ms_per_byte", "ti_ms"],
+        None,
+    );
+    let Some(fit) = r.fit("eq. 13: T = a + b U/N + c N") else {
+        return;
+    };
+    let line = "eq. 13: T = a + b U/N + c N";
+    for n in ["a_ms", "b", "c_ms_per_node"] {
+        r.push(line, n, None, fitted(fit, n));
+    }
+    let u =
+        r.k.points
+            .iter()
+            .filter_map(|p| p.number("uniprocessor_ms"))
+            .fold(f64::NAN, f64::max);
+    let (b, c) = (fit.params.get("b"), fit.params.get("c_ms_per_node"));
+    if let (Some(&b), Some(&c)) = (b, c)
+        && u.is_finite()
+        && b > 0.0
+        && c > 0.0
+    {
+        // dT/dN = -b U / N^2 + c = 0.
+        let n = (b * u / c).sqrt();
+        let est = propagated(fit, n, &["b", "c_ms_per_node"], 0.5);
+        r.push(
+            "optimal N (eq. 13)",
+            "optimal_nodes",
+            Some(format!("U = {} ms", super::num(u))),
+            Some(est),
+        );
+    }
+}
