@@ -257,9 +257,39 @@ fn rows(kernels: &[KernelResult]) -> Vec<CardRow> {
         } else {
             headline_rows(k)
         };
+        let rows = select(k, rows);
         all.extend(rows);
     }
     merge_repetitions(all)
+}
+
+/// The card's rows of a kernel that recorded `headline` parameters: the same
+/// parameters as for a file without them (`derived_rows`, the short list
+/// per method), each with the recorded value and interval where the kernel
+/// recorded one. A kernel records every parameter it fits (all of them stay in
+/// its `headline` in the file); the card shows the ones a reader compares.
+fn select(k: &KernelResult, headline: Vec<CardRow>) -> Vec<CardRow> {
+    if k.headline.is_empty() {
+        return headline;
+    }
+    let mut chosen = derived_rows(k);
+    for row in &mut chosen {
+        let same = |r: &&CardRow| r.name == row.name && (r.of == row.of || row.of.is_none());
+        let Some(recorded) = headline.iter().find(same) else {
+            continue;
+        };
+        row.value = recorded.value;
+        row.ci95 = recorded.ci95;
+        row.interval = recorded.interval.clone();
+        let flagged = row.trust == Trust::FlaggedFit;
+        row.trust = trust(k, flagged, row.value, row.ci95, row.trust != Trust::Virtual);
+    }
+    // A kernel the short list does not cover, but which recorded headline
+    // parameters (c2c's classes, for one), keeps them.
+    if chosen.is_empty() && matches!(k.kernel.as_str(), "c2c" | "hockney-sync") {
+        return headline;
+    }
+    chosen
 }
 
 /// Orders the synchronisation methods' rows by their s_1/2, smallest first, leaving
