@@ -31,7 +31,7 @@ use crate::control::RankError;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::stats::summarize;
 use crate::platform::LineAligned;
-use crate::results::{KernelResult, Point};
+use crate::results::{KernelResult, Point, num};
 use crate::team::TeamError;
 use crate::team::hosted::{Host, HostedTeam};
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
@@ -287,12 +287,18 @@ fn result(
                 .collect();
             match summarize(&periods) {
                 Ok(p) => {
-                    point = point
-                        .with(
-                            "predicted_slowdown_r_plus_s",
-                            predicted_slowdown(k, m.r_plus_s_ns.max(0.0), p.mean),
-                        )
-                        .with_stats("period_ns", p);
+                    let predicted = predicted_slowdown(k, m.r_plus_s_ns.max(0.0), p.mean);
+                    // JSON has no infinity: a saturated prediction is said in words.
+                    if predicted.is_finite() {
+                        point = point.with("predicted_slowdown_r_plus_s", predicted);
+                    } else {
+                        warnings.push(format!(
+                            "{k} streams: {k} x (R + S) = {} ns exceeds the period of {} ns, so the model predicts saturation (no finite slowdown)",
+                            num(k as f64 * m.r_plus_s_ns),
+                            num(p.mean)
+                        ));
+                    }
+                    point = point.with_stats("period_ns", p);
                 }
                 Err(_) => warnings.push(format!(
                     "{k} streams: no message was forwarded during the computation"
