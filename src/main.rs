@@ -395,10 +395,28 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("halfperf: error: {e:#}");
+            eprintln!("halfperf: error: {}", one_line(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes on one line, a cause left out when the message
+/// before it already says it (our errors name their I/O cause in their own
+/// words, and anyhow's chain would repeat it).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let words = cause.to_string();
+        if line.contains(&words) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&words);
+    }
+    line
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
