@@ -751,5 +751,17 @@ mod tests {
                 .iter()
                 .all(|p| p.number("simd_width_bits") == Some(64.0))
         );
+        // Without a noisy length there is no count of them.
+        let mut quiet = sweep(Operation::Triad);
+        for l in &mut quiet.lengths {
+            let t = l.samples_ns[1];
+            l.samples_ns = vec![t, t, 1.01 * t];
+        }
+        let quiet = operation_result(&quiet, &plan, Simd::Avx2, 1, Placement::Pinned, 0.0);
+        assert!(
+            !quiet.warnings.iter().any(|w| w.contains(" lengths: ")),
+            "{:?}",
+            quiet.warnings
+        );
     }
 }
