@@ -36,7 +36,8 @@
 //! - [`suite`]: a whole run: machine and software description, kernels in turn.
 //! - [`text`]: tables for the terminal, keyed on the kernels' names.
 //! - [`report`]: HTML and Markdown reports with SVG figures, from result files.
-//! - `main.rs`: the command line only.
+//! - `main.rs`: the command line only (`args.rs` its value parsers, `bars.rs` its
+//!   progress bars).
 
 #![warn(unsafe_op_in_unsafe_fn)]
 

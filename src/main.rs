@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
-use halfperf::kernels::{self, Fault, KernelSpec, Progress, RunConfig, RunContext};
+use halfperf::kernels::{self, Fault, KernelSpec, RunConfig, RunContext};
 use halfperf::model::sci::{self, SciComponents};
 use halfperf::platform::{self, Topology};
 use halfperf::transport::TransportKind;
@@ -14,8 +14,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// The largest message size a sweep accepts (64 MiB).
-const MAX_SIZE_BYTES: usize = 64 << 20;
+mod args;
+mod bars;
+use args::{parse_cpus, parse_repeat, parse_sizes};
+use bars::Bars;
 
 #[derive(Parser)]
 #[command(
@@ -525,82 +527,6 @@ fn read_all(files: &[PathBuf]) -> Result<Vec<results::ResultFile>> {
 }
 
 /// Parses a CPU list (`0,2-3`), refusing repeats.
-/// The most repetitions `--repeat` takes: a hundred quick suites are most of an hour.
-const MAX_REPEAT: u32 = 100;
-
-/// `--repeat K`: a whole number from 1 to [`MAX_REPEAT`].
-fn parse_repeat(text: &str) -> Result<u32, String> {
-    match text.trim().parse::<i64>() {
-        Ok(k) if (1..=i64::from(MAX_REPEAT)).contains(&k) => Ok(k as u32),
-        Ok(k) => Err(format!(
-            "{k} repetitions: give a whole number from 1 to {MAX_REPEAT}"
-        )),
-        Err(_) => Err(format!(
-            "not a number of repetitions: give a whole number from 1 to {MAX_REPEAT}"
-        )),
-    }
-}
-
-fn parse_cpus(text: &str) -> Result<Vec<usize>> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim) {
-        let range = match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (usize, usize) = (
-                    a.parse()
-                        .with_context(|| format!("--cpus: {a:?} is not a CPU number"))?,
-                    b.parse()
-                        .with_context(|| format!("--cpus: {b:?} is not a CPU number"))?,
-                );
-                if b < a {
-                    bail!("--cpus: range {part:?} runs backwards");
-                }
-                a..=b
-            }
-            None => {
-                let c: usize = part
-                    .parse()
-                    .with_context(|| format!("--cpus: {part:?} is not a CPU number"))?;
-                c..=c
-            }
-        };
-        for c in range {
-            if out.contains(&c) {
-                bail!("--cpus: CPU {c} is listed twice; give each CPU once");
-            }
-            out.push(c);
-        }
-    }
-    Ok(out)
-}
-
-/// Parses a size list (`8,64,4K,1M`) and checks every size is 1 B..64 MiB.
-fn parse_sizes(text: &str) -> Result<Vec<usize>> {
-    text.split(',')
-        .map(str::trim)
-        .map(|part| {
-            let (digits, mult) = match part.chars().last() {
-                Some('K' | 'k') => (&part[..part.len() - 1], 1024),
-                Some('M' | 'm') => (&part[..part.len() - 1], 1024 * 1024),
-                _ => (part, 1),
-            };
-            let n: usize = digits.parse().with_context(|| {
-                format!("--sizes: {part:?} is not a size in bytes (e.g. 64, 4K, 1M)")
-            })?;
-            let n = n
-                .checked_mul(mult)
-                .filter(|&n| n <= MAX_SIZE_BYTES)
-                .with_context(|| {
-                    format!("--sizes: {part} is larger than the 64M a sweep accepts")
-                })?;
-            if n == 0 {
-                bail!("--sizes: a message of 0 bytes measures nothing; the smallest size is 1");
-            }
-            Ok(n)
-        })
-        .collect()
-}
-
 /// `halfperf model sci`: the components from the flags and/or `--from FILE`, the
 /// report, printed.
 fn model_sci(args: &SciArgs) -> Result<()> {
@@ -1056,42 +982,5 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         } else {
             "the run stopped; nothing was written"
         })),
-    }
-}
-
-/// Progress bars on stderr, shown only when stderr is a terminal.
-#[derive(Default)]
-struct Bars {
-    bar: parking_lot::Mutex<Option<indicatif::ProgressBar>>,
-}
-
-impl Progress for Bars {
-    fn begin(&self, kernel: &str, total: u64) {
-        let bar = indicatif::ProgressBar::with_draw_target(
-            Some(total),
-            indicatif::ProgressDrawTarget::stderr(),
-        );
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{prefix:>10} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        bar.set_prefix(kernel.to_string());
-        *self.bar.lock() = Some(bar);
-    }
-
-    fn step(&self, what: &str) {
-        if let Some(b) = &*self.bar.lock() {
-            b.set_message(what.to_string());
-            b.inc(1);
-        }
-    }
-
-    fn end(&self) {
-        if let Some(b) = self.bar.lock().take() {
-            b.finish_and_clear();
-        }
     }
 }
