@@ -12,9 +12,7 @@ use crate::model::piecewise::{BreakSearch, find_breakpoints, measured_bandwidth}
 use crate::platform::ClockInfo;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::channel::Channel;
 use crate::transport::{Endpoint, Transport, TransportConfig};
-use std::any::TypeId;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -61,28 +59,6 @@ pub(crate) fn processor_counts(quick: bool) -> Vec<usize> {
         vec![2, 4, 8]
     } else {
         vec![2, 4, 8, 9, 16]
-    }
-}
-
-/// A transport of flavour `T` for messages up to `max_bytes` that gives every
-/// rank buffered sends of two whole messages per peer (the semantics the
-/// pairwise exchange, shift and transpose assume; CoMet section 2.2.1 notes they
-/// deadlock without). The mailbox needs ring slots for every chunk of both
-/// messages even when the receiver returns credit in halves (four messages'
-/// chunks); the channel needs a buffer per message, and its buffers are
-/// `max_bytes` each, so it keeps the default count.
-pub(crate) fn transport_config<T: Transport + 'static>(max_bytes: usize) -> TransportConfig {
-    let base = TransportConfig::default();
-    let chunks = max_bytes.div_ceil(base.slot_bytes).max(1);
-    let is_channel = TypeId::of::<T>() == TypeId::of::<Channel>();
-    TransportConfig {
-        max_message_bytes: max_bytes.max(64),
-        slots: if is_channel {
-            base.slots
-        } else {
-            (4 * chunks).next_power_of_two().max(base.slots)
-        },
-        slot_bytes: base.slot_bytes,
     }
 }
 
@@ -335,7 +311,7 @@ pub(crate) fn sweep_team<T: Transport + 'static>(
     let on_point = |q: u64| ctx.progress.step(&label(q));
     let cancelled = || ctx.cancelled();
     let sweep = Sweep::new(ctx, params, ranks, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &transport_config::<T>(max_bytes));
+    let eps = T::endpoints(team.control(), &TransportConfig::buffered::<T>(max_bytes));
     let per_rank = team.run(kernel, eps, |rc, ep| body(rc, ep, &sweep))?;
     Ok(rank0(per_rank))
 }
