@@ -6,7 +6,7 @@
 use super::super::timing::{measure, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
 use crate::control::{Placement, RankError};
-use crate::model::fit::{LineFit, fit_line};
+use crate::model::fit::{LineFit, fit_line, r_squared};
 use crate::model::hockney::HockneyFit;
 use crate::model::piecewise::{BreakSearch, find_breakpoints, measured_bandwidth};
 use crate::platform::ClockInfo;
@@ -502,13 +502,7 @@ pub fn message_curve_fits(
         }
         fits.push(f);
     }
-    let mean = times_ns.iter().sum::<f64>() / times_ns.len() as f64;
-    let ss_tot: f64 = times_ns.iter().map(|t| (t - mean).powi(2)).sum();
-    let r2 = if ss_tot > 0.0 {
-        1.0 - piecewise.ss_res / ss_tot
-    } else {
-        1.0
-    };
+    let r2 = r_squared(times_ns, piecewise.ss_res);
     let mut params = BTreeMap::new();
     params.insert("breakpoints".into(), piecewise.breakpoints.len() as f64);
     for (i, b) in piecewise.breakpoints.iter().enumerate() {
