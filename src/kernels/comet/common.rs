@@ -12,7 +12,7 @@ use crate::model::piecewise::{BreakSearch, find_breakpoints, measured_bandwidth}
 use crate::platform::ClockInfo;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::{Endpoint, Transport, TransportConfig};
+use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -286,6 +286,16 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
     }
     tell(ep, CMD_END, 0, 0)?;
     Ok(out)
+}
+
+/// The partner of `rank` in a pairwise kernel on `p` ranks: rank 0 and the last
+/// rank pair up, the ranks between them have none (they stay idle).
+pub(crate) fn pair_peer(rank: usize, p: usize) -> Option<usize> {
+    match rank {
+        0 => Some(p - 1),
+        r if r == p - 1 => Some(0),
+        _ => None,
+    }
 }
 
 /// Rank 0's samples of a team run.
@@ -563,6 +573,30 @@ pub(crate) fn require_two_cpus(ctx: &RunContext<'_>, kernel: &str) -> Result<(),
         });
     }
     Ok(())
+}
+
+/// One result per transport of the run, each from `body` (which measures on a
+/// team and describes what it measured): the progress bar counts `points` a
+/// transport, an interrupted run stops before the next transport and ends in
+/// `KernelError::Interrupted`.
+pub(crate) fn per_transport(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    points: usize,
+    mut body: impl FnMut(TransportKind) -> Result<KernelResult, KernelError>,
+) -> Result<Vec<KernelResult>, KernelError> {
+    ctx.progress
+        .begin(kernel, (ctx.config.transports.len() * points) as u64);
+    let mut out = Vec::new();
+    for &t in &ctx.config.transports {
+        if ctx.cancelled() {
+            break;
+        }
+        out.push(body(t)?);
+    }
+    ctx.progress.end();
+    interrupted(ctx)?;
+    Ok(out)
 }
 
 /// Checks `KernelError::Interrupted` after a sweep.

@@ -125,13 +125,7 @@ fn run_on<T: Transport + 'static>(
             )
         },
         |rc, ep, sweep| {
-            let peer = if rc.rank == 0 {
-                p - 1
-            } else if rc.rank == p - 1 {
-                0
-            } else {
-                usize::MAX
-            };
+            let peer = common::pair_peer(rc.rank, p);
             let mut b = Buffers {
                 out: common::pattern_buf(rc.rank, max),
                 inbuf: vec![0u8; max.max(64)],
@@ -144,17 +138,17 @@ fn run_on<T: Transport + 'static>(
                 sweep,
                 &mut b,
                 |ep, b, q, check| {
-                    if peer == usize::MAX || check == Check::After {
+                    let Some(peer) = peer.filter(|_| check == Check::Before) else {
                         return Ok(());
-                    }
+                    };
                     b.inbuf.fill(0);
                     batch(ep, peer, b, q, 1)?;
                     let size = unparam(q).2;
                     check_pattern("overlap exchange", peer, &b.inbuf[..size], size)
                 },
                 |ep, b, q, reps| match peer {
-                    usize::MAX => Ok(()),
-                    _ => batch(ep, peer, b, q, reps),
+                    Some(peer) => batch(ep, peer, b, q, reps),
+                    None => Ok(()),
                 },
             )
         },
@@ -188,15 +182,7 @@ pub(super) fn run_with(
         })
         .collect();
     let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
-    ctx.progress.begin(
-        OVERLAP.name,
-        (ctx.config.transports.len() * params.len()) as u64,
-    );
-    let mut out = Vec::new();
-    for &t in &ctx.config.transports {
-        if ctx.cancelled() {
-            break;
-        }
+    common::per_transport(ctx, OVERLAP.name, params.len(), |t| {
         let samples = crate::with_transport!(t, run_on(ctx, &team, &params))?;
         let mut r = common::result(OVERLAP.name, Some(t.name()), &team, ranks);
         for pair in samples.chunks(2) {
@@ -229,11 +215,8 @@ pub(super) fn run_with(
             };
             r.points.push(point.with("gain_percent", gain));
         }
-        out.push(r);
-    }
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
+        Ok(r)
+    })
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {

@@ -531,16 +531,30 @@ mod tests {
                 }
             })
             .collect();
+        f64_sweep(op, lengths, &[("L1", Some(48 << 10))], Vec::new())
+    }
+
+    /// A sweep of `op` on doubles with the given `lengths`, named levels of
+    /// cache size (none for memory) and breaks between them.
+    fn f64_sweep(
+        op: Operation,
+        lengths: Vec<LengthSamples>,
+        levels: &[(&str, Option<u64>)],
+        breaks: Vec<f64>,
+    ) -> OperationSweep {
         OperationSweep {
             op,
             precision: "f64",
             element_bytes: 8,
             lengths,
-            levels: vec![Level {
-                name: "L1".into(),
-                cache_bytes: Some(48 << 10),
-            }],
-            breaks: Vec::new(),
+            levels: levels
+                .iter()
+                .map(|&(name, cache_bytes)| Level {
+                    name: name.into(),
+                    cache_bytes,
+                })
+                .collect(),
+            breaks,
         }
     }
 
@@ -643,23 +657,12 @@ mod tests {
                     }
                 })
                 .collect();
-            OperationSweep {
+            f64_sweep(
                 op,
-                precision: "f64",
-                element_bytes: 8,
                 lengths,
-                levels: vec![
-                    Level {
-                        name: "L1".into(),
-                        cache_bytes: Some(3200),
-                    },
-                    Level {
-                        name: "memory".into(),
-                        cache_bytes: None,
-                    },
-                ],
-                breaks: vec![100.0],
-            }
+                &[("L1", Some(3200)), ("memory", None)],
+                vec![100.0],
+            )
         };
         let plan = VectorPlan {
             paper_step: 2,
