@@ -1,7 +1,9 @@
 //! The command line's own value parsers: `--repeat`, `--cpus`, `--sizes`, each
-//! with the one-line errors the CLI promises.
+//! with the one-line errors the CLI promises (the lists themselves are read by
+//! the parsers `platform` shares with `/sys`).
 
 use anyhow::{Context, Result, bail};
+use halfperf::platform::{SizeError, parse_cpu_list, parse_size};
 
 /// The largest message size a sweep accepts (64 MiB).
 const MAX_SIZE_BYTES: usize = 64 << 20;
@@ -24,36 +26,7 @@ pub(crate) fn parse_repeat(text: &str) -> Result<u32, String> {
 
 /// Parses a CPU list (`0,2-3`), in the order given, each CPU once.
 pub(crate) fn parse_cpus(text: &str) -> Result<Vec<usize>> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim) {
-        let range = match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (usize, usize) = (
-                    a.parse()
-                        .with_context(|| format!("--cpus: {a:?} is not a CPU number"))?,
-                    b.parse()
-                        .with_context(|| format!("--cpus: {b:?} is not a CPU number"))?,
-                );
-                if b < a {
-                    bail!("--cpus: range {part:?} runs backwards");
-                }
-                a..=b
-            }
-            None => {
-                let c: usize = part
-                    .parse()
-                    .with_context(|| format!("--cpus: {part:?} is not a CPU number"))?;
-                c..=c
-            }
-        };
-        for c in range {
-            if out.contains(&c) {
-                bail!("--cpus: CPU {c} is listed twice; give each CPU once");
-            }
-            out.push(c);
-        }
-    }
-    Ok(out)
+    parse_cpu_list(text).context("--cpus")
 }
 
 /// Parses a size list (`8,64,4K,1M`) and checks every size is 1 B..64 MiB.
@@ -61,20 +34,14 @@ pub(crate) fn parse_sizes(text: &str) -> Result<Vec<usize>> {
     text.split(',')
         .map(str::trim)
         .map(|part| {
-            let (digits, mult) = match part.chars().last() {
-                Some('K' | 'k') => (&part[..part.len() - 1], 1024),
-                Some('M' | 'm') => (&part[..part.len() - 1], 1024 * 1024),
-                _ => (part, 1),
+            let n = match parse_size(part) {
+                Ok(n) => usize::try_from(n).ok().filter(|&n| n <= MAX_SIZE_BYTES),
+                Err(SizeError::TooLarge { .. }) => None,
+                Err(e) => return Err(anyhow::Error::new(e).context("--sizes")),
             };
-            let n: usize = digits.parse().with_context(|| {
-                format!("--sizes: {part:?} is not a size in bytes (e.g. 64, 4K, 1M)")
-            })?;
-            let n = n
-                .checked_mul(mult)
-                .filter(|&n| n <= MAX_SIZE_BYTES)
-                .with_context(|| {
-                    format!("--sizes: {part} is larger than the 64M a sweep accepts")
-                })?;
+            let Some(n) = n else {
+                bail!("--sizes: {part} is larger than the 64M a sweep accepts");
+            };
             if n == 0 {
                 bail!("--sizes: a message of 0 bytes measures nothing; the smallest size is 1");
             }

@@ -16,9 +16,11 @@
 //! - Lamanna: `T = mu + b U/N + c N B R`, the discrete-event simulator.
 //!
 //! # Modules, from the machine up to the command line
-//! Each module imports only those above it in this list, never one below.
+//! Each module imports only those above it in this list, never one below
+//! (`tests/layers.rs` reads the list and the imports and checks it).
 //! - [`platform`]: the machine: topology from `/sys`, distance classes, pinning
-//!   with read-back, the clock's overhead, the load check.
+//!   with read-back, the clock's overhead, the load check, the parsers of CPU
+//!   lists and sizes that `/sys` and the command line share.
 //! - [`model`]: fits with their goodness, statistics, the papers' analytic models
 //!   and Lamanna's simulator; pure computation on numbers.
 //! - [`control`]: what the layers above share about a running team: placement,

@@ -695,16 +695,10 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
                 _ => bail!("--uniprocessor-ms: one value without --experiment, not {text:?}"),
             },
         },
-        tl_ms: params.tl_ms,
-        receive_ms: params.receive_ms,
-        receive_at: params.receive_at,
-        channel_order: params.channel_order,
-        send_hold: params.send_hold,
-        tc_ms_per_byte: params.tc_ms_per_byte,
-        ti_ms: params.ti_ms,
         message_bytes: args.message_bytes,
         calibration,
         seed: args.seed,
+        ..params.base_config()
     };
     config.validate()?;
     let mut runs = Vec::with_capacity(args.runs as usize);

@@ -87,6 +87,19 @@ pub enum FitError {
     ConstantX,
 }
 
+/// `R² = 1 − SS_res / SS_tot` of any model whose residual sum of squares on the
+/// points `y` is `ss_res`; 1 when every `y` is equal. Not clamped: a model worse
+/// than the mean of `y` has a negative R².
+pub fn r_squared(y: &[f64], ss_res: f64) -> f64 {
+    let mean = y.iter().sum::<f64>() / y.len() as f64;
+    let ss_tot: f64 = y.iter().map(|v| (v - mean).powi(2)).sum();
+    if ss_tot > 0.0 {
+        1.0 - ss_res / ss_tot
+    } else {
+        1.0
+    }
+}
+
 /// Fits `y = intercept + slope * x` by ordinary least squares (formulas in the module doc).
 ///
 /// Errors: different lengths, fewer than 2 points, a NaN or infinite value, or all `x` equal.

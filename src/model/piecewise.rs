@@ -455,26 +455,14 @@ mod tests {
             (small.x_min, small.x_max, large.x_min, large.x_max),
             (0.0, 96.0, 104.0, 4000.0)
         );
-        assert!(
-            within(small.line.intercept, 79_000.0, 0.03),
-            "{}",
-            small.line.intercept
-        );
-        assert!(
-            within(small.line.slope, 630.0, 0.05),
-            "{}",
-            small.line.slope
-        );
-        assert!(
-            within(large.line.intercept, 156_000.0, 0.01),
-            "{}",
-            large.line.intercept
-        );
-        assert!(
-            within(large.line.slope, 410.0, 0.01),
-            "{}",
-            large.line.slope
-        );
+        for (got, want, relative) in [
+            (small.line.intercept, 79_000.0, 0.03),
+            (small.line.slope, 630.0, 0.05),
+            (large.line.intercept, 156_000.0, 0.01),
+            (large.line.slope, 410.0, 0.01),
+        ] {
+            assert!(within(got, want, relative), "{got} against {want}");
+        }
         assert!(within(fit.predict(50.0), ipsc860_ns(50.0), 0.01));
         assert!(within(fit.predict(2000.0), ipsc860_ns(2000.0), 0.01));
     }

@@ -1,17 +1,20 @@
 //! The machine: topology from `/sys`, distance classes between CPUs, pinning with
-//! read-back, the clock and its measured overhead, and the load check.
+//! read-back, the clock and its measured overhead, the load check, and the parsers
+//! of CPU lists and sizes that `/sys` and the command line share.
 //!
 //! Everything above this layer (team, transports, kernels) asks this module which
 //! CPUs exist, how far apart two of them are, and how to pin a thread to one.
 
 mod aligned;
 mod clock;
+mod lists;
 mod load;
 mod pin;
 mod topology;
 
 pub use aligned::{LINE, LineAligned};
 pub use clock::{ClockInfo, measure_clock};
+pub use lists::{CpuListError, SizeError, parse_cpu_list, parse_size};
 pub use load::{
     BUSY_THRESHOLD_CPUS, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus,
     counting_error_cpus,

@@ -334,34 +334,20 @@ fn parse_cpu_list_file(path: &Path) -> Result<Vec<usize>, TopologyError> {
     })
 }
 
-/// Parses the kernel's CPU list format (`0-3,8,10-11`); `None` if malformed.
-pub(crate) fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((lo, hi)) => {
-                let (lo, hi): (usize, usize) = (lo.parse().ok()?, hi.parse().ok()?);
-                if hi < lo {
-                    return None;
-                }
-                out.extend(lo..=hi);
-            }
-            None => out.push(part.parse().ok()?),
-        }
+/// Parses the kernel's CPU list format (`0-3,8,10-11`; an empty file is no
+/// CPUs), sorted; `None` if malformed.
+fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
+    if text.is_empty() {
+        return Some(Vec::new());
     }
-    out.sort_unstable();
-    out.dedup();
-    Some(out)
+    let mut cpus = super::parse_cpu_list(text).ok()?;
+    cpus.sort_unstable();
+    Some(cpus)
 }
 
+/// Parses a cache size as the kernel writes it (`48K`); `None` if malformed.
 fn parse_size(text: &str) -> Option<u64> {
-    let (digits, mult) = match text.chars().last()? {
-        'K' => (&text[..text.len() - 1], 1024),
-        'M' => (&text[..text.len() - 1], 1024 * 1024),
-        'G' => (&text[..text.len() - 1], 1024 * 1024 * 1024),
-        _ => (text, 1),
-    };
-    digits.parse::<u64>().ok().map(|d| d * mult)
+    super::parse_size(text).ok()
 }
 
 fn read_caches(dir: &Path) -> Result<Vec<Cache>, TopologyError> {

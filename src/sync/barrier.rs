@@ -63,17 +63,9 @@ impl SpinBarrier {
             self.sense.store(local.0, Ordering::Release);
             return Ok(());
         }
-        let mut polls: u32 = 0;
-        let mut started = None;
+        let want = local.0;
         // Acquire: pairs with the Release of the sense flip.
-        while self.sense.load(Ordering::Acquire) != local.0 {
-            poll.pause();
-            polls = polls.wrapping_add(1);
-            if polls.is_multiple_of(1024) {
-                control.check(peer, &mut started)?;
-            }
-        }
-        Ok(())
+        poll.until(control, peer, || self.sense.load(Ordering::Acquire) == want)
     }
 }
 

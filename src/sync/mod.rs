@@ -14,7 +14,7 @@
 //! - [`barrier`]: a sense-reversing spin barrier (the std barrier is used as is).
 //!
 //! Every wait that can be lost checks the team's abort flag and deadline (from
-//! [`TeamControl`](crate::control::TeamControl)), so a lost peer ends the kernel with
+//! [`TeamControl`]), so a lost peer ends the kernel with
 //! an error naming the rank waited for, never a hang. The exceptions are said where
 //! they are (the std barrier, which has no timeout, and a pool's join, which must
 //! not return while a worker still runs the caller's closure).
@@ -26,6 +26,7 @@ pub mod spin;
 pub mod tasks;
 pub(crate) mod team_method;
 
+use crate::control::{RankError, TeamControl};
 use std::time::Duration;
 
 /// How long a blocking wait sleeps before it looks at the abort flag and the
@@ -60,5 +61,27 @@ impl Poll {
             Poll::Bare => {}
             Poll::Yield => std::thread::yield_now(),
         }
+    }
+
+    /// Polls until `done` returns true, pausing as this says between reads and
+    /// looking at `control`'s abort flag and deadline every 1024 reads; `peer`
+    /// names the rank waited for in the deadline error.
+    #[inline(always)]
+    pub fn until(
+        self,
+        control: &TeamControl,
+        peer: usize,
+        mut done: impl FnMut() -> bool,
+    ) -> Result<(), RankError> {
+        let mut polls: u32 = 0;
+        let mut started = None;
+        while !done() {
+            self.pause();
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(1024) {
+                control.check(peer, &mut started)?;
+            }
+        }
+        Ok(())
     }
 }

@@ -55,17 +55,8 @@ impl SpinFlag {
         control: &TeamControl,
         peer: usize,
     ) -> Result<(), RankError> {
-        let mut polls: u32 = 0;
-        let mut started = None;
         // Acquire: pairs with the Release in `post`.
-        while self.word.load(Ordering::Acquire) != want {
-            poll.pause();
-            polls = polls.wrapping_add(1);
-            if polls.is_multiple_of(1024) {
-                control.check(peer, &mut started)?;
-            }
-        }
-        Ok(())
+        poll.until(control, peer, || self.word.load(Ordering::Acquire) == want)
     }
 }
 

@@ -124,6 +124,28 @@ impl TransportConfig {
             ..TransportConfig::default()
         }
     }
+
+    /// A configuration of flavour `T` for messages up to `max_bytes` that gives
+    /// every rank buffered sends of two whole messages per peer (what CoMet's
+    /// pairwise exchange, shift and transpose assume, section 2.2.1, and what a
+    /// `try_send` of a whole block needs). The mailbox needs ring slots for every
+    /// chunk of both messages even when the receiver returns credit in halves
+    /// (four messages' chunks); the channel needs a buffer per message, and its
+    /// buffers are `max_bytes` each, so it keeps the default count.
+    pub fn buffered<T: Transport + 'static>(max_bytes: usize) -> TransportConfig {
+        let base = TransportConfig::default();
+        let chunks = max_bytes.div_ceil(base.slot_bytes).max(1);
+        let is_channel = std::any::TypeId::of::<T>() == std::any::TypeId::of::<channel::Channel>();
+        TransportConfig {
+            max_message_bytes: max_bytes.max(64),
+            slots: if is_channel {
+                base.slots
+            } else {
+                (4 * chunks).next_power_of_two().max(base.slots)
+            },
+            slot_bytes: base.slot_bytes,
+        }
+    }
 }
 
 /// Builds the endpoints of one flavour for a team.

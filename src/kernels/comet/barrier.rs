@@ -21,7 +21,7 @@ use crate::results::KernelResult;
 use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
-use crate::transport::{Endpoint, Transport, TransportKind};
+use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use crossbeam_utils::CachePadded;
 
 /// The kernel's name, as users type it and its results carry it.
@@ -396,7 +396,7 @@ pub fn barrier_time(
         Ok(start.elapsed())
     }
     let central = CentralBarrier::new(team.size());
-    let config = common::transport_config::<Mailbox>(64);
+    let config = TransportConfig::buffered::<Mailbox>(64);
     let times = match transport {
         None => team.run(BARRIER.name, vec![(); team.size()], |rc, _| {
             let mut local = false;
@@ -412,7 +412,7 @@ pub fn barrier_time(
         )?,
         Some(TransportKind::Channel) => team.run(
             BARRIER.name,
-            Channel::endpoints(team.control(), &common::transport_config::<Channel>(64)),
+            Channel::endpoints(team.control(), &TransportConfig::buffered::<Channel>(64)),
             |_, ep| body(ep, reps),
         )?,
     };

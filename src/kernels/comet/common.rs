@@ -6,15 +6,13 @@
 use super::super::timing::{measure, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
 use crate::control::{Placement, RankError};
-use crate::model::fit::{LineFit, fit_line};
+use crate::model::fit::{LineFit, fit_line, r_squared};
 use crate::model::hockney::HockneyFit;
 use crate::model::piecewise::{BreakSearch, find_breakpoints, measured_bandwidth};
 use crate::platform::ClockInfo;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::channel::Channel;
-use crate::transport::{Endpoint, Transport, TransportConfig};
-use std::any::TypeId;
+use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -61,28 +59,6 @@ pub(crate) fn processor_counts(quick: bool) -> Vec<usize> {
         vec![2, 4, 8]
     } else {
         vec![2, 4, 8, 9, 16]
-    }
-}
-
-/// A transport of flavour `T` for messages up to `max_bytes` that gives every
-/// rank buffered sends of two whole messages per peer (the semantics the
-/// pairwise exchange, shift and transpose assume; CoMet section 2.2.1 notes they
-/// deadlock without). The mailbox needs ring slots for every chunk of both
-/// messages even when the receiver returns credit in halves (four messages'
-/// chunks); the channel needs a buffer per message, and its buffers are
-/// `max_bytes` each, so it keeps the default count.
-pub(crate) fn transport_config<T: Transport + 'static>(max_bytes: usize) -> TransportConfig {
-    let base = TransportConfig::default();
-    let chunks = max_bytes.div_ceil(base.slot_bytes).max(1);
-    let is_channel = TypeId::of::<T>() == TypeId::of::<Channel>();
-    TransportConfig {
-        max_message_bytes: max_bytes.max(64),
-        slots: if is_channel {
-            base.slots
-        } else {
-            (4 * chunks).next_power_of_two().max(base.slots)
-        },
-        slot_bytes: base.slot_bytes,
     }
 }
 
@@ -312,6 +288,16 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
     Ok(out)
 }
 
+/// The partner of `rank` in a pairwise kernel on `p` ranks: rank 0 and the last
+/// rank pair up, the ranks between them have none (they stay idle).
+pub(crate) fn pair_peer(rank: usize, p: usize) -> Option<usize> {
+    match rank {
+        0 => Some(p - 1),
+        r if r == p - 1 => Some(0),
+        _ => None,
+    }
+}
+
 /// Rank 0's samples of a team run.
 pub(crate) fn rank0(mut per_rank: Vec<Vec<Samples>>) -> Vec<Samples> {
     per_rank.swap_remove(0)
@@ -335,7 +321,7 @@ pub(crate) fn sweep_team<T: Transport + 'static>(
     let on_point = |q: u64| ctx.progress.step(&label(q));
     let cancelled = || ctx.cancelled();
     let sweep = Sweep::new(ctx, params, ranks, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &transport_config::<T>(max_bytes));
+    let eps = T::endpoints(team.control(), &TransportConfig::buffered::<T>(max_bytes));
     let per_rank = team.run(kernel, eps, |rc, ep| body(rc, ep, &sweep))?;
     Ok(rank0(per_rank))
 }
@@ -526,13 +512,7 @@ pub fn message_curve_fits(
         }
         fits.push(f);
     }
-    let mean = times_ns.iter().sum::<f64>() / times_ns.len() as f64;
-    let ss_tot: f64 = times_ns.iter().map(|t| (t - mean).powi(2)).sum();
-    let r2 = if ss_tot > 0.0 {
-        1.0 - piecewise.ss_res / ss_tot
-    } else {
-        1.0
-    };
+    let r2 = r_squared(times_ns, piecewise.ss_res);
     let mut params = BTreeMap::new();
     params.insert("breakpoints".into(), piecewise.breakpoints.len() as f64);
     for (i, b) in piecewise.breakpoints.iter().enumerate() {
@@ -593,6 +573,30 @@ pub(crate) fn require_two_cpus(ctx: &RunContext<'_>, kernel: &str) -> Result<(),
         });
     }
     Ok(())
+}
+
+/// One result per transport of the run, each from `body` (which measures on a
+/// team and describes what it measured): the progress bar counts `points` a
+/// transport, an interrupted run stops before the next transport and ends in
+/// `KernelError::Interrupted`.
+pub(crate) fn per_transport(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    points: usize,
+    mut body: impl FnMut(TransportKind) -> Result<KernelResult, KernelError>,
+) -> Result<Vec<KernelResult>, KernelError> {
+    ctx.progress
+        .begin(kernel, (ctx.config.transports.len() * points) as u64);
+    let mut out = Vec::new();
+    for &t in &ctx.config.transports {
+        if ctx.cancelled() {
+            break;
+        }
+        out.push(body(t)?);
+    }
+    ctx.progress.end();
+    interrupted(ctx)?;
+    Ok(out)
 }
 
 /// Checks `KernelError::Interrupted` after a sweep.

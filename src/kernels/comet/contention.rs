@@ -109,18 +109,10 @@ pub(super) fn run_with(
         .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
     let curve = common::echo_sizes(ctx.config.quick);
     let max_load = *curve.last().expect("sizes");
-    let transports = &ctx.config.transports;
-    ctx.progress.begin(
-        CONTENTION.name,
-        (transports.len() * (curve.len() + 3 * sizes.len())) as u64,
-    );
     let pair = Team::new(&ctx.team_spec(ctx.cpus(), 2, true))?;
     let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
-    let mut out = Vec::new();
-    for &t in transports {
-        if ctx.cancelled() {
-            break;
-        }
+    let points = curve.len() + 3 * sizes.len();
+    common::per_transport(ctx, CONTENTION.name, points, |t| {
         let params: Vec<u64> = curve.iter().map(|&s| param(1, s)).collect();
         let base = run_echo_on(
             ctx,
@@ -170,11 +162,8 @@ pub(super) fn run_with(
                 ("t_startup_ns", "t_per_byte_ns"),
             );
         }
-        out.push(r);
-    }
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
+        Ok(r)
+    })
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {

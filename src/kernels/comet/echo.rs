@@ -25,7 +25,7 @@ use super::common::{
     self, Check, Samples, check_pattern, drive, message_curve_fits, pattern_buf, stats_point,
 };
 use crate::control::RankError;
-use crate::model::fit::fit_line;
+use crate::model::fit::{fit_line, r_squared};
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::Team;
 use crate::transport::{Endpoint, Transport, TransportKind};
@@ -226,16 +226,10 @@ pub fn hop_fit(sizes: &[f64], hops: &[usize], times_ns: &[f64]) -> Option<FitRes
     }
     let h = sxy / sxx;
     let predict = |i: usize| line.predict(sizes[i]) + (hops[i] as f64 - 1.0) * h;
-    let mean = times_ns.iter().sum::<f64>() / times_ns.len() as f64;
-    let ss_tot: f64 = times_ns.iter().map(|t| (t - mean).powi(2)).sum();
     let ss_res: f64 = (0..sizes.len())
         .map(|i| (times_ns[i] - predict(i)).powi(2))
         .sum();
-    let r2 = if ss_tot > 0.0 {
-        1.0 - ss_res / ss_tot
-    } else {
-        1.0
-    };
+    let r2 = r_squared(times_ns, ss_res);
     let mut params = BTreeMap::new();
     params.insert("t_startup_ns".into(), line.intercept);
     params.insert("t_per_byte_ns".into(), line.slope);

@@ -59,14 +59,7 @@ fn run_on<T: Transport + 'static>(
         max,
         |s| format!("exchange {s} B"),
         |rc, ep, sweep| {
-            // Rank 0 exchanges with the last rank; any others stay idle.
-            let peer = if rc.rank == 0 {
-                p - 1
-            } else if rc.rank == p - 1 {
-                0
-            } else {
-                usize::MAX
-            };
+            let peer = common::pair_peer(rc.rank, p);
             let out = pattern_buf(rc.rank, max);
             let mut buf = vec![0u8; max.max(64)];
             drive(
@@ -76,18 +69,16 @@ fn run_on<T: Transport + 'static>(
                 &mut buf,
                 |ep, buf, size, check| {
                     let size = size as usize;
-                    if peer == usize::MAX || check == Check::After {
+                    let Some(peer) = peer.filter(|_| check == Check::Before) else {
                         return Ok(());
-                    }
+                    };
                     ep.send(peer, &out[..size])?;
                     let n = ep.recv(peer, buf)?;
                     check_pattern("exchange", peer, &buf[..n], size)
                 },
-                |ep, buf, size, reps| {
-                    if peer == usize::MAX {
-                        return Ok(());
-                    }
-                    exchange(ep, peer, &out[..size as usize], buf, reps)
+                |ep, buf, size, reps| match peer {
+                    Some(peer) => exchange(ep, peer, &out[..size as usize], buf, reps),
+                    None => Ok(()),
                 },
             )
         },
@@ -132,17 +123,8 @@ pub(super) fn run_with(
         .sizes
         .clone()
         .unwrap_or_else(|| common::echo_sizes(ctx.config.quick));
-    let cpus = ctx.cpus();
-    let team = Team::new(&ctx.team_spec(cpus, ranks, true))?;
-    ctx.progress.begin(
-        EXCHANGE.name,
-        (ctx.config.transports.len() * sizes.len()) as u64,
-    );
-    let mut out = Vec::new();
-    for &t in &ctx.config.transports {
-        if ctx.cancelled() {
-            break;
-        }
+    let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
+    common::per_transport(ctx, EXCHANGE.name, sizes.len(), |t| {
         let samples = crate::with_transport!(t, run_on(ctx, &team, &sizes))?;
         let mut r = common::result(EXCHANGE.name, Some(t.name()), &team, ranks);
         let hosts = team.hosts();
@@ -151,11 +133,8 @@ pub(super) fn run_with(
         let (fits, warnings) = message_curve_fits(&x, &y, "exchange_ns.min");
         r.fits.extend(fits);
         r.warnings.extend(warnings);
-        out.push(r);
-    }
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
+        Ok(r)
+    })
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {

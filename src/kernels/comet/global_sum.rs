@@ -65,15 +65,9 @@ fn add(acc: &mut [f64], other: &[f64]) {
     }
 }
 
-/// Recursive doubling into `acc` (from `input`), `tmp` as receive space.
+/// Recursive doubling of the rank's vector `acc`, `tmp` as receive space.
 #[inline]
-fn doubling<E: Endpoint>(
-    ep: &mut E,
-    input: &[f64],
-    acc: &mut [f64],
-    tmp: &mut [f64],
-) -> Result<(), RankError> {
-    acc.copy_from_slice(input);
+fn doubling<E: Endpoint>(ep: &mut E, acc: &mut [f64], tmp: &mut [f64]) -> Result<(), RankError> {
     let (r, p) = (ep.rank(), ep.size());
     let p2 = 1usize << (usize::BITS - 1 - p.leading_zeros());
     let rem = p - p2;
@@ -100,15 +94,10 @@ fn doubling<E: Endpoint>(
     Ok(())
 }
 
-/// Binomial reduction to rank 0, then the binomial broadcast of the sum.
+/// Binomial reduction of the rank's vector `acc` to rank 0, then the binomial
+/// broadcast of the sum.
 #[inline]
-fn tree<E: Endpoint>(
-    ep: &mut E,
-    input: &[f64],
-    acc: &mut [f64],
-    tmp: &mut [f64],
-) -> Result<(), RankError> {
-    acc.copy_from_slice(input);
+fn tree<E: Endpoint>(ep: &mut E, acc: &mut [f64], tmp: &mut [f64]) -> Result<(), RankError> {
     let (r, p) = (ep.rank(), ep.size());
     let mut mask = 1;
     while mask < p {
@@ -143,9 +132,10 @@ fn batch<E: Endpoint>(
 ) -> Result<(), RankError> {
     let (input, acc, tmp) = (&v.input[..len], &mut v.acc[..len], &mut v.tmp[..len]);
     for _ in 0..reps {
+        acc.copy_from_slice(input);
         match algorithm {
-            Algorithm::Doubling => doubling(ep, input, acc, tmp)?,
-            Algorithm::Tree => tree(ep, input, acc, tmp)?,
+            Algorithm::Doubling => doubling(ep, acc, tmp)?,
+            Algorithm::Tree => tree(ep, acc, tmp)?,
         }
     }
     Ok(())

@@ -58,8 +58,11 @@ struct Buffers {
     y: Vec<f64>,
 }
 
+/// `reps` exchanges with `peer` and DAXPYs of `len`: with `ASYNC` the send and
+/// receive are posted before the DAXPY and waited for after it, else the
+/// exchange completes before the DAXPY starts.
 #[inline(never)]
-fn synchronous<E: Endpoint>(
+fn exchange_daxpy<const ASYNC: bool, E: Endpoint>(
     ep: &mut E,
     peer: usize,
     b: &mut Buffers,
@@ -69,33 +72,34 @@ fn synchronous<E: Endpoint>(
 ) -> Result<(), RankError> {
     let Buffers { out, inbuf, x, y } = b;
     for _ in 0..reps {
-        ep.send(peer, &out[..size])?;
-        ep.recv(peer, inbuf)?;
-        daxpy(1e-9, &x[..len], &mut y[..len]);
+        if ASYNC {
+            let s = ep.isend(peer, &out[..size])?;
+            let r = ep.irecv(peer, inbuf)?;
+            daxpy(1e-9, &x[..len], &mut y[..len]);
+            ep.wait_send(s)?;
+            ep.wait_recv(r)?;
+        } else {
+            ep.send(peer, &out[..size])?;
+            ep.recv(peer, inbuf)?;
+            daxpy(1e-9, &x[..len], &mut y[..len]);
+        }
     }
     black_box(y);
     Ok(())
 }
 
-#[inline(never)]
-fn asynchronous<E: Endpoint>(
+/// One batch of point `q` (synchronous or asynchronous, its length and size).
+fn batch<E: Endpoint>(
     ep: &mut E,
     peer: usize,
     b: &mut Buffers,
-    size: usize,
-    len: usize,
+    q: u64,
     reps: u64,
 ) -> Result<(), RankError> {
-    let Buffers { out, inbuf, x, y } = b;
-    for _ in 0..reps {
-        let s = ep.isend(peer, &out[..size])?;
-        let r = ep.irecv(peer, inbuf)?;
-        daxpy(1e-9, &x[..len], &mut y[..len]);
-        ep.wait_send(s)?;
-        ep.wait_recv(r)?;
+    match unparam(q) {
+        (true, len, size) => exchange_daxpy::<true, E>(ep, peer, b, size, len, reps),
+        (false, len, size) => exchange_daxpy::<false, E>(ep, peer, b, size, len, reps),
     }
-    black_box(y);
-    Ok(())
 }
 
 fn run_on<T: Transport + 'static>(
@@ -121,13 +125,7 @@ fn run_on<T: Transport + 'static>(
             )
         },
         |rc, ep, sweep| {
-            let peer = if rc.rank == 0 {
-                p - 1
-            } else if rc.rank == p - 1 {
-                0
-            } else {
-                usize::MAX
-            };
+            let peer = common::pair_peer(rc.rank, p);
             let mut b = Buffers {
                 out: common::pattern_buf(rc.rank, max),
                 inbuf: vec![0u8; max.max(64)],
@@ -140,25 +138,17 @@ fn run_on<T: Transport + 'static>(
                 sweep,
                 &mut b,
                 |ep, b, q, check| {
-                    let (a, len, size) = unparam(q);
-                    if peer == usize::MAX || check == Check::After {
+                    let Some(peer) = peer.filter(|_| check == Check::Before) else {
                         return Ok(());
-                    }
+                    };
                     b.inbuf.fill(0);
-                    if a {
-                        asynchronous(ep, peer, b, size, len, 1)?;
-                    } else {
-                        synchronous(ep, peer, b, size, len, 1)?;
-                    }
+                    batch(ep, peer, b, q, 1)?;
+                    let size = unparam(q).2;
                     check_pattern("overlap exchange", peer, &b.inbuf[..size], size)
                 },
-                |ep, b, q, reps| {
-                    let (a, len, size) = unparam(q);
-                    match (peer == usize::MAX, a) {
-                        (true, _) => Ok(()),
-                        (false, true) => asynchronous(ep, peer, b, size, len, reps),
-                        (false, false) => synchronous(ep, peer, b, size, len, reps),
-                    }
+                |ep, b, q, reps| match peer {
+                    Some(peer) => batch(ep, peer, b, q, reps),
+                    None => Ok(()),
                 },
             )
         },
@@ -192,15 +182,7 @@ pub(super) fn run_with(
         })
         .collect();
     let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
-    ctx.progress.begin(
-        OVERLAP.name,
-        (ctx.config.transports.len() * params.len()) as u64,
-    );
-    let mut out = Vec::new();
-    for &t in &ctx.config.transports {
-        if ctx.cancelled() {
-            break;
-        }
+    common::per_transport(ctx, OVERLAP.name, params.len(), |t| {
         let samples = crate::with_transport!(t, run_on(ctx, &team, &params))?;
         let mut r = common::result(OVERLAP.name, Some(t.name()), &team, ranks);
         for pair in samples.chunks(2) {
@@ -233,11 +215,8 @@ pub(super) fn run_with(
             };
             r.points.push(point.with("gain_percent", gain));
         }
-        out.push(r);
-    }
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
+        Ok(r)
+    })
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {

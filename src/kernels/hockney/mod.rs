@@ -81,6 +81,48 @@ fn rate(work: f64, time_ns: f64) -> f64 {
     super::convert::per_second(work, time_ns)
 }
 
+/// The trials of a sweep's points, summarised one point at a time, with one
+/// warning at the end for the points whose (max - min)/min exceeds
+/// [`ACCURACY`](super::timing::ACCURACY) instead of one a point.
+struct TrialSummaries {
+    /// What a point is (`lengths`), what its trials are (`trials`), and which
+    /// statistic the fit uses (`minimum`).
+    words: (&'static str, &'static str, &'static str),
+    points: usize,
+    noisy: usize,
+}
+
+impl TrialSummaries {
+    fn new(what: &'static str, trials: &'static str, statistic: &'static str) -> Self {
+        TrialSummaries {
+            words: (what, trials, statistic),
+            points: 0,
+            noisy: 0,
+        }
+    }
+
+    /// The summary of one point's trials (`what` names the point).
+    fn summarize(&mut self, samples_ns: &[f64], what: &str) -> crate::model::stats::Summary {
+        let (summary, warning) = super::timing::summarize_trials(samples_ns, what);
+        self.points += 1;
+        self.noisy += usize::from(warning.is_some());
+        summary
+    }
+
+    /// The one warning, if any point was noisy.
+    fn warning(&self) -> Option<String> {
+        let (what, trials, statistic) = self.words;
+        (self.noisy > 0).then(|| {
+            format!(
+                "{} of {} {what}: (max - min)/min over the {trials} exceeds {} (the {statistic} is fitted)",
+                self.noisy,
+                self.points,
+                super::timing::ACCURACY
+            )
+        })
+    }
+}
+
 /// A line read as Hockney's parameters.
 #[derive(Debug, Clone)]
 pub enum Fitted {

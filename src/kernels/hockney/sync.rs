@@ -49,7 +49,7 @@ use super::pick_cpu_set;
 use super::simd::{Simd, dyadic_f64};
 use super::{Fitted, hockney_fit_result};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
-use crate::kernels::timing::{calibrate, measure, per_rep_ns, summarize_trials};
+use crate::kernels::timing::{calibrate, measure, per_rep_ns};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::{HockneyFit, fit_hockney, fit_split_with_intervals};
 use crate::model::interval;
@@ -799,14 +799,13 @@ pub(crate) const PROBE_MOVED: f64 = 0.2;
 /// warnings, and the headline `r_inf`, `t_0`, `s_1/2` with bootstrap intervals.
 pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> KernelResult {
     let mut warnings = Vec::new();
-    let mut noisy = 0;
+    let mut trials = super::TrialSummaries::new("grains", "rounds", "median");
     let mut points = Vec::new();
     let x: Vec<f64> = s.grains.iter().map(|g| g.grain as f64).collect();
     let times: Vec<Vec<f64>> = s.grains.iter().map(|g| g.samples_ns.clone()).collect();
     let mut y = Vec::new();
     for g in &s.grains {
-        let (summary, warning) = summarize_trials(&g.samples_ns, &format!("s = {}", g.grain));
-        noisy += usize::from(warning.is_some());
+        let summary = trials.summarize(&g.samples_ns, &format!("s = {}", g.grain));
         y.push(summary.median);
         points.push(
             Point::new()
@@ -821,13 +820,7 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
                 .with_stats("time_ns", summary),
         );
     }
-    if noisy > 0 {
-        warnings.push(format!(
-            "{noisy} of {} grains: (max - min)/min over the rounds exceeds {} (the median is fitted)",
-            s.grains.len(),
-            crate::kernels::timing::ACCURACY
-        ));
-    }
+    warnings.extend(trials.warning());
     let model = "t = t0 + s/r_inf (eq. 10b)";
     let mut fits = Vec::new();
     let mut headline = Vec::new();

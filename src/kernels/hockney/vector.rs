@@ -350,13 +350,12 @@ pub fn operation_result(
         simd.width_bits()
     };
     let mut warnings = Vec::new();
-    let mut noisy = 0;
+    let mut trials = super::TrialSummaries::new("lengths", "trials", "minimum");
     let mut points = Vec::with_capacity(s.lengths.len());
     let x: Vec<f64> = s.lengths.iter().map(|l| l.n as f64).collect();
     let mut y = Vec::with_capacity(s.lengths.len());
     for l in &s.lengths {
-        let (summary, warning) = summarize_trials(&l.samples_ns, &format!("n = {}", l.n));
-        noisy += usize::from(warning.is_some());
+        let summary = trials.summarize(&l.samples_ns, &format!("n = {}", l.n));
         y.push(convert::per_instruction_ns(
             summary.min,
             s.op.vector_instructions(),
@@ -375,13 +374,7 @@ pub fn operation_result(
                 .with_stats("time_ns", summary),
         );
     }
-    if noisy > 0 {
-        warnings.push(format!(
-            "{noisy} of {} lengths: (max - min)/min over the trials exceeds {} (the minimum is fitted)",
-            s.lengths.len(),
-            crate::kernels::timing::ACCURACY
-        ));
-    }
+    warnings.extend(trials.warning());
     let mut fits = Vec::new();
     // Fig. 1: the paper's lengths only.
     let paper: Vec<usize> = (0..x.len())
@@ -538,16 +531,30 @@ mod tests {
                 }
             })
             .collect();
+        f64_sweep(op, lengths, &[("L1", Some(48 << 10))], Vec::new())
+    }
+
+    /// A sweep of `op` on doubles with the given `lengths`, named levels of
+    /// cache size (none for memory) and breaks between them.
+    fn f64_sweep(
+        op: Operation,
+        lengths: Vec<LengthSamples>,
+        levels: &[(&str, Option<u64>)],
+        breaks: Vec<f64>,
+    ) -> OperationSweep {
         OperationSweep {
             op,
             precision: "f64",
             element_bytes: 8,
             lengths,
-            levels: vec![Level {
-                name: "L1".into(),
-                cache_bytes: Some(48 << 10),
-            }],
-            breaks: Vec::new(),
+            levels: levels
+                .iter()
+                .map(|&(name, cache_bytes)| Level {
+                    name: name.into(),
+                    cache_bytes,
+                })
+                .collect(),
+            breaks,
         }
     }
 
@@ -650,23 +657,12 @@ mod tests {
                     }
                 })
                 .collect();
-            OperationSweep {
+            f64_sweep(
                 op,
-                precision: "f64",
-                element_bytes: 8,
                 lengths,
-                levels: vec![
-                    Level {
-                        name: "L1".into(),
-                        cache_bytes: Some(3200),
-                    },
-                    Level {
-                        name: "memory".into(),
-                        cache_bytes: None,
-                    },
-                ],
-                breaks: vec![100.0],
-            }
+                &[("L1", Some(3200)), ("memory", None)],
+                vec![100.0],
+            )
         };
         let plan = VectorPlan {
             paper_step: 2,
@@ -676,14 +672,9 @@ mod tests {
             trials: 3,
             target: Duration::from_millis(1),
         };
-        let r = operation_result(
-            &sweep(Operation::Triad),
-            &plan,
-            Simd::Avx2,
-            1,
-            Placement::Pinned,
-            0.0,
-        );
+        let result =
+            |s: &OperationSweep| operation_result(s, &plan, Simd::Avx2, 1, Placement::Pinned, 0.0);
+        let r = result(&sweep(Operation::Triad));
         assert_eq!(r.transport.as_deref(), Some("triad-f64"));
         assert_eq!(r.points.len(), 60);
         for p in &r.points {
@@ -737,14 +728,7 @@ mod tests {
             assert!((got - gb).abs() < 1e-3 * gb, "{key} {got}");
         }
         // The scalar operation reports the element's width, not the vector's.
-        let scalar = operation_result(
-            &sweep(Operation::Scalar),
-            &plan,
-            Simd::Avx2,
-            1,
-            Placement::Pinned,
-            0.0,
-        );
+        let scalar = result(&sweep(Operation::Scalar));
         assert!(
             scalar
                 .points
@@ -757,7 +741,7 @@ mod tests {
             let t = l.samples_ns[1];
             l.samples_ns = vec![t, t, 1.01 * t];
         }
-        let quiet = operation_result(&quiet, &plan, Simd::Avx2, 1, Placement::Pinned, 0.0);
+        let quiet = result(&quiet);
         assert!(
             !quiet.warnings.iter().any(|w| w.contains(" lengths: ")),
             "{:?}",

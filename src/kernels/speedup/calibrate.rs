@@ -68,7 +68,7 @@ use crate::model::regression::{LinearFit, Regressor, least_squares};
 use crate::team::TeamError;
 use crate::team::hosted::{Host, HostedSpec, HostedTeam, NodeCtx, VirtualNode};
 use crate::transport::mailroom::Mailroom;
-use crate::transport::{Endpoint, Transport};
+use crate::transport::{Endpoint, Transport, TransportConfig};
 
 /// The longest chain, links.
 pub(super) const MAX_HOPS: usize = 4;
@@ -208,7 +208,7 @@ pub(super) fn message_latencies<T: Transport + 'static>(
             cancel: Some(Arc::clone(&ctx.cancel)),
             wash_bytes: 0,
         })?;
-        let eps = T::endpoints(team.control(), &super::transport_config::<T>(max));
+        let eps = T::endpoints(team.control(), &TransportConfig::buffered::<T>(max));
         let nodes = chain(hops, max).map_err(|e| KernelError::Failed {
             kernel: "speedup".into(),
             reason: e.to_string(),

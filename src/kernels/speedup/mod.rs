@@ -55,7 +55,6 @@ use crate::model::speedup::{Eq13Fit, SpeedupRecord, fit_eq13, speedup};
 use crate::model::stats::summarize;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::channel::Channel;
 use crate::transport::{Endpoint, Transport, TransportConfig};
 
 /// The speedup kernels.
@@ -532,22 +531,6 @@ fn add_eq13_derivations(
     }
 }
 
-fn transport_config<T: Transport + 'static>(max_bytes: usize) -> TransportConfig {
-    let base = TransportConfig::default();
-    let chunks = max_bytes.div_ceil(base.slot_bytes).max(1);
-    let is_channel = std::any::TypeId::of::<T>() == std::any::TypeId::of::<Channel>();
-    TransportConfig {
-        max_message_bytes: max_bytes.max(64),
-        // A whole block must fit a mailbox ring, so `try_send` can succeed.
-        slots: if is_channel {
-            base.slots
-        } else {
-            (4 * chunks).next_power_of_two().max(base.slots)
-        },
-        slot_bytes: base.slot_bytes,
-    }
-}
-
 /// Every rank's times, `[rank][load * runs + run]`.
 fn run_team<T: Transport + 'static>(
     team: &Team,
@@ -558,7 +541,7 @@ fn run_team<T: Transport + 'static>(
     let n = team.size();
     let m = plan.order;
     let block_bytes = m / n * m * std::mem::size_of::<f64>();
-    let eps = T::endpoints(team.control(), &transport_config::<T>(block_bytes));
+    let eps = T::endpoints(team.control(), &TransportConfig::buffered::<T>(block_bytes));
     let per_rank = team.run(SPEEDUP.name, eps, |rc, ep| rank_body(rc, ep, plan, a, want))?;
     Ok(per_rank)
 }

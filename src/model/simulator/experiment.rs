@@ -139,6 +139,30 @@ impl LamannaParams {
         }
     }
 
+    /// A simulation with these parameters' network, message costs and message
+    /// length, and no calibration; its workload (here one burst of the first `U`
+    /// on two nodes, to every other node) and its seed are the caller's to set.
+    pub fn base_config(&self) -> SimConfig {
+        SimConfig {
+            topology: self.topology,
+            nodes: 2,
+            bursts: 1,
+            receivers: Receivers::All,
+            burst_dist: BurstDist::Normal { sigma_ms: 0.0 },
+            uniprocessor_ms: self.uniprocessor_ms.first().copied().unwrap_or(1000.0),
+            tl_ms: self.tl_ms,
+            receive_ms: self.receive_ms,
+            receive_at: self.receive_at,
+            channel_order: self.channel_order,
+            send_hold: self.send_hold,
+            tc_ms_per_byte: self.tc_ms_per_byte,
+            ti_ms: self.ti_ms,
+            message_bytes: self.message_bytes,
+            calibration: None,
+            seed: 0,
+        }
+    }
+
     /// The model's name: `listing`, `eq9`, `appendix-b`, or `custom`.
     pub fn model_name(&self) -> &'static str {
         let same = |other: &Self| {
@@ -399,7 +423,6 @@ fn shapes(bursts: u32) -> &'static [BurstShape] {
 fn unit_config(params: &LamannaParams, levels: Levels, seed: u64) -> SimConfig {
     let sigma_ms = params.sigma_fraction * levels.uniprocessor_ms / f64::from(levels.nodes);
     SimConfig {
-        topology: params.topology,
         nodes: levels.nodes,
         bursts: levels.bursts,
         receivers: if levels.receivers + 1 == levels.nodes {
@@ -412,16 +435,8 @@ fn unit_config(params: &LamannaParams, levels: Levels, seed: u64) -> SimConfig {
             BurstShape::Exponential => BurstDist::Exponential { sigma_ms },
         },
         uniprocessor_ms: levels.uniprocessor_ms,
-        tl_ms: params.tl_ms,
-        receive_ms: params.receive_ms,
-        receive_at: params.receive_at,
-        channel_order: params.channel_order,
-        send_hold: params.send_hold,
-        tc_ms_per_byte: params.tc_ms_per_byte,
-        ti_ms: params.ti_ms,
-        message_bytes: params.message_bytes,
-        calibration: None,
         seed,
+        ..params.base_config()
     }
 }
 
