@@ -49,6 +49,7 @@ use super::pick_cpu_set;
 use super::simd::{Simd, dyadic_f64};
 use super::{Fitted, hockney_fit_result};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
+use crate::kernels::probe::{over_probe, probe_param, probe_warning};
 use crate::kernels::timing::{calibrate, measure, per_rep_ns, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::{HockneyFit, fit_hockney, fit_split_with_intervals};
@@ -750,6 +751,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             break;
         }
         let probe = round_trip_ns(ctx, &cpus)?;
+        let of = Some(method.name());
         let sweep = sweep_method(method, &plan, ctx.clock, &cancelled)?;
         ctx.progress.step(method.name());
         let mut r = method_result(&sweep, &plan, ctx.clock.read_overhead_ns);
@@ -761,6 +763,15 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             if let Some(f) = r.fits.first_mut() {
                 f.params.insert("pp_round_trip_ns".into(), rt);
             }
+        }
+        if let Some(p) = probe.and_then(|rt| probe_param(&[rt], of)) {
+            let ratio = r
+                .headline
+                .iter()
+                .find(|h| h.name == "t0_ns")
+                .and_then(|t0| over_probe(t0, &p));
+            r.headline.extend(ratio);
+            r.headline.push(p);
         }
         results.push(r);
     }
@@ -776,24 +787,6 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 
 /// Rounds at least, whatever the trials: the bootstrap needs several.
 const ROUNDS_AT_LEAST: usize = 9;
-
-/// A warning when the probes of the CPU pair's round trip moved by more than
-/// [`PROBE_MOVED`] (max/min - 1) during a kernel: the machine changed state.
-pub(crate) fn probe_warning(probes: &[f64]) -> Option<String> {
-    let lo = probes.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = probes.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (probes.len() >= 2 && lo > 0.0 && hi / lo - 1.0 > PROBE_MOVED).then(|| {
-        format!(
-            "the machine changed state during the kernel: the CPU pair's two-flag round trip ranged {} to {} ns over {} probes",
-            num(lo),
-            num(hi),
-            probes.len()
-        )
-    })
-}
-
-/// How far (relative) the round-trip probes may move before [`probe_warning`] warns.
-pub(crate) const PROBE_MOVED: f64 = 0.2;
 
 /// A method's result: points, eq. (10b) from the split fit, its check line,
 /// warnings, and the headline `r_inf`, `t_0`, `s_1/2` with bootstrap intervals.

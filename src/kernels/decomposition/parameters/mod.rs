@@ -74,6 +74,7 @@ pub(super) use rank0::rank0_rs;
 use super::background::{Background, QKind};
 use super::protocol::{CHUNK, Node, cpu_pair, hosted_team, interrupted, wash_bytes};
 use crate::control::Placement;
+use crate::kernels::probe::probe_param;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::results::KernelResult;
 use crate::team::hosted::HostedTeam;
@@ -199,6 +200,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 .with_transport(Some(transport.name()))
                 .with_pair_distance(ctx.topology)
                 .with_ranks(team.size());
+        // The two-flag round trips before and after every size, both `Q`s.
+        let mut probes = Vec::new();
         for bg in &backgrounds {
             if ctx.cancelled() {
                 break;
@@ -221,8 +224,14 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 cancelled: &cancelled,
             };
             let reps = crate::with_transport!(transport, run_on(&team, &plan))?;
+            probes.extend(
+                reps.iter()
+                    .flat_map(|r| &r.sizes)
+                    .flat_map(|s| s.probes.map(|p| p.line_ns)),
+            );
             add_q(&mut result, bg.kind, &reps, span);
         }
+        result.headline.extend(probe_param(&probes, None));
         result
             .warnings
             .push(placement_note(team.placement(), &cpus, wash));
