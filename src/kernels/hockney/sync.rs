@@ -30,7 +30,12 @@
 //! (cross-core costs on a VM move for milliseconds to minutes) lands on every
 //! grain alike instead of on one block of grains. Each grain's time is its median
 //! over the rounds. `r_inf` is the slope of the long grains' line and `t_0` the
-//! short grains' median time less their work at `r_inf`
+//! shortest grains' median time less their work at `r_inf` (those whose work is
+//! at most a tenth of their time, so that an error in `r_inf` barely reaches
+//! `t_0`: the pilot's `s_1/2` comes from one pass over the vectors, which runs
+//! from L2 while the short grains run from L1, and it can put the short grains
+//! of the fast methods well past their `s_1/2`, where the work taken off at the
+//! long grains' rate is several times `t_0` itself)
 //! ([`crate::model::hockney::fit_split`]): one line through all grains let the
 //! scatter of the overhead-dominated points tilt the slope, and with it `t_0` and
 //! `s_1/2`, between runs (measurements in `results/README.md`). That line is still
