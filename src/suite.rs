@@ -177,6 +177,10 @@ pub struct RepeatSpread {
     pub of: Option<String>,
     /// The values, in repetition order.
     pub values: Vec<f64>,
+    /// The machine's state beside each value: the probe its result recorded
+    /// ([`crate::kernels::probe`]), else the median of the probes of its
+    /// repetition; NaN where the repetition has none.
+    pub probes: Vec<f64>,
     /// Their median.
     pub median: f64,
     /// Smallest and largest.
@@ -184,14 +188,81 @@ pub struct RepeatSpread {
     /// Coefficient of variation: sample standard deviation over the mean (0 for
     /// one value; NaN when the mean is 0).
     pub cv: f64,
+    /// The probes' coefficient of variation (NaN without probes).
+    pub probe_cv: f64,
+    /// The parameter's CV judged against the target and the probe's CV.
+    pub verdict: Verdict,
 }
 
+/// What a parameter's spread over repetitions says, by the rule: at most
+/// [`TARGET_CV`], or, where the machine itself moved, at most the probe's CV
+/// plus [`MOVED_ALLOWANCE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// CV within [`TARGET_CV`].
+    Stable,
+    /// CV above the target but within the probe's CV plus [`MOVED_ALLOWANCE`]:
+    /// the machine moved, and the parameter with it.
+    MachineMoved,
+    /// CV above both: the parameter moved by more than the machine did.
+    Unstable,
+}
+
+impl Verdict {
+    /// As the summary prints it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Stable => "stable",
+            Verdict::MachineMoved => "machine moved",
+            Verdict::Unstable => "unstable",
+        }
+    }
+
+    /// The verdict on a CV `cv` beside a probe's CV `probe_cv` (NaN: no probe).
+    pub fn of(cv: f64, probe_cv: f64) -> Verdict {
+        if cv <= TARGET_CV {
+            Verdict::Stable
+        } else if cv <= probe_cv + MOVED_ALLOWANCE {
+            Verdict::MachineMoved
+        } else {
+            Verdict::Unstable
+        }
+    }
+}
+
+/// The CV over repetitions a headline parameter should stay within.
+pub const TARGET_CV: f64 = 0.10;
+
+/// How far above the probe's CV a parameter's CV may be when the machine moved.
+pub const MOVED_ALLOWANCE: f64 = 0.05;
+
 /// Every headline parameter's spread over the repetitions in `results` (those
-/// with `repetition` set), in the order the parameters first appear.
+/// with `repetition` set), in the order the parameters first appear, each value
+/// with the probe of its repetition beside it.
 pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
+    use crate::kernels::probe::{PROBE_PARAM, probe_of};
+    // The machine's state in each repetition: the median of every probe in it.
+    let mut in_rep: std::collections::BTreeMap<u32, Vec<f64>> = Default::default();
+    for r in results {
+        if let Some(rep) = r.repetition {
+            let probes = r.headline.iter().filter(|p| p.name == PROBE_PARAM);
+            in_rep
+                .entry(rep)
+                .or_default()
+                .extend(probes.map(|p| p.value));
+        }
+    }
+    let rep_probe = |rep: u32| {
+        in_rep
+            .get(&rep)
+            .and_then(|v| crate::model::stats::summarize(v).ok())
+            .map_or(f64::NAN, |s| s.median)
+    };
     let mut out: Vec<RepeatSpread> = Vec::new();
-    for r in results.iter().filter(|r| r.repetition.is_some()) {
+    for r in results {
+        let Some(rep) = r.repetition else { continue };
         for p in &r.headline {
+            let probe = probe_of(r, p.of.as_deref()).unwrap_or_else(|| rep_probe(rep));
             let same = |s: &RepeatSpread| {
                 s.kernel == r.kernel
                     && s.transport == r.transport
@@ -199,37 +270,58 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                     && s.of == p.of
             };
             match out.iter_mut().find(|s| same(s)) {
-                Some(s) => s.values.push(p.value),
+                Some(s) => {
+                    s.values.push(p.value);
+                    s.probes.push(probe);
+                }
                 None => out.push(RepeatSpread {
                     kernel: r.kernel.clone(),
                     transport: r.transport.clone(),
                     name: p.name.clone(),
                     of: p.of.clone(),
                     values: vec![p.value],
+                    probes: vec![probe],
                     median: 0.0,
                     range: [0.0; 2],
                     cv: 0.0,
+                    probe_cv: f64::NAN,
+                    verdict: Verdict::Stable,
                 }),
             }
         }
     }
     for s in &mut out {
-        let summary = crate::model::stats::summarize(&s.values);
-        if let Ok(m) = summary {
-            s.median = m.median;
-            s.range = [m.min, m.max];
-            s.cv = if m.count < 2 {
-                0.0
-            } else {
-                m.std_dev / m.mean.abs()
-            };
-        } else {
-            s.median = f64::NAN;
-            s.range = [f64::NAN; 2];
-            s.cv = f64::NAN;
+        match crate::model::stats::summarize(&s.values) {
+            Ok(m) => {
+                s.median = m.median;
+                s.range = [m.min, m.max];
+                s.cv = cv(&s.values);
+            }
+            Err(_) => {
+                s.median = f64::NAN;
+                s.range = [f64::NAN; 2];
+                s.cv = f64::NAN;
+            }
         }
+        let probes: Vec<f64> = s.probes.iter().copied().filter(|p| p.is_finite()).collect();
+        s.probe_cv = if probes.len() == s.values.len() {
+            cv(&probes)
+        } else {
+            f64::NAN
+        };
+        s.verdict = Verdict::of(s.cv, s.probe_cv);
     }
     out
+}
+
+/// Sample standard deviation over the absolute mean: 0 for one value, NaN for
+/// none or a mean of 0.
+pub fn cv(values: &[f64]) -> f64 {
+    match crate::model::stats::summarize(values) {
+        Ok(m) if m.count < 2 => 0.0,
+        Ok(m) => m.std_dev / m.mean.abs(),
+        Err(_) => f64::NAN,
+    }
 }
 
 #[cfg(test)]
@@ -247,7 +339,8 @@ mod tests {
     }
 
     /// Values 90, 100, 110: median 100, range 90..110, standard deviation 10,
-    /// CV 10 / 100 = 0.1.
+    /// CV 10 / 100 = 0.1; no probes, so no probe CV, and 10 % is within the
+    /// target.
     #[test]
     fn spread_over_three_repetitions() {
         let rs = [result(1, 90.0), result(2, 110.0), result(3, 100.0)];
@@ -256,5 +349,51 @@ mod tests {
         assert_eq!(s[0].values, vec![90.0, 110.0, 100.0]);
         assert_eq!((s[0].median, s[0].range), (100.0, [90.0, 110.0]));
         assert!((s[0].cv - 0.1).abs() < 1e-12);
+        assert!(s[0].probe_cv.is_nan() && s[0].probes.iter().all(|p| p.is_nan()));
+        assert_eq!(s[0].verdict, Verdict::Stable);
+    }
+
+    /// t_startup 120, 440, 120 ns beside probes 60, 220, 60 ns: the values are
+    /// twice the probes, so both CVs are 184.75 / 226.67 = 0.815 (deviations
+    /// -106.67, 213.33, -106.67; sample variance 34 133): the machine moved. A parameter of a kernel without its
+    /// own probe takes the probe of its repetition; one that moved while the
+    /// probe held still is unstable.
+    #[test]
+    fn a_parameter_that_moved_with_the_probe_is_the_machine() {
+        use crate::kernels::probe::PROBE_PARAM;
+        let with_probe = |rep, value, probe| {
+            let mut r = result(rep, value);
+            r.headline.push(Param::new(PROBE_PARAM, None, probe));
+            r
+        };
+        let other = |rep, value| {
+            let mut r = result(rep, value);
+            r.kernel = "hockney-vector".into();
+            r
+        };
+        let rs = [
+            with_probe(1, 120.0, 60.0),
+            other(1, 5.0),
+            with_probe(2, 440.0, 220.0),
+            other(2, 9.0),
+            with_probe(3, 120.0, 60.0),
+            other(3, 5.0),
+        ];
+        let s = repeat_spread(&rs);
+        let t = &s[0];
+        assert_eq!(t.probes, vec![60.0, 220.0, 60.0]);
+        assert!((t.cv - t.probe_cv).abs() < 1e-12, "{} {}", t.cv, t.probe_cv);
+        assert!((t.probe_cv - 0.8151).abs() < 1e-4, "{}", t.probe_cv);
+        assert_eq!(t.verdict, Verdict::MachineMoved);
+        let v = s.iter().find(|s| s.kernel == "hockney-vector").unwrap();
+        assert_eq!(v.probes, vec![60.0, 220.0, 60.0]);
+        let steady = [
+            with_probe(1, 100.0, 60.0),
+            with_probe(2, 200.0, 61.0),
+            with_probe(3, 100.0, 60.0),
+        ];
+        assert_eq!(repeat_spread(&steady)[0].verdict, Verdict::Unstable);
+        assert_eq!(Verdict::of(0.3, 0.26).label(), "machine moved");
+        assert_eq!(Verdict::of(0.3, 0.24).label(), "unstable");
     }
 }

@@ -9,6 +9,7 @@
 //! load` from `... under 50% load`), else the fit's model when a kernel reports
 //! the name in several fits.
 
+use super::probe::PROBE_PARAM;
 use crate::model::interval::{FIT_STD_ERROR, t_interval};
 use crate::model::stats::Summary;
 use crate::results::{FitResult, KernelResult, Param, Point, PointValue};
@@ -25,13 +26,18 @@ pub const RATIO_RANGE: &str = "range of the ratio over the trials";
 
 /// Fills `r.headline` when the kernel left it empty: from its fits, or, for a
 /// kernel without fits and with at most [`FEW_POINTS`] points, from the points.
+/// A kernel's probes ([`PROBE_PARAM`]) alone do not count as its headline: they
+/// stay, after the parameters.
 pub fn fill_from_fits(r: &mut KernelResult) {
-    if r.headline.is_empty() {
-        r.headline = from_fits(&r.fits);
+    if !r.headline.iter().all(|p| p.name == PROBE_PARAM) {
+        return;
     }
+    let probes = std::mem::take(&mut r.headline);
+    r.headline = from_fits(&r.fits);
     if r.headline.is_empty() && r.fits.is_empty() && r.points.len() <= FEW_POINTS {
         r.headline = from_points(&r.points);
     }
+    r.headline.extend(probes);
 }
 
 /// The most points a kernel without fits may have for its points to be headlines.

@@ -8,6 +8,7 @@ pub mod convert;
 pub mod decomposition;
 pub mod headline;
 pub mod hockney;
+pub mod probe;
 pub mod reliability;
 pub mod scibench;
 pub mod speedup;

@@ -153,13 +153,17 @@ pub fn length_for_fraction(half: f64, fraction: f64) -> Result<f64, HockneyError
     Ok(half * fraction / (1.0 - fraction))
 }
 
+/// The largest share of a short segment's time that its work at `r_inf` may be
+/// for the segment to give `t0` in [`fit_split`].
+pub const NEAR_ZERO_WORK: f64 = 0.1;
+
 /// Hockney's MIMD parameters taken apart: `r_inf` from long segments, `t0` from
 /// short ones (see [`fit_split`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SplitFit {
     /// `r_inf`, units of work per ns: the slope of the long segments' line.
     pub r_inf_per_ns: f64,
-    /// `t0`, ns: the short segments' time less their work at `r_inf`.
+    /// `t0`, ns: the shortest segments' time less their work at `r_inf`.
     pub t0_ns: f64,
     /// `s_half = t0 r_inf`, units of work (eq. 13).
     pub s_half: f64,
@@ -178,9 +182,12 @@ impl SplitFit {
 /// `long`: `(s, t)` of segments far beyond `s_half` (their time is mostly work):
 /// `r_inf = 1 / slope` of their least-squares line, which does not depend on `t0`
 /// at all as long as `t0` is the same for all of them. `short`: `(s, t)` of
-/// segments well below `s_half` (their time is mostly the overhead):
-/// `t0 = median_i (t_i - s_i / r_inf)`; what `r_inf` gets wrong there is a small
-/// part of a small work term. A single line through both would instead let the
+/// segments below `s_half`: `t0 = median_i (t_i - s_i / r_inf)` over those whose
+/// work at `r_inf` is at most [`NEAR_ZERO_WORK`] of their time (the shortest
+/// always), where what `r_inf` gets wrong is a small part of a small work term.
+/// Over all the short segments it need not be small: where they reach past
+/// `s_half`, their work is several times `t0`, and a rate a few per cent off
+/// (long segments from L2, short ones from L1) takes `t0` towards zero. A single line through both would instead let the
 /// scatter of the overhead-dominated points tilt the slope, and the slope then
 /// moves `t0` and `s_half = t0 r_inf` with it.
 pub fn fit_split(short: &[(f64, f64)], long: &[(f64, f64)]) -> Result<SplitFit, HockneyError> {
@@ -191,7 +198,12 @@ pub fn fit_split(short: &[(f64, f64)], long: &[(f64, f64)]) -> Result<SplitFit, 
             slope_ns: line.slope,
         });
     }
-    let mut overhead: Vec<f64> = short.iter().map(|(s, t)| t - s * line.slope).collect();
+    let shortest = short.iter().map(|(s, _)| *s).fold(f64::INFINITY, f64::min);
+    let mut overhead: Vec<f64> = short
+        .iter()
+        .filter(|&&(s, t)| s == shortest || s * line.slope <= NEAR_ZERO_WORK * t)
+        .map(|(s, t)| t - s * line.slope)
+        .collect();
     let t0_ns = super::interval::median_in_place(&mut overhead).ok_or(HockneyError::Fit(
         FitError::TooFewPoints {
             needed: 1,
@@ -464,6 +476,26 @@ mod tests {
             let w = crate::model::interval::median_in_place(&mut widths[k]).unwrap();
             assert!(w < 0.4, "parameter {k}: median relative width {w}");
         }
+    }
+
+    /// Short segments at 8 flop/ns past t0 = 120 ns, long ones at a third of
+    /// that rate (a slope from noisy long segments, or a slower cache): taking
+    /// the work at the long rate off every short segment, 16 to 480 flop, gave
+    /// t0 = 120 - s/4 at their median s = 248, 58 ns; only the shortest (16 flop:
+    /// 0.375 x 16 = 6 ns of 122 ns is under a tenth) give 122 - 6 = 116 ns.
+    #[test]
+    fn a_wrong_rate_barely_moves_t0_from_the_shortest_segments() {
+        let short: Vec<(f64, f64)> = (0..10)
+            .map(|i| 16.0 + 464.0 * f64::from(i) / 9.0)
+            .map(|s| (s, 120.0 + s / 8.0))
+            .collect();
+        let long: Vec<(f64, f64)> = [3e4, 6e4, 1.2e5]
+            .iter()
+            .map(|&s| (s, 120.0 + s * 3.0 / 8.0))
+            .collect();
+        let f = fit_split(&short, &long).unwrap();
+        assert!((f.r_inf_per_ns - 8.0 / 3.0).abs() < 1e-9);
+        assert!((f.t0_ns - 116.0).abs() < 1e-9, "{}", f.t0_ns);
     }
 
     /// Exact data: the split recovers t0 and r_inf exactly, and a long-segment

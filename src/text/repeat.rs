@@ -1,16 +1,24 @@
-//! The spread of every headline parameter over the repetitions of `run --repeat K`.
+//! The spread of every headline parameter over the repetitions of `run --repeat K`,
+//! with the machine's probe beside each repetition.
 
 use crate::results::num;
-use crate::suite::RepeatSpread;
+use crate::suite::{MOVED_ALLOWANCE, RepeatSpread, TARGET_CV};
 use std::fmt::Write;
 
-/// One line per parameter: kernel, transport, name and qualifier, then the median,
-/// the range and the coefficient of variation over the repetitions.
+/// Two lines per parameter: kernel, transport, name and qualifier, the median, the
+/// range, the coefficient of variation over the repetitions, the probe's CV and
+/// the verdict; then each repetition's value with its probe beside it.
 pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Headline parameters over {repeat} repetitions (median, range, CV = std dev / mean):"
+        "Headline parameters over {repeat} repetitions (median, range, CV = std dev / mean), beside the probe (the CPU pair's two-flag round trip, ns) of each repetition:"
+    );
+    let _ = writeln!(
+        s,
+        "  stable: CV <= {:.0} %; machine moved: CV <= the probe's CV + {:.0} points; else unstable",
+        TARGET_CV * 100.0,
+        MOVED_ALLOWANCE * 100.0
     );
     for r in rows {
         let what = match (&r.transport, &r.of) {
@@ -19,15 +27,33 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
             (None, Some(o)) => format!("{} {} [{o}]", r.kernel, r.name),
             (None, None) => format!("{} {}", r.kernel, r.name),
         };
+        let probe_cv = if r.probe_cv.is_finite() {
+            format!("{:>5.1} %", r.probe_cv * 100.0)
+        } else {
+            "    - ".into()
+        };
         let _ = writeln!(
             s,
-            "  {what:<60} {:>12}  {:>12} .. {:<12} CV {:>5.1} % (n = {})",
+            "  {what:<60} {:>12}  {:>12} .. {:<12} CV {:>5.1} %  probe CV {probe_cv}  {}",
             num(r.median),
             num(r.range[0]),
             num(r.range[1]),
             r.cv * 100.0,
-            r.values.len()
+            r.verdict.label()
         );
+        let each: Vec<String> = r
+            .values
+            .iter()
+            .zip(&r.probes)
+            .map(|(v, p)| {
+                if p.is_finite() {
+                    format!("{} (probe {})", num(*v), num(*p))
+                } else {
+                    num(*v)
+                }
+            })
+            .collect();
+        let _ = writeln!(s, "      {}", each.join(", "));
     }
     s
 }

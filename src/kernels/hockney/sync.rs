@@ -30,7 +30,12 @@
 //! (cross-core costs on a VM move for milliseconds to minutes) lands on every
 //! grain alike instead of on one block of grains. Each grain's time is its median
 //! over the rounds. `r_inf` is the slope of the long grains' line and `t_0` the
-//! short grains' median time less their work at `r_inf`
+//! shortest grains' median time less their work at `r_inf` (those whose work is
+//! at most a tenth of their time, so that an error in `r_inf` barely reaches
+//! `t_0`: the pilot's `s_1/2` comes from one pass over the vectors, which runs
+//! from L2 while the short grains run from L1, and it can put the short grains
+//! of the fast methods well past their `s_1/2`, where the work taken off at the
+//! long grains' rate is several times `t_0` itself)
 //! ([`crate::model::hockney::fit_split`]): one line through all grains let the
 //! scatter of the overhead-dominated points tilt the slope, and with it `t_0` and
 //! `s_1/2`, between runs (measurements in `results/README.md`). That line is still
@@ -49,6 +54,7 @@ use super::pick_cpu_set;
 use super::simd::{Simd, dyadic_f64};
 use super::{Fitted, hockney_fit_result};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
+use crate::kernels::probe::{over_probe, probe_param, probe_warning};
 use crate::kernels::timing::{calibrate, measure, per_rep_ns};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::{HockneyFit, fit_hockney, fit_split_with_intervals};
@@ -750,6 +756,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             break;
         }
         let probe = round_trip_ns(ctx, &cpus)?;
+        let of = Some(method.name());
         let sweep = sweep_method(method, &plan, ctx.clock, &cancelled)?;
         ctx.progress.step(method.name());
         let mut r = method_result(&sweep, &plan, ctx.clock.read_overhead_ns);
@@ -761,6 +768,15 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             if let Some(f) = r.fits.first_mut() {
                 f.params.insert("pp_round_trip_ns".into(), rt);
             }
+        }
+        if let Some(p) = probe.and_then(|rt| probe_param(&[rt], of)) {
+            let ratio = r
+                .headline
+                .iter()
+                .find(|h| h.name == "t0_ns")
+                .and_then(|t0| over_probe(t0, &p));
+            r.headline.extend(ratio);
+            r.headline.push(p);
         }
         results.push(r);
     }
@@ -776,24 +792,6 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 
 /// Rounds at least, whatever the trials: the bootstrap needs several.
 const ROUNDS_AT_LEAST: usize = 9;
-
-/// A warning when the probes of the CPU pair's round trip moved by more than
-/// [`PROBE_MOVED`] (max/min - 1) during a kernel: the machine changed state.
-pub(crate) fn probe_warning(probes: &[f64]) -> Option<String> {
-    let lo = probes.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = probes.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (probes.len() >= 2 && lo > 0.0 && hi / lo - 1.0 > PROBE_MOVED).then(|| {
-        format!(
-            "the machine changed state during the kernel: the CPU pair's two-flag round trip ranged {} to {} ns over {} probes",
-            num(lo),
-            num(hi),
-            probes.len()
-        )
-    })
-}
-
-/// How far (relative) the round-trip probes may move before [`probe_warning`] warns.
-pub(crate) const PROBE_MOVED: f64 = 0.2;
 
 /// A method's result: points, eq. (10b) from the split fit, its check line,
 /// warnings, and the headline `r_inf`, `t_0`, `s_1/2` with bootstrap intervals.

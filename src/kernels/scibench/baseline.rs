@@ -1,26 +1,42 @@
 //! The simplest honest baseline for the 8-byte ping-pong: two cache-padded
 //! `AtomicU64` flags bounced between two pinned threads. Whatever the mailbox adds
 //! to this (headers, lengths, credits, deadline checks) shows as the difference.
+//! The same loop is the probe of the machine's state ([`crate::kernels::probe`])
+//! that the ping-pong times once a round beside its messages.
 
 use crate::control::RankError;
-use crate::team::{Team, TeamError};
+use crate::team::{RankCtx, Team, TeamError};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Times `reps` round trips of the two-flag ping-pong on the team's two ranks;
-/// returns rank 0's time.
-pub fn atomic_flag_round_trip(team: &Team, reps: u64) -> Result<Duration, TeamError> {
-    let ping = CachePadded::new(AtomicU64::new(0));
-    let pong = CachePadded::new(AtomicU64::new(0));
-    let times = team.run("pingpong-baseline", vec![(); 2], |ctx, _| {
+/// The two flags, each on its own cache lines; each rank writes one and polls
+/// the other.
+#[derive(Default)]
+pub(crate) struct FlagPair {
+    /// Written by rank 0: the number of the round trip it started last.
+    ping: CachePadded<AtomicU64>,
+    /// Written by rank 1: the number of the round trip it answered last.
+    pong: CachePadded<AtomicU64>,
+}
+
+impl FlagPair {
+    /// Rank `ctx.rank`'s side of round trips `done + 1 ..= done + reps` (both
+    /// ranks count the round trips done on this pair alike); returns its time.
+    #[inline(never)]
+    pub(crate) fn round_trips(
+        &self,
+        ctx: &RankCtx<'_>,
+        done: u64,
+        reps: u64,
+    ) -> Result<Duration, RankError> {
         let (mine, theirs) = if ctx.rank == 0 {
-            (&ping, &pong)
+            (&self.ping, &self.pong)
         } else {
-            (&pong, &ping)
+            (&self.pong, &self.ping)
         };
         let start = Instant::now();
-        for i in 1..=reps {
+        for i in done + 1..=done + reps {
             if ctx.rank == 0 {
                 // Release/Acquire: the same pairing the mailbox uses for its flag.
                 mine.store(i, Ordering::Release);
@@ -32,7 +48,16 @@ pub fn atomic_flag_round_trip(team: &Team, reps: u64) -> Result<Duration, TeamEr
                 mine.store(i, Ordering::Release);
             }
         }
-        Ok::<_, RankError>(start.elapsed())
+        Ok(start.elapsed())
+    }
+}
+
+/// Times `reps` round trips of the two-flag ping-pong on the team's two ranks;
+/// returns rank 0's time.
+pub fn atomic_flag_round_trip(team: &Team, reps: u64) -> Result<Duration, TeamError> {
+    let flags = FlagPair::default();
+    let times = team.run("pingpong-baseline", vec![(); 2], |ctx, _| {
+        flags.round_trips(ctx, 0, reps)
     })?;
     Ok(times[0])
 }

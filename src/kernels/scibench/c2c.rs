@@ -60,7 +60,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             cancelled: &|| false,
         };
         let samples = run_on::<Mailbox>(&team, NAME, &TransportConfig::for_messages(16), &plan)?;
-        let (summary, warning) = summarize_trials(&samples[0].samples_ns, &format!("CPUs {a}-{b}"));
+        let (summary, warning) =
+            summarize_trials(&samples.sizes[0].samples_ns, &format!("CPUs {a}-{b}"));
         warnings.extend(warning);
         let class = ctx.topology.distance(a, b).map_or(-1.0, |c| c as u8 as f64);
         points.push(

@@ -7,8 +7,11 @@
 //! every size.
 
 use super::super::convert;
-use super::super::timing::{EventHistogram, measure, summarize_trials};
+use super::super::headline;
+use super::super::probe::{over_probe, probe_param, probe_warning};
+use super::super::timing::{EventHistogram, calibrate, per_rep_ns, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
+use super::baseline::FlagPair;
 use crate::control::RankError;
 use crate::model::fit::fit_line;
 use crate::model::stats::Summary;
@@ -198,12 +201,34 @@ pub(crate) struct PairPlan<'a> {
     pub(crate) cancelled: &'a (dyn Fn() -> bool + Sync),
 }
 
+/// What rank 0 measured in a sweep: every size, and the two-flag probe of
+/// each round.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PairSamples {
+    pub(crate) sizes: Vec<SizeSamples>,
+    /// The two-flag round trip timed at the start of each round, ns.
+    pub(crate) probes_ns: Vec<f64>,
+}
+
+/// A sweep's rounds: each size's repetitions a batch, each size's sample of
+/// every round, and the probe of every round.
+type Rounds = (Vec<u64>, Vec<Vec<f64>>, Vec<f64>);
+
+/// The size a command names for a batch of the two-flag probe instead of messages.
+const PROBE_SIZE: usize = usize::MAX;
+
 /// Both ranks' side of a sweep; rank 0 returns the samples, rank 1 nothing.
+///
+/// Every size's batch is calibrated once; then every round times one batch of
+/// the two-flag probe ([`FlagPair`]) and one batch of every size, round after
+/// round, so that a change of the machine's state lands on every size alike and
+/// the probe says which state each round saw.
 pub(crate) fn pair_body<E: Endpoint>(
     ctx: &RankCtx<'_>,
     ep: &mut E,
+    flags: &FlagPair,
     plan: &PairPlan<'_>,
-) -> Result<Vec<SizeSamples>, RankError> {
+) -> Result<PairSamples, RankError> {
     match plan.fault {
         Some(Fault::Stall { rank }) if rank == ctx.rank => return Err(stall(ctx)),
         Some(Fault::Panic { rank }) if rank == ctx.rank => {
@@ -214,6 +239,8 @@ pub(crate) fn pair_body<E: Endpoint>(
     let max = plan.sizes.iter().copied().max().unwrap_or(1).max(16);
     let out: Vec<u8> = (0..max).map(|i| (i % 251) as u8).collect();
     let mut inbuf = vec![0u8; max];
+    // Round trips done on `flags`, counted alike by both ranks.
+    let mut probed = 0u64;
     if ctx.rank == 1 {
         loop {
             let n = ep.recv(0, &mut inbuf)?;
@@ -221,33 +248,67 @@ pub(crate) fn pair_body<E: Endpoint>(
             let reps = u64::from_le_bytes(inbuf[..8].try_into().expect("8 bytes"));
             let size = u64::from_le_bytes(inbuf[8..16].try_into().expect("8 bytes")) as usize;
             if reps == 0 {
-                return Ok(Vec::new());
+                return Ok(PairSamples::default());
             }
             match plan.pattern {
+                _ if size == PROBE_SIZE => {
+                    flags.round_trips(ctx, probed, reps)?;
+                    probed += reps;
+                }
                 Pattern::PingPong => client_pingpong(ep, &out[..size], &mut inbuf, reps)?,
                 Pattern::OneWay => client_oneway(ep, &mut inbuf, size, reps)?,
             }
         }
     }
-    let mut results = Vec::with_capacity(plan.sizes.len());
-    for &size in plan.sizes {
-        // The user's Ctrl-C is checked between batches, never inside the timed
-        // loops; a point that was cut short is dropped.
-        let measured = measure(plan.trials, plan.target, plan.clock, |reps| {
-            if (plan.cancelled)() {
-                return Err(Stop::Cancelled);
+    // The user's Ctrl-C is checked between batches, never inside the timed
+    // loops; a sweep that was cut short returns nothing.
+    let mut batch = |size: usize, reps: u64| -> Result<Duration, Stop> {
+        if (plan.cancelled)() {
+            return Err(Stop::Cancelled);
+        }
+        ep.send(1, &command(reps, size))?;
+        Ok(match plan.pattern {
+            _ if size == PROBE_SIZE => {
+                let took = flags.round_trips(ctx, probed, reps)?;
+                probed += reps;
+                took
             }
-            ep.send(1, &command(reps, size))?;
-            Ok(match plan.pattern {
-                Pattern::PingPong => server_pingpong(ep, &out[..size], &mut inbuf, reps)?,
-                Pattern::OneWay => server_oneway(ep, &out[..size], &mut inbuf, reps)?,
-            })
-        });
-        let (reps, samples) = match measured {
-            Ok(m) => m,
-            Err(Stop::Cancelled) => break,
-            Err(Stop::Rank(e)) => return Err(e),
-        };
+            Pattern::PingPong => server_pingpong(ep, &out[..size], &mut inbuf, reps)?,
+            Pattern::OneWay => server_oneway(ep, &out[..size], &mut inbuf, reps)?,
+        })
+    };
+    let mut rounds = || -> Result<Rounds, Stop> {
+        let reps = plan
+            .sizes
+            .iter()
+            .map(|&size| calibrate(plan.target, |r| batch(size, r)))
+            .collect::<Result<Vec<u64>, Stop>>()?;
+        let probe_reps = calibrate(plan.target, |r| batch(PROBE_SIZE, r))?;
+        let mut samples = vec![Vec::with_capacity(plan.trials); plan.sizes.len()];
+        let mut probes = Vec::with_capacity(plan.trials);
+        for round in 0..plan.trials {
+            let took = batch(PROBE_SIZE, probe_reps)?;
+            probes.push(per_rep_ns(took, probe_reps, plan.clock));
+            for ((&size, &r), out) in plan.sizes.iter().zip(&reps).zip(&mut samples) {
+                let per_rep = per_rep_ns(batch(size, r)?, r, plan.clock);
+                out.push(per_message_ns(plan.pattern, per_rep));
+                if round + 1 == plan.trials {
+                    (plan.on_size)(size);
+                }
+            }
+        }
+        Ok((reps, samples, probes))
+    };
+    let (reps, samples, probes_ns) = match rounds() {
+        Ok(m) => m,
+        Err(Stop::Cancelled) => {
+            ep.send(1, &command(0, 0))?;
+            return Ok(PairSamples::default());
+        }
+        Err(Stop::Rank(e)) => return Err(e),
+    };
+    let mut results = Vec::with_capacity(plan.sizes.len());
+    for ((&size, reps), samples_ns) in plan.sizes.iter().zip(reps).zip(samples) {
         let single_round_trip_ns = match plan.pattern {
             Pattern::PingPong => {
                 let mut hist = EventHistogram::new();
@@ -275,17 +336,16 @@ pub(crate) fn pair_body<E: Endpoint>(
         results.push(SizeSamples {
             size,
             reps,
-            samples_ns: samples
-                .iter()
-                .map(|&s| per_message_ns(plan.pattern, s))
-                .collect(),
+            samples_ns,
             single_round_trip_ns,
         });
-        (plan.on_size)(size);
     }
     ep.send(1, &command(0, 0))?;
     black_box(&inbuf);
-    Ok(results)
+    Ok(PairSamples {
+        sizes: results,
+        probes_ns,
+    })
 }
 
 /// Runs a sweep on a team with endpoints of transport `T`.
@@ -294,9 +354,10 @@ pub(crate) fn run_on<T: Transport>(
     kernel: &str,
     config: &TransportConfig,
     plan: &PairPlan<'_>,
-) -> Result<Vec<SizeSamples>, KernelError> {
+) -> Result<PairSamples, KernelError> {
     let eps = T::endpoints(team.control(), config);
-    let mut per_rank = team.run(kernel, eps, |ctx, ep| pair_body(ctx, ep, plan))?;
+    let flags = FlagPair::default();
+    let mut per_rank = team.run(kernel, eps, |ctx, ep| pair_body(ctx, ep, &flags, plan))?;
     Ok(per_rank.swap_remove(0))
 }
 
@@ -379,15 +440,18 @@ pub(crate) fn sweep(
 }
 
 /// Builds the result of a latency sweep: points, bandwidth, the line fit on the
-/// minimum latencies, and the accuracy and goodness-of-fit warnings.
+/// minimum latencies, the accuracy, goodness-of-fit and state-change warnings,
+/// and the headline: the fit's parameters, `t_startup` over the probe's one-way
+/// time, and the probe ([`crate::kernels::probe`]).
 pub(crate) fn latency_result(
     ctx: &RunContext<'_>,
     kernel: &str,
     transport: Option<&str>,
     team: &Team,
     cpus: &[usize],
-    samples: &[SizeSamples],
+    measured: &PairSamples,
 ) -> KernelResult {
+    let samples = &measured.sizes;
     let mut warnings = Vec::new();
     let mut points = Vec::with_capacity(samples.len());
     for s in samples {
@@ -449,6 +513,16 @@ pub(crate) fn latency_result(
             team.placement()
         ));
     }
+    warnings.extend(probe_warning(&measured.probes_ns));
+    let mut headline = headline::from_fits(&fits);
+    if let Some(probe) = probe_param(&measured.probes_ns, None) {
+        let ratio = headline
+            .iter()
+            .find(|p| p.name == "t_startup_ns")
+            .and_then(|t| over_probe(t, &probe));
+        headline.extend(ratio);
+        headline.push(probe);
+    }
     KernelResult::new(kernel, "scibench", team.placement(), cpus.to_vec())
         .with_transport(transport)
         .with_pair_distance(ctx.topology)
@@ -456,6 +530,7 @@ pub(crate) fn latency_result(
         .with_points(points)
         .with_fits(fits)
         .with_warnings(warnings)
+        .with_headline(headline)
 }
 
 /// Times `reps` ping-pong round trips of `size` bytes on a two-rank team over

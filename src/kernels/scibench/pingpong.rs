@@ -1,6 +1,14 @@
 //! `pingpong`: scibench's PP test (Fig. 7) between two pinned CPUs, over every
 //! transport, with the two-atomic-flag baseline measured on the same pair in the
 //! same run.
+//!
+//! The sizes are timed in interleaved rounds (every size once a round, each
+//! point its trials' minimum as scibench fits it), and every round starts with a
+//! batch of the two-flag round trip: the probe of the machine's state
+//! ([`crate::kernels::probe`]), recorded as the headline `probe_round_trip_ns`
+//! with a warning when it moved by more than a fifth during the sweep. Beside
+//! `t_startup_ns` the headline has `t_startup_over_probe`, the start-up over the
+//! probe's one-way time, which holds still when the machine's state moves both.
 
 use super::super::timing::{measure, per_rep_ns, summarize_trials};
 use super::super::{KernelError, KernelSpec, RunContext, convert};

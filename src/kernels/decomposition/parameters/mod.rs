@@ -40,8 +40,8 @@
 //! - [`solve`]: `E, R, S, F, U, A` solved in the paper's order
 //!   ([`crate::model::decomposition::solve`]) from the medians of each
 //!   experiment's iterations, the points (mean and deviation over the five
-//!   repetitions, `--trials`), the lines `X0 + X1 n` (Table 3) and the warnings
-//!   that say why a parameter fell below zero;
+//!   repetitions, three with `--quick`, or `--trials`), the lines `X0 + X1 n`
+//!   (Table 3) and the warnings that say why a parameter fell below zero;
 //! - this file: the kernel's entry and its run, one team run a size.
 //!
 //! The experiments: (1) the echo at distance `d = 1..5`, idle and busy, whose
@@ -62,7 +62,7 @@ mod rank0;
 mod solve;
 
 use lanes::{Probe, lane_span, probe, slots_for};
-use plan::{Plan, RANKS, REPETITIONS, ROUNDS, Repetition, SizeTimes, notimes, plan_steps, sizes};
+use plan::{Plan, RANKS, ROUNDS, Repetition, SizeTimes, notimes, plan_steps, repetitions, sizes};
 use rank0::rank0;
 use solve::add_q;
 
@@ -74,6 +74,7 @@ pub(super) use rank0::rank0_rs;
 use super::background::{Background, QKind};
 use super::protocol::{CHUNK, Node, cpu_pair, hosted_team, interrupted, wash_bytes};
 use crate::control::Placement;
+use crate::kernels::probe::probe_param;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::results::KernelResult;
 use crate::team::hosted::HostedTeam;
@@ -174,7 +175,10 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             reason: "no message sizes given".into(),
         });
     }
-    let repetitions = ctx.config.trials.unwrap_or(REPETITIONS);
+    let repetitions = ctx
+        .config
+        .trials
+        .unwrap_or_else(|| repetitions(ctx.config.quick));
     let reps = notimes(ctx.config.quick);
     let probe_team = match &cpus[..] {
         [a, b, ..] => Some(Team::new(&ctx.team_spec(vec![*a, *b], 2, false))?),
@@ -196,6 +200,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 .with_transport(Some(transport.name()))
                 .with_pair_distance(ctx.topology)
                 .with_ranks(team.size());
+        // The two-flag round trips before and after every size, both `Q`s.
+        let mut probes = Vec::new();
         for bg in &backgrounds {
             if ctx.cancelled() {
                 break;
@@ -218,8 +224,14 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 cancelled: &cancelled,
             };
             let reps = crate::with_transport!(transport, run_on(&team, &plan))?;
+            probes.extend(
+                reps.iter()
+                    .flat_map(|r| &r.sizes)
+                    .flat_map(|s| s.probes.map(|p| p.line_ns)),
+            );
             add_q(&mut result, bg.kind, &reps, span);
         }
+        result.headline.extend(probe_param(&probes, None));
         result
             .warnings
             .push(placement_note(team.placement(), &cpus, wash));
@@ -248,6 +260,7 @@ fn placement_note(placement: Placement, cpus: &[usize], wash: usize) -> String {
 mod tests {
     use super::super::protocol::{Block, Op};
     use super::lanes::LANE_SPAN_UNKNOWN;
+    use super::plan::REPETITIONS;
     use super::plan::{MAX_DISTANCE, experiments_at_size};
     use super::rank0::{ForwardTimes, NeighbourTimes};
     use super::solve::{Shortfall, probed_at, state_change};

@@ -21,6 +21,18 @@ pub(super) const RANKS: usize = MAX_DISTANCE + 1;
 pub(in crate::kernels::decomposition) const SENDTIME: Duration = Duration::from_micros(20);
 /// Repetitions of the whole experiment (section 4: "repeated five times").
 pub(super) const REPETITIONS: usize = 5;
+/// Repetitions with `--quick`: the points' medians over three, for a quick
+/// suite within its time; every parameter and line is still solved and fitted.
+pub(super) const QUICK_REPETITIONS: usize = 3;
+
+/// Repetitions of the whole experiment unless `--trials` says.
+pub(super) fn repetitions(quick: bool) -> usize {
+    if quick {
+        QUICK_REPETITIONS
+    } else {
+        REPETITIONS
+    }
+}
 
 /// Rounds of the experiments at a size: each runs a twenty-fifth of its
 /// iterations in each (4, or 2 with `--quick`), in turn with the others, and its

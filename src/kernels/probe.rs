@@ -1,0 +1,127 @@
+//! The probe of the machine's state: the CPU pair's two-flag round trip
+//! ([`crate::kernels::scibench::atomic_flag_round_trip`]), timed during a kernel
+//! beside its own measurements.
+//!
+//! On a shared or virtualised machine the cost of crossing between cores takes
+//! different states for milliseconds to minutes. A kernel that probes records the
+//! probes' median and range as the headline parameter [`PROBE_PARAM`], so that a
+//! parameter that moved between two runs can be set beside the probe that moved
+//! with it (`run --repeat K` does: [`crate::suite::repeat_spread`]), and warns
+//! ([`probe_warning`]) when the probes moved by more than [`PROBE_MOVED`] within
+//! the kernel.
+
+use super::headline::median_with_range;
+use crate::model::stats::summarize;
+use crate::results::{KernelResult, Param, num};
+
+/// The headline parameter that carries a kernel's probes: their median, and
+/// their range as its interval.
+pub const PROBE_PARAM: &str = "probe_round_trip_ns";
+
+/// How far (relative) the round-trip probes may move before [`probe_warning`] warns.
+pub const PROBE_MOVED: f64 = 0.2;
+
+/// A warning when the probes of the CPU pair's round trip moved by more than
+/// [`PROBE_MOVED`] (max/min - 1) during a kernel: the machine changed state.
+pub fn probe_warning(probes: &[f64]) -> Option<String> {
+    let lo = probes.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = probes.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (probes.len() >= 2 && lo > 0.0 && hi / lo - 1.0 > PROBE_MOVED).then(|| {
+        format!(
+            "the machine changed state during the kernel: the CPU pair's two-flag round trip ranged {} to {} ns over {} probes",
+            num(lo),
+            num(hi),
+            probes.len()
+        )
+    })
+}
+
+/// The headline [`PROBE_PARAM`] of `probes` (their median, and their range as the
+/// interval from five probes on), or `None` without a finite probe.
+pub fn probe_param(probes: &[f64], of: Option<&str>) -> Option<Param> {
+    let finite: Vec<f64> = probes.iter().copied().filter(|p| p.is_finite()).collect();
+    let s = summarize(&finite).ok()?;
+    Some(median_with_range(PROBE_PARAM, of, &s))
+}
+
+/// The probe a result recorded for the parameters `of` qualifies: the
+/// [`PROBE_PARAM`] with the same qualifier, else the result's only one.
+pub fn probe_of(r: &KernelResult, of: Option<&str>) -> Option<f64> {
+    let probes: Vec<&Param> = r
+        .headline
+        .iter()
+        .filter(|p| p.name == PROBE_PARAM)
+        .collect();
+    probes
+        .iter()
+        .find(|p| p.of.as_deref() == of)
+        .or(match probes.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        })
+        .map(|p| p.value)
+}
+
+/// A latency-like parameter over the probe's one-way time (half its round trip):
+/// `name_over_probe`, a ratio that holds still when the machine's state moves
+/// both alike. Its interval divides the parameter's bounds by the probe's
+/// opposite bounds; `None` when the probe is missing or not positive.
+pub fn over_probe(p: &Param, probe: &Param) -> Option<Param> {
+    let one_way = probe.value / 2.0;
+    if !(one_way > 0.0 && p.value.is_finite()) {
+        return None;
+    }
+    let name = format!("{}_over_probe", p.name.trim_end_matches("_ns"));
+    let ci = match (p.ci95, probe.ci95) {
+        (Some([a, b]), Some([c, d])) if c > 0.0 => Some([2.0 * a / d, 2.0 * b / c]),
+        _ => None,
+    };
+    Some(Param::new(&name, p.of.as_deref(), p.value / one_way).with_ci(ci, OVER_PROBE))
+}
+
+/// How an [`over_probe`] interval is described.
+pub const OVER_PROBE: &str =
+    "bounds from the parameter's interval and the range of the probes' one-way time";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::control::Placement;
+
+    /// Probes 100, 110, 130 ns: moved 30 % > 20 %, the warning names 100 to 130;
+    /// 100 and 115 (15 %) and a single probe do not warn.
+    #[test]
+    fn a_probe_that_moved_a_fifth_warns_with_its_range() {
+        let w = probe_warning(&[100.0, 110.0, 130.0]).unwrap();
+        assert!(w.contains("ranged 100.0 to 130.0 ns over 3 probes"), "{w}");
+        assert_eq!(probe_warning(&[100.0, 115.0]), None);
+        assert_eq!(probe_warning(&[100.0]), None);
+    }
+
+    /// Five probes 120, 118, 440, 122, 125: median 122, interval their range
+    /// 118..440; NaN probes are left out; none at all gives none.
+    #[test]
+    fn the_probe_param_is_the_median_with_the_range() {
+        let p = probe_param(&[120.0, 118.0, 440.0, f64::NAN, 122.0, 125.0], None).unwrap();
+        assert_eq!(p.name, PROBE_PARAM);
+        assert_eq!(p.value, 122.0);
+        assert_eq!(p.ci95, Some([118.0, 440.0]));
+        assert!(probe_param(&[f64::NAN], None).is_none());
+    }
+
+    /// t_startup 120 ns [110, 130] over a probe of 120 ns round trip [100, 140]:
+    /// 120 / 60 = 2, bounds 110 / 70 and 130 / 50.
+    #[test]
+    fn a_latency_over_the_probe_is_over_its_one_way_time() {
+        let t = Param::new("t_startup_ns", None, 120.0).with_ci(Some([110.0, 130.0]), "x");
+        let probe = Param::new(PROBE_PARAM, None, 120.0).with_ci(Some([100.0, 140.0]), "y");
+        let r = over_probe(&t, &probe).unwrap();
+        assert_eq!(r.name, "t_startup_over_probe");
+        assert_eq!(r.value, 2.0);
+        let [lo, hi] = r.ci95.unwrap();
+        assert!((lo - 110.0 / 70.0).abs() < 1e-12 && (hi - 130.0 / 50.0).abs() < 1e-12);
+        let mut result = KernelResult::new("pingpong", "scibench", Placement::Pinned, vec![0, 1]);
+        result.headline = vec![t, probe];
+        assert_eq!(probe_of(&result, Some("spin-hint")), Some(120.0));
+    }
+}
