@@ -65,7 +65,12 @@ pub fn scaled(value: f64, unit: &str, reference: f64) -> (f64, String) {
             (1e6, "Mflop/s"),
             (1e9, "Gflop/s"),
         ]),
-        "flop" => pick(&[(1.0, "flop"), (1e3, "kflop"), (1e6, "Mflop")]),
+        "flop" => pick(&[
+            (1.0, "flop"),
+            (1e3, "kflop"),
+            (1e6, "Mflop"),
+            (1e9, "Gflop"),
+        ]),
         "B" => pick(&[(1.0, "B"), (1024.0, "KiB"), (1024.0 * 1024.0, "MiB")]),
         "ms/B" => pick(&[(1e-6, "ns/B"), (1e-3, "us/B"), (1.0, "ms/B")]),
         u => (value, u.to_string()),
