@@ -668,7 +668,7 @@ fn decomposition_figures_stack_the_six_means_in_the_papers_capitals() {
     let stacked = figure(&r, "fig-decomposition-mailbox-shared-l3-fsraue-0");
     for letter in ["F", "S", "R", "A", "U", "E"] {
         assert!(
-            stacked.svg.contains(&format!(">{letter}<")),
+            stacked.svg.contains(&format!("\n{letter}\n")),
             "no part {letter}"
         );
     }
