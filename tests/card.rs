@@ -130,6 +130,85 @@ fn the_quick_reference_card_has_every_method_with_units_and_intervals() {
 }
 
 #[test]
+fn the_quick_reference_card_has_the_one_way_streaming_rows() {
+    let file = load(QUICK);
+    let c = card(&file);
+    for t in ["mailbox", "channel"] {
+        let kernel = format!("oneway/{t}");
+        let k = file
+            .kernels
+            .iter()
+            .find(|k| k.kernel == "oneway" && k.transport.as_deref() == Some(t))
+            .unwrap();
+        let fit = &k.fits[0];
+        let r = row(&c, &kernel, "t_per_byte_ns");
+        assert_eq!(r.unit, "ns/B");
+        assert!(
+            (r.value - fit.params["t_per_byte_ns"]).abs() < 1e-12,
+            "{r:?}"
+        );
+        assert!(r.ci95.is_some(), "{r:?}");
+        let r = row(&c, &kernel, "one_way_ns");
+        assert_eq!(
+            (r.unit.as_str(), r.line.as_str()),
+            ("ns", "8 B one-way streaming time per message")
+        );
+        assert!(r.ci95.is_some(), "{r:?}");
+    }
+    // The mailbox's streaming line starts at -5.6 ns: no n_1/2; the channel's at
+    // 344.9 ns with 0.04379 ns/B: n_1/2 = 7878 B.
+    assert!(
+        !c.rows
+            .iter()
+            .any(|r| r.kernel == "oneway/mailbox" && r.name == "n_half_bytes")
+    );
+    let r = row(&c, "oneway/channel", "n_half_bytes");
+    assert!((r.value - 7877.7).abs() < 0.1, "{r:?}");
+}
+
+#[test]
+fn the_quick_reference_decisions_say_no_more_than_the_data() {
+    let c = card(&load(QUICK));
+    let text = |word: &str| {
+        c.decisions
+            .iter()
+            .find(|d| d.text.contains(word))
+            .unwrap_or_else(|| panic!("no decision with {word}: {:?}", c.decisions))
+    };
+    // spin-hint's r_inf (8.134 Gflop/s) is above events-park's (8.094): the lines
+    // do not cross, and grains went up to 2.11 Mflop.
+    let d = text("spinning");
+    assert!(
+        d.text
+            .contains("at every grain measured (up to 2.11 Mflop)"),
+        "{}",
+        d.text
+    );
+    assert_eq!(d.value, None);
+    // The SCI fit gives an interval for o only, and the crossover does not depend
+    // on o: no interval, the inputs without one named.
+    let d = text("torus");
+    assert_eq!(d.ci95, None);
+    assert!(
+        d.text.contains("no interval: l_p, l_f, l_s have none"),
+        "{}",
+        d.text
+    );
+    // Eq. 18 with eq. 13's covariance (Fieller): b = 1.084 with standard error
+    // 0.084 reaches 1 / 0.8 = 1.25 within its interval, so the work has a positive
+    // lower end and no upper one, and says so; no interval down to zero.
+    let d = text("efficiency");
+    assert_eq!(d.ci95, None, "{d:?}");
+    assert!(d.value.unwrap() > 0.0);
+    assert!(
+        d.text.contains("(95 %: from ") && d.text.contains("no upper end"),
+        "{}",
+        d.text
+    );
+    assert!(!d.text.contains("from 0 "), "{}", d.text);
+}
+
+#[test]
 fn the_decomposition_reference_cards_have_the_six_lines_with_intervals() {
     for name in [XEON_KG, EPYC_KG] {
         let c = card(&load(name));

@@ -404,7 +404,7 @@ fn expected_figures(kernel: &str) -> &'static [&'static str] {
         ],
         "hockney-vector" => &["-time_ns", "-rate_flop_per_s"],
         "hockney-sync" => &["-time_ns"],
-        "decomposition" => &["-f_ns", "-s_ns", "-r_ns", "-a_ns", "-u_ns", "-e_ns"],
+        "decomposition" => &["-fsraue-0", "-fsraue-lines-0"],
         "interference" => &["-slowdown"],
         "comet-echo-hops" => &["-one_way_ns"],
         "comet-exchange" => &["-exchange_ns"],
@@ -648,40 +648,50 @@ fn a_rerun_matches_every_row_of_the_quick_run() {
         && r.quantity == "t_startup_ns (t_startup + N t_per_byte under 90% load)"));
 }
 
-/// Krumme & Greenfield's six times are drawn as their tables quote them: a series
-/// per version of `Q`, each the mean of the repetitions with a band of one
-/// standard deviation, not the minimum (a minimum over five repetitions of a
-/// difference of times lies below the figure the kernel reports).
+/// Krumme & Greenfield's six times are drawn as their tables quote them, the
+/// means of the repetitions, in one stacked figure per transport (a bar per size
+/// and version of `Q`, the negative parts below zero and named) and one figure of
+/// the six against size with Table 3's lines.
 #[test]
-fn decomposition_figures_draw_means_per_q() {
+fn decomposition_figures_stack_the_six_means_in_the_papers_capitals() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
     let file =
         results::read(&dir.join("xeon-avx512-2vcpu-vm-2026-11-22-decomposition.json")).unwrap();
     let r = report::build(std::slice::from_ref(&file));
-    let fig = r
-        .sections
+    let ids = figure_ids(&r);
+    let decomposition: Vec<&String> = ids
         .iter()
-        .flat_map(|s| &s.figures)
-        .find(|f| f.id == "fig-decomposition-mailbox-shared-l3-a_ns")
-        .unwrap_or_else(|| panic!("no A figure in {:?}", figure_ids(&r)));
-    assert!(
-        fig.caption[0].starts_with("Line: mean over the repetitions"),
-        "{:?}",
-        fig.caption
-    );
-    assert!(
-        !fig.caption
-            .iter()
-            .any(|c| c.contains("minimum over trials"))
-    );
-    for label in ["integer Q (mean)", "floating-point Q (mean)"] {
-        assert!(fig.svg.contains(label), "no series {label}");
+        .filter(|i| i.starts_with("fig-decomposition-mailbox"))
+        .collect();
+    // Two figures, not one per field.
+    assert_eq!(decomposition.len(), 2, "{decomposition:?}");
+    let stacked = figure(&r, "fig-decomposition-mailbox-shared-l3-fsraue-0");
+    for letter in ["F", "S", "R", "A", "U", "E"] {
+        assert!(
+            stacked.svg.contains(&format!("\n{letter}\n")),
+            "no part {letter}"
+        );
     }
-    assert!(!fig.svg.contains("(min)"));
-    // Each version's fits are drawn on its series, none left out.
+    for q in ["integer Q", "float Q"] {
+        assert!(stacked.svg.contains(q), "no category of {q}");
+    }
+    // A's mean is -11.7 ns at 16 B (integer Q), U's -28.1 ns at 2000 B.
     assert!(
-        !fig.caption.iter().any(|c| c.contains("not drawn")),
+        stacked
+            .caption
+            .iter()
+            .any(|c| c.starts_with("Negative here: A, U ")),
         "{:?}",
-        fig.caption
+        stacked.caption
+    );
+    let lines = figure(&r, "fig-decomposition-mailbox-shared-l3-fsraue-lines-0");
+    for line in ["F = F0 + F1 n", "A = A0 + A1 n", "E = E0 + E1 n"] {
+        assert!(lines.svg.contains(line), "no line {line}");
+    }
+    assert!(!lines.svg.contains("(min)"));
+    assert!(
+        !lines.caption.iter().any(|c| c.contains("no Table 3 line")),
+        "{:?}",
+        lines.caption
     );
 }

@@ -50,62 +50,158 @@ pub(super) fn choose_x(points: &[&Point]) -> Option<String> {
         })
 }
 
-/// One heat map per distribution of a CPU-pair matrix.
-pub(super) fn heat_maps(section_id: &str, nth: usize, e: &Entry<'_>) -> Vec<Figure> {
-    let pts = &e.result.points;
+/// The CPUs of a pair matrix in topology order: from the lowest, each next the
+/// nearest (smallest distance class) to the one before, so that SMT siblings and
+/// cores sharing a cache sit side by side.
+fn topology_order(pts: &[Point]) -> Vec<i64> {
+    let pair = |p: &Point| Some((p.number("cpu_a")? as i64, p.number("cpu_b")? as i64));
     let cpus: BTreeSet<i64> = pts
         .iter()
-        .flat_map(|p| [p.number("cpu_a"), p.number("cpu_b")])
-        .flatten()
-        .map(|v| v as i64)
+        .filter_map(pair)
+        .flat_map(|(a, b)| [a, b])
         .collect();
-    let cpus: Vec<i64> = cpus.into_iter().collect();
-    let quantities: BTreeSet<&str> = pts
-        .iter()
+    let class = |a: i64, b: i64| {
+        pts.iter()
+            .find(|p| pair(p).is_some_and(|(x, y)| (x, y) == (a, b) || (x, y) == (b, a)))
+            .and_then(|p| p.number("distance_class_index"))
+            .unwrap_or(f64::INFINITY)
+    };
+    let mut left: Vec<i64> = cpus.into_iter().collect();
+    let mut order = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let next = match order.last() {
+            None => 0,
+            Some(&last) => (0..left.len())
+                .min_by(|&i, &j| class(last, left[i]).total_cmp(&class(last, left[j])))
+                .unwrap_or(0),
+        };
+        order.push(left.remove(next));
+    }
+    order
+}
+
+/// The measured quantities (distributions) of a pair matrix.
+fn matrix_quantities(pts: &[Point]) -> BTreeSet<&str> {
+    pts.iter()
         .flat_map(|p| p.0.iter())
         .filter(|(_, v)| matches!(v, PointValue::Stats(_)))
         .map(|(n, _)| n.as_str())
-        .collect();
-    quantities
+        .collect()
+}
+
+/// Per distance class, the smallest, mean and largest pair (each pair's minimum
+/// over trials), in words.
+fn class_summary(pts: &[Point], q: &str) -> Vec<String> {
+    let mut by_class: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
+    for p in pts {
+        if let (Some(c), Some(s)) = (p.number("distance_class_index"), p.stats(q)) {
+            by_class.entry(c as i64).or_default().push(s.min);
+        }
+    }
+    by_class
         .into_iter()
-        .map(|q| {
-            let value = |a: i64, b: i64| {
-                pts.iter().find_map(|p| {
-                    let (x, y) = (p.number("cpu_a")? as i64, p.number("cpu_b")? as i64);
-                    ((x, y) == (a, b) || (x, y) == (b, a)).then(|| p.stats(q).map(|s| s.min))?
-                })
-            };
-            let cells = cpus
+        .filter_map(|(c, v)| {
+            let name = crate::platform::DistanceClass::ALL.get(usize::try_from(c).ok()?)?;
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            let (lo, hi) = v
                 .iter()
-                .map(|&a| cpus.iter().map(|&b| (a != b).then(|| value(a, b)).flatten()).collect())
-                .collect();
-            let h = plot::HeatMap {
-                labels: cpus.iter().map(|c| c.to_string()).collect(),
-                cells,
-                axis: "CPU".into(),
-                value_label: format!("{}, min over trials", axis_label(q)),
-            };
-            let (svg, caption) = match plot::heatmap_svg(&h) {
-                Ok(svg) => (svg, vec![]),
-                Err(err) => (String::new(), vec![format!("could not draw: {err}")]),
-            };
-            let mut caption = caption;
-            caption.insert(
-                0,
-                format!(
-                    "{}: {} between each pair of CPUs, minimum over trials; symmetric pairs share a value.",
-                    e.label,
-                    axis_label(q)
-                ),
-            );
-            Figure {
-                id: format!("fig-{section_id}-{}-{}", slug(q), nth + 1),
-                title: format!("{} matrix, {}", axis_label(q), e.label),
-                svg,
-                caption,
-            }
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+                    (l.min(*x), h.max(*x))
+                });
+            Some(format!(
+                "{name}, {} pair(s): min {}, mean {}, max {}",
+                v.len(),
+                crate::results::quantity(lo, "ns"),
+                crate::results::quantity(mean, "ns"),
+                crate::results::quantity(hi, "ns")
+            ))
         })
         .collect()
+}
+
+/// One heat map per distribution of a CPU-pair matrix and file, the files' maps of
+/// one quantity on one colour scale, the CPUs in topology order.
+pub(super) fn heat_maps(section_id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
+    let quantities: BTreeSet<&str> = entries
+        .iter()
+        .flat_map(|e| matrix_quantities(&e.result.points))
+        .collect();
+    let mut out = Vec::new();
+    for q in quantities {
+        let all: Vec<f64> = entries
+            .iter()
+            .flat_map(|e| &e.result.points)
+            .filter(|p| p.number("cpu_a") != p.number("cpu_b"))
+            .filter_map(|p| p.stats(q).map(|s| s.min))
+            .filter(|v| v.is_finite())
+            .collect();
+        let scale = (entries.len() > 1 && !all.is_empty()).then(|| {
+            all.iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+                    (l.min(*x), h.max(*x))
+                })
+        });
+        for (nth, e) in entries.iter().enumerate() {
+            out.push(heat_map(section_id, nth, e, q, scale));
+        }
+    }
+    out
+}
+
+fn heat_map(
+    section_id: &str,
+    nth: usize,
+    e: &Entry<'_>,
+    q: &str,
+    scale: Option<(f64, f64)>,
+) -> Figure {
+    let pts = &e.result.points;
+    let cpus = topology_order(pts);
+    let value = |a: i64, b: i64| {
+        pts.iter().find_map(|p| {
+            let (x, y) = (p.number("cpu_a")? as i64, p.number("cpu_b")? as i64);
+            ((x, y) == (a, b) || (x, y) == (b, a)).then(|| p.stats(q).map(|s| s.min))?
+        })
+    };
+    let cells = cpus
+        .iter()
+        .map(|&a| {
+            cpus.iter()
+                .map(|&b| (a != b).then(|| value(a, b)).flatten())
+                .collect()
+        })
+        .collect();
+    let h = plot::HeatMap {
+        labels: cpus.iter().map(|c| c.to_string()).collect(),
+        cells,
+        axis: "CPU".into(),
+        value_label: format!("{}, min over trials", axis_label(q)),
+        scale,
+    };
+    let (svg, mut caption) = match plot::heatmap_svg(&h) {
+        Ok(svg) => (svg, vec![]),
+        Err(err) => (String::new(), vec![format!("could not draw: {err}")]),
+    };
+    let shared = if scale.is_some() {
+        " The colour scale is shared by every file's map."
+    } else {
+        ""
+    };
+    caption.insert(
+        0,
+        format!(
+            "{}: {} between each pair of CPUs, minimum over trials; symmetric pairs share a value; CPUs in topology order (nearest neighbours side by side).{shared}",
+            e.label,
+            axis_label(q)
+        ),
+    );
+    caption.extend(class_summary(pts, q));
+    Figure {
+        id: format!("fig-{section_id}-{}-{}", slug(q), nth + 1),
+        title: format!("{} matrix, {}", axis_label(q), e.label),
+        svg,
+        caption,
+    }
 }
 
 /// Variables tried, in order, to split a plot's points into series: the first
@@ -205,9 +301,14 @@ pub(super) fn xy_figures(
     }
     let mut out = Vec::new();
     for q in stats_q.iter().chain(&number_q) {
+        // A time against message size is read on log axes, however few decades it
+        // spans, so that every transport's latency figure has the same shape.
+        let latency = x == "size_bytes" && q.ends_with("_ns");
         let mut plot = plot::XyPlot {
             x_label: axis_label(x),
             y_label: axis_label(q),
+            force_log_x: latency,
+            force_log_y: latency,
             ..Default::default()
         };
         let mut caption = Vec::new();
@@ -282,7 +383,12 @@ pub(super) fn xy_figures(
                 }
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 drawn += pts.len();
-                let colour = e.colour + entries.len() * gi;
+                // Several files: one hue per file, its series in shades of it.
+                let colour = if entries.len() > 1 {
+                    plot::shade(e.colour, gi)
+                } else {
+                    gi
+                };
                 let gtext = group.zip(*gv).map(|(g, v)| group_text(g, v));
                 let mut label = match (&gtext, entries.len()) {
                     (Some(t), 1) => t.clone(),
@@ -325,7 +431,11 @@ pub(super) fn xy_figures(
                         colour
                     } else if single_fits.len() > 1 {
                         let k = single_fits.iter().position(|&i| i == fi).unwrap_or(0);
-                        e.colour + entries.len() * (n_groups + k)
+                        if entries.len() > 1 {
+                            plot::shade(e.colour, n_groups + k)
+                        } else {
+                            n_groups + k
+                        }
                     } else {
                         e.colour
                     };
@@ -379,6 +489,7 @@ pub(super) fn xy_figures(
                         continue;
                     }
                     plot.curves.push(plot::Curve {
+                        flagged: f.flagged,
                         label: if entries.len() > 1 {
                             format!("{} fit: {}", e.label, f.model)
                         } else {

@@ -16,14 +16,17 @@
 //! names (`at P = 4`); a sweep over processors and size or order is drawn both
 //! ways. A few kernels have figures in their paper's shape instead (see
 //! `special`): s_1/2 per synchronisation method, the SCI decomposition, validation
-//! and projections, the speedup against N; a figure whose fields a file lacks is
+//! and projections, the speedup against N, Krumme & Greenfield's F S R A U E
+//! stacked per message size; a figure whose fields a file lacks is
 //! left out with a note.
 
 #![forbid(unsafe_code)]
 
+mod axes;
 mod figures;
 mod fits;
 mod html;
+mod krumme_greenfield;
 mod markdown;
 mod plot;
 mod special;
@@ -326,9 +329,7 @@ fn section(key: &str, entries: &[Entry<'_>]) -> Section {
         .iter()
         .any(|p| p.number("cpu_a").is_some() && p.number("cpu_b").is_some());
     if is_matrix {
-        for (i, e) in entries.iter().enumerate() {
-            figures.extend(heat_maps(&id, i, e));
-        }
+        figures.extend(heat_maps(&id, entries));
     } else if let Some(special) = special::figures(&id, entries) {
         figures.extend(special);
     } else if let Some(x) = choose_x(&all_points) {

@@ -9,6 +9,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor;
 use plotters::style::text_anchor::{HPos, VPos};
 
+use super::axes::{axis_unit, clipped, tick};
+
 /// Width and height of an x-y figure, pixels.
 const XY_SIZE: (u32, u32) = (760, 440);
 
@@ -26,9 +28,30 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
-/// The colour of series `i`.
+/// Where the colour indices of [`shade`] begin.
+const SHADES: usize = 1 << 16;
+/// Shades per hue.
+const SHADES_PER_HUE: usize = 32;
+
+/// The colour index of the `member`-th series of file `file`: the file's hue,
+/// darker and lighter in turn for its further series, so that two machines read
+/// as one colour each.
+pub(crate) fn shade(file: usize, member: usize) -> usize {
+    SHADES + (file % PALETTE.len()) * SHADES_PER_HUE + member % SHADES_PER_HUE
+}
+
+/// The colour of series `i` (an index of the palette, or of [`shade`]).
 fn colour(i: usize) -> RGBColor {
-    PALETTE[i % PALETTE.len()]
+    if i < SHADES {
+        return PALETTE[i % PALETTE.len()];
+    }
+    let (hue, member) = ((i - SHADES) / SHADES_PER_HUE, (i - SHADES) % SHADES_PER_HUE);
+    let RGBColor(r, g, b) = PALETTE[hue % PALETTE.len()];
+    // 0, darker, lighter, darker still, lighter still, ...
+    let step = member.div_ceil(2).min(3) as f64 * 0.22;
+    let towards: f64 = if member % 2 == 1 { 0.0 } else { 255.0 };
+    let mix = |c: u8| (c as f64 + (towards - c as f64) * step).round() as u8;
+    RGBColor(mix(r), mix(g), mix(b))
 }
 
 /// One x with the minimum over trials and, for a distribution, its median and
@@ -68,6 +91,9 @@ pub(crate) struct Curve {
     pub(crate) colour: usize,
     /// `(x, y)`, sorted by x.
     pub(crate) points: Vec<(f64, f64)>,
+    /// The fit it draws is flagged (below its kernel's goodness threshold): drawn
+    /// dotted and thin, and said so in the legend.
+    pub(crate) flagged: bool,
 }
 
 /// A vertical line at `x` with a short label.
@@ -122,26 +148,6 @@ fn range(values: &[f64], log: bool) -> (f64, f64) {
         lo - 0.05 * span
     };
     (lo, hi + 0.08 * span)
-}
-
-/// A tick label: whole numbers without decimals (powers of ten from a million on
-/// as `1e6`), others with at most three significant decimals.
-fn tick(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e6 {
-        let e = a.log10().floor();
-        let m = v / 10f64.powf(e);
-        if (m - m.round()).abs() < 1e-9 {
-            format!("{}e{}", m.round(), e)
-        } else {
-            format!("{m:.1}e{e}")
-        }
-    } else if (v - v.round()).abs() < 1e-9 * a.max(1.0) {
-        format!("{}", v.round())
-    } else {
-        let s = format!("{v:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
 }
 
 /// Draws an x-y figure; the error is plotters' message.
@@ -242,8 +248,8 @@ where
         .configure_mesh()
         .x_desc(p.x_label.as_str())
         .y_desc(p.y_label.as_str())
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
+        .x_label_formatter(&|v| tick(*v, axis_unit(&p.x_label)))
+        .y_label_formatter(&|v| tick(*v, axis_unit(&p.y_label)))
         // Fewer y labels: a log axis over two decades otherwise labels every
         // mantissa and the labels print over each other.
         .y_labels(7)
@@ -304,22 +310,30 @@ where
     }
     for curve in &p.curves {
         let c = colour(curve.colour);
-        // A line outside the axes (below zero on a log axis, far beyond the data)
-        // is cut where it leaves them rather than drawn through the frame.
-        let inside: Vec<(f64, f64)> = curve
-            .points
-            .iter()
-            .copied()
-            .filter(|&(_, y)| y.is_finite() && y >= ylo && y <= yhi)
-            .collect();
-        let drawn = chart
-            .draw_series(DashedLineSeries::new(inside, 8, 5, c.stroke_width(2)))
-            .map_err(e)?;
-        // A curve without a label (explained in the caption) has no legend entry.
-        if !curve.label.is_empty() {
-            drawn.label(curve.label.as_str()).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2))
-            });
+        // A line that leaves the axes (below zero on a log axis, far beyond the
+        // data) is cut where it crosses the frame, not dropped or drawn through it.
+        let pieces = clipped(&curve.points, ylo, yhi);
+        let (dash, gap, width) = if curve.flagged { (2, 5, 1) } else { (8, 5, 2) };
+        for (i, piece) in pieces.into_iter().enumerate() {
+            let drawn = chart
+                .draw_series(DashedLineSeries::new(
+                    piece,
+                    dash,
+                    gap,
+                    c.stroke_width(width),
+                ))
+                .map_err(e)?;
+            // A curve without a label (explained in the caption) has no legend entry.
+            if i == 0 && !curve.label.is_empty() {
+                let label = if curve.flagged {
+                    format!("{} (flagged fit)", curve.label)
+                } else {
+                    curve.label.clone()
+                };
+                drawn.label(label).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(width))
+                });
+            }
         }
     }
     for (i, m) in p.markers.iter().enumerate() {
@@ -421,6 +435,9 @@ pub(crate) struct HeatMap {
     pub(crate) axis: String,
     /// The colour scale's label with unit.
     pub(crate) value_label: String,
+    /// The colour scale's ends, shared by the maps of several files; `None`: this
+    /// map's own smallest and largest value.
+    pub(crate) scale: Option<(f64, f64)>,
 }
 
 /// Viridis at a few stops, interpolated: dark blue (low) to yellow (high).
@@ -463,8 +480,12 @@ pub(crate) fn heatmap_svg(h: &HeatMap) -> Result<String, String> {
     let width = (left + grid + 130) as u32;
     let height = (top + grid + 60) as u32;
     let values: Vec<f64> = h.cells.iter().flatten().flatten().copied().collect();
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = h.scale.unwrap_or_else(|| {
+        (
+            values.iter().copied().fold(f64::INFINITY, f64::min),
+            values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    });
     let norm = |v: f64| if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
     let font_px = (cell / 4).clamp(9, 14);
     let mut svg = String::new();
@@ -621,14 +642,16 @@ pub(crate) fn bar_svg(p: &BarChart) -> Result<String, String> {
     let width = (180 + 96 * n as u32).clamp(480, 1100);
     let mut ys: Vec<f64> = Vec::new();
     if p.stacked {
+        // Positive parts stack up from zero, negative ones down from it.
         for c in 0..n {
-            let total: f64 = p
-                .series
-                .iter()
-                .filter_map(|s| s.values.get(c).copied().flatten())
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .sum();
-            ys.push(total);
+            let parts = || {
+                p.series
+                    .iter()
+                    .filter_map(move |s| s.values.get(c).copied().flatten())
+                    .filter(|v| v.is_finite())
+            };
+            ys.push(parts().filter(|v| *v > 0.0).sum());
+            ys.push(parts().filter(|v| *v < 0.0).sum());
         }
     } else {
         for s in &p.series {
@@ -653,7 +676,8 @@ pub(crate) fn bar_svg(p: &BarChart) -> Result<String, String> {
         )
     } else {
         let hi = ys.iter().copied().fold(0.0, f64::max);
-        (0.0, if hi > 0.0 { hi * 1.12 } else { 1.0 })
+        let lo = ys.iter().copied().fold(0.0, f64::min);
+        (lo * 1.12, if hi > 0.0 { hi * 1.12 } else { 1.0 })
     };
     let mut svg = String::new();
     {
@@ -688,7 +712,7 @@ where
         .disable_x_mesh()
         .x_labels(0)
         .y_desc(p.y_label.as_str())
-        .y_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v, axis_unit(&p.y_label)))
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 15))
         .light_line_style(RGBColor(235, 235, 235))
@@ -696,6 +720,7 @@ where
         .draw()
         .map_err(e)?;
     let k = p.series.len().max(1) as f64;
+    let mut outlines = Vec::new();
     for (si, s) in p.series.iter().enumerate() {
         let c = colour(s.colour);
         let mut rects = Vec::new();
@@ -705,13 +730,22 @@ where
                 continue;
             };
             let (x0, x1, y0, y1) = if p.stacked {
+                // The parts of the same sign below this one.
                 let below: f64 = p.series[..si]
                     .iter()
                     .filter_map(|o| o.values.get(ci).copied().flatten())
-                    .filter(|v| v.is_finite() && *v > 0.0)
+                    .filter(|o| o.is_finite() && (*o > 0.0) == (v > 0.0))
                     .sum();
-                if v <= 0.0 {
+                if v == 0.0 {
                     continue;
+                }
+                if v < 0.0 {
+                    // A negative part hangs below zero, outlined so it reads as one.
+                    let (x0, x1) = (ci as f64 + 0.2, ci as f64 + 0.8);
+                    outlines.push(Rectangle::new(
+                        [(x0, below + v), (x1, below)],
+                        BLACK.stroke_width(2),
+                    ));
                 }
                 (ci as f64 + 0.2, ci as f64 + 0.8, below, below + v)
             } else {
@@ -739,6 +773,19 @@ where
             .label(s.label.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
         chart.draw_series(whiskers).map_err(e)?;
+    }
+    chart.draw_series(outlines).map_err(e)?;
+    // The zero line, where parts hang below it.
+    let negative = p.stacked
+        && p.series
+            .iter()
+            .flat_map(|s| s.values.iter().flatten())
+            .any(|v| *v < 0.0);
+    if negative {
+        let width = p.categories.len() as f64;
+        chart
+            .draw_series(LineSeries::new([(0.0, 0.0), (width, 0.0)], BLACK))
+            .map_err(e)?;
     }
     if let Some((label, marks)) = &p.marks {
         let pts: Vec<(f64, f64)> = marks

@@ -1,23 +1,25 @@
 //! Figures in the shape of a paper's, for the kernels whose points mix several
 //! sweeps or whose fits need their own formula: Hockney's s_1/2 per synchronisation
 //! method, the SCI decomposition, validation and projection (Gonzalez 2000, Figs.
-//! 12-14) and Lamanna's speedup. Each reads fields by name and leaves out, with a
+//! 12-14), Lamanna's speedup and (in `krumme_greenfield`) Krumme & Greenfield's
+//! F S R A U E. Each reads fields by name and leaves out, with a
 //! note, what a result file does not carry.
 
 use super::figures::{plain, sample};
 use super::fits::evaluate_fit;
 use super::{Entry, Figure, axis_label, plot, slug};
+use crate::kernels::decomposition::DECOMPOSITION as KG_DECOMPOSITION;
 use crate::kernels::scibench::{DECOMPOSITION, PROJECTION, SCI_TOPOLOGY, VALIDATION};
 use crate::kernels::speedup;
 use crate::results::{FitResult, Point, num};
 
 /// A figure from an x-y plot (or the reason it could not be drawn).
-fn xy(id: String, title: String, p: &plot::XyPlot, caption: Vec<String>) -> Figure {
+pub(super) fn xy(id: String, title: String, p: &plot::XyPlot, caption: Vec<String>) -> Figure {
     drawn(id, title, plot::xy_svg(p), caption)
 }
 
 /// A figure from a bar chart (or the reason it could not be drawn).
-fn bars(id: String, title: String, p: &plot::BarChart, caption: Vec<String>) -> Figure {
+pub(super) fn bars(id: String, title: String, p: &plot::BarChart, caption: Vec<String>) -> Figure {
     drawn(id, title, plot::bar_svg(p), caption)
 }
 
@@ -57,6 +59,7 @@ pub const PRESENTED: &[&str] = &[
     VALIDATION,
     PROJECTION,
     speedup::NAME,
+    KG_DECOMPOSITION,
 ];
 
 /// The figures of a section whose kernel has its own, replacing the generic ones;
@@ -68,6 +71,7 @@ pub(super) fn figures(id: &str, entries: &[Entry<'_>]) -> Option<Vec<Figure>> {
         VALIDATION => Some(sci_validation(id, entries)),
         PROJECTION => Some(sci_projection(id, entries)),
         speedup::NAME => Some(speedup(id, entries)),
+        KG_DECOMPOSITION => Some(super::krumme_greenfield::figures(id, entries)),
         _ => None,
     }
 }
@@ -209,6 +213,7 @@ pub(super) fn hockney_sync_summary(entries: &[Entry<'_>]) -> Vec<Figure> {
         for f in e.result.fits.iter().filter(|f| f.x == "grain_flop") {
             match evaluate_fit(f, None) {
                 Ok(model) => p.curves.push(plot::Curve {
+                    flagged: false,
                     label: String::new(),
                     colour: i,
                     points: sample(lo, hi).map(|x| (x, (model.f)(x))).collect(),
@@ -400,6 +405,7 @@ fn sci_decomposition(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
             };
             if let Some(line) = line {
                 p.curves.push(plot::Curve {
+                    flagged: false,
                     label: String::new(),
                     colour,
                     points: line,
@@ -761,6 +767,7 @@ fn speedup(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
                             .filter(|(_, s)| s.is_finite() && *s > 0.0)
                             .collect();
                         p.curves.push(plot::Curve {
+                            flagged: f.flagged,
                             label: label(entries, e, &format!("fit: {}", f.model)),
                             colour: 3 * e.colour + 2,
                             points: curve,
@@ -798,6 +805,7 @@ fn speedup(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
             continue;
         }
         p.curves.push(plot::Curve {
+            flagged: false,
             label: String::new(),
             colour: 7,
             points: vec![(1.0, 1.0), (n_max, n_max)],
@@ -865,6 +873,7 @@ fn message_latency(id: &str, entries: &[Entry<'_>]) -> Figure {
                 let x_min = series.iter().map(|m| m.0).fold(x_max, f64::min).max(1.0);
                 // Sampled geometrically: the size axis may be logarithmic.
                 p.curves.push(plot::Curve {
+                    flagged: false,
                     label: String::new(),
                     colour,
                     points: (0..=40)

@@ -175,7 +175,7 @@ pub fn card_of(file: &ResultFile) -> MachineCard {
 pub fn card(file: &ResultFile) -> MachineCard {
     let mut rows = rows(&file.kernels);
     sort_sync_methods(&mut rows);
-    let decisions = decisions(&rows);
+    let decisions = decisions(&rows, &file.kernels);
     MachineCard {
         identity: identity(file),
         rows,

@@ -185,22 +185,12 @@ pub(super) fn derived_rows(k: &KernelResult) -> Vec<CardRow> {
     let transport = k.transport.as_deref().unwrap_or("");
     match k.kernel.as_str() {
         "pingpong" if transport == "atomic-flags" => baseline(&mut r),
-        "pingpong" => {
-            let p8 = point_at(k, "size_bytes", 8.0);
-            let est = p8.and_then(|p| p.stats("one_way_ns")).map(over_trials);
-            r.push("8 B one-way latency", "one_way_ns", None, est);
-            if let Some(fit) = r.fit("t_startup + N t_per_byte") {
-                let line = "message start-up and rate";
-                for n in ["t_startup_ns", "t_per_byte_ns"] {
-                    r.push(line, n, None, fitted(fit, n));
-                }
-                let est = fit
-                    .params
-                    .get("n_half_bytes")
-                    .map(|&v| propagated(fit, v, &["t_startup_ns", "t_per_byte_ns"], 1.0));
-                r.push(line, "n_half_bytes", None, est);
-            }
-        }
+        "pingpong" => transport_line(&mut r, "8 B one-way latency", "message start-up and rate"),
+        "oneway" => transport_line(
+            &mut r,
+            "8 B one-way streaming time per message",
+            "streaming start-up and rate",
+        ),
         "c2c" => c2c(&mut r),
         "sci-decomposition" => r.params(
             "SCI components",
@@ -265,6 +255,29 @@ pub(super) fn derived_rows(k: &KernelResult) -> Vec<CardRow> {
         _ => {}
     }
     r.out
+}
+
+/// A transport's 8-byte time (the median over trials) and its line `t_startup + N
+/// t_per_byte` with `n_1/2 = t_startup / t_per_byte`: ping-pong's half round trip,
+/// or one-way streaming's time per message. A negative `n_1/2` (a line through a
+/// negative start-up) is left out.
+fn transport_line(r: &mut Rows<'_>, eight: &str, line: &str) {
+    let p8 = point_at(r.k, "size_bytes", 8.0);
+    let est = p8.and_then(|p| p.stats("one_way_ns")).map(over_trials);
+    r.push(eight, "one_way_ns", None, est);
+    if let Some(fit) = r.fit("t_startup + N t_per_byte") {
+        for n in ["t_startup_ns", "t_per_byte_ns"] {
+            r.push(line, n, None, fitted(fit, n));
+        }
+        // A line through a negative start-up (streaming overlaps messages) has no
+        // half-performance length.
+        let est = fit
+            .params
+            .get("n_half_bytes")
+            .filter(|&&v| v > 0.0)
+            .map(|&v| propagated(fit, v, &["t_startup_ns", "t_per_byte_ns"], 1.0));
+        r.push(line, "n_half_bytes", None, est);
+    }
 }
 
 /// `pingpong/atomic-flags`: two bare flags, and the transports' ratios to them.

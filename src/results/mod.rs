@@ -13,6 +13,7 @@ mod card_compare;
 mod card_rows;
 mod compare;
 mod decisions;
+mod eq13_interval;
 mod schema;
 mod units;
 

@@ -2,11 +2,13 @@
 
 /// The unit of a parameter, read from its name.
 pub fn unit_of(name: &str) -> &'static str {
-    const SUFFIXES: [(&str, &str); 20] = [
+    const SUFFIXES: [(&str, &str); 21] = [
         ("_flop_per_s", "flop/s"),
         ("_mb_per_s", "MB/s"),
         ("_gb_per_s", "GB/s"),
         ("_ns_per_byte", "ns/B"),
+        // `t_per_byte_ns`: nanoseconds per byte, named before the convention.
+        ("_per_byte_ns", "ns/B"),
         ("_ms_per_byte", "ms/B"),
         ("_ms_per_node", "ms/node"),
         ("_ns_per_doubling", "ns/doubling"),
@@ -65,7 +67,12 @@ pub fn scaled(value: f64, unit: &str, reference: f64) -> (f64, String) {
             (1e6, "Mflop/s"),
             (1e9, "Gflop/s"),
         ]),
-        "flop" => pick(&[(1.0, "flop"), (1e3, "kflop"), (1e6, "Mflop")]),
+        "flop" => pick(&[
+            (1.0, "flop"),
+            (1e3, "kflop"),
+            (1e6, "Mflop"),
+            (1e9, "Gflop"),
+        ]),
         "B" => pick(&[(1.0, "B"), (1024.0, "KiB"), (1024.0 * 1024.0, "MiB")]),
         "ms/B" => pick(&[(1e-6, "ns/B"), (1e-3, "us/B"), (1.0, "ms/B")]),
         u => (value, u.to_string()),
@@ -120,5 +127,6 @@ mod tests {
         assert_eq!(unit_of("l1_r_inf_flop_per_s"), "flop/s");
         assert_eq!(unit_of("mailbox_over_baseline"), "x");
         assert_eq!(unit_of("int_a1_ns_per_byte"), "ns/B");
+        assert_eq!(unit_of("t_per_byte_ns"), "ns/B");
     }
 }
