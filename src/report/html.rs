@@ -32,7 +32,7 @@ const STYLE: &str = "
 body { font-family: sans-serif; margin: 1em auto; max-width: 1560px; padding: 0 1em; color: #222; line-height: 1.35; }
 h1 { margin-bottom: 0.2em; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; display: block; overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #ddd; padding: 0.2em 0.5em; text-align: right; vertical-align: top; }
 th { background: #f3f3f3; }
 td.l, th.l { text-align: left; }
