@@ -52,12 +52,20 @@ impl FlagPair {
     }
 }
 
-/// Times `reps` round trips of the two-flag ping-pong on the team's two ranks;
-/// returns rank 0's time.
+/// Untimed round trips before the timed ones, as many as the transports'
+/// [`super::round_trip_time`] runs at 8 bytes (one lap of the mailbox's 64-slot
+/// ring): they also absorb the ranks' start, so that neither side of a paired
+/// batch times the other rank's thread coming up (tens of microseconds, which
+/// in batches of a few round trips made the flags look hundreds of times slower).
+const WARM_UP_ROUND_TRIPS: u64 = 64;
+
+/// Times `reps` round trips of the two-flag ping-pong on the team's two ranks,
+/// after 64 untimed ones (`WARM_UP_ROUND_TRIPS`); returns rank 0's time.
 pub fn atomic_flag_round_trip(team: &Team, reps: u64) -> Result<Duration, TeamError> {
     let flags = FlagPair::default();
     let times = team.run("pingpong-baseline", vec![(); 2], |ctx, _| {
-        flags.round_trips(ctx, 0, reps)
+        flags.round_trips(ctx, 0, WARM_UP_ROUND_TRIPS)?;
+        flags.round_trips(ctx, WARM_UP_ROUND_TRIPS, reps)
     })?;
     Ok(times[0])
 }
