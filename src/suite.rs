@@ -136,6 +136,7 @@ pub fn run_suite_repeated(
             }
         }
     }
+    crate::kernels::scibench::check_against_pingpong(&mut results);
     let mut file = ResultFile {
         schema_version: SCHEMA_VERSION,
         tool: TOOL_NAME.into(),

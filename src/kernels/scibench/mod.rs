@@ -27,6 +27,7 @@ mod topology;
 
 pub use baseline::atomic_flag_round_trip;
 pub(crate) use c2c::NAME as C2C;
+pub use c2c::check_against_pingpong;
 pub use pair::{Pattern, choose_pair, default_sizes, round_trip_time};
 pub use sci_model::{
     DECOMPOSITION, PROJECTION, PROJECTION_MAX_NODES, PROJECTION_SIZE_BYTES, SciInputsError,
