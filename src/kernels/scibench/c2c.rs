@@ -3,7 +3,7 @@
 
 use super::super::timing::summarize_trials;
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::pair::{OVER_PROBE_STAT, PairPlan, Pattern, over_probe_by_round, run_on};
+use super::pair::{PairPlan, Pattern, run_on};
 use crate::control::Placement;
 use crate::kernels::headline;
 use crate::kernels::probe::{PROBE_MOVED, PROBE_PARAM, probe_of};
@@ -75,7 +75,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             point = point.with_stats(PROBE_PARAM, probes);
         }
         if let Some(ratio) = over_probe_by_round(&samples.sizes[0].samples_ns, &samples.probes_ns) {
-            point = point.with_stats(OVER_PROBE_STAT, ratio);
+            point = point.with(OVER_PROBE, ratio);
         }
         points.push(point);
         ctx.progress.step(&format!("CPUs {a}-{b}"));
@@ -92,11 +92,33 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     ])
 }
 
+/// The point quantity of [`over_probe_by_round`].
+const OVER_PROBE: &str = "one_way_over_probe";
+
+/// The median over rounds of each round's one-way time over that round's
+/// two-flag one-way time (half the probe's round trip): the latency in units of
+/// the machine's cache-line transfer of the moment. Paired round by round, it
+/// holds still when the machine's state moves between rounds, where the times
+/// do not; the median, because a round whose probe or batch lost its CPU gives
+/// a ratio far off in either direction. `None` without a probe per round.
+fn over_probe_by_round(samples_ns: &[f64], probes_ns: &[f64]) -> Option<f64> {
+    if samples_ns.len() != probes_ns.len() {
+        return None;
+    }
+    let mut ratios: Vec<f64> = samples_ns
+        .iter()
+        .zip(probes_ns)
+        .filter(|(_, p)| **p > 0.0)
+        .map(|(s, p)| s / (p / 2.0))
+        .collect();
+    interval::median_in_place(&mut ratios)
+}
+
 /// Per distance class: the minimum, median and maximum over its pairs of each
-/// pair's median one-way time, and the same of each pair's median ratio to its
-/// probe ([`OVER_PROBE_STAT`], the latency in units of the machine's cache-line
-/// transfer of the moment). One pair: its median with the trials' range; more:
-/// percentile bootstrap over the pairs. Then the probe over all pairs.
+/// pair's median one-way time, and the median over its pairs of each pair's
+/// ratio to its probe (`one_way_over_probe_median`). One pair: its median with
+/// the trials' range (the ratio without an interval); more: percentile
+/// bootstrap over the pairs. Then the probe over all pairs.
 fn class_headline(points: &[Point], pairs: &[(usize, usize)], ctx: &RunContext<'_>) -> Vec<Param> {
     let mut out = Vec::new();
     for class in DistanceClass::ALL {
@@ -107,12 +129,30 @@ fn class_headline(points: &[Point], pairs: &[(usize, usize)], ctx: &RunContext<'
             .filter(|(_, (a, b))| ctx.topology.distance(*a, *b) == Some(class))
             .map(|(p, _)| p)
             .collect();
-        for (quantity, prefix) in [
-            ("one_way_ns", "one_way_ns"),
-            (OVER_PROBE_STAT, OVER_PROBE_STAT),
-        ] {
-            let stats: Vec<&Summary> = in_class.iter().filter_map(|p| p.stats(quantity)).collect();
-            out.extend(spread_over_pairs(&stats, prefix, &of));
+        let stats: Vec<&Summary> = in_class
+            .iter()
+            .filter_map(|p| p.stats("one_way_ns"))
+            .collect();
+        out.extend(spread_over_pairs(&stats, "one_way_ns", &of));
+        let ratios: Vec<f64> = in_class
+            .iter()
+            .filter_map(|p| p.number(OVER_PROBE))
+            .collect();
+        if let Some(median) = interval::median_in_place(&mut ratios.clone()) {
+            let ci = (ratios.len() > 1)
+                .then(|| {
+                    let med = |idx: &[usize]| {
+                        let mut x: Vec<f64> = idx.iter().map(|&i| ratios[i]).collect();
+                        interval::median_in_place(&mut x).map(|m| vec![m])
+                    };
+                    interval::bootstrap(ratios.len(), 1, interval::RESAMPLES, interval::SEED, med)
+                        [0]
+                })
+                .flatten();
+            out.push(
+                Param::new(&format!("{OVER_PROBE}_median"), Some(&of), median)
+                    .with_ci(ci, "percentile bootstrap over the class's CPU pairs"),
+            );
         }
     }
     let probes: Vec<f64> = points
@@ -165,10 +205,13 @@ fn spread_over_pairs(stats: &[&Summary], prefix: &str, of: &str) -> Vec<Param> {
 /// Both kernels time the same loop on the same pair, seconds apart; on a machine
 /// whose cross-core cost changes state (a VM's host moving its virtual CPUs) they
 /// can see different states. The check therefore reads them twice: in ns, and in
-/// units of each round's probe (`one_way_over_probe`). Ranges that overlap in ns
-/// agree; ranges that overlap only in probe units were measured in different
-/// states, and the warning says so with both probes; ranges that overlap in
-/// neither disagree.
+/// units of the probe's one-way time (for `c2c` the median of its per-round
+/// ratios, for `pingpong` its 8-byte median over its probes' median). Ranges that
+/// overlap in ns agree. Apart in ns, with probes more than a fifth apart and
+/// ratios within the trials' relative spread (at least scibench's 10 %), the two
+/// were measured in different machine states, and the warning says so with both
+/// probes; otherwise they disagree, and the warning says whether the probe held
+/// still.
 pub fn check_against_pingpong(results: &mut [KernelResult]) {
     let mut warnings: Vec<(usize, String)> = Vec::new();
     for (i, c2c) in results.iter().enumerate().filter(|(_, r)| r.kernel == NAME) {
@@ -210,87 +253,97 @@ fn disagreement(
     (pingpong, probe): (&Point, f64),
     (a, b): (f64, f64),
 ) -> Option<String> {
-    let overlap = |q: &str| {
-        let (x, y) = (c2c.stats(q)?, pingpong.stats(q)?);
-        Some(x.min <= y.max && y.min <= x.max)
-    };
-    if overlap("one_way_ns")? {
+    let (x, y) = (c2c.stats("one_way_ns")?, pingpong.stats("one_way_ns")?);
+    if x.min <= y.max && y.min <= x.max {
         return None;
     }
-    let ns = |p: &Point| p.stats("one_way_ns").map_or(f64::NAN, |s| s.median);
-    let ratio = |p: &Point| p.stats(OVER_PROBE_STAT).map_or(f64::NAN, |s| s.median);
     let c2c_probe = c2c.stats(PROBE_PARAM).map_or(f64::NAN, |s| s.median);
-    let moved = (c2c_probe.max(probe) / c2c_probe.min(probe) - 1.0) > PROBE_MOVED;
+    let moved = c2c_probe.max(probe) / c2c_probe.min(probe) - 1.0 > PROBE_MOVED;
+    let c2c_ratio = c2c.number(OVER_PROBE).unwrap_or(f64::NAN);
+    let pp_ratio = y.median / (probe / 2.0);
+    let spread = |s: &Summary| (s.max - s.min) / s.median;
+    let tolerance = spread(x).max(spread(y)).max(ACCURACY);
+    let same_in_probe_units = (c2c_ratio / pp_ratio - 1.0).abs() <= tolerance;
     let figures = format!(
         "c2c's CPUs {a}-{b} at {} ns one way against pingpong's 8-byte mailbox point at {} ns (the two-flag probe's round trip {} against {} ns)",
-        num(ns(c2c)),
-        num(ns(pingpong)),
+        num(x.median),
+        num(y.median),
         num(c2c_probe),
         num(probe),
     );
-    Some(match overlap(OVER_PROBE_STAT) {
-        Some(true) if moved => format!(
+    Some(if moved && same_in_probe_units {
+        format!(
             "{figures}: measured in different machine states; in units of the probe's one-way time they agree ({} against {})",
-            num(ratio(c2c)),
-            num(ratio(pingpong)),
-        ),
-        _ => format!(
-            "{figures}: they disagree beyond their trials' ranges{}; see the accuracy warnings",
+            num(c2c_ratio),
+            num(pp_ratio),
+        )
+    } else {
+        format!(
+            "{figures}: they disagree beyond their trials' ranges ({} against {} in units of the probe's one-way time{}); see the accuracy warnings",
+            num(c2c_ratio),
+            num(pp_ratio),
             if moved {
-                ", in ns and in units of the probe"
+                ""
             } else {
-                " while the probe held still"
+                ", and the probe held still"
             },
-        ),
+        )
     })
 }
+
+/// scibench's ACCURACY: the least relative spread two figures are allowed.
+const ACCURACY: f64 = 0.1;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::stats::summarize;
 
-    /// A point of 8-byte one-way times `ns`, ratios to the probe `ratios` and
-    /// probe round trips `probes`.
-    fn point(ns: &[f64], ratios: &[f64], probes: &[f64]) -> Point {
-        Point::new()
+    /// A c2c point of one-way times `ns`, probe round trips `probes` and ratio
+    /// to the probe `ratio` (a pingpong point has no ratio).
+    fn point(ns: &[f64], probes: &[f64], ratio: Option<f64>) -> Point {
+        let p = Point::new()
             .with("size_bytes", 8.0)
             .with_stats("one_way_ns", summarize(ns).unwrap())
-            .with_stats(OVER_PROBE_STAT, summarize(ratios).unwrap())
-            .with_stats(PROBE_PARAM, summarize(probes).unwrap())
+            .with_stats(PROBE_PARAM, summarize(probes).unwrap());
+        match ratio {
+            Some(r) => p.with(OVER_PROBE, r),
+            None => p,
+        }
     }
 
     /// Each round's time over half its probe: 50 ns against a 100 ns round trip
-    /// and 100 against 200 are both one probe one-way; a missing probe per round
-    /// gives nothing.
+    /// and 100 against 200 are one probe one-way each, 75 against 100 is 1.5;
+    /// their median is 1; a missing probe per round gives nothing.
     #[test]
-    fn the_ratio_to_the_probe_is_taken_round_by_round() {
-        let s = over_probe_by_round(&[50.0, 100.0, 75.0], &[100.0, 200.0, 100.0]).unwrap();
-        assert_eq!((s.min, s.median, s.max), (1.0, 1.0, 1.5));
-        assert!(over_probe_by_round(&[50.0, 100.0], &[100.0]).is_none());
+    fn the_ratio_to_the_probe_is_the_median_over_rounds() {
+        let r = over_probe_by_round(&[50.0, 100.0, 75.0], &[100.0, 200.0, 100.0]);
+        assert_eq!(r, Some(1.0));
+        assert_eq!(over_probe_by_round(&[50.0, 100.0], &[100.0]), None);
     }
 
-    /// Overlapping one-way ranges agree; ranges apart in ns but overlapping in
-    /// probe units, with probes more than a fifth apart, were two machine
-    /// states; apart in both, or apart in ns with the probe unmoved (a kernel
-    /// that lost its CPU for a while), they disagree.
+    /// Overlapping one-way ranges agree. Apart in ns, with the probe four times
+    /// slower and the ratio held (210 / 195 = 1.077 against 48 / 45 = 1.067), two
+    /// states; with the ratio doubled, they disagree; apart with the probe
+    /// unmoved (a kernel that lost its CPU for a while), they disagree and the
+    /// warning says the probe held still.
     #[test]
     fn c2c_and_pingpong_are_read_in_ns_then_in_probe_units() {
-        let pp = point(&[45.0, 48.0, 51.0], &[1.00, 1.05, 1.10], &[90.0]);
-        let same = point(&[49.0, 60.0, 70.0], &[1.0, 1.1, 1.2], &[100.0]);
+        let pp = point(&[45.0, 48.0, 51.0], &[90.0], None);
+        let same = point(&[49.0, 60.0, 70.0], &[100.0], Some(1.1));
         assert_eq!(disagreement(&same, (&pp, 90.0), (0.0, 1.0)), None);
-        let moved = point(&[200.0, 210.0, 220.0], &[1.04, 1.08, 1.12], &[390.0]);
+        let moved = point(&[205.0, 210.0, 215.0], &[390.0], Some(1.077));
         let w = disagreement(&moved, (&pp, 90.0), (0.0, 1.0)).unwrap();
         assert!(w.contains("different machine states"), "{w}");
         assert!(w.contains("c2c's CPUs 0-1 at 210.0 ns"), "{w}");
-        let off = point(&[200.0, 210.0, 220.0], &[2.0, 2.1, 2.2], &[390.0]);
+        let off = point(&[205.0, 210.0, 215.0], &[390.0], Some(2.15));
         let w = disagreement(&off, (&pp, 90.0), (0.0, 1.0)).unwrap();
         assert!(
-            w.contains("they disagree") && w.contains("in units of the probe"),
+            w.contains("they disagree") && !w.contains("held still"),
             "{w}"
         );
-        let noisy = point(&[53.0, 272.0, 690.0], &[1.04, 5.4, 13.7], &[100.0]);
+        let noisy = point(&[53.0, 272.0, 690.0], &[100.0], Some(5.4));
         let w = disagreement(&noisy, (&pp, 96.0), (0.0, 1.0)).unwrap();
-        assert!(w.contains("while the probe held still"), "{w}");
+        assert!(w.contains("the probe held still"), "{w}");
     }
 }

@@ -439,28 +439,6 @@ pub(crate) fn sweep(
     Ok(out)
 }
 
-/// The point quantity [`over_probe_by_round`] fills.
-pub(crate) const OVER_PROBE_STAT: &str = "one_way_over_probe";
-
-/// Each round's one-way time over that round's two-flag one-way time (half the
-/// probe's round trip), summarised: the latency in units of the machine's
-/// cache-line transfer of the moment. Paired round by round, it holds still when
-/// the machine's state moves between rounds, where the times themselves do not,
-/// so two kernels that measured the same pair at different moments (`pingpong`
-/// and `c2c`) can be set side by side in it. `None` without a probe per round.
-pub(crate) fn over_probe_by_round(samples_ns: &[f64], probes_ns: &[f64]) -> Option<Summary> {
-    if samples_ns.len() != probes_ns.len() {
-        return None;
-    }
-    let ratios: Vec<f64> = samples_ns
-        .iter()
-        .zip(probes_ns)
-        .filter(|(_, p)| **p > 0.0)
-        .map(|(s, p)| s / (p / 2.0))
-        .collect();
-    crate::model::stats::summarize(&ratios).ok()
-}
-
 /// Builds the result of a latency sweep: points, bandwidth, the line fit on the
 /// minimum latencies, the accuracy, goodness-of-fit and state-change warnings,
 /// and the headline: the fit's parameters, `t_startup` over the probe's one-way
@@ -487,9 +465,6 @@ pub(crate) fn latency_result(
             .with("bandwidth_mb_per_s", bandwidth_mb_per_s);
         if let Some(rt) = &s.single_round_trip_ns {
             point = point.with_stats("single_round_trip_ns", rt.clone());
-        }
-        if let Some(ratio) = over_probe_by_round(&s.samples_ns, &measured.probes_ns) {
-            point = point.with_stats(OVER_PROBE_STAT, ratio);
         }
         points.push(point);
     }
