@@ -42,8 +42,11 @@
 //! fitted, as a check: a warning says when its `r_inf` is more than 25 % from the
 //! split's. The intervals of `r_inf`, `t_0` and `s_1/2` are percentile
 //! bootstraps over the rounds. The two-flag round trip of the CPU pair is probed
-//! before every method and recorded with it, and a warning gives the probes' range
-//! when it moved by more than 20 % during the kernel.
+//! before and after every method (each probe one batch per trial) and recorded
+//! with it, the median of both probes' batches with their range as its interval
+//! (`probe_round_trip_ns`, and `t0_over_probe` beside `t0_ns`), and a warning
+//! gives the methods' probes' range when it moved by more than 20 % during the
+//! kernel.
 //!
 //! Verification: before every batch the first `s` elements of `A` are set to NaN,
 //! and after it (once every processor is done) each must equal `B * C` exactly; a
@@ -708,11 +711,12 @@ pub fn sync_batch_time(
     .map(|(d, _)| d)
 }
 
-/// The scibench two-flag ping-pong round trip on the first two CPUs, ns (the
-/// cheapest hand-off there and back; the spin rows' t_0 is of its order).
-fn round_trip_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Option<f64>, KernelError> {
+/// The scibench two-flag ping-pong round trip on the first two CPUs, ns, one
+/// sample per trial (the cheapest hand-off there and back; the spin rows' t_0 is
+/// of its order); empty with fewer than two CPUs.
+fn round_trips_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Vec<f64>, KernelError> {
     if cpus.len() < 2 {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let team = Team::new(&ctx.team_spec(cpus[..2].to_vec(), 2, false))?;
     let (_, samples) = measure(
@@ -721,7 +725,7 @@ fn round_trip_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Option<f64>, Ke
         ctx.clock,
         |reps| crate::kernels::scibench::atomic_flag_round_trip(&team, reps),
     )?;
-    Ok(Some(samples.iter().copied().fold(f64::INFINITY, f64::min)))
+    Ok(samples)
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
@@ -751,25 +755,26 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let cancelled = || ctx.cancelled();
     let mut results = Vec::new();
     let mut probes = Vec::new();
+    // The probe before a method is the one after the method before it.
+    let mut before = round_trips_ns(ctx, &cpus)?;
     for method in Method::ALL {
         if ctx.cancelled() {
             break;
         }
-        let probe = round_trip_ns(ctx, &cpus)?;
         let of = Some(method.name());
         let sweep = sweep_method(method, &plan, ctx.clock, &cancelled)?;
+        let after = round_trips_ns(ctx, &cpus)?;
         ctx.progress.step(method.name());
         let mut r = method_result(&sweep, &plan, ctx.clock.read_overhead_ns);
         r.distance_class = (cpus.len() >= 2)
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
-        if let Some(rt) = probe {
-            probes.push(rt);
+        let around: Vec<f64> = before.iter().chain(&after).copied().collect();
+        if let Some(p) = probe_param(&around, of) {
+            probes.push(p.value);
             if let Some(f) = r.fits.first_mut() {
-                f.params.insert("pp_round_trip_ns".into(), rt);
+                f.params.insert("pp_round_trip_ns".into(), p.value);
             }
-        }
-        if let Some(p) = probe.and_then(|rt| probe_param(&[rt], of)) {
             let ratio = r
                 .headline
                 .iter()
@@ -778,6 +783,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             r.headline.extend(ratio);
             r.headline.push(p);
         }
+        before = after;
         results.push(r);
     }
     if let Some(w) = probe_warning(&probes) {
