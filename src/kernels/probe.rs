@@ -12,11 +12,8 @@
 
 use super::headline::median_with_range;
 use crate::model::stats::summarize;
-use crate::results::{KernelResult, Param, num};
-
-/// The headline parameter that carries a kernel's probes: their median, and
-/// their range as its interval.
-pub const PROBE_PARAM: &str = "probe_round_trip_ns";
+pub use crate::results::{PROBE_PARAM, probe_of};
+use crate::results::{Param, num, ratio_to_probe};
 
 /// How far (relative) the round-trip probes may move before [`probe_warning`] warns.
 pub const PROBE_MOVED: f64 = 0.2;
@@ -44,39 +41,14 @@ pub fn probe_param(probes: &[f64], of: Option<&str>) -> Option<Param> {
     Some(median_with_range(PROBE_PARAM, of, &s))
 }
 
-/// The probe a result recorded for the parameters `of` qualifies: the
-/// [`PROBE_PARAM`] with the same qualifier, else the result's only one.
-pub fn probe_of(r: &KernelResult, of: Option<&str>) -> Option<f64> {
-    let probes: Vec<&Param> = r
-        .headline
-        .iter()
-        .filter(|p| p.name == PROBE_PARAM)
-        .collect();
-    probes
-        .iter()
-        .find(|p| p.of.as_deref() == of)
-        .or(match probes.as_slice() {
-            [one] => Some(one),
-            _ => None,
-        })
-        .map(|p| p.value)
-}
-
 /// A latency-like parameter over the probe's one-way time (half its round trip):
 /// `name_over_probe`, a ratio that holds still when the machine's state moves
 /// both alike. Its interval divides the parameter's bounds by the probe's
 /// opposite bounds; `None` when the probe is missing or not positive.
 pub fn over_probe(p: &Param, probe: &Param) -> Option<Param> {
-    let one_way = probe.value / 2.0;
-    if !(one_way > 0.0 && p.value.is_finite()) {
-        return None;
-    }
+    let (ratio, ci) = ratio_to_probe(p.value, p.ci95, probe.value, probe.ci95)?;
     let name = format!("{}_over_probe", p.name.trim_end_matches("_ns"));
-    let ci = match (p.ci95, probe.ci95) {
-        (Some([a, b]), Some([c, d])) if c > 0.0 => Some([2.0 * a / d, 2.0 * b / c]),
-        _ => None,
-    };
-    Some(Param::new(&name, p.of.as_deref(), p.value / one_way).with_ci(ci, OVER_PROBE))
+    Some(Param::new(&name, p.of.as_deref(), ratio).with_ci(ci, OVER_PROBE))
 }
 
 /// How an [`over_probe`] interval is described.
@@ -87,6 +59,7 @@ pub const OVER_PROBE: &str =
 mod tests {
     use super::*;
     use crate::control::Placement;
+    use crate::results::KernelResult;
 
     /// Probes 100, 110, 130 ns: moved 30 % > 20 %, the warning names 100 to 130;
     /// 100 and 115 (15 %) and a single probe do not warn.
@@ -122,6 +95,9 @@ mod tests {
         assert!((lo - 110.0 / 70.0).abs() < 1e-12 && (hi - 130.0 / 50.0).abs() < 1e-12);
         let mut result = KernelResult::new("pingpong", "scibench", Placement::Pinned, vec![0, 1]);
         result.headline = vec![t, probe];
-        assert_eq!(probe_of(&result, Some("spin-hint")), Some(120.0));
+        assert_eq!(
+            probe_of(&result, Some("spin-hint")).map(|p| p.value),
+            Some(120.0)
+        );
     }
 }

@@ -114,7 +114,13 @@ pub struct KernelResult {
     pub elapsed_s: f64,
     /// The parameters a user would quote from this kernel, each with its 95 %
     /// interval; the machine card is built from them. Empty in files written
-    /// before they were recorded.
+    /// before they were recorded. A kernel that probes the machine's state adds
+    /// `probe_round_trip_ns` (the CPU pair's two-flag round trip: the probes'
+    /// median, their range as the interval) and `NAME_over_probe` beside a
+    /// latency `NAME_ns` (the latency over the probe's one-way time). `compare`
+    /// uses them: where two files' values of a latency-like parameter have
+    /// disjoint intervals and so have their probes, the ratios to the probe are
+    /// compared, and a ratio that held is marked `~` (the machine moved), not `*`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headline: Vec<Param>,
     /// Which repetition of `run --repeat K` this is, from 1; absent for a run
