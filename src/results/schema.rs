@@ -333,7 +333,7 @@ impl Point {
     /// Whether a plain number of this name is a count, chosen by the calibration
     /// (`reps`, `reps_sync`; a contending load's message size, `load_size_bytes`,
     /// from the load fraction asked for) or by the kernel from a swept variable
-    /// (`slots_per_lane`, from the message size; `rounds`) or tallied by the run (the
+    /// (`slots_per_lane`, from the message size; `rounds`, `batches_per_round`) or tallied by the run (the
     /// repetitions that gave a value, the messages that passed, the echoes left
     /// out), neither swept nor measured.
     pub fn is_count(name: &str) -> bool {
@@ -348,6 +348,7 @@ impl Point {
                 | "late_echoes"
                 | "slots_per_lane"
                 | "rounds"
+                | "batches_per_round"
                 | "load_size_bytes"
         ) || name.ends_with("_reps")
             || name.starts_with("reps_")

@@ -48,6 +48,27 @@
 //! gives the methods' probes' range when it moved by more than 20 % during the
 //! kernel.
 //!
+//! Hand-overs with two modes: a grain's batch in a round is timed as up to
+//! [`SUB_BATCHES`] sub-batches of equal segments, and the round keeps their
+//! median. LOCKS hands over through a lock that spins for a few microseconds
+//! and then parks (parking_lot's algorithm), so a segment costs either a line
+//! transfer (about 100 ns) or a futex wake of a sleeping thread (tens of
+//! microseconds on a VM, where the wake waits for the host to run the idle
+//! virtual CPU). The waiter parks only when its partner is late by more than
+//! the spin, which a preemption or an interrupt makes rare and random: one
+//! park in a few thousand hand-overs adds tens of per cent to a whole
+//! millisecond batch's mean, so every round's mean held a different share of
+//! parks, and t_0, the short grains' median over the rounds, moved with that
+//! share (CV 39 % over five runs whose probe moved 7 %). A sub-batch of a
+//! seventh of the segments holds a park far less often, and the median of
+//! seven ignores up to three that do: the round measures the hand-over the
+//! lock makes when nobody is late. The same holds for a preemption in any
+//! other method's batch; a method whose every hand-over blocks (the events,
+//! the std barrier, the tasks) has one mode, and the median of seven equal
+//! sub-batches is then their mean's estimate. The clock's read overhead is
+//! still taken from each sub-batch, which is at least a seventh of the target
+//! batch time. Interleaved runs of the two builds are in `results/README.md`.
+//!
 //! Verification: before every batch the first `s` elements of `A` are set to NaN,
 //! and after it (once every processor is done) each must equal `B * C` exactly; a
 //! method that skips a part, or lets the master go on before the others finish,
@@ -651,12 +672,18 @@ pub fn sweep_method(
             .map(|&g| calibrate(plan.target, |r| batch(g, r)))
             .collect::<Result<Vec<u64>, _>>()?;
         let mut samples = vec![Vec::with_capacity(plan.trials); grains.len()];
+        let mut split = Vec::with_capacity(SUB_BATCHES);
         for _round in 0..plan.trials {
             if cancelled() {
                 break;
             }
             for ((&g, &r), out) in grains.iter().zip(&reps).zip(&mut samples) {
-                out.push(per_rep_ns(batch(g, r)?, r, clock));
+                let (n, sub) = sub_batches(r);
+                split.clear();
+                for _ in 0..n {
+                    split.push(per_rep_ns(batch(g, sub)?, sub, clock));
+                }
+                out.push(interval::median_in_place(&mut split).unwrap_or(f64::NAN));
             }
         }
         let out = grains
@@ -681,6 +708,18 @@ pub fn sweep_method(
         serial_flop_per_ns: serial,
         placement,
     })
+}
+
+/// A grain's batch in a round is timed as this many sub-batches (fewer when
+/// the batch has fewer segments), and the round keeps their median (see the
+/// module doc, "Hand-overs with two modes").
+pub const SUB_BATCHES: usize = 7;
+
+/// The sub-batches of a batch of `reps` segments: how many, and the segments
+/// of each (`reps` rounded down to a multiple of their number, at least one).
+pub fn sub_batches(reps: u64) -> (usize, u64) {
+    let n = (SUB_BATCHES as u64).min(reps).max(1);
+    (n as usize, (reps / n).max(1))
 }
 
 /// Times `reps` segments of `grain` flop with `method` on `cpus` (one batch,
@@ -816,6 +855,7 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
                 .with("grain_flop", g.grain as f64)
                 .with("processors", plan.parts as f64)
                 .with("reps", g.reps as f64)
+                .with("batches_per_round", sub_batches(g.reps).0 as f64)
                 .with("rounds", g.samples_ns.len() as f64)
                 .with(
                     "rate_flop_per_s",
@@ -929,4 +969,19 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
 /// A signed percentage.
 fn pct(x: f64) -> String {
     format!("{:+.0} %", x * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 10,000 segments: 7 sub-batches of 1,428 (4 left out); 3 segments: 3 of
+    /// one; none still times one segment.
+    #[test]
+    fn a_batch_splits_into_at_most_seven_equal_sub_batches() {
+        assert_eq!(sub_batches(10_000), (7, 1_428));
+        assert_eq!(sub_batches(14), (7, 2));
+        assert_eq!(sub_batches(3), (3, 1));
+        assert_eq!(sub_batches(0), (1, 1));
+    }
 }
