@@ -207,7 +207,7 @@ pub fn judge(base: &Probed, other: &Probed) -> (Why, Option<String>) {
         return (
             Why::IntervalsDisjoint,
             Some(format!(
-                "the probe held still ({} then {} ns round trip, intervals overlap)",
+                "the probes do not show that the machine moved ({} then {} ns round trip, their intervals overlap)",
                 num(bp),
                 num(op)
             )),
