@@ -262,7 +262,7 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
     for r in results {
         let Some(rep) = r.repetition else { continue };
         for p in &r.headline {
-            let probe = probe_of(r, p.of.as_deref()).map_or_else(|| rep_probe(rep), |p| p.value);
+            let probe = probe_of(r, p.of.as_deref()).unwrap_or_else(|| rep_probe(rep));
             let same = |s: &RepeatSpread| {
                 s.kernel == r.kernel
                     && s.transport == r.transport

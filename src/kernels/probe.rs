@@ -12,8 +12,8 @@
 
 use super::headline::median_with_range;
 use crate::model::stats::summarize;
-pub use crate::results::{PROBE_PARAM, probe_of};
-use crate::results::{Param, num, ratio_to_probe};
+pub use crate::results::PROBE_PARAM;
+use crate::results::{KernelResult, Param, num, ratio_to_probe, recorded_probe};
 
 /// How far (relative) the round-trip probes may move before [`probe_warning`] warns.
 pub const PROBE_MOVED: f64 = 0.2;
@@ -41,6 +41,12 @@ pub fn probe_param(probes: &[f64], of: Option<&str>) -> Option<Param> {
     Some(median_with_range(PROBE_PARAM, of, &s))
 }
 
+/// The probe a result recorded for the parameters `of` qualifies: the
+/// [`PROBE_PARAM`] with the same qualifier, else the result's only one.
+pub fn probe_of(r: &KernelResult, of: Option<&str>) -> Option<f64> {
+    recorded_probe(r, of).map(|p| p.value)
+}
+
 /// A latency-like parameter over the probe's one-way time (half its round trip):
 /// `name_over_probe`, a ratio that holds still when the machine's state moves
 /// both alike. Its interval divides the parameter's bounds by the probe's
@@ -59,7 +65,6 @@ pub const OVER_PROBE: &str =
 mod tests {
     use super::*;
     use crate::control::Placement;
-    use crate::results::KernelResult;
 
     /// Probes 100, 110, 130 ns: moved 30 % > 20 %, the warning names 100 to 130;
     /// 100 and 115 (15 %) and a single probe do not warn.
@@ -95,9 +100,6 @@ mod tests {
         assert!((lo - 110.0 / 70.0).abs() < 1e-12 && (hi - 130.0 / 50.0).abs() < 1e-12);
         let mut result = KernelResult::new("pingpong", "scibench", Placement::Pinned, vec![0, 1]);
         result.headline = vec![t, probe];
-        assert_eq!(
-            probe_of(&result, Some("spin-hint")).map(|p| p.value),
-            Some(120.0)
-        );
+        assert_eq!(probe_of(&result, Some("spin-hint")), Some(120.0));
     }
 }

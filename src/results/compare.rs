@@ -12,7 +12,7 @@
 //! compared instead, and a ratio that held is marked `~` (the machine moved, and
 //! the quantity with it), not `*`.
 
-use super::state::{Probed, Why, judge, latency_like, probe_of, ratio_to_probe};
+use super::state::{Probed, Why, judge, latency_like, ratio_to_probe, recorded_probe};
 use super::{Point, ResultFile, is_signed};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -85,7 +85,7 @@ fn quantities(file: &ResultFile) -> Quantities {
     for k in &file.kernels {
         let key = kernel_key(k);
         // As the quantities, a repeated kernel's last repetition.
-        if let Some((p, Some(ci))) = probe_of(k, None).map(|p| (p.value, p.ci95)) {
+        if let Some((p, Some(ci))) = recorded_probe(k, None).map(|p| (p.value, p.ci95)) {
             probes.insert(key.clone(), (p, ci));
         }
         // A parameter that more than one of the kernel's fits has (`t_startup_ns`

@@ -28,7 +28,7 @@ pub use schema::{
     FitResult, KernelResult, MachineInfo, Param, Point, PointValue, ResultFile, SCHEMA_VERSION,
     SoftwareInfo, TOOL_NAME,
 };
-pub use state::{PROBE_PARAM, Probed, Why, judge, latency_like, probe_of, ratio_to_probe};
+pub use state::{PROBE_PARAM, Probed, Why, judge, latency_like, ratio_to_probe, recorded_probe};
 pub use units::{quantity, scaled, sig, unit_of};
 
 use std::path::{Path, PathBuf};

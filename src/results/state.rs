@@ -113,7 +113,7 @@ impl Probed {
         value: f64,
         ci95: Option<[f64; 2]>,
     ) -> Probed {
-        let probe = probe_of(k, of).and_then(|p| Some((p.value, p.ci95?)));
+        let probe = recorded_probe(k, of).and_then(|p| Some((p.value, p.ci95?)));
         let stem = name.strip_suffix("_ns").unwrap_or(name);
         let recorded = k
             .headline
@@ -171,7 +171,7 @@ pub fn ratio_to_probe(
 
 /// The probe `k` recorded for the parameters `of` qualifies: the [`PROBE_PARAM`]
 /// with the same qualifier, else the result's only one.
-pub fn probe_of<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
+pub fn recorded_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
     let probes: Vec<&Param> = k
         .headline
         .iter()
