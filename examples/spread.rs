@@ -1,6 +1,6 @@
 //! The spread of every headline parameter over several result files of the same
 //! command, with the probe of the machine's state beside each run, and how many
-//! headline parameters each file differs from the first in.
+//! card parameters each file differs from the first in.
 //!
 //! `scripts/repeat-runs.sh` runs the command N times and calls this on the files;
 //! by hand:
@@ -13,10 +13,12 @@
 //! repetition: per parameter the median, the range, the CV over the files, the
 //! probe's CV and a verdict (stable: CV at most 10 %; machine moved: at most the
 //! probe's CV plus 5 points; else unstable), then every file's value with its
-//! probe. The second part compares each file with the first as `compare` does:
-//! a parameter differs when the two 95 % intervals do not overlap.
+//! probe. The second part compares each file's machine card with the first's as
+//! `compare` does: a parameter differs (`*`) when the two 95 % intervals do not
+//! overlap and the machine's probe does not explain it, and moved with the
+//! machine (`~`) when the probes moved too and its ratio to the probe held.
 
-use halfperf::results::{KernelResult, Param, ResultFile};
+use halfperf::results::{KernelResult, ResultFile, Why};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -59,17 +61,15 @@ fn main() -> ExitCode {
         spread(&results, files.len());
     }
     for (i, f) in files.iter().enumerate().skip(1) {
-        let (marked, compared) = differing(&files[0], f);
+        let (marked, moved, compared) = differing(&files[0], f);
+        let differ = marked.len() - moved;
+        let pct = |n: usize| 100.0 * n as f64 / compared.max(1) as f64;
         println!(
-            "{} against {}: {} of {compared} headline parameters differ (95 % intervals apart){}",
+            "{} against {}: {differ} of {compared} card parameters differ (*: 95 % intervals apart, the probe does not explain it), {:.1} %; {moved} moved with the machine (~), {:.1} %",
             paths[i],
             paths[0],
-            marked.len(),
-            if compared > 0 {
-                format!(", {:.1} %", 100.0 * marked.len() as f64 / compared as f64)
-            } else {
-                String::new()
-            }
+            pct(differ),
+            pct(moved),
         );
         for m in marked {
             println!("    {m}");
@@ -96,52 +96,42 @@ fn spread(results: &[KernelResult], files: usize) {
     println!();
 }
 
-/// The headline parameters of `b` whose interval does not overlap the same
-/// parameter's in `a` (described), and how many had an interval in both.
-fn differing(a: &ResultFile, b: &ResultFile) -> (Vec<String>, usize) {
-    let first = |f: &ResultFile| -> Vec<(String, Param)> {
-        f.kernels
-            .iter()
-            .filter(|r| r.repetition.is_none_or(|rep| rep == 1))
-            .flat_map(|r| r.headline.iter().map(move |p| (key(r, p), p.clone())))
-            .collect()
-    };
-    let (pa, pb) = (first(a), first(b));
+/// The card parameters of `b` that `compare` marks against `a` (described, `*`
+/// or `~`), how many of them moved with the machine (`~`), and how many had an
+/// interval in both.
+fn differing(a: &ResultFile, b: &ResultFile) -> (Vec<String>, usize, usize) {
+    let c = halfperf::results::compare_cards(&[a.clone(), b.clone()]);
     let mut marked = Vec::new();
-    let mut compared = 0;
-    for (k, p) in &pb {
-        let Some((_, q)) = pa.iter().find(|(ka, _)| ka == k) else {
+    let (mut compared, mut moved) = (0, 0);
+    for r in &c.rows {
+        let Some(why) = r.why[1] else { continue };
+        if why == Why::NoInterval {
             continue;
-        };
-        let (Some([lo_b, hi_b]), Some([lo_a, hi_a])) = (p.ci95, q.ci95) else {
-            continue;
-        };
-        compared += 1;
-        if hi_b < lo_a || hi_a < lo_b {
-            marked.push(format!(
-                "{k}: {} [{lo_a:.4}, {hi_a:.4}] then {} [{lo_b:.4}, {hi_b:.4}] ({:+.1} %)",
-                q.value,
-                p.value,
-                (p.value / q.value - 1.0) * 100.0
-            ));
         }
+        compared += 1;
+        moved += usize::from(why == Why::MachineMoved);
+        let (Some(x), Some(y)) = (&r.cells[0], &r.cells[1]) else {
+            continue;
+        };
+        if why.mark().is_empty() {
+            continue;
+        }
+        let of = r.of.as_deref().map_or(String::new(), |o| format!(" {o}"));
+        let ci = |c: Option<[f64; 2]>| c.map_or("-".into(), |[l, h]| format!("[{l:.4}, {h:.4}]"));
+        marked.push(format!(
+            "{} {} {}{of}: {} {} then {} {} ({:+.1} %){}",
+            why.mark(),
+            r.kernel,
+            r.name,
+            x.value,
+            ci(x.ci95),
+            y.value,
+            ci(y.ci95),
+            (y.value / x.value - 1.0) * 100.0,
+            r.notes[1]
+                .as_deref()
+                .map_or(String::new(), |n| format!("; {n}"))
+        ));
     }
-    (marked, compared)
-}
-
-/// `kernel transport name [of]`.
-fn key(r: &KernelResult, p: &Param) -> String {
-    let mut k = r.kernel.clone();
-    for part in [
-        r.transport.as_deref(),
-        Some(p.name.as_str()),
-        p.of.as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        k.push(' ');
-        k.push_str(part);
-    }
-    k
+    (marked, moved, compared)
 }

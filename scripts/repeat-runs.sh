@@ -2,7 +2,8 @@
 # Runs the same quick halfperf command N times as separate processes and prints,
 # per headline parameter, the values of every run with the probe of the machine's
 # state beside them, their CV, the probe's CV and a verdict; then how many
-# headline parameters each run differs from the first in (95 % intervals apart).
+# card parameters each run differs from the first in, as `compare` marks them
+# (* intervals apart and the probe does not explain it; ~ moved with the probe).
 #
 #   scripts/repeat-runs.sh [-n N] [-o DIR] [--spinner CPU] [--] [KERNEL...] [RUN OPTION...]
 #

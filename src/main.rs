@@ -70,9 +70,12 @@ enum Command {
     /// change against the first: a ratio for a positive quantity, a difference for
     /// one that can be negative or zero (an intercept, Krumme & Greenfield's
     /// differences). `*` marks a change only where the two 95 % intervals do not
-    /// overlap. `--points` gives every fit parameter and every measured point
-    /// instead (`*` where two values differ by more than their uncertainties
-    /// together).
+    /// overlap; `~` instead where the kernel's probe of the machine's state (the
+    /// CPU pair's two-flag round trip) moved too, its intervals apart, and a
+    /// latency's ratio to it held: the machine moved, not the parameter.
+    /// `--points` gives every fit parameter and every measured point instead
+    /// (`*` where two values differ by more than their uncertainties together,
+    /// `~` as above).
     Compare {
         /// Result files written by `halfperf run`.
         #[arg(required = true)]

@@ -271,7 +271,7 @@ fn compare_gives_exact_ratios_and_marks_real_differences() {
     let csv = results::to_csv(&c);
     assert!(csv.starts_with("kernel,quantity,machine-a 2026-11-01T10:00:00Z value,"));
     assert!(
-        csv.contains("pingpong/mailbox,t_startup_ns,100,,,2,,150,,50,3,*\n"),
+        csv.contains("pingpong/mailbox,t_startup_ns,100,,,2,,,,150,,50,3,*,intervals disjoint,\n"),
         "{csv}"
     );
     // The CLI prints the same CSV.

@@ -12,11 +12,8 @@
 
 use super::headline::median_with_range;
 use crate::model::stats::summarize;
-use crate::results::{KernelResult, Param, num};
-
-/// The headline parameter that carries a kernel's probes: their median, and
-/// their range as its interval.
-pub const PROBE_PARAM: &str = "probe_round_trip_ns";
+pub use crate::results::PROBE_PARAM;
+use crate::results::{KernelResult, Param, num, ratio_to_probe, recorded_probe};
 
 /// How far (relative) the round-trip probes may move before [`probe_warning`] warns.
 pub const PROBE_MOVED: f64 = 0.2;
@@ -47,19 +44,7 @@ pub fn probe_param(probes: &[f64], of: Option<&str>) -> Option<Param> {
 /// The probe a result recorded for the parameters `of` qualifies: the
 /// [`PROBE_PARAM`] with the same qualifier, else the result's only one.
 pub fn probe_of(r: &KernelResult, of: Option<&str>) -> Option<f64> {
-    let probes: Vec<&Param> = r
-        .headline
-        .iter()
-        .filter(|p| p.name == PROBE_PARAM)
-        .collect();
-    probes
-        .iter()
-        .find(|p| p.of.as_deref() == of)
-        .or(match probes.as_slice() {
-            [one] => Some(one),
-            _ => None,
-        })
-        .map(|p| p.value)
+    recorded_probe(r, of).map(|p| p.value)
 }
 
 /// A latency-like parameter over the probe's one-way time (half its round trip):
@@ -67,16 +52,9 @@ pub fn probe_of(r: &KernelResult, of: Option<&str>) -> Option<f64> {
 /// both alike. Its interval divides the parameter's bounds by the probe's
 /// opposite bounds; `None` when the probe is missing or not positive.
 pub fn over_probe(p: &Param, probe: &Param) -> Option<Param> {
-    let one_way = probe.value / 2.0;
-    if !(one_way > 0.0 && p.value.is_finite()) {
-        return None;
-    }
+    let (ratio, ci) = ratio_to_probe(p.value, p.ci95, probe.value, probe.ci95)?;
     let name = format!("{}_over_probe", p.name.trim_end_matches("_ns"));
-    let ci = match (p.ci95, probe.ci95) {
-        (Some([a, b]), Some([c, d])) if c > 0.0 => Some([2.0 * a / d, 2.0 * b / c]),
-        _ => None,
-    };
-    Some(Param::new(&name, p.of.as_deref(), p.value / one_way).with_ci(ci, OVER_PROBE))
+    Some(Param::new(&name, p.of.as_deref(), ratio).with_ci(ci, OVER_PROBE))
 }
 
 /// How an [`over_probe`] interval is described.

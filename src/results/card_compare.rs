@@ -1,9 +1,12 @@
 //! `compare` of machine cards: each headline parameter across files, with a ratio
 //! to the first file for a positive quantity and a difference for a signed one,
-//! marked only where the 95 % intervals do not overlap.
+//! marked only where the 95 % intervals do not overlap: `*`, or `~` where the
+//! machine's probe moved between the files and the parameter's ratio to it held
+//! (the rule is [`super::state`]'s).
 
 use super::card::{CardRow, MachineCard, Trust, card_of};
-use super::{ResultFile, csv_line};
+use super::state::{Probed, Why, judge};
+use super::{KernelResult, ResultFile, csv_line, kernel_key};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -42,10 +45,17 @@ pub struct CardComparisonRow {
     pub ratios: Vec<Option<f64>>,
     /// Per file, its value less the first file's, for a signed quantity.
     pub differences: Vec<Option<f64>>,
-    /// Per file: `Some(true)` where its 95 % interval and the first file's do not
-    /// overlap, `Some(false)` where they do, `None` without both intervals (and for
-    /// the first file).
+    /// Per file: `Some(true)` where it is marked `*` (the 95 % intervals do not
+    /// overlap, and the machine's probe does not explain it), `Some(false)` where
+    /// it is not (the intervals overlap, or `~`: the machine moved and the
+    /// parameter with it), `None` without both intervals (and for the first
+    /// file).
     pub differs: Vec<Option<bool>>,
+    /// Per file, why it is marked or not (`None` for the first file).
+    pub why: Vec<Option<Why>>,
+    /// Per file, the probes and ratios behind `why` where the probes were
+    /// looked at.
+    pub notes: Vec<Option<String>>,
 }
 
 /// Cards side by side.
@@ -81,7 +91,7 @@ pub fn compare_cards(files: &[ResultFile]) -> CardComparison {
                 .iter()
                 .map(|c| c.rows.iter().find(|r| &r.key() == key))
                 .collect();
-            row(first[key], &cells)
+            row(first[key], &cells, files)
         })
         .collect();
     CardComparison {
@@ -97,7 +107,33 @@ pub fn compare_cards(files: &[ResultFile]) -> CardComparison {
     }
 }
 
-fn row(model: &CardRow, cells: &[Option<&CardRow>]) -> CardComparisonRow {
+/// The row's value in `file` with its kernel's probe: the kernel result whose
+/// headline has the row's value (a repeated kernel's card row is one
+/// repetition's), else the first with the row's kernel.
+fn probed(r: &CardRow, file: &ResultFile) -> Probed {
+    let of = r.of.as_deref();
+    let same = |p: &&super::Param| p.name == r.name && (of.is_none() || p.of.as_deref() == of);
+    let kernels: Vec<&KernelResult> = file
+        .kernels
+        .iter()
+        .filter(|k| kernel_key(k) == r.kernel)
+        .collect();
+    let k = kernels
+        .iter()
+        .find(|k| k.headline.iter().filter(same).any(|p| p.value == r.value))
+        .or(kernels.first());
+    match k {
+        Some(k) => {
+            // The kernel's qualifier for its probe (`spin-hint`), where the card
+            // row has none.
+            let of = k.headline.iter().find(same).map_or(of, |p| p.of.as_deref());
+            Probed::in_kernel(k, &r.name, of, r.value, r.ci95)
+        }
+        None => Probed::plain(r.value, r.ci95),
+    }
+}
+
+fn row(model: &CardRow, cells: &[Option<&CardRow>], files: &[ResultFile]) -> CardComparisonRow {
     let signed = cells
         .iter()
         .flatten()
@@ -106,14 +142,23 @@ fn row(model: &CardRow, cells: &[Option<&CardRow>]) -> CardComparisonRow {
     let mut ratios = Vec::new();
     let mut differences = Vec::new();
     let mut differs = Vec::new();
+    let mut why = Vec::new();
+    let mut notes = Vec::new();
+    let base_probed = base.map(|b| probed(b, &files[0]));
     for (i, c) in cells.iter().enumerate() {
         let pair = base.zip(*c).filter(|_| i > 0);
         ratios.push(pair.filter(|_| !signed).map(|(b, c)| c.value / b.value));
         differences.push(pair.filter(|_| signed).map(|(b, c)| c.value - b.value));
-        differs.push(pair.and_then(|(b, c)| {
-            let ([bl, bh], [cl, ch]) = (b.ci95?, c.ci95?);
-            Some(ch < bl || cl > bh)
+        let judged = pair.map(|(_, c)| {
+            let b = base_probed.as_ref().expect("a pair has a base");
+            judge(b, &probed(c, &files[i]))
+        });
+        differs.push(judged.as_ref().and_then(|(w, _)| match w {
+            Why::NoInterval => None,
+            w => Some(*w == Why::IntervalsDisjoint),
         }));
+        why.push(judged.as_ref().map(|(w, _)| *w));
+        notes.push(judged.and_then(|(_, n)| n));
     }
     CardComparisonRow {
         method: model.method.clone(),
@@ -136,12 +181,16 @@ fn row(model: &CardRow, cells: &[Option<&CardRow>]) -> CardComparisonRow {
         ratios,
         differences,
         differs,
+        why,
+        notes,
     }
 }
 
 /// The card comparison as CSV: `method,kernel,name,of,unit`, then per file its
-/// value, interval, trust, change against the first (`ratio` or `difference`)
-/// and mark (`*` where the intervals do not overlap).
+/// value, interval, trust, change against the first (`ratio` or `difference`),
+/// mark (`*` where the intervals do not overlap and the probe does not explain
+/// it, `~` where the machine moved and the parameter with it, `=` where the
+/// intervals overlap), why in words, and the probes behind it.
 pub fn cards_to_csv(c: &CardComparison) -> String {
     let mut header: Vec<String> = ["method", "kernel", "name", "of", "unit", "compared_by"]
         .map(String::from)
@@ -154,6 +203,8 @@ pub fn cards_to_csv(c: &CardComparison) -> String {
             "trust",
             "change",
             "differs",
+            "why",
+            "note",
         ] {
             header.push(format!("[{i}] {what}"));
         }
@@ -176,11 +227,9 @@ pub fn cards_to_csv(c: &CardComparison) -> String {
             cells.push(opt(cell.and_then(|c| c.ci95).map(|c| c[1])));
             cells.push(cell.map_or(String::new(), |c| c.trust.mark().into()));
             cells.push(opt(r.ratios[i].or(r.differences[i])));
-            cells.push(match r.differs[i] {
-                Some(true) => "*".into(),
-                Some(false) => "=".into(),
-                None => String::new(),
-            });
+            cells.push(r.why[i].map_or("", Why::csv_mark).into());
+            cells.push(r.why[i].map_or("", Why::words).into());
+            cells.push(r.notes[i].clone().unwrap_or_default());
         }
         out.push_str(&csv_line(&cells));
     }

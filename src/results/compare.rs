@@ -3,7 +3,16 @@
 //! of each column to the first for a positive quantity, the difference for a signed
 //! one, and a mark where a value differs from the first by more than the two
 //! values' uncertainties together (their intervals do not overlap).
+//!
+//! A value's interval here is the value plus or minus its uncertainty. Where two
+//! intervals do not overlap, the machine's state is looked at as in the card
+//! comparison ([`super::state`]): when both files carry the kernel's probe, the
+//! probes' intervals do not overlap, and the quantity is latency-like (a time in
+//! ns, a half-performance length), the quantity over the probe's one-way time is
+//! compared instead, and a ratio that held is marked `~` (the machine moved, and
+//! the quantity with it), not `*`.
 
+use super::state::{Probed, Why, judge, latency_like, ratio_to_probe, recorded_probe};
 use super::{Point, ResultFile, is_signed};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -29,10 +38,16 @@ pub struct ComparisonRow {
     /// standard deviation; `None` where unknown.
     pub uncertainties: Vec<Option<f64>>,
     /// Per column: `Some(true)` when the value differs from the first column's by
-    /// more than the sum of both uncertainties, `Some(false)` when it does not,
-    /// `None` when a value or an uncertainty is missing (always `None` for the first
-    /// column).
+    /// more than the sum of both uncertainties and the machine's probe does not
+    /// explain it (`*`), `Some(false)` when it does not differ or moved with the
+    /// probe (`~`), `None` when a value or an uncertainty is missing (always
+    /// `None` for the first column).
     pub differs: Vec<Option<bool>>,
+    /// Per column, why it is marked or not (`None` for the first column).
+    pub why: Vec<Option<Why>>,
+    /// Per column, the probes and ratios behind `why` where the probes were
+    /// looked at.
+    pub notes: Vec<Option<String>>,
 }
 
 /// A comparison of several files.
@@ -55,15 +70,24 @@ pub fn kernel_key(k: &super::KernelResult) -> String {
 /// A value, its uncertainty, and whether the quantity is signed.
 type Valued = (f64, Option<f64>, bool);
 
-/// A file's quantities by (kernel key, quantity name), and the keys in the order
-/// the file has them.
-type Quantities = (BTreeMap<(String, String), Valued>, Vec<(String, String)>);
+/// A file's quantities by (kernel key, quantity name), the keys in the order the
+/// file has them, and each kernel's probe (round trip and its interval).
+type Quantities = (
+    BTreeMap<(String, String), Valued>,
+    Vec<(String, String)>,
+    BTreeMap<String, (f64, [f64; 2])>,
+);
 
 /// The quantities of one file.
 fn quantities(file: &ResultFile) -> Quantities {
     let mut out = Recorder::default();
+    let mut probes = BTreeMap::new();
     for k in &file.kernels {
         let key = kernel_key(k);
+        // As the quantities, a repeated kernel's last repetition.
+        if let Some((p, Some(ci))) = recorded_probe(k, None).map(|p| (p.value, p.ci95)) {
+            probes.insert(key.clone(), (p, ci));
+        }
         // A parameter that more than one of the kernel's fits has (`t_startup_ns`
         // at P = 2, 4 and 8) is named with its fit's model, so that none hides
         // another.
@@ -109,7 +133,26 @@ fn quantities(file: &ResultFile) -> Quantities {
             }
         }
     }
-    (out.map, out.order)
+    (out.map, out.order, probes)
+}
+
+/// A quantity's value, its interval (value ± uncertainty), and, for a
+/// latency-like one, its kernel's probe and the ratio to it.
+fn probed(key: &(String, String), v: Valued, probes: &BTreeMap<String, (f64, [f64; 2])>) -> Probed {
+    let (value, u, _) = v;
+    let ci = u.map(|u| [value - u, value + u]);
+    let name = key.1.split([' ', '.']).next().unwrap_or(&key.1);
+    let probe = probes.get(&key.0).copied();
+    let ratio = probe.filter(|_| latency_like(name)).and_then(|(p, pci)| {
+        let (r, rci) = ratio_to_probe(value, ci, p, Some(pci))?;
+        Some((r, rci?))
+    });
+    Probed {
+        value,
+        ci95: ci,
+        probe,
+        ratio,
+    }
 }
 
 /// Whether a method quotes a measured quantity as the mean of its repetitions, with
@@ -153,7 +196,7 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
     // in string order), grouped by kernel and then by quantity.
     let mut keys: Vec<(String, String)> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
-    for (_, order) in &per_file {
+    for (_, order, _) in &per_file {
         for k in order {
             if seen.insert(k.clone()) {
                 keys.push(k.clone());
@@ -172,8 +215,10 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
     let rows = keys
         .into_iter()
         .map(|key| {
-            let cells: Vec<Option<Valued>> =
-                per_file.iter().map(|(q, _)| q.get(&key).copied()).collect();
+            let cells: Vec<Option<Valued>> = per_file
+                .iter()
+                .map(|(q, ..)| q.get(&key).copied())
+                .collect();
             let base = cells.first().copied().flatten();
             let signed = cells.iter().flatten().any(|c| c.2 || c.0 <= 0.0);
             let ratios = cells
@@ -191,14 +236,20 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
                     _ => None,
                 })
                 .collect();
-            let differs = cells
+            let judged: Vec<Option<(Why, Option<String>)>> = cells
                 .iter()
                 .enumerate()
-                .map(|(i, c)| match (base, c) {
-                    (Some((b, Some(ub), _)), Some((v, Some(uv), _))) if i > 0 => {
-                        Some((v - b).abs() > ub + uv)
-                    }
-                    _ => None,
+                .map(|(i, c)| {
+                    let (b, c) = base.zip(*c).filter(|_| i > 0)?;
+                    let b = probed(&key, b, &per_file[0].2);
+                    Some(judge(&b, &probed(&key, c, &per_file[i].2)))
+                })
+                .collect();
+            let differs = judged
+                .iter()
+                .map(|j| match j {
+                    Some((Why::NoInterval, _)) | None => None,
+                    Some((w, _)) => Some(*w == Why::IntervalsDisjoint),
                 })
                 .collect();
             ComparisonRow {
@@ -209,6 +260,8 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
                 differences,
                 uncertainties: cells.iter().map(|c| c.and_then(|c| c.1)).collect(),
                 differs,
+                why: judged.iter().map(|j| j.as_ref().map(|j| j.0)).collect(),
+                notes: judged.into_iter().map(|j| j.and_then(|j| j.1)).collect(),
             }
         })
         .collect();
@@ -223,11 +276,21 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
 
 /// The comparison as CSV: `kernel,quantity`, then per file its value, ratio to the
 /// first (positive quantities), difference from the first (signed ones),
-/// uncertainty and difference mark (`*` where it differs, empty otherwise).
+/// uncertainty, difference mark (`*` where it differs, `~` where it moved with
+/// the machine's probe, `=` where it does not differ), why in words, and the
+/// probes behind it.
 pub fn to_csv(c: &Comparison) -> String {
     let mut header = vec!["kernel".to_string(), "quantity".to_string()];
     for col in &c.columns {
-        for what in ["value", "ratio", "difference", "uncertainty", "differs"] {
+        for what in [
+            "value",
+            "ratio",
+            "difference",
+            "uncertainty",
+            "differs",
+            "why",
+            "note",
+        ] {
             header.push(format!("{col} {what}"));
         }
     }
@@ -240,11 +303,9 @@ pub fn to_csv(c: &Comparison) -> String {
             cells.push(opt(row.ratios[i]));
             cells.push(opt(row.differences[i]));
             cells.push(opt(row.uncertainties[i]));
-            cells.push(match row.differs[i] {
-                Some(true) => "*".into(),
-                Some(false) => "=".into(),
-                None => String::new(),
-            });
+            cells.push(row.why[i].map_or("", Why::csv_mark).into());
+            cells.push(row.why[i].map_or("", Why::words).into());
+            cells.push(row.notes[i].clone().unwrap_or_default());
         }
         out.push_str(&csv_line(&cells));
     }

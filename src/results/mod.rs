@@ -15,6 +15,7 @@ mod compare;
 mod decisions;
 mod eq13_interval;
 mod schema;
+mod state;
 mod units;
 
 pub use card::{
@@ -27,6 +28,7 @@ pub use schema::{
     FitResult, KernelResult, MachineInfo, Param, Point, PointValue, ResultFile, SCHEMA_VERSION,
     SoftwareInfo, TOOL_NAME,
 };
+pub use state::{PROBE_PARAM, Probed, Why, judge, latency_like, ratio_to_probe, recorded_probe};
 pub use units::{quantity, scaled, sig, unit_of};
 
 use std::path::{Path, PathBuf};

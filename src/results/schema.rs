@@ -114,7 +114,13 @@ pub struct KernelResult {
     pub elapsed_s: f64,
     /// The parameters a user would quote from this kernel, each with its 95 %
     /// interval; the machine card is built from them. Empty in files written
-    /// before they were recorded.
+    /// before they were recorded. A kernel that probes the machine's state adds
+    /// `probe_round_trip_ns` (the CPU pair's two-flag round trip: the probes'
+    /// median, their range as the interval) and `NAME_over_probe` beside a
+    /// latency `NAME_ns` (the latency over the probe's one-way time). `compare`
+    /// uses them: where two files' values of a latency-like parameter have
+    /// disjoint intervals and so have their probes, the ratios to the probe are
+    /// compared, and a ratio that held is marked `~` (the machine moved), not `*`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headline: Vec<Param>,
     /// Which repetition of `run --repeat K` this is, from 1; absent for a run
@@ -327,7 +333,7 @@ impl Point {
     /// Whether a plain number of this name is a count, chosen by the calibration
     /// (`reps`, `reps_sync`; a contending load's message size, `load_size_bytes`,
     /// from the load fraction asked for) or by the kernel from a swept variable
-    /// (`slots_per_lane`, from the message size; `rounds`) or tallied by the run (the
+    /// (`slots_per_lane`, from the message size; `rounds`, `batches_per_round`) or tallied by the run (the
     /// repetitions that gave a value, the messages that passed, the echoes left
     /// out), neither swept nor measured.
     pub fn is_count(name: &str) -> bool {
@@ -342,6 +348,7 @@ impl Point {
                 | "late_echoes"
                 | "slots_per_lane"
                 | "rounds"
+                | "batches_per_round"
                 | "load_size_bytes"
         ) || name.ends_with("_reps")
             || name.starts_with("reps_")

@@ -15,7 +15,7 @@ use crate::kernels::decomposition::{DECOMPOSITION, INTERFERENCE};
 use crate::kernels::hockney::{sync, vector};
 use crate::kernels::scibench::C2C;
 use crate::platform::Topology;
-use crate::results::{CardComparison, Comparison, KernelResult, Point, PointValue, num};
+use crate::results::{CardComparison, Comparison, KernelResult, Point, PointValue, Why, num};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -315,7 +315,7 @@ pub fn comparison(c: &Comparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "ratio to [1] (x) for positive quantities, difference from [1] (+/-) for signed ones; * = differs from [1] by more than the two values' spread or standard error"
+        "ratio to [1] (x) for positive quantities, difference from [1] (+/-) for signed ones; * = differs from [1] by more than the two values' spread or standard error; ~ = so does the CPU pair's probe, and the quantity's ratio to it holds (the machine moved)"
     );
     for (i, col) in c.columns.iter().enumerate() {
         let _ = writeln!(s, "[{}] {col}", i + 1);
@@ -337,15 +337,25 @@ pub fn comparison(c: &Comparison) -> String {
                     (None, Some(d)) => format!("{}{}", if d > 0.0 { "+" } else { "" }, num(d)),
                     _ => "-".into(),
                 };
-                let mark = if row.differs[i] == Some(true) {
-                    "*"
-                } else {
-                    " "
-                };
-                let _ = write!(line, " {v:>12} {r:>8}{mark}");
+                let mark = row.why[i].map_or("", Why::mark);
+                let _ = write!(line, " {v:>12} {r:>8}{mark:1}");
             }
         }
         let _ = writeln!(s, "{line}");
+        s.push_str(&notes(&row.why, &row.notes));
+    }
+    s
+}
+
+/// The notes of a row's marked columns, one line each under the row.
+fn notes(why: &[Option<Why>], notes: &[Option<String>]) -> String {
+    let mut s = String::new();
+    for (i, (w, n)) in why.iter().zip(notes).enumerate() {
+        if let (Some(w), Some(n)) = (w, n)
+            && !w.mark().is_empty()
+        {
+            let _ = writeln!(s, "      [{}] {} {n}", i + 1, w.mark());
+        }
     }
     s
 }
@@ -357,7 +367,7 @@ pub fn card_comparison(c: &CardComparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "machine cards side by side: value [95 % interval]; change against [1]: ratio (x) for positive quantities, difference (+/-) for signed ones; * = the 95 % intervals do not overlap"
+        "machine cards side by side: value [95 % interval]; change against [1]: ratio (x) for positive quantities, difference (+/-) for signed ones; * = the 95 % intervals do not overlap; ~ = nor do the CPU pair's probes, and the parameter's ratio to the probe holds (the machine moved)"
     );
     for (i, col) in c.columns.iter().enumerate() {
         let _ = writeln!(s, "[{}] {col}", i + 1);
@@ -384,15 +394,12 @@ pub fn card_comparison(c: &CardComparison) -> String {
                 let _ = write!(line, " {value:>30}");
             } else {
                 let change = card::change(row.ratios[i], row.differences[i], &row.unit);
-                let mark = if row.differs[i] == Some(true) {
-                    "*"
-                } else {
-                    " "
-                };
-                let _ = write!(line, " {value:>30} {change:>10}{mark}");
+                let mark = row.why[i].map_or("", Why::mark);
+                let _ = write!(line, " {value:>30} {change:>10}{mark:1}");
             }
         }
         let _ = writeln!(s, "{}", line.trim_end());
+        s.push_str(&notes(&row.why, &row.notes));
     }
     for (i, card) in c.cards.iter().enumerate() {
         if !card.decisions.is_empty() {

@@ -42,8 +42,32 @@
 //! fitted, as a check: a warning says when its `r_inf` is more than 25 % from the
 //! split's. The intervals of `r_inf`, `t_0` and `s_1/2` are percentile
 //! bootstraps over the rounds. The two-flag round trip of the CPU pair is probed
-//! before every method and recorded with it, and a warning gives the probes' range
-//! when it moved by more than 20 % during the kernel.
+//! before and after every method (each probe one batch per trial) and recorded
+//! with it, the median of both probes' batches with their range as its interval
+//! (`probe_round_trip_ns`, and `t0_over_probe` beside `t0_ns`), and a warning
+//! gives the methods' probes' range when it moved by more than 20 % during the
+//! kernel.
+//!
+//! Hand-overs with two modes: a grain's batch in a round is timed as up to
+//! [`SUB_BATCHES`] sub-batches of equal segments, and the round keeps their
+//! median. LOCKS hands over through a lock that spins for a few microseconds
+//! and then parks (parking_lot's algorithm), so a segment costs either a line
+//! transfer (about 100 ns) or a futex wake of a sleeping thread (tens of
+//! microseconds on a VM, where the wake waits for the host to run the idle
+//! virtual CPU). The waiter parks only when its partner is late by more than
+//! the spin, which a preemption or an interrupt makes rare and random: one
+//! park in a few thousand hand-overs adds tens of per cent to a whole
+//! millisecond batch's mean, so every round's mean held a different share of
+//! parks, and t_0, the short grains' median over the rounds, moved with that
+//! share (CV 39 % over five runs whose probe moved 7 %). A sub-batch of a
+//! seventh of the segments holds a park far less often, and the median of
+//! seven ignores up to three that do: the round measures the hand-over the
+//! lock makes when nobody is late. The same holds for a preemption in any
+//! other method's batch; a method whose every hand-over blocks (the events,
+//! the std barrier, the tasks) has one mode, and the median of seven equal
+//! sub-batches is then their mean's estimate. The clock's read overhead is
+//! still taken from each sub-batch, which is at least a seventh of the target
+//! batch time. Interleaved runs of the two builds are in `results/README.md`.
 //!
 //! Verification: before every batch the first `s` elements of `A` are set to NaN,
 //! and after it (once every processor is done) each must equal `B * C` exactly; a
@@ -648,12 +672,18 @@ pub fn sweep_method(
             .map(|&g| calibrate(plan.target, |r| batch(g, r)))
             .collect::<Result<Vec<u64>, _>>()?;
         let mut samples = vec![Vec::with_capacity(plan.trials); grains.len()];
+        let mut split = Vec::with_capacity(SUB_BATCHES);
         for _round in 0..plan.trials {
             if cancelled() {
                 break;
             }
             for ((&g, &r), out) in grains.iter().zip(&reps).zip(&mut samples) {
-                out.push(per_rep_ns(batch(g, r)?, r, clock));
+                let (n, sub) = sub_batches(r);
+                split.clear();
+                for _ in 0..n {
+                    split.push(per_rep_ns(batch(g, sub)?, sub, clock));
+                }
+                out.push(interval::median_in_place(&mut split).unwrap_or(f64::NAN));
             }
         }
         let out = grains
@@ -678,6 +708,18 @@ pub fn sweep_method(
         serial_flop_per_ns: serial,
         placement,
     })
+}
+
+/// A grain's batch in a round is timed as this many sub-batches (fewer when
+/// the batch has fewer segments), and the round keeps their median (see the
+/// module doc, "Hand-overs with two modes").
+pub const SUB_BATCHES: usize = 7;
+
+/// The sub-batches of a batch of `reps` segments: how many, and the segments
+/// of each (`reps` rounded down to a multiple of their number, at least one).
+pub fn sub_batches(reps: u64) -> (usize, u64) {
+    let n = (SUB_BATCHES as u64).min(reps).max(1);
+    (n as usize, (reps / n).max(1))
 }
 
 /// Times `reps` segments of `grain` flop with `method` on `cpus` (one batch,
@@ -708,11 +750,12 @@ pub fn sync_batch_time(
     .map(|(d, _)| d)
 }
 
-/// The scibench two-flag ping-pong round trip on the first two CPUs, ns (the
-/// cheapest hand-off there and back; the spin rows' t_0 is of its order).
-fn round_trip_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Option<f64>, KernelError> {
+/// The scibench two-flag ping-pong round trip on the first two CPUs, ns, one
+/// sample per trial (the cheapest hand-off there and back; the spin rows' t_0 is
+/// of its order); empty with fewer than two CPUs.
+fn round_trips_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Vec<f64>, KernelError> {
     if cpus.len() < 2 {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let team = Team::new(&ctx.team_spec(cpus[..2].to_vec(), 2, false))?;
     let (_, samples) = measure(
@@ -721,7 +764,7 @@ fn round_trip_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Option<f64>, Ke
         ctx.clock,
         |reps| crate::kernels::scibench::atomic_flag_round_trip(&team, reps),
     )?;
-    Ok(Some(samples.iter().copied().fold(f64::INFINITY, f64::min)))
+    Ok(samples)
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
@@ -751,25 +794,26 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let cancelled = || ctx.cancelled();
     let mut results = Vec::new();
     let mut probes = Vec::new();
+    // The probe before a method is the one after the method before it.
+    let mut before = round_trips_ns(ctx, &cpus)?;
     for method in Method::ALL {
         if ctx.cancelled() {
             break;
         }
-        let probe = round_trip_ns(ctx, &cpus)?;
         let of = Some(method.name());
         let sweep = sweep_method(method, &plan, ctx.clock, &cancelled)?;
+        let after = round_trips_ns(ctx, &cpus)?;
         ctx.progress.step(method.name());
         let mut r = method_result(&sweep, &plan, ctx.clock.read_overhead_ns);
         r.distance_class = (cpus.len() >= 2)
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
-        if let Some(rt) = probe {
-            probes.push(rt);
+        let around: Vec<f64> = before.iter().chain(&after).copied().collect();
+        if let Some(p) = probe_param(&around, of) {
+            probes.push(p.value);
             if let Some(f) = r.fits.first_mut() {
-                f.params.insert("pp_round_trip_ns".into(), rt);
+                f.params.insert("pp_round_trip_ns".into(), p.value);
             }
-        }
-        if let Some(p) = probe.and_then(|rt| probe_param(&[rt], of)) {
             let ratio = r
                 .headline
                 .iter()
@@ -778,6 +822,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             r.headline.extend(ratio);
             r.headline.push(p);
         }
+        before = after;
         results.push(r);
     }
     if let Some(w) = probe_warning(&probes) {
@@ -810,6 +855,7 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
                 .with("grain_flop", g.grain as f64)
                 .with("processors", plan.parts as f64)
                 .with("reps", g.reps as f64)
+                .with("batches_per_round", sub_batches(g.reps).0 as f64)
                 .with("rounds", g.samples_ns.len() as f64)
                 .with(
                     "rate_flop_per_s",
@@ -923,4 +969,19 @@ pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> Kern
 /// A signed percentage.
 fn pct(x: f64) -> String {
     format!("{:+.0} %", x * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 10,000 segments: 7 sub-batches of 1,428 (4 left out); 3 segments: 3 of
+    /// one; none still times one segment.
+    #[test]
+    fn a_batch_splits_into_at_most_seven_equal_sub_batches() {
+        assert_eq!(sub_batches(10_000), (7, 1_428));
+        assert_eq!(sub_batches(14), (7, 2));
+        assert_eq!(sub_batches(3), (3, 1));
+        assert_eq!(sub_batches(0), (1, 1));
+    }
 }

@@ -10,6 +10,7 @@
 //! `t_startup_ns` the headline has `t_startup_over_probe`, the start-up over the
 //! probe's one-way time, which holds still when the machine's state moves both.
 
+use super::super::probe::{probe_param, probe_warning};
 use super::super::timing::{measure, per_rep_ns, summarize_trials};
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::baseline::atomic_flag_round_trip;
@@ -101,12 +102,18 @@ fn baseline(ctx: &RunContext<'_>) -> Result<KernelResult, KernelError> {
     let one_way = convert::one_way_samples(&flags_ns);
     let (summary, warning) = summarize_trials(&one_way, "baseline 8 B");
     let point = point.with_stats("one_way_ns", summary);
+    // The two flags are the probe of the machine's state: their round trips are
+    // recorded as it, so that `compare` sees when the machine moved under the
+    // baseline (the headline's other parameters are filled from the point).
+    let mut warnings: Vec<String> = warning.into_iter().collect();
+    warnings.extend(probe_warning(&flags_ns));
     Ok(
         KernelResult::new(NAME, "scibench", team.placement(), cpus.clone())
             .with_transport(Some("atomic-flags"))
             .with_pair_distance(ctx.topology)
             .with_ranks(2)
             .with_points(vec![point])
-            .with_warnings(warning.into_iter().collect()),
+            .with_warnings(warnings)
+            .with_headline(probe_param(&flags_ns, None).into_iter().collect()),
     )
 }
