@@ -205,6 +205,54 @@ fn oneway_over_mpi_and_the_list() {
     );
 }
 
+/// `c2c` over MPI: one point per pair of ranks, each with both ranks and
+/// the class `other process, same node` (index 5 of the distance classes).
+#[test]
+fn c2c_over_mpi_covers_every_pair_of_ranks() {
+    if !have_mpirun("c2c_over_mpi_covers_every_pair_of_ranks") {
+        return;
+    }
+    let _turn = common::measuring();
+    let dir = tempfile::tempdir().unwrap();
+    let np = np();
+    let out = mpirun(
+        dir.path(),
+        np,
+        &[
+            "run",
+            "c2c",
+            "--transport",
+            "mpi",
+            "--quick",
+            "--out",
+            "c2c.json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(dir.path(), "c2c.json");
+    let c2c = kernel(&doc, "c2c", "mpi");
+    let points = c2c["points"].as_array().unwrap();
+    assert_eq!(points.len(), np * (np - 1) / 2, "{c2c}");
+    let mut pairs: Vec<(u64, u64)> = points
+        .iter()
+        .map(|p| {
+            assert_eq!(p["distance_class_index"], 5.0, "{p}");
+            assert!(p["one_way_ns"]["min"].as_f64().unwrap() > 0.0, "{p}");
+            (
+                p["rank_a"].as_f64().unwrap() as u64,
+                p["rank_b"].as_f64().unwrap() as u64,
+            )
+        })
+        .collect();
+    pairs.dedup();
+    assert_eq!(pairs.len(), np * (np - 1) / 2);
+    assert!(pairs.iter().all(|(a, b)| a < b && *b < np as u64));
+}
+
 /// Outside mpirun (a world of one process), a kernel that does not run over MPI,
 /// and options that make no sense there: one line, exit 2, nothing written.
 #[test]
@@ -221,7 +269,7 @@ fn mpi_refusals_are_one_line() {
     );
     for (args, needle) in [
         (
-            &["run", "c2c", "--transport", "mpi"][..],
+            &["run", "sci-topology", "--transport", "mpi"][..],
             "does not run over MPI",
         ),
         (

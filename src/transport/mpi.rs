@@ -176,14 +176,19 @@ impl MpiEndpoint {
         flag != 0
     }
 
-    /// `reps` round trips of the plain MPI ping-pong between ranks 0 and 1 on
-    /// this endpoint's communicator, 8 bytes each way: rank 0 `MPI_Send`s then
-    /// `MPI_Recv`s, rank 1 the reverse; returns this rank's time. Only the first
-    /// receive waits under the deadline (by `MPI_Iprobe`), so that a peer that
-    /// never comes ends in an error; the rest are blocking `MPI_Recv`s, as in C.
+    /// `reps` round trips of the plain MPI ping-pong with rank `peer` on this
+    /// endpoint's communicator, 8 bytes each way: the rank that `leads`
+    /// `MPI_Send`s then `MPI_Recv`s, the other the reverse; returns this rank's
+    /// time. Only the first receive waits under the deadline (by `MPI_Iprobe`),
+    /// so that a peer that never comes ends in an error; the rest are blocking
+    /// `MPI_Recv`s, as in C.
     #[inline(never)]
-    pub fn raw_round_trips(&mut self, reps: u64) -> Result<std::time::Duration, RankError> {
-        let peer = 1 - self.rank.min(1);
+    pub fn raw_round_trips(
+        &mut self,
+        peer: usize,
+        leads: bool,
+        reps: u64,
+    ) -> Result<std::time::Duration, RankError> {
         check_peer(self.rank, peer, self.size)?;
         let out = [7u8; 8];
         let mut inbuf = [0u8; 8];
@@ -224,7 +229,7 @@ impl MpiEndpoint {
         };
         let start = std::time::Instant::now();
         for i in 0..reps {
-            if self.rank == 0 {
+            if leads {
                 send(&out);
                 if i == 0 {
                     first(self)?;

@@ -27,6 +27,10 @@ pub(super) const C2C: KernelSpec = KernelSpec {
 };
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return super::over_mpi::c2c(ctx, procs.get());
+    }
     let cpus = ctx.cpus();
     let pairs: Vec<(usize, usize)> = cpus
         .iter()
@@ -75,7 +79,11 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         ctx.progress.step(&format!("CPUs {a}-{b}"));
     }
     ctx.progress.end();
-    let headline = class_headline(&points, &pairs, ctx);
+    let classes: Vec<Option<DistanceClass>> = pairs
+        .iter()
+        .map(|&(a, b)| ctx.topology.distance(a, b))
+        .collect();
+    let headline = class_headline(&points, &classes);
     Ok(vec![
         KernelResult::new(NAME, "scibench", Placement::Pinned, cpus)
             .with_transport(Some("mailbox"))
@@ -87,16 +95,17 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 }
 
 /// Per distance class: the minimum, median and maximum over its pairs of each
-/// pair's median one-way time. One pair: its median with the trials' range; more:
-/// percentile bootstrap over the pairs.
-fn class_headline(points: &[Point], pairs: &[(usize, usize)], ctx: &RunContext<'_>) -> Vec<Param> {
+/// pair's median one-way time (`classes[i]` the class of `points[i]`'s pair).
+/// One pair: its median with the trials' range; more: percentile bootstrap over
+/// the pairs.
+pub(super) fn class_headline(points: &[Point], classes: &[Option<DistanceClass>]) -> Vec<Param> {
     let mut out = Vec::new();
     for class in DistanceClass::ALL {
         let of = class.to_string();
         let in_class: Vec<&Summary> = points
             .iter()
-            .zip(pairs)
-            .filter(|(_, (a, b))| ctx.topology.distance(*a, *b) == Some(class))
+            .zip(classes)
+            .filter(|(_, c)| **c == Some(class))
             .filter_map(|(p, _)| p.stats("one_way_ns"))
             .collect();
         match in_class.as_slice() {
