@@ -253,6 +253,60 @@ fn c2c_over_mpi_covers_every_pair_of_ranks() {
     assert!(pairs.iter().all(|(a, b)| a < b && *b < np as u64));
 }
 
+/// CoMet's broadcast, global sum and barrier over MPI: the hand-written
+/// algorithms and MPI's own (`MPI_Bcast`, `MPI_Allreduce`, `MPI_Barrier`) all
+/// run on every process; every broadcast and global sum is checked on every
+/// rank against the expected pattern and the serial sum before and after
+/// timing (a mismatch fails the run), so success means they agree.
+#[test]
+fn collectives_over_mpi_agree_with_mpis_own() {
+    if !have_mpirun("collectives_over_mpi_agree_with_mpis_own") {
+        return;
+    }
+    let _turn = common::measuring();
+    let dir = tempfile::tempdir().unwrap();
+    let np = np();
+    let out = mpirun(
+        dir.path(),
+        np,
+        &[
+            "run",
+            "comet-broadcast",
+            "comet-global-sum",
+            "comet-barrier",
+            "--transport",
+            "mpi",
+            "--quick",
+            "--sizes",
+            "8,64K",
+            "--out",
+            "coll.json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(dir.path(), "coll.json");
+    for (name, points) in [
+        ("comet-broadcast-linear", 2),
+        ("comet-broadcast-tree", 2),
+        ("comet-broadcast-mpi", 2),
+        ("comet-global-sum-doubling", 2),
+        ("comet-global-sum-tree", 2),
+        ("comet-global-sum-mpi", 2),
+        ("comet-barrier-dissemination", 1),
+        ("comet-barrier-mpi", 1),
+    ] {
+        let k = kernel(&doc, name, "mpi");
+        assert_eq!(k["ranks"], np, "{name}");
+        let pts = k["points"].as_array().unwrap();
+        assert_eq!(pts.len(), points, "{name}: {k}");
+        assert!(pts.iter().all(|p| p["processors"] == np as f64), "{name}");
+    }
+}
+
 /// Outside mpirun (a world of one process), a kernel that does not run over MPI,
 /// and options that make no sense there: one line, exit 2, nothing written.
 #[test]

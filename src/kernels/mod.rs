@@ -271,7 +271,14 @@ pub fn registry() -> Vec<&'static KernelSpec> {
 /// only through their endpoints. The others are refused over MPI: their ranks
 /// share memory (flags, emulated fabrics, hosted nodes) or they are not ported
 /// yet.
-pub static OVER_MPI: &[&str] = &[scibench::PINGPONG, scibench::ONEWAY, scibench::C2C];
+pub static OVER_MPI: &[&str] = &[
+    scibench::PINGPONG,
+    scibench::ONEWAY,
+    scibench::C2C,
+    comet::BROADCAST,
+    comet::GLOBAL_SUM,
+    comet::BARRIER,
+];
 
 /// Whether `spec` runs over MPI processes.
 pub fn runs_over_mpi(spec: &KernelSpec) -> bool {

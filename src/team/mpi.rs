@@ -257,13 +257,25 @@ impl Processes {
         kernel: &str,
         body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint) -> Result<R, RankError>,
     ) -> Result<R, TeamError> {
+        self.run_buffered(kernel, None, body)
+    }
+
+    /// [`Processes::run`] with buffered sends of up to `buffer_bytes` (two whole
+    /// messages per peer, see [`MpiEndpoint::new`]), for kernels whose ranks
+    /// send to each other at once.
+    pub fn run_buffered<R>(
+        &self,
+        kernel: &str,
+        buffer_bytes: Option<usize>,
+        body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint) -> Result<R, RankError>,
+    ) -> Result<R, TeamError> {
         let failed = |error| TeamError::Rank {
             kernel: kernel.into(),
             rank: self.rank,
             error,
         };
         self.start_gate().map_err(failed)?;
-        let mut ep = MpiEndpoint::new(&self.world, Arc::clone(&self.control));
+        let mut ep = MpiEndpoint::new(&self.world, Arc::clone(&self.control), buffer_bytes);
         let ctx = RankCtx {
             rank: self.rank,
             size: self.size(),

@@ -49,6 +49,16 @@ pub struct MpiEndpoint {
     size: usize,
     control: Arc<TeamControl>,
     pending: PendingRequests,
+    /// Buffered sends, where the kernel needs them: per peer two buffers.
+    buffered: Option<Vec<[SendSlot; 2]>>,
+    /// Per peer, the slot its next buffered send takes.
+    next_slot: Vec<usize>,
+}
+
+/// A buffer of a buffered send and its request (null when the buffer is free).
+struct SendSlot {
+    buf: Vec<u8>,
+    request: ffi::MPI_Request,
 }
 
 impl std::fmt::Debug for MpiEndpoint {
@@ -70,17 +80,79 @@ unsafe impl Send for MpiEndpoint {}
 impl MpiEndpoint {
     /// An endpoint on a duplicate of `world` (collective: every process of
     /// `world` makes it together), waiting by `control`'s rules and deadline.
-    pub fn new(world: &SimpleCommunicator, control: Arc<TeamControl>) -> MpiEndpoint {
+    ///
+    /// With `buffer_bytes`, sends are buffered as the thread transports' are for
+    /// CoMet's kernels (two whole messages of up to `buffer_bytes` per peer): a
+    /// send longer than MPI sends eagerly is copied into one of two buffers of
+    /// its peer and left in flight, so that two ranks may send to each other at
+    /// once (a synchronous send of a long message would wait for the matching
+    /// receive, and both would wait). Without, a send returns when MPI has
+    /// finished with the caller's bytes, and nothing is copied.
+    pub fn new(
+        world: &SimpleCommunicator,
+        control: Arc<TeamControl>,
+        buffer_bytes: Option<usize>,
+    ) -> MpiEndpoint {
         let comm = world.duplicate();
         let rank = comm.rank() as usize;
         let size = comm.size() as usize;
+        let slot = |bytes: usize| SendSlot {
+            buf: vec![0u8; bytes],
+            request: null_request(),
+        };
         MpiEndpoint {
             comm,
             rank,
             size,
             control,
             pending: PendingRequests::new(size),
+            buffered: buffer_bytes
+                .filter(|&b| b > EAGER_BYTES)
+                .map(|b| (0..size).map(|_| [slot(b), slot(b)]).collect()),
+            next_slot: vec![0; size],
         }
+    }
+
+    /// A buffered send of `data` to `to` (see [`MpiEndpoint::new`]): waits for
+    /// the earlier send from the slot it takes, copies, posts, and returns.
+    #[inline]
+    fn send_buffered(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
+        let k = self.next_slot[to];
+        self.next_slot[to] ^= 1;
+        let mut request = match &mut self.buffered {
+            Some(slots) => std::mem::replace(&mut slots[to][k].request, null_request()),
+            None => null_request(),
+        };
+        if request != null_request() {
+            self.complete(&mut request, to, false)?;
+        }
+        let Some(slots) = &mut self.buffered else {
+            return Ok(());
+        };
+        let slot = &mut slots[to][k];
+        if data.len() > slot.buf.len() {
+            return Err(too_long(data.len(), slot.buf.len()));
+        }
+        slot.buf[..data.len()].copy_from_slice(data);
+        let mut request = null_request();
+        // SAFETY: the slot's buffer is valid for reads of `data.len()` bytes
+        // until the request completes: the slot is not written again before
+        // its request is completed (above, on its next use, or when the
+        // endpoint drops), and its buffer is never freed while the request is
+        // in flight (a failed completion leaks the buffers; see `Drop`).
+        unsafe {
+            ffi::MPI_Isend(
+                slot.buf.as_ptr().cast::<c_void>(),
+                count(data.len()),
+                ffi::RSMPI_UINT8_T,
+                to as c_int,
+                DATA_TAG,
+                self.comm.as_raw(),
+                &mut request,
+            )
+        };
+        slot.request = request;
+        Ok(())
     }
 
     /// Polls `request` until it completes, under the deadline; on failure the
@@ -248,6 +320,86 @@ impl MpiEndpoint {
     }
 }
 
+impl Drop for MpiEndpoint {
+    /// Completes the buffered sends still in flight (under the deadline); if one
+    /// cannot complete, the buffers are leaked rather than freed under MPI.
+    fn drop(&mut self) {
+        let Some(mut slots) = self.buffered.take() else {
+            return;
+        };
+        let mut failed = false;
+        for (peer, pair) in slots.iter_mut().enumerate() {
+            for slot in pair.iter_mut() {
+                if slot.request != null_request() && !failed {
+                    failed = self.complete(&mut slot.request, peer, false).is_err();
+                }
+            }
+        }
+        if failed {
+            std::mem::forget(slots);
+        }
+    }
+}
+
+/// MPI's own collectives on the endpoint's communicator, blocking as a program
+/// calls them (`MPI_Bcast`, `MPI_Allreduce`, `MPI_Barrier`), for the kernels
+/// that time them beside hand-written ones. A blocking collective cannot keep a
+/// deadline, so callers first [`meet`](MpiEndpoint::meet) (untimed): after it
+/// every rank is in the batch, and only a rank that dies can stop one, which
+/// `mpirun` ends the job for.
+impl MpiEndpoint {
+    /// Every rank arrives, then all go: `MPI_Ibarrier` polled under the
+    /// deadline.
+    pub fn meet(&mut self) -> Result<(), RankError> {
+        let mut request = null_request();
+        // SAFETY: the communicator is live; `request` is valid for writes.
+        unsafe { ffi::MPI_Ibarrier(self.comm.as_raw(), &mut request) };
+        self.complete(&mut request, usize::MAX, false).map(|_| ())
+    }
+
+    /// `MPI_Bcast` of `buf` from rank 0.
+    #[inline]
+    pub fn bcast(&mut self, buf: &mut [u8]) {
+        // SAFETY: `buf` is valid for reads and writes of its length for the
+        // call; the communicator is live; every rank passes the same length.
+        unsafe {
+            ffi::MPI_Bcast(
+                buf.as_mut_ptr().cast::<c_void>(),
+                count(buf.len()),
+                ffi::RSMPI_UINT8_T,
+                0,
+                self.comm.as_raw(),
+            )
+        };
+    }
+
+    /// `MPI_Allreduce` with `MPI_SUM` of `input` into `sum`, element-wise.
+    #[inline]
+    pub fn allreduce_sum(&mut self, input: &[f64], sum: &mut [f64]) {
+        debug_assert_eq!(input.len(), sum.len());
+        // SAFETY: `input` is readable and `sum` writable for `input.len()`
+        // doubles (the lengths are equal), they do not overlap (one is shared,
+        // one exclusive), and the communicator is live.
+        unsafe {
+            ffi::MPI_Allreduce(
+                input.as_ptr().cast::<c_void>(),
+                sum.as_mut_ptr().cast::<c_void>(),
+                count(input.len()),
+                ffi::RSMPI_DOUBLE,
+                ffi::RSMPI_SUM,
+                self.comm.as_raw(),
+            )
+        };
+    }
+
+    /// `MPI_Barrier`.
+    #[inline]
+    pub fn barrier(&mut self) {
+        // SAFETY: the communicator is live.
+        unsafe { ffi::MPI_Barrier(self.comm.as_raw()) };
+    }
+}
+
 /// Polls `ready` as `rank` waits: spinning with the deadline checked every
 /// 1024 polls, or yielding the CPU after every poll when it shares it.
 #[inline]
@@ -311,6 +463,9 @@ impl Endpoint for MpiEndpoint {
     #[inline]
     fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
         check_peer(self.rank, to, self.size)?;
+        if self.buffered.is_some() && data.len() > EAGER_BYTES {
+            return self.send_buffered(to, data);
+        }
         let mut request = self.post_send(to, DATA_TAG, data);
         self.complete(&mut request, to, false).map(|_| ())
     }

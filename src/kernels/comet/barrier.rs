@@ -326,7 +326,85 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return run_over_mpi(ctx, procs.get());
+    }
     run_with(ctx, &common::processor_counts(ctx.config.quick))
+}
+
+/// MPI's own barrier beside the dissemination barrier: `MPI_Barrier`.
+#[cfg(feature = "mpi")]
+pub(super) const MPI_VARIANT: &str = "comet-barrier-mpi";
+
+/// The barrier kernel over MPI processes, at P = the number of processes: the
+/// dissemination barrier on the endpoint's messages and `MPI_Barrier` (the
+/// central and std barriers need memory shared between ranks). The first
+/// barrier of each batch is not timed, as between threads.
+#[cfg(feature = "mpi")]
+fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    use super::over_mpi;
+    use crate::transport::mpi::MpiEndpoint;
+    let p = procs.size();
+    let params = [p as u64];
+    let variants = [
+        (Kind::Dissemination(TransportKind::Mailbox).name(), false),
+        (MPI_VARIANT, true),
+    ];
+    ctx.progress.begin(BARRIER.name, variants.len() as u64);
+    let mut out = Vec::new();
+    for (name, mpi) in variants {
+        let wait = |ep: &mut MpiEndpoint, reps: u64| {
+            if mpi {
+                (0..reps).for_each(|_| ep.barrier());
+                Ok(())
+            } else {
+                dissemination_batch(ep, reps)
+            }
+        };
+        let samples = over_mpi::sweep(
+            ctx,
+            procs,
+            BARRIER.name,
+            &params,
+            64,
+            |_| format!("{name} P={p}"),
+            |rc, ep, sweep| {
+                drive_with_prologue(
+                    rc,
+                    ep,
+                    sweep,
+                    &mut (),
+                    |ep, _, _, check| match check {
+                        Check::After => Ok(()),
+                        Check::Before if mpi => over_mpi::meet(ep).and_then(|_| wait(ep, 1)),
+                        Check::Before => wait(ep, 1),
+                    },
+                    |ep, _, _| {
+                        if mpi {
+                            over_mpi::meet(ep)?;
+                        }
+                        wait(ep, 1)
+                    },
+                    |ep, _, _, reps| wait(ep, reps),
+                )
+            },
+        )?;
+        if procs.rank() == 0 {
+            out.push(over_mpi::collective_result(
+                procs,
+                name,
+                "barrier_ns",
+                &samples,
+                |point, _| (point, format!("P = {p}"), 0),
+            ));
+        }
+    }
+    ctx.progress.end();
+    Ok(out)
 }
 
 /// Run with: `RUSTFLAGS="--cfg loom" cargo test --release --lib --target-dir

@@ -181,14 +181,7 @@ pub(super) fn run_with(
         sizes.len(),
         "broadcast_ns",
         |team, algorithm, t| crate::with_transport!(t, run_on(ctx, team, algorithm, &sizes)),
-        |point, s| {
-            let size = s.param as usize;
-            (
-                point.with("size_bytes", size as f64),
-                format!("{size} B"),
-                size,
-            )
-        },
+        describe_size,
     )
 }
 
@@ -302,7 +295,121 @@ pub(super) fn add_fits(r: &mut KernelResult, mins: &[(usize, usize, f64)], y_nam
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return run_over_mpi(ctx, procs.get());
+    }
     run_with(ctx, &common::processor_counts(ctx.config.quick))
+}
+
+/// MPI's own broadcast beside the linear and tree ones: `MPI_Bcast` from rank 0,
+/// then `MPI_Barrier`, as the hand-written ones end on the dissemination barrier.
+#[cfg(feature = "mpi")]
+pub(super) const MPI_VARIANT: &str = "comet-broadcast-mpi";
+
+/// The broadcast kernel over MPI processes: linear, tree and `MPI_Bcast`, at P =
+/// the number of processes.
+#[cfg(feature = "mpi")]
+fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    use super::common::drive_with_prologue;
+    use super::over_mpi;
+    use crate::transport::mpi::MpiEndpoint;
+    let sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
+    let max = sizes.iter().copied().max().unwrap_or(0);
+    let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
+    let p = procs.size();
+    let variants = [
+        (Algorithm::Linear.name(), Some(Algorithm::Linear)),
+        (Algorithm::Tree.name(), Some(Algorithm::Tree)),
+        (MPI_VARIANT, None),
+    ];
+    ctx.progress
+        .begin(NAME, (variants.len() * params.len()) as u64);
+    let mut out = Vec::new();
+    for (name, algorithm) in variants {
+        let one = |ep: &mut MpiEndpoint, buf: &mut [u8], len: usize, reps: u64| match algorithm {
+            Some(a) => batch(ep, a, buf, len, reps),
+            None => {
+                for _ in 0..reps {
+                    ep.bcast(&mut buf[..len]);
+                    ep.barrier();
+                }
+                Ok(())
+            }
+        };
+        let samples = over_mpi::sweep(
+            ctx,
+            procs,
+            NAME,
+            &params,
+            max,
+            |s| format!("{name} P={p} {s} B"),
+            |rc, ep, sweep| {
+                let mut buf = vec![0u8; max.max(64)];
+                if rc.rank == 0 {
+                    buf = common::pattern_buf(0, max.max(64));
+                }
+                drive_with_prologue(
+                    rc,
+                    ep,
+                    sweep,
+                    &mut buf,
+                    |ep, buf, size, check| {
+                        let size = size as usize;
+                        if check == Check::After {
+                            return Ok(());
+                        }
+                        if ep.rank() != 0 {
+                            buf.fill(0);
+                        }
+                        if algorithm.is_none() {
+                            over_mpi::meet(ep)?;
+                        }
+                        one(ep, buf, size, 1)?;
+                        check_pattern(
+                            &format!("{name} at rank {}", ep.rank()),
+                            0,
+                            &buf[..size],
+                            size,
+                        )
+                    },
+                    |ep, _, _| match algorithm {
+                        None => over_mpi::meet(ep),
+                        Some(_) => Ok(()),
+                    },
+                    |ep, buf, size, reps| one(ep, buf, size as usize, reps),
+                )
+            },
+        )?;
+        if procs.rank() == 0 {
+            out.push(over_mpi::collective_result(
+                procs,
+                name,
+                "broadcast_ns",
+                &samples,
+                describe_size,
+            ));
+        }
+    }
+    ctx.progress.end();
+    Ok(out)
+}
+
+/// A point's message size, its label and size in bytes.
+fn describe_size(point: Point, s: &Samples) -> (Point, String, usize) {
+    let size = s.param as usize;
+    (
+        point.with("size_bytes", size as f64),
+        format!("{size} B"),
+        size,
+    )
 }
 
 #[cfg(test)]

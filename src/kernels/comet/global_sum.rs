@@ -200,11 +200,7 @@ pub(super) fn run_with(
     processors: &[usize],
 ) -> Result<Vec<KernelResult>, KernelError> {
     common::require_two_cpus(ctx, GLOBAL_SUM.name)?;
-    let lengths: Vec<usize> = match &ctx.config.sizes {
-        Some(s) => s.iter().map(|b| (b / 8).max(1)).collect(),
-        None if ctx.config.quick => vec![1, 16, 256, 4096],
-        None => vec![1, 8, 64, 512, 2048, 4096, 8192],
-    };
+    let lengths = lengths(ctx);
     sweep_collective(
         ctx,
         GLOBAL_SUM.name,
@@ -229,7 +225,110 @@ fn describe(point: Point, s: &Samples) -> (Point, String, usize) {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return run_over_mpi(ctx, procs.get());
+    }
     run_with(ctx, &common::processor_counts(ctx.config.quick))
+}
+
+/// The vector lengths, in doubles: from the run's sizes (8 bytes a double), or
+/// the defaults.
+fn lengths(ctx: &RunContext<'_>) -> Vec<usize> {
+    match &ctx.config.sizes {
+        Some(s) => s.iter().map(|b| (b / 8).max(1)).collect(),
+        None if ctx.config.quick => vec![1, 16, 256, 4096],
+        None => vec![1, 8, 64, 512, 2048, 4096, 8192],
+    }
+}
+
+/// MPI's own global sum beside doubling and tree: `MPI_Allreduce` with
+/// `MPI_SUM`.
+#[cfg(feature = "mpi")]
+pub(super) const MPI_VARIANT: &str = "comet-global-sum-mpi";
+
+/// The global-sum kernel over MPI processes: doubling, tree and
+/// `MPI_Allreduce`, at P = the number of processes, each checked against the
+/// serial sum.
+#[cfg(feature = "mpi")]
+fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    use super::common::drive_with_prologue;
+    use super::over_mpi;
+    use crate::transport::mpi::MpiEndpoint;
+    let lengths = lengths(ctx);
+    let max = lengths.iter().copied().max().unwrap_or(0);
+    let params: Vec<u64> = lengths.iter().map(|&s| s as u64).collect();
+    let p = procs.size();
+    let variants = [
+        (Algorithm::Doubling.name(), Some(Algorithm::Doubling)),
+        (Algorithm::Tree.name(), Some(Algorithm::Tree)),
+        (MPI_VARIANT, None),
+    ];
+    ctx.progress
+        .begin(NAME, (variants.len() * params.len()) as u64);
+    let mut out = Vec::new();
+    for (name, algorithm) in variants {
+        let one = |ep: &mut MpiEndpoint, v: &mut Vectors, len: usize, reps: u64| match algorithm {
+            Some(a) => batch(ep, a, v, len, reps),
+            None => {
+                for _ in 0..reps {
+                    ep.allreduce_sum(&v.input[..len], &mut v.acc[..len]);
+                }
+                Ok(())
+            }
+        };
+        let samples = over_mpi::sweep(
+            ctx,
+            procs,
+            NAME,
+            &params,
+            max * 8,
+            |n| format!("{name} P={p} {n} doubles"),
+            |rc, ep, sweep| {
+                let mut v = Vectors {
+                    input: (0..max).map(|i| input(rc.rank, i)).collect(),
+                    acc: vec![0.0; max],
+                    tmp: vec![0.0; max],
+                };
+                drive_with_prologue(
+                    rc,
+                    ep,
+                    sweep,
+                    &mut v,
+                    |ep, v, len, check| {
+                        let len = len as usize;
+                        if check == Check::Before {
+                            v.acc.fill(f64::NAN);
+                            if algorithm.is_none() {
+                                over_mpi::meet(ep)?;
+                            }
+                            one(ep, v, len, 1)?;
+                        }
+                        verify(rc.rank, p, &v.acc[..len])
+                    },
+                    |ep, _, _| match algorithm {
+                        None => over_mpi::meet(ep),
+                        Some(_) => Ok(()),
+                    },
+                    |ep, v, len, reps| one(ep, v, len as usize, reps),
+                )
+            },
+        )?;
+        if procs.rank() == 0 {
+            out.push(over_mpi::collective_result(
+                procs,
+                name,
+                "global_sum_ns",
+                &samples,
+                describe,
+            ));
+        }
+    }
+    ctx.progress.end();
+    Ok(out)
 }
 
 #[cfg(test)]
