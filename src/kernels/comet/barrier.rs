@@ -349,62 +349,51 @@ fn run_over_mpi(
     use super::over_mpi;
     use crate::transport::mpi::MpiEndpoint;
     let p = procs.size();
-    let params = [p as u64];
-    let variants = [
-        (Kind::Dissemination(TransportKind::Mailbox).name(), false),
-        (MPI_VARIANT, true),
+    let names = [
+        Kind::Dissemination(TransportKind::Mailbox).name(),
+        MPI_VARIANT,
     ];
-    ctx.progress.begin(BARRIER.name, variants.len() as u64);
-    let mut out = Vec::new();
-    for (name, mpi) in variants {
-        let wait = |ep: &mut MpiEndpoint, reps: u64| {
-            if mpi {
-                (0..reps).for_each(|_| ep.barrier());
-                Ok(())
-            } else {
-                dissemination_batch(ep, reps)
-            }
-        };
-        let samples = over_mpi::sweep(
-            ctx,
-            procs,
-            BARRIER.name,
-            &params,
-            64,
-            |_| format!("{name} P={p}"),
-            |rc, ep, sweep| {
-                drive_with_prologue(
-                    rc,
-                    ep,
-                    sweep,
-                    &mut (),
-                    |ep, _, _, check| match check {
-                        Check::After => Ok(()),
-                        Check::Before if mpi => over_mpi::meet(ep).and_then(|_| wait(ep, 1)),
-                        Check::Before => wait(ep, 1),
-                    },
-                    |ep, _, _| {
-                        if mpi {
-                            over_mpi::meet(ep)?;
-                        }
-                        wait(ep, 1)
-                    },
-                    |ep, _, _, reps| wait(ep, reps),
-                )
-            },
-        )?;
-        if procs.rank() == 0 {
-            out.push(over_mpi::collective_result(
-                procs,
-                name,
-                "barrier_ns",
-                &samples,
-                |point, _| (point, format!("P = {p}"), 0),
-            ));
-        }
-    }
-    ctx.progress.end();
-    Ok(out)
+    over_mpi::run_variants(
+        ctx,
+        procs,
+        BARRIER.name,
+        &names,
+        &[p as u64],
+        64,
+        "barrier_ns",
+        |point, _| (point, format!("P = {p}"), 0),
+        |i, rc, ep, sweep| {
+            let mpi = names[i] == MPI_VARIANT;
+            let wait = |ep: &mut MpiEndpoint, reps: u64| {
+                over_mpi::meet_if(ep, mpi)?;
+                if mpi {
+                    (0..reps).for_each(|_| ep.barrier());
+                    Ok(())
+                } else {
+                    dissemination_batch(ep, reps)
+                }
+            };
+            drive_with_prologue(
+                rc,
+                ep,
+                sweep,
+                &mut (),
+                |ep, _, _, check| match check {
+                    Check::After => Ok(()),
+                    Check::Before => wait(ep, 1),
+                },
+                |ep, _, _| wait(ep, 1),
+                |ep, _, _, reps| {
+                    if mpi {
+                        (0..reps).for_each(|_| ep.barrier());
+                        Ok(())
+                    } else {
+                        dissemination_batch(ep, reps)
+                    }
+                },
+            )
+        },
+    )
 }
 
 /// Run with: `RUSTFLAGS="--cfg loom" cargo test --release --lib --target-dir

@@ -130,30 +130,16 @@ fn run_on<T: Transport + 'static>(
         max,
         |s| format!("{} P={p} {s} B", algorithm.name()),
         |rc, ep, sweep| {
-            let mut buf = vec![0u8; max.max(64)];
-            if rc.rank == 0 {
-                buf = common::pattern_buf(0, max.max(64));
-            }
+            let mut buf = pattern_or_zeros(rc.rank, max);
             drive(
                 rc,
                 ep,
                 sweep,
                 &mut buf,
                 |ep, buf, size, check| {
-                    let size = size as usize;
-                    if check == Check::After {
-                        return Ok(());
-                    }
-                    if ep.rank() != 0 {
-                        buf.fill(0);
-                    }
-                    batch(ep, algorithm, buf, size, 1)?;
-                    check_pattern(
-                        &format!("broadcast at rank {}", ep.rank()),
-                        0,
-                        &buf[..size],
-                        size,
-                    )
+                    checked_once(ep, buf, size as usize, check, "broadcast", |ep, buf| {
+                        batch(ep, algorithm, buf, size as usize, 1)
+                    })
                 },
                 |ep, buf, size, reps| batch(ep, algorithm, buf, size as usize, reps),
             )
@@ -324,82 +310,82 @@ fn run_over_mpi(
         .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
     let max = sizes.iter().copied().max().unwrap_or(0);
     let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
-    let p = procs.size();
-    let variants = [
-        (Algorithm::Linear.name(), Some(Algorithm::Linear)),
-        (Algorithm::Tree.name(), Some(Algorithm::Tree)),
-        (MPI_VARIANT, None),
-    ];
-    ctx.progress
-        .begin(NAME, (variants.len() * params.len()) as u64);
-    let mut out = Vec::new();
-    for (name, algorithm) in variants {
-        let one = |ep: &mut MpiEndpoint, buf: &mut [u8], len: usize, reps: u64| match algorithm {
-            Some(a) => batch(ep, a, buf, len, reps),
-            None => {
-                for _ in 0..reps {
-                    ep.bcast(&mut buf[..len]);
-                    ep.barrier();
-                }
-                Ok(())
-            }
-        };
-        let samples = over_mpi::sweep(
-            ctx,
-            procs,
-            NAME,
-            &params,
-            max,
-            |s| format!("{name} P={p} {s} B"),
-            |rc, ep, sweep| {
-                let mut buf = vec![0u8; max.max(64)];
-                if rc.rank == 0 {
-                    buf = common::pattern_buf(0, max.max(64));
-                }
-                drive_with_prologue(
-                    rc,
-                    ep,
-                    sweep,
-                    &mut buf,
-                    |ep, buf, size, check| {
-                        let size = size as usize;
-                        if check == Check::After {
-                            return Ok(());
-                        }
-                        if ep.rank() != 0 {
-                            buf.fill(0);
-                        }
-                        if algorithm.is_none() {
-                            over_mpi::meet(ep)?;
-                        }
-                        one(ep, buf, size, 1)?;
-                        check_pattern(
-                            &format!("{name} at rank {}", ep.rank()),
-                            0,
-                            &buf[..size],
-                            size,
-                        )
-                    },
-                    |ep, _, _| match algorithm {
-                        None => over_mpi::meet(ep),
-                        Some(_) => Ok(()),
-                    },
-                    |ep, buf, size, reps| one(ep, buf, size as usize, reps),
-                )
-            },
-        )?;
-        if procs.rank() == 0 {
-            out.push(over_mpi::collective_result(
-                procs,
-                name,
-                "broadcast_ns",
-                &samples,
-                describe_size,
-            ));
-        }
+    // `None`: MPI's own.
+    let algorithms = [Some(Algorithm::Linear), Some(Algorithm::Tree), None];
+    let names = algorithms.map(|a| a.map_or(MPI_VARIANT, Algorithm::name));
+    over_mpi::run_variants(
+        ctx,
+        procs,
+        NAME,
+        &names,
+        &params,
+        max,
+        "broadcast_ns",
+        describe_size,
+        |i, rc, ep, sweep| {
+            let algorithm = algorithms[i];
+            let one = |ep: &mut MpiEndpoint, buf: &mut [u8], len: usize, reps: u64| {
+                let Some(a) = algorithm else {
+                    for _ in 0..reps {
+                        ep.bcast(&mut buf[..len]);
+                        ep.barrier();
+                    }
+                    return Ok(());
+                };
+                batch(ep, a, buf, len, reps)
+            };
+            let mut buf = pattern_or_zeros(rc.rank, max);
+            drive_with_prologue(
+                rc,
+                ep,
+                sweep,
+                &mut buf,
+                |ep, buf, size, check| {
+                    checked_once(ep, buf, size as usize, check, names[i], |ep, buf| {
+                        over_mpi::meet_if(ep, algorithm.is_none())?;
+                        one(ep, buf, size as usize, 1)
+                    })
+                },
+                |ep, _, _| over_mpi::meet_if(ep, algorithm.is_none()),
+                |ep, buf, size, reps| one(ep, buf, size as usize, reps),
+            )
+        },
+    )
+}
+
+/// A rank's broadcast buffer for messages of up to `max` bytes: rank 0's
+/// pattern at the root, zeros elsewhere.
+fn pattern_or_zeros(rank: usize, max: usize) -> Vec<u8> {
+    if rank == 0 {
+        common::pattern_buf(0, max.max(64))
+    } else {
+        vec![0u8; max.max(64)]
     }
-    ctx.progress.end();
-    Ok(out)
+}
+
+/// The check before a point (none after): every rank but the root clears its
+/// buffer, `once` broadcasts once, and every rank checks the root's pattern.
+fn checked_once<E: Endpoint>(
+    ep: &mut E,
+    buf: &mut [u8],
+    size: usize,
+    check: Check,
+    what: &str,
+    once: impl FnOnce(&mut E, &mut [u8]) -> Result<(), RankError>,
+) -> Result<(), RankError> {
+    if check == Check::After {
+        return Ok(());
+    }
+    if ep.rank() != 0 {
+        buf.fill(0);
+    }
+    once(ep, buf)?;
+    check_pattern(
+        &format!("{what} at rank {}", ep.rank()),
+        0,
+        &buf[..size],
+        size,
+    )
 }
 
 /// A point's message size, its label and size in bytes.

@@ -122,6 +122,34 @@ struct Vectors {
     tmp: Vec<f64>,
 }
 
+impl Vectors {
+    /// Rank `rank`'s input of `max` elements, and room for the sum.
+    fn of(rank: usize, max: usize) -> Vectors {
+        Vectors {
+            input: (0..max).map(|i| input(rank, i)).collect(),
+            acc: vec![0.0; max],
+            tmp: vec![0.0; max],
+        }
+    }
+}
+
+/// The check of a point: before it, `once` sums once into a cleared result;
+/// before and after, every element must be the serial sum over `p` ranks.
+fn checked_sum<E: Endpoint>(
+    ep: &mut E,
+    v: &mut Vectors,
+    len: usize,
+    check: Check,
+    p: usize,
+    once: impl FnOnce(&mut E, &mut Vectors) -> Result<(), RankError>,
+) -> Result<(), RankError> {
+    if check == Check::Before {
+        v.acc.fill(f64::NAN);
+        once(ep, v)?;
+    }
+    verify(ep.rank(), p, &v.acc[..len])
+}
+
 #[inline(never)]
 fn batch<E: Endpoint>(
     ep: &mut E,
@@ -170,23 +198,16 @@ fn run_on<T: Transport + 'static>(
         max * 8,
         |n| format!("{} P={p} {n} doubles", algorithm.name()),
         |rc, ep, sweep| {
-            let mut v = Vectors {
-                input: (0..max).map(|i| input(rc.rank, i)).collect(),
-                acc: vec![0.0; max],
-                tmp: vec![0.0; max],
-            };
+            let mut v = Vectors::of(rc.rank, max);
             drive(
                 rc,
                 ep,
                 sweep,
                 &mut v,
                 |ep, v, len, check| {
-                    let len = len as usize;
-                    if check == Check::Before {
-                        v.acc.fill(f64::NAN);
-                        batch(ep, algorithm, v, len, 1)?;
-                    }
-                    verify(rc.rank, p, &v.acc[..len])
+                    checked_sum(ep, v, len as usize, check, p, |ep, v| {
+                        batch(ep, algorithm, v, len as usize, 1)
+                    })
                 },
                 |ep, v, len, reps| batch(ep, algorithm, v, len as usize, reps),
             )
@@ -262,73 +283,46 @@ fn run_over_mpi(
     let max = lengths.iter().copied().max().unwrap_or(0);
     let params: Vec<u64> = lengths.iter().map(|&s| s as u64).collect();
     let p = procs.size();
-    let variants = [
-        (Algorithm::Doubling.name(), Some(Algorithm::Doubling)),
-        (Algorithm::Tree.name(), Some(Algorithm::Tree)),
-        (MPI_VARIANT, None),
-    ];
-    ctx.progress
-        .begin(NAME, (variants.len() * params.len()) as u64);
-    let mut out = Vec::new();
-    for (name, algorithm) in variants {
-        let one = |ep: &mut MpiEndpoint, v: &mut Vectors, len: usize, reps: u64| match algorithm {
-            Some(a) => batch(ep, a, v, len, reps),
-            None => {
-                for _ in 0..reps {
-                    ep.allreduce_sum(&v.input[..len], &mut v.acc[..len]);
-                }
-                Ok(())
-            }
-        };
-        let samples = over_mpi::sweep(
-            ctx,
-            procs,
-            NAME,
-            &params,
-            max * 8,
-            |n| format!("{name} P={p} {n} doubles"),
-            |rc, ep, sweep| {
-                let mut v = Vectors {
-                    input: (0..max).map(|i| input(rc.rank, i)).collect(),
-                    acc: vec![0.0; max],
-                    tmp: vec![0.0; max],
+    // `None`: MPI's own.
+    let algorithms = [Some(Algorithm::Doubling), Some(Algorithm::Tree), None];
+    let names = algorithms.map(|a| a.map_or(MPI_VARIANT, Algorithm::name));
+    over_mpi::run_variants(
+        ctx,
+        procs,
+        NAME,
+        &names,
+        &params,
+        max * 8,
+        "global_sum_ns",
+        describe,
+        |i, rc, ep, sweep| {
+            let algorithm = algorithms[i];
+            let one = |ep: &mut MpiEndpoint, v: &mut Vectors, len: usize, reps: u64| {
+                let Some(a) = algorithm else {
+                    for _ in 0..reps {
+                        ep.allreduce_sum(&v.input[..len], &mut v.acc[..len]);
+                    }
+                    return Ok(());
                 };
-                drive_with_prologue(
-                    rc,
-                    ep,
-                    sweep,
-                    &mut v,
-                    |ep, v, len, check| {
-                        let len = len as usize;
-                        if check == Check::Before {
-                            v.acc.fill(f64::NAN);
-                            if algorithm.is_none() {
-                                over_mpi::meet(ep)?;
-                            }
-                            one(ep, v, len, 1)?;
-                        }
-                        verify(rc.rank, p, &v.acc[..len])
-                    },
-                    |ep, _, _| match algorithm {
-                        None => over_mpi::meet(ep),
-                        Some(_) => Ok(()),
-                    },
-                    |ep, v, len, reps| one(ep, v, len as usize, reps),
-                )
-            },
-        )?;
-        if procs.rank() == 0 {
-            out.push(over_mpi::collective_result(
-                procs,
-                name,
-                "global_sum_ns",
-                &samples,
-                describe,
-            ));
-        }
-    }
-    ctx.progress.end();
-    Ok(out)
+                batch(ep, a, v, len, reps)
+            };
+            let mut v = Vectors::of(rc.rank, max);
+            drive_with_prologue(
+                rc,
+                ep,
+                sweep,
+                &mut v,
+                |ep, v, len, check| {
+                    checked_sum(ep, v, len as usize, check, p, |ep, v| {
+                        over_mpi::meet_if(ep, algorithm.is_none())?;
+                        one(ep, v, len as usize, 1)
+                    })
+                },
+                |ep, _, _| over_mpi::meet_if(ep, algorithm.is_none()),
+                |ep, v, len, reps| one(ep, v, len as usize, reps),
+            )
+        },
+    )
 }
 
 #[cfg(test)]

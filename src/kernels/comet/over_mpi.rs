@@ -23,37 +23,54 @@ use crate::transport::mpi::MpiEndpoint;
 /// The transport name the results carry.
 const TRANSPORT: &str = "mpi";
 
-/// One command-driven sweep over `params` on every rank, with sends buffered
-/// for messages of up to `max_bytes` (as the thread transports are for CoMet's
-/// kernels), each point named in the progress line by `label`, `body` every
-/// rank's part; rank 0's samples.
-pub(super) fn sweep(
+/// A collective kernel over MPI: per variant, named in `variants` (its
+/// result's name), one command-driven sweep over `params` on every rank, with
+/// sends buffered for messages of up to `max_bytes` (as the thread transports
+/// are for CoMet's kernels); `body(i, ...)` is every rank's part of variant
+/// `i`. Rank 0 returns a result per variant: a point per sample with the
+/// statistics of `quantity` (`describe` adds the point's parameter, its label
+/// and size in bytes) and the line in size over the minima; the others
+/// nothing.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_variants(
     ctx: &RunContext<'_>,
     procs: &Processes,
     kernel: &str,
+    variants: &[&str],
     params: &[u64],
     max_bytes: usize,
-    label: impl Fn(u64) -> String + Sync,
-    body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint, &Sweep<'_>) -> Result<Vec<Samples>, RankError>,
-) -> Result<Vec<Samples>, KernelError> {
-    let on_point = |q: u64| ctx.progress.step(&label(q));
-    let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, params, procs.size(), &on_point, &cancelled);
-    let samples = procs.run_buffered(kernel, Some(max_bytes), |rc, ep| body(rc, ep, &sweep))?;
-    common::interrupted(ctx)?;
-    Ok(samples)
+    quantity: &str,
+    describe: impl Fn(Point, &Samples) -> (Point, String, usize),
+    body: impl Fn(usize, &RankCtx<'_>, &mut MpiEndpoint, &Sweep<'_>) -> Result<Vec<Samples>, RankError>,
+) -> Result<Vec<KernelResult>, KernelError> {
+    let p = procs.size();
+    ctx.progress
+        .begin(kernel, (variants.len() * params.len()) as u64);
+    let mut out = Vec::new();
+    for (i, &name) in variants.iter().enumerate() {
+        let on_point = |q: u64| ctx.progress.step(&format!("{name} P={p} {q}"));
+        let cancelled = || ctx.cancelled();
+        let sweep = Sweep::new(ctx, params, p, &on_point, &cancelled);
+        let samples =
+            procs.run_buffered(kernel, Some(max_bytes), |rc, ep| body(i, rc, ep, &sweep))?;
+        common::interrupted(ctx)?;
+        if procs.rank() == 0 {
+            out.push(collective_result(
+                procs, name, quantity, &samples, &describe,
+            ));
+        }
+    }
+    ctx.progress.end();
+    Ok(out)
 }
 
-/// The untimed start of a batch of an MPI collective: every rank meets under
-/// the deadline.
-pub(super) fn meet(ep: &mut MpiEndpoint) -> Result<(), RankError> {
-    ep.meet()
+/// The untimed start of a batch of MPI's own collective (`mpi`): every rank
+/// meets under the deadline; nothing for a hand-written one.
+pub(super) fn meet_if(ep: &mut MpiEndpoint, mpi: bool) -> Result<(), RankError> {
+    if mpi { ep.meet() } else { Ok(()) }
 }
 
-/// The result of variant `name` at P = the world's size: a point per sample
-/// with the statistics of `quantity` (`describe` adds the point's parameter,
-/// its label and size in bytes), and the line in size over the minima.
-pub(super) fn collective_result(
+fn collective_result(
     procs: &Processes,
     name: &str,
     quantity: &str,
