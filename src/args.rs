@@ -1,9 +1,12 @@
-//! The command line's own value parsers: `--repeat`, `--cpus`, `--sizes`, each
-//! with the one-line errors the CLI promises (the lists themselves are read by
-//! the parsers `platform` shares with `/sys`).
+//! The command line's own value parsers: `--repeat`, `--cpus`, `--sizes`, the
+//! kernels named and the result file's path, each with the one-line errors the
+//! CLI promises (the lists themselves are read by the parsers `platform` shares
+//! with `/sys`).
 
 use anyhow::{Context, Result, bail};
+use halfperf::kernels::{self, KernelSpec};
 use halfperf::platform::{SizeError, parse_cpu_list, parse_size};
+use std::path::{Path, PathBuf};
 
 /// The largest message size a sweep accepts (64 MiB).
 const MAX_SIZE_BYTES: usize = 64 << 20;
@@ -48,4 +51,68 @@ pub(crate) fn parse_sizes(text: &str) -> Result<Vec<usize>> {
             Ok(n)
         })
         .collect()
+}
+
+/// The kernels named: `all` (or none) for every kernel, a method name (`scibench`)
+/// for all of that method's kernels, else kernels by name.
+pub(crate) fn resolve_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>> {
+    if names.is_empty() || names.iter().any(|n| n == "all") {
+        return Ok(kernels::default_suite());
+    }
+    let mut chosen: Vec<&'static KernelSpec> = Vec::new();
+    for n in names {
+        let found: Vec<&'static KernelSpec> = match kernels::find(n) {
+            Some(k) => vec![k],
+            None => kernels::registry()
+                .into_iter()
+                .filter(|k| k.method == n)
+                .collect(),
+        };
+        if found.is_empty() {
+            // `--json FILE` reads as the flag and a kernel named FILE: say where a
+            // file name goes.
+            if n.ends_with(".json") || n.contains('/') {
+                bail!(
+                    "unknown kernel {n:?}: it looks like a file; a result file is written with `--out FILE` (`--json` takes no value: it prints the result on stdout)"
+                );
+            }
+            let known: Vec<_> = kernels::registry().iter().map(|k| k.name).collect();
+            bail!(
+                "unknown kernel {n:?}; known kernels: {} (or a method name such as scibench)",
+                known.join(", ")
+            );
+        }
+        for k in found {
+            if !chosen.iter().any(|c| c.name == k.name) {
+                chosen.push(k);
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+pub(crate) fn default_out_path(started: &str) -> PathBuf {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "host".into());
+    let stamp: String = started
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    PathBuf::from(format!("halfperf-{host}-{stamp}.json"))
+}
+
+pub(crate) fn check_out_path(path: &Path, force: bool) -> Result<()> {
+    if path.exists() && !force {
+        bail!(
+            "{} already exists; choose another --out or pass --force to replace it",
+            path.display()
+        );
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        bail!("--out: directory {} does not exist", dir.display());
+    }
+    Ok(())
 }

@@ -27,11 +27,13 @@
 //!   wait strategy, rank errors, the abort flag and deadlines.
 //! - [`transport`]: message passing between ranks: `mailbox` (remote-write /
 //!   local-read flag polling) and `channel` (crossbeam-channel), one macro that
-//!   picks one at run time; a node's `mailroom` above either; the SCI `fabric`.
+//!   picks one at run time; a node's `mailroom` above either; the SCI `fabric`;
+//!   MPI point-to-point between processes (`mpi`, with `--features mpi`).
 //! - [`sync`]: the synchronisation methods under test (tasks, locks, events, spin
 //!   flag, barriers) and their team adapters.
 //! - [`team`]: P pinned ranks running one SPMD closure, start gate, deadlines,
-//!   panic propagation, virtual processors; hosted (polled) nodes.
+//!   panic propagation, virtual processors; hosted (polled) nodes; a team of MPI
+//!   processes (`mpi`, with `--features mpi`).
 //! - [`results`]: the versioned JSON, atomic writing, reading, comparison.
 //! - [`kernels`]: one module per method, one file per kernel, and the registry
 //!   (the one list of kernels; each exports its `NAME`).
@@ -39,7 +41,7 @@
 //! - [`text`]: tables for the terminal, keyed on the kernels' names.
 //! - [`report`]: HTML and Markdown reports with SVG figures, from result files.
 //! - `main.rs`: the command line only (`args.rs` its value parsers, `bars.rs` its
-//!   progress bars).
+//!   progress bars, `mpirun.rs` its side of a run over MPI).
 
 #![warn(unsafe_op_in_unsafe_fn)]
 

@@ -2,13 +2,13 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
-use halfperf::kernels::{self, Fault, KernelSpec, RunConfig, RunContext};
+use halfperf::kernels::{self, Fault, RunConfig, RunContext};
 use halfperf::model::sci::{self, SciComponents};
 use halfperf::platform::{self, Topology};
 use halfperf::transport::TransportKind;
 use halfperf::{report, results};
 use halfperf::{suite, text};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,7 +16,10 @@ use std::time::Duration;
 
 mod args;
 mod bars;
-use args::{parse_cpus, parse_repeat, parse_sizes};
+mod mpirun;
+use args::{
+    check_out_path, default_out_path, parse_cpus, parse_repeat, parse_sizes, resolve_kernels,
+};
 use bars::Bars;
 
 #[derive(Parser)]
@@ -165,6 +168,9 @@ enum TransportArg {
     Mailbox,
     Channel,
     All,
+    /// MPI point-to-point between the processes of `mpirun` (a build with
+    /// `--features mpi`).
+    Mpi,
 }
 
 /// `simulate --experiment`: an experiment design.
@@ -400,7 +406,10 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("halfperf: error: {}", one_line(&e));
+            // Under mpirun every process meets the same bad input; rank 0 says it.
+            if mpirun::speaks() {
+                eprintln!("halfperf: error: {}", one_line(&e));
+            }
             ExitCode::from(2)
         }
     }
@@ -446,7 +455,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 let doc: Vec<_> = all
                     .iter()
-                    .map(|k| serde_json::json!({"name": k.name, "method": k.method, "paper": k.paper, "about": k.about}))
+                    .map(|k| serde_json::json!({"name": k.name, "method": k.method, "paper": k.paper, "about": k.about, "over_mpi": kernels::runs_over_mpi(k)}))
                     .collect();
                 println!("{}", serde_json::to_string_pretty(&doc)?);
             } else {
@@ -750,75 +759,25 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
     Ok(())
 }
 
-/// The kernels named: `all` (or none) for every kernel, a method name (`scibench`)
-/// for all of that method's kernels, else kernels by name.
-fn resolve_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>> {
-    if names.is_empty() || names.iter().any(|n| n == "all") {
-        return Ok(kernels::default_suite());
-    }
-    let mut chosen: Vec<&'static KernelSpec> = Vec::new();
-    for n in names {
-        let found: Vec<&'static KernelSpec> = match kernels::find(n) {
-            Some(k) => vec![k],
-            None => kernels::registry()
-                .into_iter()
-                .filter(|k| k.method == n)
-                .collect(),
-        };
-        if found.is_empty() {
-            // `--json FILE` reads as the flag and a kernel named FILE: say where a
-            // file name goes.
-            if n.ends_with(".json") || n.contains('/') {
-                bail!(
-                    "unknown kernel {n:?}: it looks like a file; a result file is written with `--out FILE` (`--json` takes no value: it prints the result on stdout)"
-                );
-            }
-            let known: Vec<_> = kernels::registry().iter().map(|k| k.name).collect();
-            bail!(
-                "unknown kernel {n:?}; known kernels: {} (or a method name such as scibench)",
-                known.join(", ")
-            );
-        }
-        for k in found {
-            if !chosen.iter().any(|c| c.name == k.name) {
-                chosen.push(k);
-            }
-        }
-    }
-    Ok(chosen)
-}
-
-fn default_out_path(started: &str) -> PathBuf {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "host".into());
-    let stamp: String = started
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect();
-    PathBuf::from(format!("halfperf-{host}-{stamp}.json"))
-}
-
-fn check_out_path(path: &Path, force: bool) -> Result<()> {
-    if path.exists() && !force {
-        bail!(
-            "{} already exists; choose another --out or pass --force to replace it",
-            path.display()
-        );
-    }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-        && !dir.is_dir()
-    {
-        bail!("--out: directory {} does not exist", dir.display());
-    }
-    Ok(())
-}
-
 fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     // Every check on the input comes before any measurement.
     let topo = Topology::detect()?;
     let allowed = platform::allowed_cpus();
     let chosen = resolve_kernels(&args.kernels)?;
+    let over_mpi = args.transport == TransportArg::Mpi;
+    #[cfg(not(feature = "mpi"))]
+    if over_mpi {
+        bail!(mpirun::NOT_BUILT);
+    }
+    let chosen = match over_mpi {
+        true => mpirun::check(
+            &args.kernels,
+            chosen,
+            args.cpus.is_some(),
+            args.oversubscribe,
+        )?,
+        false => chosen,
+    };
     let cpus = args.cpus.as_deref().map(parse_cpus).transpose()?;
     if let Some(cpus) = &cpus {
         for c in cpus {
@@ -840,6 +799,7 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         TransportArg::All => TransportKind::ALL.to_vec(),
         TransportArg::Mailbox => vec![TransportKind::Mailbox],
         TransportArg::Channel => vec![TransportKind::Channel],
+        TransportArg::Mpi => Vec::new(),
     };
     let fault = args
         .inject_fault
@@ -853,7 +813,7 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         (None, true) => None,
         (None, false) => Some(default_out_path(&started)),
     };
-    if let Some(p) = &out {
+    if let Some(p) = out.as_ref().filter(|_| !over_mpi) {
         check_out_path(p, args.force)?;
     }
 
@@ -881,6 +841,21 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
             );
         });
     }
+    // Over MPI: join the team of processes; rank 0 alone prints and writes.
+    #[cfg(feature = "mpi")]
+    let processes = match over_mpi {
+        true => Some(mpirun::join(
+            config.wait_timeout,
+            topo.cpu_model.clone(),
+            out.as_deref(),
+            |p| check_out_path(p, args.force),
+        )?),
+        false => None,
+    };
+    #[cfg(feature = "mpi")]
+    let leader = processes.as_ref().is_none_or(|p| p.rank() == 0);
+    #[cfg(not(feature = "mpi"))]
+    let leader = true;
     let clock = platform::measure_clock();
     let bars = Bars::default();
     let ctx = RunContext {
@@ -888,12 +863,17 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         allowed: &allowed,
         clock: &clock,
         config: &config,
-        progress: &bars,
+        progress: if leader { &bars } else { &kernels::NoProgress },
         cancel: Arc::clone(&cancel),
+        #[cfg(feature = "mpi")]
+        processes: processes
+            .as_ref()
+            .map(halfperf::team::mpi::ProcessesHandle::new),
     };
     let json = args.json;
     let show = |s: String| {
-        if json {
+        if !leader {
+        } else if json {
             eprint!("{s}");
         } else {
             print!("{s}");
@@ -908,17 +888,35 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         clock.read_overhead_ns,
         clock.resolution_ns
     ));
+    let config_json = {
+        let mut c = suite::config_json(&config, &chosen);
+        c["repeat"] = args.repeat.into();
+        #[cfg(feature = "mpi")]
+        if let Some(procs) = &processes {
+            c["transport"] = "mpi".into();
+            c["mpi"] = mpirun::describe(procs);
+            show(mpirun::banner(procs));
+        }
+        c
+    };
+    // Over MPI, rank 0 keeps the file up to date after every kernel, marked
+    // incomplete, in case mpirun ends the job before the run does.
+    let checkpoint = out.as_ref().filter(|_| over_mpi && leader);
+    let mut finished = Vec::new();
     let outcome = suite::run_suite_repeated(
         &chosen,
         args.repeat,
         &ctx,
-        started,
-        {
-            let mut c = suite::config_json(&config, &chosen);
-            c["repeat"] = args.repeat.into();
-            c
-        },
+        started.clone(),
+        config_json.clone(),
         |r| {
+            if let Some(p) = checkpoint {
+                finished.push(r.clone());
+                let file = suite::document(&ctx, &started, &config_json, finished.clone(), true);
+                if let Err(e) = results::write_atomic(&file, p, true) {
+                    show(format!("halfperf: could not update {}: {e}\n", p.display()));
+                }
+            }
             if args.tables {
                 show(text::kernel_result(r, args.warnings));
                 show("\n".into());
@@ -932,6 +930,12 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
             }
         },
     );
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = &processes
+        && !leader
+    {
+        return mpirun::finish_rank(procs, outcome.failure);
+    }
     for (kernel, reason) in &outcome.skipped {
         show(format!("skipped {kernel}: {reason}\n"));
     }
@@ -949,7 +953,7 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     }
     let wrote = match &out {
         Some(p) if !outcome.file.kernels.is_empty() => {
-            results::write_atomic(&outcome.file, p, args.force)?;
+            results::write_atomic(&outcome.file, p, args.force || checkpoint.is_some())?;
             show(format!(
                 "wrote {}{}\n",
                 p.display(),
@@ -963,7 +967,7 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         }
         _ => false,
     };
-    match outcome.failure {
+    let end = match outcome.failure {
         None if outcome.file.kernels.is_empty() => {
             bail!("no kernel could run here (see the reasons above); nothing was written")
         }
@@ -979,5 +983,10 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         } else {
             "the run stopped; nothing was written"
         })),
+    };
+    #[cfg(feature = "mpi")]
+    if let (Some(procs), Err(e)) = (&processes, &end) {
+        mpirun::abort(procs, &one_line(e));
     }
+    end
 }

@@ -136,24 +136,40 @@ pub fn run_suite_repeated(
             }
         }
     }
-    crate::kernels::scibench::check_against_pingpong(&mut results);
-    let mut file = ResultFile {
-        schema_version: SCHEMA_VERSION,
-        tool: TOOL_NAME.into(),
-        started_utc,
-        machine: machine_info(ctx.topology, ctx.allowed, ctx.clock),
-        software: software_info(),
-        config: config_json,
-        kernels: results,
-        incomplete: failure.is_some(),
-        summary: None,
-    };
-    file.summary = Some(crate::results::card(&file));
+    let incomplete = failure.is_some();
+    let file = document(ctx, &started_utc, &config_json, results, incomplete);
     SuiteOutcome {
         file,
         skipped,
         failure,
     }
+}
+
+/// The result document of a run started at `started_utc` with settings
+/// `config_json` that produced `results` (`incomplete` when it did not finish),
+/// with its machine card.
+pub fn document(
+    ctx: &RunContext<'_>,
+    started_utc: &str,
+    config_json: &serde_json::Value,
+    results: Vec<KernelResult>,
+    incomplete: bool,
+) -> ResultFile {
+    let mut results = results;
+    crate::kernels::scibench::check_against_pingpong(&mut results);
+    let mut file = ResultFile {
+        schema_version: SCHEMA_VERSION,
+        tool: TOOL_NAME.into(),
+        started_utc: started_utc.into(),
+        machine: machine_info(ctx.topology, ctx.allowed, ctx.clock),
+        software: software_info(),
+        config: config_json.clone(),
+        kernels: results,
+        incomplete,
+        summary: None,
+    };
+    file.summary = Some(crate::results::card(&file));
+    file
 }
 
 /// The run's settings as the result file records them.

@@ -92,3 +92,16 @@ fn bad_result_files_are_refused_by_compare() {
         assert_refused(d, &["card", file], needle);
     }
 }
+
+/// A build without the `mpi` feature refuses `--transport mpi` with one line
+/// that says how to build it, before anything is measured or written.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn mpi_transport_without_the_feature_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_refused(
+        dir.path(),
+        &["run", "pingpong", "--transport", "mpi", "--out", "x.json"],
+        "--features mpi",
+    );
+}

@@ -148,6 +148,11 @@ pub struct RunContext<'a> {
     pub progress: &'a dyn Progress,
     /// Set when the user interrupts the run; kernels stop at the next point.
     pub cancel: Arc<AtomicBool>,
+    /// The team of MPI processes this process belongs to, when the run is over
+    /// MPI (`--transport mpi`): the kernels of [`OVER_MPI`] then run between
+    /// processes instead of threads.
+    #[cfg(feature = "mpi")]
+    pub processes: Option<crate::team::mpi::ProcessesHandle<'a>>,
 }
 
 impl<'a> RunContext<'a> {
@@ -166,6 +171,8 @@ impl<'a> RunContext<'a> {
             config,
             progress: &NoProgress,
             cancel: Arc::new(AtomicBool::new(false)),
+            #[cfg(feature = "mpi")]
+            processes: None,
         }
     }
 }
@@ -258,6 +265,24 @@ pub fn registry() -> Vec<&'static KernelSpec> {
         .chain(speedup::KERNELS.iter())
         .chain(reliability::KERNELS.iter())
         .collect()
+}
+
+/// The kernels that run over MPI processes (`--transport mpi`): their ranks talk
+/// only through their endpoints. The others are refused over MPI: their ranks
+/// share memory (flags, emulated fabrics, hosted nodes) or they are not ported
+/// yet.
+pub static OVER_MPI: &[&str] = &[
+    scibench::PINGPONG,
+    scibench::ONEWAY,
+    scibench::C2C,
+    comet::BROADCAST,
+    comet::GLOBAL_SUM,
+    comet::BARRIER,
+];
+
+/// Whether `spec` runs over MPI processes.
+pub fn runs_over_mpi(spec: &KernelSpec) -> bool {
+    OVER_MPI.contains(&spec.name)
 }
 
 /// The kernels a run that names none takes.

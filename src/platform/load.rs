@@ -59,13 +59,50 @@ impl LoadSnapshot {
     }
 }
 
+/// Processes whose CPU time the load check counts as this process's own: the
+/// other ranks of an MPI job on this node, which poll while they wait and are
+/// part of the measurement, not a neighbour's load.
+static OWN_PEERS: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// Counts the CPU time of processes `pids` as this process's own from now on.
+pub fn count_as_own(pids: &[u32]) {
+    let mut peers = OWN_PEERS.lock().unwrap_or_else(|e| e.into_inner());
+    peers.clear();
+    peers.extend_from_slice(pids);
+}
+
 fn own_cpu_seconds() -> f64 {
     // SAFETY: rusage is plain data; all-zero is valid and getrusage fills it.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: RUSAGE_SELF with a valid pointer to `usage`.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    tv(usage.ru_utime) + tv(usage.ru_stime)
+    let peers = OWN_PEERS.lock().unwrap_or_else(|e| e.into_inner());
+    tv(usage.ru_utime)
+        + tv(usage.ru_stime)
+        + peers.iter().map(|&p| process_cpu_seconds(p)).sum::<f64>()
+}
+
+/// User and system CPU time of process `pid` from `/proc/PID/stat` (fields 14
+/// and 15, in clock ticks, counted after the parenthesised command name); 0
+/// where unreadable.
+fn process_cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0.0;
+    };
+    // After ')': state is field 3, so utime (14) and stime (15) are the 12th
+    // and 13th.
+    let ticks: f64 = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<f64>().ok())
+        .sum();
+    // SAFETY: sysconf has no preconditions.
+    ticks / (unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64).max(1.0)
 }
 
 /// What others used between two snapshots, in CPUs' worth (never negative; the
@@ -154,6 +191,13 @@ impl LoadReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_process_cpu_time_reads_from_proc() {
+        let own = process_cpu_seconds(std::process::id());
+        assert!(own >= 0.0 && own.is_finite());
+        assert_eq!(process_cpu_seconds(u32::MAX), 0.0);
+    }
 
     #[test]
     fn a_spinning_neighbour_process_shows_as_busy() {

@@ -102,16 +102,23 @@ pub enum DistanceClass {
     SamePackage,
     /// Different packages.
     OtherPackage,
+    /// Another MPI process on the same node (halfperf's `mpi` transport): the
+    /// CPUs may share anything above, but the ranks share no memory.
+    OtherProcess,
+    /// An MPI process on another node.
+    OtherNode,
 }
 
 impl DistanceClass {
     /// Every class, nearest first.
-    pub const ALL: [DistanceClass; 5] = [
+    pub const ALL: [DistanceClass; 7] = [
         DistanceClass::SameCore,
         DistanceClass::SharedL2,
         DistanceClass::SharedL3,
         DistanceClass::SamePackage,
         DistanceClass::OtherPackage,
+        DistanceClass::OtherProcess,
+        DistanceClass::OtherNode,
     ];
 }
 
@@ -123,6 +130,8 @@ impl fmt::Display for DistanceClass {
             DistanceClass::SharedL3 => "shared L3",
             DistanceClass::SamePackage => "same package",
             DistanceClass::OtherPackage => "other package",
+            DistanceClass::OtherProcess => "other process, same node",
+            DistanceClass::OtherNode => "other node",
         })
     }
 }

@@ -413,6 +413,7 @@ fn line_of(name: &str) -> String {
     match name {
         "one_way_ns" => "8 B one-way latency".into(),
         "mailbox_over_baseline" | "channel_over_baseline" => "against two bare flags".into(),
+        "mpi_over_baseline" => "against plain MPI_Send/MPI_Recv".into(),
         "t_startup_ns" | "t_per_byte_ns" | "n_half_bytes" => "message start-up and rate".into(),
         "t0_ns" | "s_half_flop" => "synchronisation".into(),
         "overhead_o_ns" | "forwarding_lf_ns" | "switching_ls_ns" => "SCI components".into(),

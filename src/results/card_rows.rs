@@ -184,7 +184,14 @@ pub(super) fn derived_rows(k: &KernelResult) -> Vec<CardRow> {
     let mut r = Rows::new(k);
     let transport = k.transport.as_deref().unwrap_or("");
     match k.kernel.as_str() {
-        "pingpong" if transport == "atomic-flags" => baseline(&mut r),
+        "pingpong" if transport == "atomic-flags" => baseline(
+            &mut r,
+            "two bare flags",
+            &["mailbox_over_baseline", "channel_over_baseline"],
+        ),
+        "pingpong" if transport == "mpi-raw" => {
+            baseline(&mut r, "plain MPI_Send/MPI_Recv", &["mpi_over_baseline"])
+        }
         "pingpong" => transport_line(&mut r, "8 B one-way latency", "message start-up and rate"),
         "oneway" => transport_line(
             &mut r,
@@ -280,19 +287,15 @@ fn transport_line(r: &mut Rows<'_>, eight: &str, line: &str) {
     }
 }
 
-/// `pingpong/atomic-flags`: two bare flags, and the transports' ratios to them.
-fn baseline(r: &mut Rows<'_>) {
+/// `pingpong/atomic-flags` (two bare flags) or `pingpong/mpi-raw` (the plain MPI
+/// ping-pong): the baseline, `what`, and the transports' ratios to it, `ratios`.
+fn baseline(r: &mut Rows<'_>, what: &str, ratios: &[&str]) {
     let Some(p) = r.k.points.first() else {
         return;
     };
     let est = p.stats("one_way_ns").map(over_trials);
-    r.push(
-        "8 B one-way latency",
-        "one_way_ns",
-        Some("two bare flags".into()),
-        est,
-    );
-    for name in ["mailbox_over_baseline", "channel_over_baseline"] {
+    r.push("8 B one-way latency", "one_way_ns", Some(what.into()), est);
+    for &name in ratios {
         let est = p.number(name).map(|value| {
             let range = p
                 .number(&format!("{name}_min"))
@@ -305,7 +308,7 @@ fn baseline(r: &mut Rows<'_>) {
                 real_point: false,
             }
         });
-        r.push("8 B one-way against two bare flags", name, None, est);
+        r.push(&format!("8 B one-way against {what}"), name, None, est);
     }
 }
 

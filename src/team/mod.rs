@@ -25,8 +25,13 @@
 //! Kernels whose virtual processors must not wait for thread wake-ups (forwarding
 //! chains) host them instead as polled nodes on spinning workers, one per CPU:
 //! [`hosted`], labelled [`Placement::Hosted`].
+//!
+//! With `--features mpi`, `mpi` forms a team of MPI processes instead, one
+//! rank a process, and runs the same kernel bodies on it.
 
 pub mod hosted;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::platform::pin_current_thread;

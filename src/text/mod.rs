@@ -85,10 +85,24 @@ pub fn kernel_list(kernels: &[&KernelSpec]) -> String {
     for k in kernels {
         let _ = writeln!(
             s,
-            "{:<12} {:<10} {}\n{:<23} ({})",
-            k.name, k.method, k.about, "", k.paper
+            "{:<12} {:<10} {}\n{:<23} ({}){}",
+            k.name,
+            k.method,
+            k.about,
+            "",
+            k.paper,
+            if crate::kernels::runs_over_mpi(k) {
+                "; runs over MPI"
+            } else {
+                ""
+            }
         );
     }
+    let _ = writeln!(
+        s,
+        "\nOver MPI (`--transport mpi`, built with --features mpi): {}; the others need memory shared between ranks or are not ported yet.",
+        crate::kernels::OVER_MPI.join(", ")
+    );
     s
 }
 

@@ -9,6 +9,9 @@
 //! - [`channel`]: crossbeam-channel, one bounded channel per ordered pair, with
 //!   buffers recycled through a return channel so the timed path does not allocate.
 //!
+//! With `--features mpi`, `mpi` carries the same operations between the
+//! processes of `mpirun` over MPI point-to-point.
+//!
 //! Above an endpoint of either flavour, [`mailroom`] is a node's message system
 //! (system buffers, store and forward), as a node operating system's. Beside
 //! them, [`fabric`] moves one packet at a time over emulated SCI rings and tori,
@@ -24,6 +27,8 @@ pub mod channel;
 pub mod fabric;
 pub mod mailbox;
 pub mod mailroom;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 
 use crate::control::{RankError, TeamControl};
 use serde::{Deserialize, Serialize};

@@ -326,7 +326,74 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return run_over_mpi(ctx, procs.get());
+    }
     run_with(ctx, &common::processor_counts(ctx.config.quick))
+}
+
+/// MPI's own barrier beside the dissemination barrier: `MPI_Barrier`.
+#[cfg(feature = "mpi")]
+pub(super) const MPI_VARIANT: &str = "comet-barrier-mpi";
+
+/// The barrier kernel over MPI processes, at P = the number of processes: the
+/// dissemination barrier on the endpoint's messages and `MPI_Barrier` (the
+/// central and std barriers need memory shared between ranks). The first
+/// barrier of each batch is not timed, as between threads.
+#[cfg(feature = "mpi")]
+fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    use super::over_mpi;
+    use crate::transport::mpi::MpiEndpoint;
+    let p = procs.size();
+    let names = [
+        Kind::Dissemination(TransportKind::Mailbox).name(),
+        MPI_VARIANT,
+    ];
+    over_mpi::run_variants(
+        ctx,
+        procs,
+        BARRIER.name,
+        &names,
+        &[p as u64],
+        64,
+        "barrier_ns",
+        |point, _| (point, format!("P = {p}"), 0),
+        |i, rc, ep, sweep| {
+            let mpi = names[i] == MPI_VARIANT;
+            let wait = |ep: &mut MpiEndpoint, reps: u64| {
+                over_mpi::meet_if(ep, mpi)?;
+                if mpi {
+                    (0..reps).for_each(|_| ep.barrier());
+                    Ok(())
+                } else {
+                    dissemination_batch(ep, reps)
+                }
+            };
+            drive_with_prologue(
+                rc,
+                ep,
+                sweep,
+                &mut (),
+                |ep, _, _, check| match check {
+                    Check::After => Ok(()),
+                    Check::Before => wait(ep, 1),
+                },
+                |ep, _, _| wait(ep, 1),
+                |ep, _, _, reps| {
+                    if mpi {
+                        (0..reps).for_each(|_| ep.barrier());
+                        Ok(())
+                    } else {
+                        dissemination_batch(ep, reps)
+                    }
+                },
+            )
+        },
+    )
 }
 
 /// Run with: `RUSTFLAGS="--cfg loom" cargo test --release --lib --target-dir

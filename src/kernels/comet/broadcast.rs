@@ -130,30 +130,16 @@ fn run_on<T: Transport + 'static>(
         max,
         |s| format!("{} P={p} {s} B", algorithm.name()),
         |rc, ep, sweep| {
-            let mut buf = vec![0u8; max.max(64)];
-            if rc.rank == 0 {
-                buf = common::pattern_buf(0, max.max(64));
-            }
+            let mut buf = pattern_or_zeros(rc.rank, max);
             drive(
                 rc,
                 ep,
                 sweep,
                 &mut buf,
                 |ep, buf, size, check| {
-                    let size = size as usize;
-                    if check == Check::After {
-                        return Ok(());
-                    }
-                    if ep.rank() != 0 {
-                        buf.fill(0);
-                    }
-                    batch(ep, algorithm, buf, size, 1)?;
-                    check_pattern(
-                        &format!("broadcast at rank {}", ep.rank()),
-                        0,
-                        &buf[..size],
-                        size,
-                    )
+                    checked_once(ep, buf, size as usize, check, "broadcast", |ep, buf| {
+                        batch(ep, algorithm, buf, size as usize, 1)
+                    })
                 },
                 |ep, buf, size, reps| batch(ep, algorithm, buf, size as usize, reps),
             )
@@ -181,14 +167,7 @@ pub(super) fn run_with(
         sizes.len(),
         "broadcast_ns",
         |team, algorithm, t| crate::with_transport!(t, run_on(ctx, team, algorithm, &sizes)),
-        |point, s| {
-            let size = s.param as usize;
-            (
-                point.with("size_bytes", size as f64),
-                format!("{size} B"),
-                size,
-            )
-        },
+        describe_size,
     )
 }
 
@@ -302,7 +281,121 @@ pub(super) fn add_fits(r: &mut KernelResult, mins: &[(usize, usize, f64)], y_nam
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return run_over_mpi(ctx, procs.get());
+    }
     run_with(ctx, &common::processor_counts(ctx.config.quick))
+}
+
+/// MPI's own broadcast beside the linear and tree ones: `MPI_Bcast` from rank 0,
+/// then `MPI_Barrier`, as the hand-written ones end on the dissemination barrier.
+#[cfg(feature = "mpi")]
+pub(super) const MPI_VARIANT: &str = "comet-broadcast-mpi";
+
+/// The broadcast kernel over MPI processes: linear, tree and `MPI_Bcast`, at P =
+/// the number of processes.
+#[cfg(feature = "mpi")]
+fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    use super::common::drive_with_prologue;
+    use super::over_mpi;
+    use crate::transport::mpi::MpiEndpoint;
+    let sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
+    let max = sizes.iter().copied().max().unwrap_or(0);
+    let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
+    // `None`: MPI's own.
+    let algorithms = [Some(Algorithm::Linear), Some(Algorithm::Tree), None];
+    let names = algorithms.map(|a| a.map_or(MPI_VARIANT, Algorithm::name));
+    over_mpi::run_variants(
+        ctx,
+        procs,
+        NAME,
+        &names,
+        &params,
+        max,
+        "broadcast_ns",
+        describe_size,
+        |i, rc, ep, sweep| {
+            let algorithm = algorithms[i];
+            let one = |ep: &mut MpiEndpoint, buf: &mut [u8], len: usize, reps: u64| {
+                let Some(a) = algorithm else {
+                    for _ in 0..reps {
+                        ep.bcast(&mut buf[..len]);
+                        ep.barrier();
+                    }
+                    return Ok(());
+                };
+                batch(ep, a, buf, len, reps)
+            };
+            let mut buf = pattern_or_zeros(rc.rank, max);
+            drive_with_prologue(
+                rc,
+                ep,
+                sweep,
+                &mut buf,
+                |ep, buf, size, check| {
+                    checked_once(ep, buf, size as usize, check, names[i], |ep, buf| {
+                        over_mpi::meet_if(ep, algorithm.is_none())?;
+                        one(ep, buf, size as usize, 1)
+                    })
+                },
+                |ep, _, _| over_mpi::meet_if(ep, algorithm.is_none()),
+                |ep, buf, size, reps| one(ep, buf, size as usize, reps),
+            )
+        },
+    )
+}
+
+/// A rank's broadcast buffer for messages of up to `max` bytes: rank 0's
+/// pattern at the root, zeros elsewhere.
+fn pattern_or_zeros(rank: usize, max: usize) -> Vec<u8> {
+    if rank == 0 {
+        common::pattern_buf(0, max.max(64))
+    } else {
+        vec![0u8; max.max(64)]
+    }
+}
+
+/// The check before a point (none after): every rank but the root clears its
+/// buffer, `once` broadcasts once, and every rank checks the root's pattern.
+fn checked_once<E: Endpoint>(
+    ep: &mut E,
+    buf: &mut [u8],
+    size: usize,
+    check: Check,
+    what: &str,
+    once: impl FnOnce(&mut E, &mut [u8]) -> Result<(), RankError>,
+) -> Result<(), RankError> {
+    if check == Check::After {
+        return Ok(());
+    }
+    if ep.rank() != 0 {
+        buf.fill(0);
+    }
+    once(ep, buf)?;
+    check_pattern(
+        &format!("{what} at rank {}", ep.rank()),
+        0,
+        &buf[..size],
+        size,
+    )
+}
+
+/// A point's message size, its label and size in bytes.
+fn describe_size(point: Point, s: &Samples) -> (Point, String, usize) {
+    let size = s.param as usize;
+    (
+        point.with("size_bytes", size as f64),
+        format!("{size} B"),
+        size,
+    )
 }
 
 #[cfg(test)]

@@ -122,6 +122,34 @@ struct Vectors {
     tmp: Vec<f64>,
 }
 
+impl Vectors {
+    /// Rank `rank`'s input of `max` elements, and room for the sum.
+    fn of(rank: usize, max: usize) -> Vectors {
+        Vectors {
+            input: (0..max).map(|i| input(rank, i)).collect(),
+            acc: vec![0.0; max],
+            tmp: vec![0.0; max],
+        }
+    }
+}
+
+/// The check of a point: before it, `once` sums once into a cleared result;
+/// before and after, every element must be the serial sum over `p` ranks.
+fn checked_sum<E: Endpoint>(
+    ep: &mut E,
+    v: &mut Vectors,
+    len: usize,
+    check: Check,
+    p: usize,
+    once: impl FnOnce(&mut E, &mut Vectors) -> Result<(), RankError>,
+) -> Result<(), RankError> {
+    if check == Check::Before {
+        v.acc.fill(f64::NAN);
+        once(ep, v)?;
+    }
+    verify(ep.rank(), p, &v.acc[..len])
+}
+
 #[inline(never)]
 fn batch<E: Endpoint>(
     ep: &mut E,
@@ -170,23 +198,16 @@ fn run_on<T: Transport + 'static>(
         max * 8,
         |n| format!("{} P={p} {n} doubles", algorithm.name()),
         |rc, ep, sweep| {
-            let mut v = Vectors {
-                input: (0..max).map(|i| input(rc.rank, i)).collect(),
-                acc: vec![0.0; max],
-                tmp: vec![0.0; max],
-            };
+            let mut v = Vectors::of(rc.rank, max);
             drive(
                 rc,
                 ep,
                 sweep,
                 &mut v,
                 |ep, v, len, check| {
-                    let len = len as usize;
-                    if check == Check::Before {
-                        v.acc.fill(f64::NAN);
-                        batch(ep, algorithm, v, len, 1)?;
-                    }
-                    verify(rc.rank, p, &v.acc[..len])
+                    checked_sum(ep, v, len as usize, check, p, |ep, v| {
+                        batch(ep, algorithm, v, len as usize, 1)
+                    })
                 },
                 |ep, v, len, reps| batch(ep, algorithm, v, len as usize, reps),
             )
@@ -200,11 +221,7 @@ pub(super) fn run_with(
     processors: &[usize],
 ) -> Result<Vec<KernelResult>, KernelError> {
     common::require_two_cpus(ctx, GLOBAL_SUM.name)?;
-    let lengths: Vec<usize> = match &ctx.config.sizes {
-        Some(s) => s.iter().map(|b| (b / 8).max(1)).collect(),
-        None if ctx.config.quick => vec![1, 16, 256, 4096],
-        None => vec![1, 8, 64, 512, 2048, 4096, 8192],
-    };
+    let lengths = lengths(ctx);
     sweep_collective(
         ctx,
         GLOBAL_SUM.name,
@@ -229,7 +246,83 @@ fn describe(point: Point, s: &Samples) -> (Point, String, usize) {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return run_over_mpi(ctx, procs.get());
+    }
     run_with(ctx, &common::processor_counts(ctx.config.quick))
+}
+
+/// The vector lengths, in doubles: from the run's sizes (8 bytes a double), or
+/// the defaults.
+fn lengths(ctx: &RunContext<'_>) -> Vec<usize> {
+    match &ctx.config.sizes {
+        Some(s) => s.iter().map(|b| (b / 8).max(1)).collect(),
+        None if ctx.config.quick => vec![1, 16, 256, 4096],
+        None => vec![1, 8, 64, 512, 2048, 4096, 8192],
+    }
+}
+
+/// MPI's own global sum beside doubling and tree: `MPI_Allreduce` with
+/// `MPI_SUM`.
+#[cfg(feature = "mpi")]
+pub(super) const MPI_VARIANT: &str = "comet-global-sum-mpi";
+
+/// The global-sum kernel over MPI processes: doubling, tree and
+/// `MPI_Allreduce`, at P = the number of processes, each checked against the
+/// serial sum.
+#[cfg(feature = "mpi")]
+fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    use super::common::drive_with_prologue;
+    use super::over_mpi;
+    use crate::transport::mpi::MpiEndpoint;
+    let lengths = lengths(ctx);
+    let max = lengths.iter().copied().max().unwrap_or(0);
+    let params: Vec<u64> = lengths.iter().map(|&s| s as u64).collect();
+    let p = procs.size();
+    // `None`: MPI's own.
+    let algorithms = [Some(Algorithm::Doubling), Some(Algorithm::Tree), None];
+    let names = algorithms.map(|a| a.map_or(MPI_VARIANT, Algorithm::name));
+    over_mpi::run_variants(
+        ctx,
+        procs,
+        NAME,
+        &names,
+        &params,
+        max * 8,
+        "global_sum_ns",
+        describe,
+        |i, rc, ep, sweep| {
+            let algorithm = algorithms[i];
+            let one = |ep: &mut MpiEndpoint, v: &mut Vectors, len: usize, reps: u64| {
+                let Some(a) = algorithm else {
+                    for _ in 0..reps {
+                        ep.allreduce_sum(&v.input[..len], &mut v.acc[..len]);
+                    }
+                    return Ok(());
+                };
+                batch(ep, a, v, len, reps)
+            };
+            let mut v = Vectors::of(rc.rank, max);
+            drive_with_prologue(
+                rc,
+                ep,
+                sweep,
+                &mut v,
+                |ep, v, len, check| {
+                    checked_sum(ep, v, len as usize, check, p, |ep, v| {
+                        over_mpi::meet_if(ep, algorithm.is_none())?;
+                        one(ep, v, len as usize, 1)
+                    })
+                },
+                |ep, _, _| over_mpi::meet_if(ep, algorithm.is_none()),
+                |ep, v, len, reps| one(ep, v, len as usize, reps),
+            )
+        },
+    )
 }
 
 #[cfg(test)]

@@ -38,6 +38,8 @@ mod echo;
 mod exchange;
 mod global_sum;
 pub mod matrix;
+#[cfg(feature = "mpi")]
+mod over_mpi;
 mod overlap;
 
 pub use barrier::{CentralBarrier, barrier_time, dissemination};
@@ -46,7 +48,11 @@ pub use common::message_curve_fits;
 pub use echo::hop_fit;
 
 use super::{KernelError, KernelSpec, RunContext};
+
 use crate::results::KernelResult;
+pub(crate) use barrier::NAME as BARRIER;
+pub(crate) use broadcast::NAME as BROADCAST;
+pub(crate) use global_sum::NAME as GLOBAL_SUM;
 
 /// The CoMet kernels.
 pub static KERNELS: &[KernelSpec] = &[

@@ -28,6 +28,10 @@ pub(super) const C2C: KernelSpec = KernelSpec {
 };
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return super::over_mpi::c2c(ctx, procs.get());
+    }
     let cpus = ctx.cpus();
     let pairs: Vec<(usize, usize)> = cpus
         .iter()
@@ -81,7 +85,11 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         ctx.progress.step(&format!("CPUs {a}-{b}"));
     }
     ctx.progress.end();
-    let headline = class_headline(&points, &pairs, ctx);
+    let classes: Vec<Option<DistanceClass>> = pairs
+        .iter()
+        .map(|&(a, b)| ctx.topology.distance(a, b))
+        .collect();
+    let headline = class_headline(&points, &classes);
     Ok(vec![
         KernelResult::new(NAME, "scibench", Placement::Pinned, cpus)
             .with_transport(Some("mailbox"))
@@ -115,18 +123,19 @@ fn over_probe_by_round(samples_ns: &[f64], probes_ns: &[f64]) -> Option<f64> {
 }
 
 /// Per distance class: the minimum, median and maximum over its pairs of each
-/// pair's median one-way time, and the median over its pairs of each pair's
-/// ratio to its probe (`one_way_over_probe_median`). One pair: its median with
-/// the trials' range (the ratio without an interval); more: percentile
-/// bootstrap over the pairs. Then the probe over all pairs.
-fn class_headline(points: &[Point], pairs: &[(usize, usize)], ctx: &RunContext<'_>) -> Vec<Param> {
+/// pair's median one-way time (`classes[i]` the class of `points[i]`'s pair),
+/// and the median over its pairs of each pair's ratio to its probe
+/// (`one_way_over_probe_median`). One pair: its median with the trials' range
+/// (the ratio without an interval); more: percentile bootstrap over the pairs.
+/// Then the probe over all pairs.
+pub(super) fn class_headline(points: &[Point], classes: &[Option<DistanceClass>]) -> Vec<Param> {
     let mut out = Vec::new();
     for class in DistanceClass::ALL {
         let of = class.to_string();
         let in_class: Vec<&Point> = points
             .iter()
-            .zip(pairs)
-            .filter(|(_, (a, b))| ctx.topology.distance(*a, *b) == Some(class))
+            .zip(classes)
+            .filter(|(_, c)| **c == Some(class))
             .map(|(p, _)| p)
             .collect();
         let stats: Vec<&Summary> = in_class

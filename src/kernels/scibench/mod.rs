@@ -20,6 +20,8 @@
 mod baseline;
 mod c2c;
 mod oneway;
+#[cfg(feature = "mpi")]
+mod over_mpi;
 mod pair;
 mod pingpong;
 mod sci_model;
@@ -28,7 +30,9 @@ mod topology;
 pub use baseline::atomic_flag_round_trip;
 pub(crate) use c2c::NAME as C2C;
 pub use c2c::check_against_pingpong;
+pub(crate) use oneway::NAME as ONEWAY;
 pub use pair::{Pattern, choose_pair, default_sizes, round_trip_time};
+pub(crate) use pingpong::NAME as PINGPONG;
 pub use sci_model::{
     DECOMPOSITION, PROJECTION, PROJECTION_MAX_NODES, PROJECTION_SIZE_BYTES, SciInputsError,
     TABLE1_MODEL, VALIDATION, VALIDATION_BOUND_PCT, components_from_result, projection_inputs,

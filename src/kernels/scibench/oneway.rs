@@ -20,5 +20,9 @@ pub(super) const ONEWAY: KernelSpec = KernelSpec {
 };
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return super::over_mpi::latency(ctx, procs.get(), NAME, Pattern::OneWay);
+    }
     sweep(ctx, NAME, Pattern::OneWay)
 }

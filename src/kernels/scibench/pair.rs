@@ -12,10 +12,10 @@ use super::super::probe::{over_probe, probe_param, probe_warning};
 use super::super::timing::{EventHistogram, calibrate, per_rep_ns, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
 use super::baseline::FlagPair;
-use crate::control::RankError;
+use crate::control::{Placement, RankError};
 use crate::model::fit::fit_line;
 use crate::model::stats::Summary;
-use crate::platform::ClockInfo;
+use crate::platform::{ClockInfo, DistanceClass};
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
@@ -217,16 +217,43 @@ type Rounds = (Vec<u64>, Vec<Vec<f64>>, Vec<f64>);
 /// The size a command names for a batch of the two-flag probe instead of messages.
 const PROBE_SIZE: usize = usize::MAX;
 
+/// The round trip a sweep times once a round beside its messages, to see the
+/// machine's state: two bare flags between threads ([`FlagPair`]), the plain
+/// MPI ping-pong between processes.
+pub(crate) trait Probe<E> {
+    /// Rank `ctx.rank`'s side of round trips `done + 1 ..= done + reps` (both
+    /// ranks count alike); returns its time.
+    fn round_trips(
+        &self,
+        ctx: &RankCtx<'_>,
+        ep: &mut E,
+        done: u64,
+        reps: u64,
+    ) -> Result<Duration, RankError>;
+}
+
+impl<E> Probe<E> for FlagPair {
+    fn round_trips(
+        &self,
+        ctx: &RankCtx<'_>,
+        _: &mut E,
+        done: u64,
+        reps: u64,
+    ) -> Result<Duration, RankError> {
+        FlagPair::round_trips(self, ctx, done, reps)
+    }
+}
+
 /// Both ranks' side of a sweep; rank 0 returns the samples, rank 1 nothing.
 ///
 /// Every size's batch is calibrated once; then every round times one batch of
 /// the two-flag probe ([`FlagPair`]) and one batch of every size, round after
 /// round, so that a change of the machine's state lands on every size alike and
 /// the probe says which state each round saw.
-pub(crate) fn pair_body<E: Endpoint>(
+pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
     ctx: &RankCtx<'_>,
     ep: &mut E,
-    flags: &FlagPair,
+    flags: &P,
     plan: &PairPlan<'_>,
 ) -> Result<PairSamples, RankError> {
     match plan.fault {
@@ -252,7 +279,7 @@ pub(crate) fn pair_body<E: Endpoint>(
             }
             match plan.pattern {
                 _ if size == PROBE_SIZE => {
-                    flags.round_trips(ctx, probed, reps)?;
+                    flags.round_trips(ctx, ep, probed, reps)?;
                     probed += reps;
                 }
                 Pattern::PingPong => client_pingpong(ep, &out[..size], &mut inbuf, reps)?,
@@ -269,7 +296,7 @@ pub(crate) fn pair_body<E: Endpoint>(
         ep.send(1, &command(reps, size))?;
         Ok(match plan.pattern {
             _ if size == PROBE_SIZE => {
-                let took = flags.round_trips(ctx, probed, reps)?;
+                let took = flags.round_trips(ctx, ep, probed, reps)?;
                 probed += reps;
                 took
             }
@@ -399,6 +426,14 @@ pub(crate) fn sweep(
 ) -> Result<Vec<KernelResult>, KernelError> {
     let cpus = choose_pair(ctx, kernel)?;
     let team = Team::new(&ctx.team_spec(cpus.clone(), 2, false))?;
+    let layout = PairLayout {
+        placement: team.placement(),
+        ranks: team.size(),
+        distance: match cpus[..] {
+            [a, b] => ctx.topology.distance(a, b),
+            _ => None,
+        },
+    };
     let sizes = ctx.config.sizes.clone().unwrap_or_else(default_sizes);
     let max = sizes.iter().copied().max().unwrap_or(1);
     let tconfig = TransportConfig::for_messages(max.max(16));
@@ -424,10 +459,9 @@ pub(crate) fn sweep(
         };
         let samples = crate::with_transport!(transport, run_on(&team, kernel, &tconfig, &plan))?;
         out.push(latency_result(
-            ctx,
             kernel,
             Some(transport.name()),
-            &team,
+            &layout,
             &cpus,
             &samples,
         ));
@@ -439,15 +473,25 @@ pub(crate) fn sweep(
     Ok(out)
 }
 
+/// Where a pair's ranks ran, as its result records it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PairLayout {
+    /// How the ranks sit on CPUs.
+    pub(crate) placement: Placement,
+    /// Ranks in the team.
+    pub(crate) ranks: usize,
+    /// The distance class of the two ranks.
+    pub(crate) distance: Option<DistanceClass>,
+}
+
 /// Builds the result of a latency sweep: points, bandwidth, the line fit on the
 /// minimum latencies, the accuracy, goodness-of-fit and state-change warnings,
 /// and the headline: the fit's parameters, `t_startup` over the probe's one-way
 /// time, and the probe ([`crate::kernels::probe`]).
 pub(crate) fn latency_result(
-    ctx: &RunContext<'_>,
     kernel: &str,
     transport: Option<&str>,
-    team: &Team,
+    layout: &PairLayout,
     cpus: &[usize],
     measured: &PairSamples,
 ) -> KernelResult {
@@ -507,10 +551,10 @@ pub(crate) fn latency_result(
         Err(e) if samples.len() >= 2 => warnings.push(format!("no latency fit: {e}")),
         Err(_) => {}
     }
-    if team.placement() != crate::control::Placement::Pinned {
+    if layout.placement != Placement::Pinned {
         warnings.push(format!(
-            "ranks share CPUs ({}): waits block, so latencies include thread wake-ups",
-            team.placement()
+            "ranks share CPUs ({}): waits block, so latencies include wake-ups",
+            layout.placement
         ));
     }
     warnings.extend(probe_warning(&measured.probes_ns));
@@ -523,10 +567,10 @@ pub(crate) fn latency_result(
         headline.extend(ratio);
         headline.push(probe);
     }
-    KernelResult::new(kernel, "scibench", team.placement(), cpus.to_vec())
+    KernelResult::new(kernel, "scibench", layout.placement, cpus.to_vec())
         .with_transport(transport)
-        .with_pair_distance(ctx.topology)
-        .with_ranks(team.size())
+        .with_distance_class(layout.distance)
+        .with_ranks(layout.ranks)
         .with_points(points)
         .with_fits(fits)
         .with_warnings(warnings)

@@ -36,6 +36,10 @@ pub(super) const PINGPONG: KernelSpec = KernelSpec {
 const BASELINE_MARGIN: f64 = 0.05;
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return super::over_mpi::latency(ctx, procs.get(), NAME, Pattern::PingPong);
+    }
     let mut results = sweep(ctx, NAME, Pattern::PingPong)?;
     let base = baseline(ctx)?;
     if let Some(base_ns) = base.points[0].stats("one_way_ns").map(|s| s.min) {

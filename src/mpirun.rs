@@ -1,0 +1,154 @@
+//! `run --transport mpi`: the command line's side of a run over MPI processes.
+//!
+//! Every process of `mpirun` runs the same command: the checks below, then the
+//! kernels in lockstep. Rank 0 alone prints and writes the result file; it
+//! rewrites the file, marked incomplete, after every kernel, so that a job that
+//! `mpirun` ends early (Ctrl-C, a rank that died) leaves the kernels that
+//! finished. A rank whose kernel fails prints one line naming the kernel and
+//! itself and ends the job (`MPI_Abort`), so that no peer waits for it.
+
+use anyhow::{Result, bail};
+use halfperf::kernels::{self, KernelSpec};
+
+/// The first line of every refusal of `--transport mpi` in a build without MPI.
+#[cfg(not(feature = "mpi"))]
+pub(crate) const NOT_BUILT: &str = "--transport mpi needs a build with MPI: cargo build --release --features mpi (see the README, \"Across nodes: MPI\")";
+
+/// This process's rank as the MPI launcher set it in the environment (before
+/// MPI is initialised), if it was started by one.
+pub(crate) fn launcher_rank() -> Option<usize> {
+    ["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
+}
+
+/// Whether this process should print what goes wrong before MPI is up: yes,
+/// unless a launcher made it a rank other than 0 (its rank 0 says it once).
+pub(crate) fn speaks() -> bool {
+    launcher_rank().is_none_or(|r| r == 0)
+}
+
+/// The options of `run` that make no sense over MPI, and the kernels: those
+/// named must all run over MPI; none named means those of the default suite
+/// that do.
+pub(crate) fn check(
+    names: &[String],
+    chosen: Vec<&'static KernelSpec>,
+    cpus: bool,
+    oversubscribe: bool,
+) -> Result<Vec<&'static KernelSpec>> {
+    if cpus {
+        bail!(
+            "--cpus does not apply over MPI: each process pins itself to a CPU by its rank on its node; place processes with mpirun (--map-by, a hostfile)"
+        );
+    }
+    if oversubscribe {
+        bail!(
+            "--oversubscribe does not apply over MPI: give it to mpirun (halfperf sees processes that share a CPU, waits by yielding and labels the results oversubscribed)"
+        );
+    }
+    if names.is_empty() || names.iter().any(|n| n == "all") {
+        return Ok(chosen
+            .into_iter()
+            .filter(|k| kernels::runs_over_mpi(k))
+            .collect());
+    }
+    if let Some(k) = chosen.iter().find(|k| !kernels::runs_over_mpi(k)) {
+        bail!(
+            "kernel {} does not run over MPI (its ranks share memory, or it is not ported yet); over MPI run: {}",
+            k.name,
+            kernels::OVER_MPI.join(", ")
+        );
+    }
+    Ok(chosen)
+}
+
+#[cfg(feature = "mpi")]
+pub(crate) use with_mpi::*;
+
+#[cfg(feature = "mpi")]
+mod with_mpi {
+    use anyhow::Result;
+    use halfperf::team::mpi::Processes;
+    use mpi::traits::{Communicator, Root};
+    use std::path::Path;
+    use std::time::Duration;
+
+    /// Joins the team of processes and has rank 0 check the result file's path
+    /// (`check_out`); every rank learns the verdict, so all stop together.
+    pub(crate) fn join(
+        deadline: Duration,
+        cpu_model: Option<String>,
+        out: Option<&Path>,
+        check_out: impl Fn(&Path) -> Result<()>,
+    ) -> Result<Processes> {
+        let procs = Processes::init(deadline, cpu_model)?;
+        let verdict = match (procs.rank(), out) {
+            (0, Some(p)) => check_out(p),
+            _ => Ok(()),
+        };
+        let mut ok = u8::from(verdict.is_ok());
+        procs.world().process_at_rank(0).broadcast_into(&mut ok);
+        verdict?;
+        if ok == 0 {
+            anyhow::bail!("rank 0 refused the result file's path");
+        }
+        Ok(procs)
+    }
+
+    /// The line under the run's header: the processes, their hosts and the
+    /// library.
+    pub(crate) fn banner(procs: &Processes) -> String {
+        let mut hosts: Vec<&str> = procs.members().iter().map(|m| m.host.as_str()).collect();
+        hosts.dedup();
+        format!(
+            "over MPI: {} processes on {} ({}), CPUs {:?}, {}; {}\n\n",
+            procs.size(),
+            hosts.join(", "),
+            if hosts.len() == 1 {
+                "one node"
+            } else {
+                "several nodes"
+            },
+            procs.cpus(),
+            procs.placement(),
+            procs
+                .library_version()
+                .lines()
+                .next()
+                .unwrap_or("unknown MPI library")
+        )
+    }
+
+    /// A rank other than 0 at the end of the run: quietly done, or, when its
+    /// kernel failed, one line naming the kernel and the rank, then the job ends.
+    pub(crate) fn finish_rank(
+        procs: &Processes,
+        failure: Option<halfperf::kernels::KernelError>,
+    ) -> Result<std::process::ExitCode> {
+        match failure {
+            None => Ok(std::process::ExitCode::SUCCESS),
+            Some(halfperf::kernels::KernelError::Interrupted) => {
+                Ok(std::process::ExitCode::from(130))
+            }
+            Some(e) => abort(procs, &e.to_string()),
+        }
+    }
+
+    /// Prints `error` on one line and ends every process of the job, exit
+    /// status 2: no rank waits for one that failed.
+    pub(crate) fn abort(procs: &Processes, error: &str) -> ! {
+        eprintln!("halfperf: error: {error}");
+        procs.abort(2)
+    }
+
+    /// What the result file records of the team: the MPI library, the placement
+    /// and every rank's host, CPU model and CPU.
+    pub(crate) fn describe(procs: &Processes) -> serde_json::Value {
+        serde_json::json!({
+            "library_version": procs.library_version(),
+            "placement": procs.placement(),
+            "processes": procs.members(),
+        })
+    }
+}

@@ -1,0 +1,361 @@
+//! A team of MPI processes (built with `--features mpi`): one rank per process
+//! of `mpirun`, each pinned to a CPU of its node chosen from its node-local rank.
+//!
+//! [`Processes::init`] initialises MPI (at `MPI_THREAD_SERIALIZED`: the
+//! process's MPI calls are all made by one thread at a time, the one that runs
+//! the rank), refuses a world of one process, splits the world by node
+//! (`MPI_Comm_split_type` with `MPI_COMM_TYPE_SHARED`), pins the process to the
+//! CPU its node-local rank picks from the CPUs it may use, reads the pin back,
+//! and gathers every rank's host, CPU model and CPU on every rank. Two processes
+//! on one CPU of one host make the team oversubscribed: they wait by yielding
+//! instead of spinning.
+//!
+//! [`Processes::run`] runs one kernel's body on this process, as
+//! [`Team::run`](super::Team::run) runs it on a thread: all ranks first meet at a
+//! start gate (`MPI_Ibarrier` polled under the deadline), then each gets a fresh
+//! [`MpiEndpoint`] on its own communicator. Rank 0 times, as everywhere. A rank
+//! whose body fails returns the error naming the kernel and itself; the caller
+//! reports it and ends the job with [`Processes::abort`], so that no other rank
+//! waits for it longer than its own deadline.
+
+use super::{RankCtx, TeamError};
+use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
+use crate::platform::{PinError, allowed_cpus, pin_current_thread};
+use crate::transport::mpi::{MpiEndpoint, wait_for};
+use mpi::Threading;
+use mpi::environment::Universe;
+use mpi::ffi;
+use mpi::raw::AsRaw;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::CommunicatorCollectives;
+use serde::{Deserialize, Serialize};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One rank as the team records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessInfo {
+    /// Its rank in the world.
+    pub rank: usize,
+    /// Its host name.
+    pub host: String,
+    /// Its node's CPU model, where known.
+    pub cpu_model: Option<String>,
+    /// The CPU it is pinned to (read back).
+    pub cpu: usize,
+    /// Its rank among the processes of its node.
+    pub node_rank: usize,
+    /// Its process id on its host.
+    pub pid: u32,
+}
+
+/// Why a team of processes could not be formed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessTeamError {
+    /// MPI was initialised before.
+    #[error("MPI is already initialised in this process")]
+    AlreadyInitialised,
+    /// The library gives less than `MPI_THREAD_SERIALIZED`.
+    #[error(
+        "the MPI library provides thread level {0:?}; the mpi transport needs MPI_THREAD_SERIALIZED"
+    )]
+    Threading(Threading),
+    /// A world of one process: not started by `mpirun`, or with `-n 1`.
+    #[error(
+        "--transport mpi needs at least 2 MPI processes, and this world has 1: start it with `mpirun -n 2 halfperf run ... --transport mpi`"
+    )]
+    WorldOfOne,
+    /// Pinning failed.
+    #[error("rank {rank}: {error}")]
+    Pin {
+        /// The rank.
+        rank: usize,
+        /// Why.
+        error: PinError,
+    },
+}
+
+/// Bytes of one rank's record in the gather (host, CPU model, numbers).
+const RECORD_BYTES: usize = 512;
+
+/// The team of MPI processes this process belongs to.
+pub struct Processes {
+    world: SimpleCommunicator,
+    rank: usize,
+    members: Vec<ProcessInfo>,
+    library_version: String,
+    placement: Placement,
+    control: Arc<TeamControl>,
+    // Last: dropping it finalises MPI, after the communicators above are freed.
+    _universe: Universe,
+}
+
+impl std::fmt::Debug for Processes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Processes")
+            .field("rank", &self.rank)
+            .field("members", &self.members)
+            .field("placement", &self.placement)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Processes {
+    /// Initialises MPI and forms the team (collective over the world), with
+    /// `wait_timeout` the deadline of every wait and `cpu_model` this node's.
+    pub fn init(
+        wait_timeout: Duration,
+        cpu_model: Option<String>,
+    ) -> Result<Processes, ProcessTeamError> {
+        let (universe, threading) = mpi::initialize_with_threading(Threading::Serialized)
+            .ok_or(ProcessTeamError::AlreadyInitialised)?;
+        if threading < Threading::Serialized {
+            return Err(ProcessTeamError::Threading(threading));
+        }
+        let world = universe.world();
+        let rank = world.rank() as usize;
+        let size = world.size() as usize;
+        if size < 2 {
+            return Err(ProcessTeamError::WorldOfOne);
+        }
+        let node = world.split_shared(rank as i32);
+        let node_rank = node.rank() as usize;
+        drop(node);
+        let allowed = allowed_cpus();
+        let cpu = allowed[node_rank % allowed.len()];
+        pin_current_thread(cpu).map_err(|error| ProcessTeamError::Pin { rank, error })?;
+        let host = mpi::environment::processor_name()
+            .ok()
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "unknown".into());
+        let me = ProcessInfo {
+            rank,
+            host,
+            cpu_model,
+            cpu,
+            node_rank,
+            pid: std::process::id(),
+        };
+        let mut record = [0u8; RECORD_BYTES];
+        let text = serde_json::to_vec(&me).expect("a record serialises");
+        let n = text.len().min(RECORD_BYTES);
+        record[..n].copy_from_slice(&text[..n]);
+        let mut all = vec![0u8; RECORD_BYTES * size];
+        world.all_gather_into(&record[..], &mut all[..]);
+        let members: Vec<ProcessInfo> = all
+            .chunks(RECORD_BYTES)
+            .enumerate()
+            .map(|(r, rec)| {
+                let end = rec.iter().position(|b| *b == 0).unwrap_or(rec.len());
+                serde_json::from_slice(&rec[..end]).unwrap_or_else(|_| ProcessInfo {
+                    rank: r,
+                    host: "unknown".into(),
+                    cpu_model: None,
+                    cpu: usize::MAX,
+                    node_rank: 0,
+                    pid: 0,
+                })
+            })
+            .collect();
+        // The other ranks on this node poll while they wait: the load check
+        // counts their CPU time as the measurement's, not a neighbour's.
+        let peers: Vec<u32> = members
+            .iter()
+            .filter(|m| m.rank != rank && m.host == members[rank].host)
+            .map(|m| m.pid)
+            .collect();
+        crate::platform::count_as_own(&peers);
+        let shares = |m: &ProcessInfo| {
+            members
+                .iter()
+                .any(|o| o.rank != m.rank && o.host == m.host && o.cpu == m.cpu)
+        };
+        let waits: Vec<WaitStrategy> = members
+            .iter()
+            .map(|m| {
+                if shares(m) {
+                    WaitStrategy::Block
+                } else {
+                    WaitStrategy::Spin
+                }
+            })
+            .collect();
+        let placement = if waits.contains(&WaitStrategy::Block) {
+            Placement::Oversubscribed
+        } else {
+            Placement::Pinned
+        };
+        let library_version = mpi::environment::library_version()
+            .map(|v| {
+                v.trim_matches(|c: char| c == '\0' || c.is_whitespace())
+                    .to_string()
+            })
+            .unwrap_or_else(|_| "unknown".into());
+        Ok(Processes {
+            world,
+            rank,
+            members,
+            library_version,
+            placement,
+            control: TeamControl::new(waits, wait_timeout),
+            _universe: universe,
+        })
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Number of processes.
+    pub fn size(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Every rank's host, CPU model and CPU, rank order.
+    pub fn members(&self) -> &[ProcessInfo] {
+        &self.members
+    }
+
+    /// The CPU of each rank, rank order.
+    pub fn cpus(&self) -> Vec<usize> {
+        self.members.iter().map(|m| m.cpu).collect()
+    }
+
+    /// Whether ranks `a` and `b` run on one node.
+    pub fn same_node(&self, a: usize, b: usize) -> bool {
+        self.members[a].host == self.members[b].host
+    }
+
+    /// How the processes sit on CPUs: pinned, or oversubscribed where two share
+    /// a CPU of one host.
+    pub fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    /// The MPI library's own version string (`MPI_Get_library_version`).
+    pub fn library_version(&self) -> &str {
+        &self.library_version
+    }
+
+    /// The world communicator, for MPI's own collectives.
+    pub fn world(&self) -> &SimpleCommunicator {
+        &self.world
+    }
+
+    /// The control block (deadline and wait strategy of every rank).
+    pub fn control(&self) -> &Arc<TeamControl> {
+        &self.control
+    }
+
+    /// Runs `body` as this process's rank of kernel `kernel`: every rank meets
+    /// at a start gate under the deadline, then runs with a fresh endpoint. A
+    /// failure (an error or a panic) is returned naming the kernel and this rank.
+    pub fn run<R>(
+        &self,
+        kernel: &str,
+        body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint) -> Result<R, RankError>,
+    ) -> Result<R, TeamError> {
+        self.run_buffered(kernel, None, body)
+    }
+
+    /// [`Processes::run`] with buffered sends of up to `buffer_bytes` (two whole
+    /// messages per peer, see [`MpiEndpoint::new`]), for kernels whose ranks
+    /// send to each other at once.
+    pub fn run_buffered<R>(
+        &self,
+        kernel: &str,
+        buffer_bytes: Option<usize>,
+        body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint) -> Result<R, RankError>,
+    ) -> Result<R, TeamError> {
+        let failed = |error| TeamError::Rank {
+            kernel: kernel.into(),
+            rank: self.rank,
+            error,
+        };
+        self.start_gate().map_err(failed)?;
+        let mut ep = MpiEndpoint::new(&self.world, Arc::clone(&self.control), buffer_bytes);
+        let ctx = RankCtx {
+            rank: self.rank,
+            size: self.size(),
+            cpu: self.members[self.rank].cpu,
+            control: &self.control,
+        };
+        catch_unwind(AssertUnwindSafe(|| body(&ctx, &mut ep)))
+            .unwrap_or_else(|p| Err(RankError::Panicked(super::panic_message(&*p))))
+            .map_err(failed)
+    }
+
+    /// Every rank arrives, then all go: `MPI_Ibarrier` polled under the
+    /// deadline, so a rank that never arrives is an error, not a hang.
+    fn start_gate(&self) -> Result<(), RankError> {
+        let mut request = null_request();
+        // SAFETY: the world communicator is live; `request` is valid for writes.
+        unsafe { ffi::MPI_Ibarrier(self.world.as_raw(), &mut request) };
+        let gate = wait_for(&self.control, self.rank, usize::MAX, || {
+            let mut flag = 0;
+            // SAFETY: `request` is the active barrier request until MPI_Test
+            // completes it (and we stop polling then).
+            unsafe { ffi::MPI_Test(&mut request, &mut flag, ffi::RSMPI_STATUS_IGNORE) };
+            (flag != 0).then_some(())
+        });
+        gate.map_err(|e| match e {
+            RankError::Deadline { waited_ms, .. } => RankError::Failed(format!(
+                "start gate: not every process arrived within {waited_ms} ms"
+            )),
+            other => other,
+        })
+    }
+
+    /// Ends every process of the job (`MPI_Abort`) with exit status `code`: what a
+    /// rank does after reporting a failure, so that no peer waits for it.
+    pub fn abort(&self, code: i32) -> ! {
+        self.world.abort(code)
+    }
+}
+
+/// A reference to the [`Processes`] that a context shared by threads can carry
+/// (the kernels' `RunContext`): only the thread that made the handle, the one
+/// that makes this process's MPI calls, can reach the team through it.
+#[derive(Clone, Copy)]
+pub struct ProcessesHandle<'a> {
+    procs: &'a Processes,
+    owner: std::thread::ThreadId,
+}
+
+impl std::fmt::Debug for ProcessesHandle<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.procs.fmt(f)
+    }
+}
+
+// SAFETY: the handle hands out its reference only on the thread that made it
+// (`get` checks), so the team, which is not `Sync`, is never reached from two
+// threads through it.
+unsafe impl Sync for ProcessesHandle<'_> {}
+
+impl<'a> ProcessesHandle<'a> {
+    /// A handle for this thread.
+    pub fn new(procs: &'a Processes) -> ProcessesHandle<'a> {
+        ProcessesHandle {
+            procs,
+            owner: std::thread::current().id(),
+        }
+    }
+
+    /// The team; panics on any thread but the one that made the handle.
+    pub fn get(&self) -> &'a Processes {
+        assert_eq!(
+            std::thread::current().id(),
+            self.owner,
+            "the team of MPI processes is reached only from the thread that runs the rank"
+        );
+        self.procs
+    }
+}
+
+fn null_request() -> ffi::MPI_Request {
+    // SAFETY: reading an immutable handle constant the MPI library exports.
+    unsafe { ffi::RSMPI_REQUEST_NULL }
+}

@@ -1,0 +1,521 @@
+//! The mpi transport: MPI point-to-point messages between processes (built with
+//! `--features mpi`).
+//!
+//! Each endpoint owns a duplicate of the world communicator, so its messages
+//! never match another kernel's or the team's own. A message is one
+//! `MPI_Isend` or `MPI_Irecv` of bytes with one tag; MPI's non-overtaking rule
+//! (same source, tag and communicator) keeps the messages between a pair in
+//! order. Every wait polls `MPI_Test` (or `MPI_Iprobe`) under the team's
+//! deadline instead of blocking in `MPI_Recv`, so a peer that stalls or dies
+//! ends the wait with an error naming it, never a hang: a process alone on its
+//! CPU polls with the spin-loop hint and reads the clock every 1024 polls, one
+//! that shares its CPU yields after every poll. Nothing allocates on the timed
+//! path: a request and a status live on the stack of the call.
+//!
+//! Beside the endpoint, [`MpiEndpoint::raw_round_trips`] is the baseline the
+//! `pingpong` kernel measures it against: the plain `MPI_Send`/`MPI_Recv`
+//! ping-pong on the same communicator, as a C program writes it.
+//!
+//! # Failed waits
+//! A wait that fails (deadline, abort) returns with its request still posted:
+//! MPI may read a send's buffer or write a receive's until the request is
+//! completed or cancelled. A receive is cancelled and freed before the error is
+//! returned; a send (which MPI cannot reliably cancel) is freed, and the team
+//! ends the whole job with `MPI_Abort` before the process makes another MPI
+//! call that could progress it (see `crate::team::mpi`).
+
+use super::{Endpoint, PendingRequests, check_peer, too_long};
+use crate::control::{RankError, TeamControl, WaitStrategy};
+use mpi::ffi;
+use mpi::raw::AsRaw;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use std::os::raw::{c_int, c_void};
+use std::sync::Arc;
+
+/// The tag of the transport's messages.
+const DATA_TAG: c_int = 0;
+/// The tag of the raw baseline's messages.
+const RAW_TAG: c_int = 1;
+
+/// Messages up to this size go in `try_send` (MPI sends them eagerly: OpenMPI's
+/// shared-memory and TCP eager limits are 4 KiB and 64 KiB); longer ones wait
+/// for `wait_send`.
+pub const EAGER_BYTES: usize = 4096;
+
+/// One process's end of the mpi transport.
+pub struct MpiEndpoint {
+    comm: SimpleCommunicator,
+    rank: usize,
+    size: usize,
+    control: Arc<TeamControl>,
+    pending: PendingRequests,
+    /// Buffered sends, where the kernel needs them: per peer two buffers.
+    buffered: Option<Vec<[SendSlot; 2]>>,
+    /// Per peer, the slot its next buffered send takes.
+    next_slot: Vec<usize>,
+}
+
+/// A buffer of a buffered send and its request (null when the buffer is free).
+struct SendSlot {
+    buf: Vec<u8>,
+    request: ffi::MPI_Request,
+}
+
+impl std::fmt::Debug for MpiEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MpiEndpoint")
+            .field("rank", &self.rank)
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+// SAFETY: the communicator handle is a pointer into the MPI library, which the
+// team initialises at MPI_THREAD_SERIALIZED or above (`crate::team::mpi`), so
+// any thread may make MPI calls as long as no two overlap. The endpoint is not
+// `Sync` (the handle is not), so only the thread that holds it calls through it,
+// and the team runs every MPI call of a process on one thread at a time.
+unsafe impl Send for MpiEndpoint {}
+
+impl MpiEndpoint {
+    /// An endpoint on a duplicate of `world` (collective: every process of
+    /// `world` makes it together), waiting by `control`'s rules and deadline.
+    ///
+    /// With `buffer_bytes`, sends are buffered as the thread transports' are for
+    /// CoMet's kernels (two whole messages of up to `buffer_bytes` per peer): a
+    /// send longer than MPI sends eagerly is copied into one of two buffers of
+    /// its peer and left in flight, so that two ranks may send to each other at
+    /// once (a synchronous send of a long message would wait for the matching
+    /// receive, and both would wait). Without, a send returns when MPI has
+    /// finished with the caller's bytes, and nothing is copied.
+    pub fn new(
+        world: &SimpleCommunicator,
+        control: Arc<TeamControl>,
+        buffer_bytes: Option<usize>,
+    ) -> MpiEndpoint {
+        let comm = world.duplicate();
+        let rank = comm.rank() as usize;
+        let size = comm.size() as usize;
+        let slot = |bytes: usize| SendSlot {
+            buf: vec![0u8; bytes],
+            request: null_request(),
+        };
+        MpiEndpoint {
+            comm,
+            rank,
+            size,
+            control,
+            pending: PendingRequests::new(size),
+            buffered: buffer_bytes
+                .filter(|&b| b > EAGER_BYTES)
+                .map(|b| (0..size).map(|_| [slot(b), slot(b)]).collect()),
+            next_slot: vec![0; size],
+        }
+    }
+
+    /// A buffered send of `data` to `to` (see [`MpiEndpoint::new`]): waits for
+    /// the earlier send from the slot it takes, copies, posts, and returns.
+    #[inline]
+    fn send_buffered(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
+        let k = self.next_slot[to];
+        self.next_slot[to] ^= 1;
+        let mut request = match &mut self.buffered {
+            Some(slots) => std::mem::replace(&mut slots[to][k].request, null_request()),
+            None => null_request(),
+        };
+        if request != null_request() {
+            self.complete(&mut request, to, false)?;
+        }
+        let Some(slots) = &mut self.buffered else {
+            return Ok(());
+        };
+        let slot = &mut slots[to][k];
+        if data.len() > slot.buf.len() {
+            return Err(too_long(data.len(), slot.buf.len()));
+        }
+        slot.buf[..data.len()].copy_from_slice(data);
+        let mut request = null_request();
+        // SAFETY: the slot's buffer is valid for reads of `data.len()` bytes
+        // until the request completes: the slot is not written again before
+        // its request is completed (above, on its next use, or when the
+        // endpoint drops), and its buffer is never freed while the request is
+        // in flight (a failed completion leaks the buffers; see `Drop`).
+        unsafe {
+            ffi::MPI_Isend(
+                slot.buf.as_ptr().cast::<c_void>(),
+                count(data.len()),
+                ffi::RSMPI_UINT8_T,
+                to as c_int,
+                DATA_TAG,
+                self.comm.as_raw(),
+                &mut request,
+            )
+        };
+        slot.request = request;
+        Ok(())
+    }
+
+    /// Polls `request` until it completes, under the deadline; on failure the
+    /// request is cancelled (a receive) and freed.
+    #[inline]
+    fn complete(
+        &self,
+        request: &mut ffi::MPI_Request,
+        peer: usize,
+        receive: bool,
+    ) -> Result<ffi::MPI_Status, RankError> {
+        let mut status = empty_status();
+        let waited = wait_for(&self.control, self.rank, peer, || {
+            let mut flag: c_int = 0;
+            // SAFETY: `request` is a request this endpoint posted and has not
+            // completed (MPI_Test sets it to MPI_REQUEST_NULL when it does, and
+            // we stop polling then); `flag` and `status` are valid for writes.
+            unsafe { ffi::MPI_Test(request, &mut flag, &mut status) };
+            (flag != 0).then_some(())
+        });
+        if let Err(e) = waited {
+            // SAFETY: the request is still active; cancelling a receive and
+            // freeing either kind are valid on an active request.
+            unsafe {
+                if receive {
+                    ffi::MPI_Cancel(request);
+                }
+                ffi::MPI_Request_free(request);
+            }
+            return Err(e);
+        }
+        Ok(status)
+    }
+
+    /// Posts a receive of at most `buf.len()` bytes from `from` with `tag`.
+    #[inline]
+    fn post_recv(&self, from: usize, tag: c_int, buf: &mut [u8]) -> ffi::MPI_Request {
+        let mut request = null_request();
+        // SAFETY: `buf` is valid for writes of `buf.len()` bytes until the request
+        // completes: the caller completes it (or cancels and frees it) before it
+        // returns and before `buf`'s borrow ends. The communicator is live.
+        unsafe {
+            ffi::MPI_Irecv(
+                buf.as_mut_ptr().cast::<c_void>(),
+                count(buf.len()),
+                ffi::RSMPI_UINT8_T,
+                from as c_int,
+                tag,
+                self.comm.as_raw(),
+                &mut request,
+            )
+        };
+        request
+    }
+
+    /// Posts a send of `data` to `to` with `tag`.
+    #[inline]
+    fn post_send(&self, to: usize, tag: c_int, data: &[u8]) -> ffi::MPI_Request {
+        let mut request = null_request();
+        // SAFETY: `data` is valid for reads of `data.len()` bytes until the
+        // request completes: the caller completes it before returning (or, on a
+        // failed wait, the job ends; see the module's "Failed waits").
+        unsafe {
+            ffi::MPI_Isend(
+                data.as_ptr().cast::<c_void>(),
+                count(data.len()),
+                ffi::RSMPI_UINT8_T,
+                to as c_int,
+                tag,
+                self.comm.as_raw(),
+                &mut request,
+            )
+        };
+        request
+    }
+
+    /// Whether a message with `tag` from `from` is waiting.
+    #[inline]
+    fn probe_tag(&self, from: usize, tag: c_int) -> bool {
+        let mut flag: c_int = 0;
+        let mut status = empty_status();
+        // SAFETY: the communicator is live; `flag` and `status` are valid for
+        // writes.
+        unsafe {
+            ffi::MPI_Iprobe(
+                from as c_int,
+                tag,
+                self.comm.as_raw(),
+                &mut flag,
+                &mut status,
+            )
+        };
+        flag != 0
+    }
+
+    /// `reps` round trips of the plain MPI ping-pong with rank `peer` on this
+    /// endpoint's communicator, 8 bytes each way: the rank that `leads`
+    /// `MPI_Send`s then `MPI_Recv`s, the other the reverse; returns this rank's
+    /// time. Only the first receive waits under the deadline (by `MPI_Iprobe`),
+    /// so that a peer that never comes ends in an error; the rest are blocking
+    /// `MPI_Recv`s, as in C.
+    #[inline(never)]
+    pub fn raw_round_trips(
+        &mut self,
+        peer: usize,
+        leads: bool,
+        reps: u64,
+    ) -> Result<std::time::Duration, RankError> {
+        check_peer(self.rank, peer, self.size)?;
+        let out = [7u8; 8];
+        let mut inbuf = [0u8; 8];
+        let comm = self.comm.as_raw();
+        let send = |data: &[u8; 8]| {
+            // SAFETY: `data` is 8 readable bytes; MPI_Send returns once it has
+            // copied them out.
+            unsafe {
+                ffi::MPI_Send(
+                    data.as_ptr().cast::<c_void>(),
+                    8,
+                    ffi::RSMPI_UINT8_T,
+                    peer as c_int,
+                    RAW_TAG,
+                    comm,
+                )
+            };
+        };
+        let recv = |buf: &mut [u8; 8]| {
+            // SAFETY: `buf` is 8 writable bytes; MPI_Recv returns once it has
+            // written the message.
+            unsafe {
+                ffi::MPI_Recv(
+                    buf.as_mut_ptr().cast::<c_void>(),
+                    8,
+                    ffi::RSMPI_UINT8_T,
+                    peer as c_int,
+                    RAW_TAG,
+                    comm,
+                    ffi::RSMPI_STATUS_IGNORE,
+                )
+            };
+        };
+        let first = |ep: &Self| {
+            wait_for(&ep.control, ep.rank, peer, || {
+                ep.probe_tag(peer, RAW_TAG).then_some(())
+            })
+        };
+        let start = std::time::Instant::now();
+        for i in 0..reps {
+            if leads {
+                send(&out);
+                if i == 0 {
+                    first(self)?;
+                }
+                recv(&mut inbuf);
+            } else {
+                if i == 0 {
+                    first(self)?;
+                }
+                recv(&mut inbuf);
+                send(&out);
+            }
+        }
+        std::hint::black_box(&inbuf);
+        Ok(start.elapsed())
+    }
+}
+
+impl Drop for MpiEndpoint {
+    /// Completes the buffered sends still in flight (under the deadline); if one
+    /// cannot complete, the buffers are leaked rather than freed under MPI.
+    fn drop(&mut self) {
+        let Some(mut slots) = self.buffered.take() else {
+            return;
+        };
+        let mut failed = false;
+        for (peer, pair) in slots.iter_mut().enumerate() {
+            for slot in pair.iter_mut() {
+                if slot.request != null_request() && !failed {
+                    failed = self.complete(&mut slot.request, peer, false).is_err();
+                }
+            }
+        }
+        if failed {
+            std::mem::forget(slots);
+        }
+    }
+}
+
+/// MPI's own collectives on the endpoint's communicator, blocking as a program
+/// calls them (`MPI_Bcast`, `MPI_Allreduce`, `MPI_Barrier`), for the kernels
+/// that time them beside hand-written ones. A blocking collective cannot keep a
+/// deadline, so callers first [`meet`](MpiEndpoint::meet) (untimed): after it
+/// every rank is in the batch, and only a rank that dies can stop one, which
+/// `mpirun` ends the job for.
+impl MpiEndpoint {
+    /// Every rank arrives, then all go: `MPI_Ibarrier` polled under the
+    /// deadline.
+    pub fn meet(&mut self) -> Result<(), RankError> {
+        let mut request = null_request();
+        // SAFETY: the communicator is live; `request` is valid for writes.
+        unsafe { ffi::MPI_Ibarrier(self.comm.as_raw(), &mut request) };
+        self.complete(&mut request, usize::MAX, false).map(|_| ())
+    }
+
+    /// `MPI_Bcast` of `buf` from rank 0.
+    #[inline]
+    pub fn bcast(&mut self, buf: &mut [u8]) {
+        // SAFETY: `buf` is valid for reads and writes of its length for the
+        // call; the communicator is live; every rank passes the same length.
+        unsafe {
+            ffi::MPI_Bcast(
+                buf.as_mut_ptr().cast::<c_void>(),
+                count(buf.len()),
+                ffi::RSMPI_UINT8_T,
+                0,
+                self.comm.as_raw(),
+            )
+        };
+    }
+
+    /// `MPI_Allreduce` with `MPI_SUM` of `input` into `sum`, element-wise.
+    #[inline]
+    pub fn allreduce_sum(&mut self, input: &[f64], sum: &mut [f64]) {
+        debug_assert_eq!(input.len(), sum.len());
+        // SAFETY: `input` is readable and `sum` writable for `input.len()`
+        // doubles (the lengths are equal), they do not overlap (one is shared,
+        // one exclusive), and the communicator is live.
+        unsafe {
+            ffi::MPI_Allreduce(
+                input.as_ptr().cast::<c_void>(),
+                sum.as_mut_ptr().cast::<c_void>(),
+                count(input.len()),
+                ffi::RSMPI_DOUBLE,
+                ffi::RSMPI_SUM,
+                self.comm.as_raw(),
+            )
+        };
+    }
+
+    /// `MPI_Barrier`.
+    #[inline]
+    pub fn barrier(&mut self) {
+        // SAFETY: the communicator is live.
+        unsafe { ffi::MPI_Barrier(self.comm.as_raw()) };
+    }
+}
+
+/// Polls `ready` as `rank` waits: spinning with the deadline checked every
+/// 1024 polls, or yielding the CPU after every poll when it shares it.
+#[inline]
+pub fn wait_for<T>(
+    control: &TeamControl,
+    rank: usize,
+    peer: usize,
+    mut ready: impl FnMut() -> Option<T>,
+) -> Result<T, RankError> {
+    match control.wait_strategy(rank) {
+        WaitStrategy::Spin => control.spin_until(peer, ready),
+        WaitStrategy::Block => {
+            let mut started = None;
+            loop {
+                if let Some(v) = ready() {
+                    return Ok(v);
+                }
+                control.check(peer, &mut started)?;
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+fn null_request() -> ffi::MPI_Request {
+    // SAFETY: reading an immutable handle constant the MPI library exports.
+    unsafe { ffi::RSMPI_REQUEST_NULL }
+}
+
+fn empty_status() -> ffi::MPI_Status {
+    // SAFETY: MPI_Status is a C struct of integers, for which all zeroes is a
+    // valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+/// A length as MPI's element count; messages are far below 2 GiB.
+#[inline]
+fn count(len: usize) -> c_int {
+    debug_assert!(len <= c_int::MAX as usize);
+    len as c_int
+}
+
+/// The length of a completed receive.
+#[inline]
+fn received(status: &ffi::MPI_Status) -> usize {
+    let mut n: c_int = 0;
+    // SAFETY: `status` is the status of a completed receive of bytes.
+    unsafe { ffi::MPI_Get_count(status, ffi::RSMPI_UINT8_T, &mut n) };
+    n.max(0) as usize
+}
+
+impl Endpoint for MpiEndpoint {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.size
+    }
+
+    #[inline]
+    fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
+        check_peer(self.rank, to, self.size)?;
+        if self.buffered.is_some() && data.len() > EAGER_BYTES {
+            return self.send_buffered(to, data);
+        }
+        let mut request = self.post_send(to, DATA_TAG, data);
+        self.complete(&mut request, to, false).map(|_| ())
+    }
+
+    #[inline]
+    fn recv(&mut self, from: usize, buf: &mut [u8]) -> Result<usize, RankError> {
+        check_peer(self.rank, from, self.size)?;
+        let mut request = self.post_recv(from, DATA_TAG, buf);
+        let status = self.complete(&mut request, from, true)?;
+        Ok(received(&status))
+    }
+
+    fn try_send(&mut self, to: usize, data: &[u8]) -> Result<bool, RankError> {
+        check_peer(self.rank, to, self.size)?;
+        if data.len() > EAGER_BYTES {
+            return Ok(false);
+        }
+        self.send(to, data).map(|_| true)
+    }
+
+    fn try_recv(&mut self, from: usize, buf: &mut [u8]) -> Result<Option<usize>, RankError> {
+        check_peer(self.rank, from, self.size)?;
+        let mut flag: c_int = 0;
+        let mut status = empty_status();
+        // SAFETY: the communicator is live; `flag` and `status` are valid for
+        // writes.
+        unsafe {
+            ffi::MPI_Iprobe(
+                from as c_int,
+                DATA_TAG,
+                self.comm.as_raw(),
+                &mut flag,
+                &mut status,
+            )
+        };
+        if flag == 0 {
+            return Ok(None);
+        }
+        let len = received(&status);
+        if len > buf.len() {
+            return Err(too_long(len, buf.len()));
+        }
+        self.recv(from, buf).map(Some)
+    }
+
+    fn probe(&self, from: usize) -> bool {
+        from < self.size && from != self.rank && self.probe_tag(from, DATA_TAG)
+    }
+
+    fn pending_mut(&mut self) -> &mut PendingRequests {
+        &mut self.pending
+    }
+}
