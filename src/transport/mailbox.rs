@@ -31,9 +31,10 @@
 //! spinning; its peers then wake it after each publish (see the README for why no
 //! wake-up can be lost).
 
+use super::parking::{block_until, notify, park_once};
 use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, too_long};
 use crate::control::{RankError, TeamControl, WaitStrategy};
-use crate::primitive::{AtomicU32, AtomicU64, Ordering, UnsafeCell, fence};
+use crate::primitive::{AtomicU32, AtomicU64, Ordering, UnsafeCell};
 use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -834,91 +835,6 @@ impl Endpoint for MailboxEndpoint {
 
     fn pending_mut(&mut self) -> &mut PendingRequests {
         &mut self.pending
-    }
-}
-
-/// Wakes the thread parked on `parked`, if any, after a Release publish towards a
-/// rank that parks; out of line, so that the spinning ranks' paths do not carry it.
-#[inline(never)]
-fn notify(parked: &AtomicU32) {
-    // SeqCst fence: Dekker pairing with the fence in `block_until`. Either this
-    // load sees the waiter's flag, or the waiter's re-check sees our publish.
-    fence(Ordering::SeqCst);
-    // Relaxed: ordered by the fences.
-    if parked.load(Ordering::Relaxed) != 0 {
-        #[cfg(not(loom))]
-        // SAFETY: the key is the address of `parked`, which outlives the call; no
-        // other parking_lot object uses that address as a key.
-        unsafe {
-            parking_lot_core::unpark_all(
-                parked as *const AtomicU32 as usize,
-                parking_lot_core::DEFAULT_UNPARK_TOKEN,
-            );
-        }
-    }
-}
-
-/// Parks on `parked` until woken or 10 ms pass, unless `ready` already holds;
-/// returns whether `ready` held. Under loom, checks once and yields.
-fn park_once(parked: &AtomicU32, mut ready: impl FnMut() -> bool) -> bool {
-    if ready() {
-        return true;
-    }
-    #[cfg(loom)]
-    {
-        let _ = parked;
-        loom::thread::yield_now();
-        ready()
-    }
-    #[cfg(not(loom))]
-    {
-        // Relaxed: ordered by the SeqCst fence that follows.
-        parked.store(1, Ordering::Relaxed);
-        // SeqCst fence: see `notify`.
-        fence(Ordering::SeqCst);
-        let key = parked as *const AtomicU32 as usize;
-        let timeout = Some(std::time::Instant::now() + std::time::Duration::from_millis(10));
-        let mut held = false;
-        // SAFETY: the key is the address of `parked` (see `notify`); the validate
-        // closure only reads atomics and does not park or panic; the other
-        // callbacks do nothing.
-        unsafe {
-            parking_lot_core::park(
-                key,
-                || {
-                    held = ready();
-                    !held
-                },
-                || {},
-                |_, _| {},
-                parking_lot_core::DEFAULT_PARK_TOKEN,
-                timeout,
-            );
-        }
-        // Relaxed: only this thread parks on this word.
-        parked.store(0, Ordering::Relaxed);
-        held || ready()
-    }
-}
-
-/// Parks until `ready` returns `Some`, waking at least every 10 ms to check the
-/// team's abort flag and the deadline.
-fn block_until<T>(
-    control: &TeamControl,
-    peer: usize,
-    parked: &AtomicU32,
-    mut ready: impl FnMut() -> Option<T>,
-) -> Result<T, RankError> {
-    let mut started = None;
-    let mut value = None;
-    loop {
-        if park_once(parked, || {
-            value = ready();
-            value.is_some()
-        }) {
-            return Ok(value.take().expect("ready returned Some"));
-        }
-        control.check(peer, &mut started)?;
     }
 }
 

@@ -29,6 +29,7 @@ pub mod mailbox;
 pub mod mailroom;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+mod parking;
 
 use crate::control::{RankError, TeamControl};
 use serde::{Deserialize, Serialize};
