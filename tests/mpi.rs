@@ -14,87 +14,9 @@
 
 mod common;
 
-use common::cannot_run_here;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use common::mpirun::{have_mpirun, json, kernel, min_at, mpirun, mpirun_command, np};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-/// The hard limit of every `mpirun`, in seconds.
-const TIMEOUT_S: &str = "300";
-
-fn np() -> usize {
-    std::env::var("HALFPERF_MPI_NP")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(2)
-}
-
-fn have_mpirun(test: &str) -> bool {
-    let found = Command::new("mpirun")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        cannot_run_here(test, "mpirun is not installed (openmpi-bin)");
-    }
-    found
-}
-
-/// `timeout 300 mpirun -n NP [options] halfperf ARGS`, in `dir`.
-fn mpirun_command(dir: &Path, np: usize, args: &[&str]) -> Command {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut cmd = Command::new("timeout");
-    cmd.args([
-        TIMEOUT_S,
-        "mpirun",
-        "-n",
-        &np.to_string(),
-        "--bind-to",
-        "none",
-    ])
-    .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    .current_dir(dir);
-    if np > cpus {
-        // More processes than CPUs: OpenMPI's own polling must yield too.
-        cmd.args(["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]);
-    }
-    if let Ok(extra) = std::env::var("HALFPERF_MPI_ARGS") {
-        cmd.args(extra.split_whitespace());
-    }
-    cmd.arg(env!("CARGO_BIN_EXE_halfperf")).args(args);
-    cmd
-}
-
-fn mpirun(dir: &Path, np: usize, args: &[&str]) -> Output {
-    mpirun_command(dir, np, args)
-        .output()
-        .expect("timeout and mpirun run")
-}
-
-fn json(dir: &Path, name: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join(name)).expect("the result file");
-    serde_json::from_str(&text).expect("the result file parses")
-}
-
-fn kernel<'a>(doc: &'a serde_json::Value, name: &str, transport: &str) -> &'a serde_json::Value {
-    doc["kernels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["kernel"] == name && k["transport"] == transport)
-        .unwrap_or_else(|| panic!("no {name}/{transport} in {doc}"))
-}
-
-fn min_at(k: &serde_json::Value, size: f64) -> f64 {
-    k["points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["size_bytes"] == size)
-        .and_then(|p| p["one_way_ns"]["min"].as_f64())
-        .unwrap_or_else(|| panic!("no point at {size} B in {k}"))
-}
 
 /// Ping-pong over MPI: points for every size, a fit, 64 KiB slower than 8 B
 /// (retried: a loaded machine can stall one batch), the raw MPI baseline beside

@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // each test file uses its own subset
 
+#[cfg(feature = "mpi")]
+pub(crate) mod mpirun;
+
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};

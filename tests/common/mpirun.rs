@@ -1,0 +1,89 @@
+//! Starting halfperf under `mpirun` for the MPI tests (`--features mpi`):
+//! every `mpirun` runs under `timeout 300`, so that nothing can hang.
+//! `HALFPERF_MPI_NP` (default 2) sets the number of processes and
+//! `HALFPERF_MPI_ARGS` adds options to every `mpirun`.
+
+use super::cannot_run_here;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The hard limit of every `mpirun`, in seconds.
+pub(crate) const TIMEOUT_S: &str = "300";
+
+pub(crate) fn np() -> usize {
+    std::env::var("HALFPERF_MPI_NP")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2)
+}
+
+pub(crate) fn have_mpirun(test: &str) -> bool {
+    let found = Command::new("mpirun")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        cannot_run_here(test, "mpirun is not installed (openmpi-bin)");
+    }
+    found
+}
+
+/// `timeout 300 mpirun -n NP [options] halfperf ARGS`, in `dir`.
+pub(crate) fn mpirun_command(dir: &Path, np: usize, args: &[&str]) -> Command {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut cmd = Command::new("timeout");
+    cmd.args([
+        TIMEOUT_S,
+        "mpirun",
+        "-n",
+        &np.to_string(),
+        "--bind-to",
+        "none",
+    ])
+    .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    .current_dir(dir);
+    if np > cpus {
+        // More processes than CPUs: OpenMPI's own polling must yield too.
+        cmd.args(["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]);
+    }
+    if let Ok(extra) = std::env::var("HALFPERF_MPI_ARGS") {
+        cmd.args(extra.split_whitespace());
+    }
+    cmd.arg(env!("CARGO_BIN_EXE_halfperf")).args(args);
+    cmd
+}
+
+pub(crate) fn mpirun(dir: &Path, np: usize, args: &[&str]) -> Output {
+    mpirun_command(dir, np, args)
+        .output()
+        .expect("timeout and mpirun run")
+}
+
+pub(crate) fn json(dir: &Path, name: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join(name)).expect("the result file");
+    serde_json::from_str(&text).expect("the result file parses")
+}
+
+pub(crate) fn kernel<'a>(
+    doc: &'a serde_json::Value,
+    name: &str,
+    transport: &str,
+) -> &'a serde_json::Value {
+    doc["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["kernel"] == name && k["transport"] == transport)
+        .unwrap_or_else(|| panic!("no {name}/{transport} in {doc}"))
+}
+
+pub(crate) fn min_at(k: &serde_json::Value, size: f64) -> f64 {
+    k["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["size_bytes"] == size)
+        .and_then(|p| p["one_way_ns"]["min"].as_f64())
+        .unwrap_or_else(|| panic!("no point at {size} B in {k}"))
+}
