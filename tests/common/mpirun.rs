@@ -32,7 +32,11 @@ pub(crate) fn have_mpirun(test: &str) -> bool {
 pub(crate) fn mpirun_command(dir: &Path, np: usize, args: &[&str]) -> Command {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut cmd = Command::new("timeout");
+    // `-k`: an mpirun wedged after an abort ignores SIGTERM (OpenMPI 4.1),
+    // so timeout follows up with SIGKILL.
     cmd.args([
+        "-k",
+        "10",
         TIMEOUT_S,
         "mpirun",
         "-n",
