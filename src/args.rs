@@ -1,4 +1,4 @@
-//! The command line's own value parsers: `--repeat`, `--cpus`, `--sizes`, the
+//! The command line's own value parsers: `--repeat`, `--floor`, `--cpus`, `--sizes`, the
 //! kernels named and the result file's path, each with the one-line errors the
 //! CLI promises (the lists themselves are read by the parsers `platform` shares
 //! with `/sys`).
@@ -23,6 +23,16 @@ pub(crate) fn parse_repeat(text: &str) -> Result<u32, String> {
         )),
         Err(_) => Err(format!(
             "not a number of repetitions: give a whole number from 1 to {MAX_REPEAT}"
+        )),
+    }
+}
+
+/// `compare --floor PCT`: a per cent from 0 to 100.
+pub(crate) fn floor_pct(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!(
+            "'{text}': give the run-to-run floor as a per cent from 0 to 100"
         )),
     }
 }

@@ -18,7 +18,8 @@ mod args;
 mod bars;
 mod mpirun;
 use args::{
-    check_out_path, default_out_path, parse_cpus, parse_repeat, parse_sizes, resolve_kernels,
+    check_out_path, default_out_path, floor_pct, parse_cpus, parse_repeat, parse_sizes,
+    resolve_kernels,
 };
 use bars::Bars;
 
@@ -75,10 +76,11 @@ enum Command {
     /// differences). `*` marks a change only where the two 95 % intervals do not
     /// overlap; `~` instead where the kernel's probe of the machine's state (the
     /// CPU pair's two-flag round trip) moved too, its intervals apart, and a
-    /// latency's ratio to it held: the machine moved, not the parameter.
-    /// `--points` gives every fit parameter and every measured point instead
-    /// (`*` where two values differ by more than their uncertainties together,
-    /// `~` as above).
+    /// latency moved in the probe's direction by no more than it: the machine
+    /// moved, not the parameter. Every interval is first widened to the
+    /// run-to-run floor (`--floor`). `--points` gives every fit parameter and
+    /// every measured point instead (`*` where two values differ by more than
+    /// their uncertainties together, `~` as above).
     Compare {
         /// Result files written by `halfperf run`.
         #[arg(required = true)]
@@ -92,6 +94,10 @@ enum Command {
         /// Print CSV on stdout instead of a table.
         #[arg(long)]
         csv: bool,
+        /// Run-to-run floor, % of the value: intervals are widened to at least
+        /// value ± PCT before they are compared (0: the runs' own intervals).
+        #[arg(long, value_name = "PCT", default_value_t = 5.0, value_parser = floor_pct, allow_negative_numbers = true)]
+        floor: f64,
     },
     /// Print a result file's machine card: identity, headline parameters with 95 %
     /// intervals and trust marks, decisions.
@@ -472,13 +478,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             points,
             json,
             csv,
+            floor,
         } => {
             let files = read_all(&files)?;
             if points {
-                let cmp = results::compare(&files);
+                let cmp = results::compare_with_floor(&files, floor / 100.0);
                 print_as(&cmp, json, csv, results::to_csv, text::comparison)?;
             } else {
-                let cmp = results::compare_cards(&files);
+                let cmp = results::compare_cards_with_floor(&files, floor / 100.0);
                 print_as(
                     &cmp,
                     json,

@@ -63,6 +63,21 @@ fn bad_repeat_counts_are_refused() {
     }
 }
 
+/// `compare --floor PCT` takes a per cent from 0 to 100: a negative number,
+/// text and more than 100 are each one clear line, exit 2.
+#[test]
+fn bad_floors_are_refused_by_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/machine-a.json");
+    for floor in ["-3", "much", "101", "nan"] {
+        assert_refused(
+            dir.path(),
+            &["compare", file, file, "--floor", floor],
+            "give the run-to-run floor as a per cent from 0 to 100",
+        );
+    }
+}
+
 #[test]
 fn bad_result_files_are_refused_by_compare() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,14 +1,15 @@
 //! `compare` conditioned on the machine's state, on hand-built result files: a
 //! spin method's t0 and a ping-pong start-up, each beside its kernel's two-flag
-//! probe. Same state and same value: no mark; the probe moved and the ratio to it
-//! held: `~`; the probe moved and the ratio did not: `*`; the value inflated
+//! probe. Same state and same value: no mark; the probe moved and the value
+//! moved in its direction by no more than it: `~`; the probe moved and the
+//! value by more, or against it: `*`; the value inflated
 //! while the probe held still (a busy loop beside the measured CPU): `*`. The
 //! card comparison and `--points` judge alike, and the CSV says why.
 
 use halfperf::control::Placement;
 use halfperf::results::{
     self, CardComparisonRow, ComparisonRow, FitResult, KernelResult, Param, ResultFile, Why,
-    compare, compare_cards,
+    compare, compare_cards, compare_cards_with_floor,
 };
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -131,24 +132,31 @@ fn a_latency_that_moved_with_the_probe_is_marked_as_the_machine() {
     assert_eq!(r.why[1], Some(Why::IntervalsOverlap));
     let csv = results::cards_to_csv(&cards);
     assert!(
-        csv.lines()
-            .any(|l| l.contains(",t0_ns,")
-                && l.contains(",~,\"machine moved, ratio to probe holds\",")),
+        csv.lines().any(|l| l.contains(",t0_ns,")
+            && l.contains(",~,\"machine moved, within what the probe explains\",")),
         "{csv}"
     );
     let text = halfperf::text::card_comparison(&cards);
     assert!(text.contains("~ the machine moved"), "{text}");
 }
 
-/// The probe went from 100 to 420 ns but t0 only from 130 to 200 ns (ratio 2.6
-/// then 0.95): it did not move with the machine, `*`.
+/// The probe went from 100 to 420 ns (x4.2) but t0 from 130 to 900 ns (x6.9):
+/// more than a fixed cost plus line transfers can move; and t_startup fell
+/// from 120 to 60 ns while the probe rose from 118 to 440 ns: against it.
+/// Neither moved with the machine: `*`. t0 from 130 to 200 ns (x1.5, a large
+/// fixed cost) did: `~`.
 #[test]
-fn a_latency_whose_ratio_to_the_moved_probe_changed_is_marked_different() {
+fn a_latency_that_moved_more_than_the_probe_or_against_it_is_marked_different() {
     let a = file(130.0, 100.0, 120.0, 118.0);
-    let b = file(200.0, 420.0, 200.0, 440.0);
+    let b = file(900.0, 420.0, 60.0, 440.0);
     for (card, points) in judged(&a, &b) {
         assert_eq!(card, Some(Why::IntervalsDisjoint));
         assert_eq!(points, Some(Why::IntervalsDisjoint));
+    }
+    let c = file(200.0, 420.0, 200.0, 440.0);
+    for (card, points) in judged(&a, &c) {
+        assert_eq!(card, Some(Why::MachineMoved));
+        assert_eq!(points, Some(Why::MachineMoved));
     }
 }
 
@@ -169,4 +177,21 @@ fn an_inflation_the_probe_does_not_see_is_marked_different() {
         note.contains("do not show that the machine moved"),
         "{note}"
     );
+}
+
+/// t0 from 130 to 143 ns (+10 %) with the probe unmoved: the ± 4 % intervals
+/// are apart, but widened to the default 5 % floor they meet: no mark, and the
+/// JSON says why. With `--floor 0` the same change is `*`.
+#[test]
+fn a_change_within_the_run_to_run_floor_is_not_marked() {
+    let a = file(130.0, 100.0, 120.0, 118.0);
+    let b = file(143.0, 101.0, 120.0, 118.0);
+    let cards = compare_cards(&[a.clone(), b.clone()]);
+    assert_eq!(cards.floor, results::DEFAULT_FLOOR);
+    let r = card_row(&cards.rows, "hockney-sync/spin-hint", "t0_ns");
+    assert_eq!(r.why[1], Some(Why::WithinFloor));
+    assert_eq!(r.differs[1], Some(false));
+    let strict = compare_cards_with_floor(&[a, b], 0.0);
+    let r = card_row(&strict.rows, "hockney-sync/spin-hint", "t0_ns");
+    assert_eq!(r.why[1], Some(Why::IntervalsDisjoint));
 }

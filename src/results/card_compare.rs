@@ -67,12 +67,23 @@ pub struct CardComparison {
     pub cards: Vec<MachineCard>,
     /// Every parameter any card has, in the cards' order.
     pub rows: Vec<CardComparisonRow>,
+    /// The run-to-run floor every interval was widened to, a fraction of the
+    /// value ([`super::state::DEFAULT_FLOOR`] unless `compare --floor`).
+    #[serde(default)]
+    pub floor: f64,
 }
 
 type Key = (String, String, String);
 
-/// Compares the cards of `files` (each file's stored summary, or computed).
+/// Compares the cards of `files` (each file's stored summary, or computed)
+/// with the default run-to-run floor.
 pub fn compare_cards(files: &[ResultFile]) -> CardComparison {
+    compare_cards_with_floor(files, super::state::DEFAULT_FLOOR)
+}
+
+/// Compares the cards of `files`, every interval widened to at least
+/// `value (1 ± floor)` ([`super::state::judge`]).
+pub fn compare_cards_with_floor(files: &[ResultFile], floor: f64) -> CardComparison {
     let cards: Vec<MachineCard> = files.iter().map(card_of).collect();
     let mut order: Vec<Key> = Vec::new();
     let mut first: BTreeMap<Key, &CardRow> = BTreeMap::new();
@@ -91,7 +102,7 @@ pub fn compare_cards(files: &[ResultFile]) -> CardComparison {
                 .iter()
                 .map(|c| c.rows.iter().find(|r| &r.key() == key))
                 .collect();
-            row(first[key], &cells, files)
+            row(first[key], &cells, files, floor)
         })
         .collect();
     CardComparison {
@@ -104,6 +115,7 @@ pub fn compare_cards(files: &[ResultFile]) -> CardComparison {
             .collect(),
         cards,
         rows,
+        floor,
     }
 }
 
@@ -133,7 +145,12 @@ fn probed(r: &CardRow, file: &ResultFile) -> Probed {
     }
 }
 
-fn row(model: &CardRow, cells: &[Option<&CardRow>], files: &[ResultFile]) -> CardComparisonRow {
+fn row(
+    model: &CardRow,
+    cells: &[Option<&CardRow>],
+    files: &[ResultFile],
+    floor: f64,
+) -> CardComparisonRow {
     let signed = cells
         .iter()
         .flatten()
@@ -151,7 +168,7 @@ fn row(model: &CardRow, cells: &[Option<&CardRow>], files: &[ResultFile]) -> Car
         differences.push(pair.filter(|_| signed).map(|(b, c)| c.value - b.value));
         let judged = pair.map(|(_, c)| {
             let b = base_probed.as_ref().expect("a pair has a base");
-            judge(b, &probed(c, &files[i]))
+            judge(b, &probed(c, &files[i]), floor)
         });
         differs.push(judged.as_ref().and_then(|(w, _)| match w {
             Why::NoInterval => None,

@@ -12,7 +12,9 @@
 //! compared instead, and a ratio that held is marked `~` (the machine moved, and
 //! the quantity with it), not `*`.
 
-use super::state::{Probed, Why, judge, latency_like, ratio_to_probe, recorded_probe};
+use super::state::{
+    Probed, Why, judge, latency_like, moves_with_probe, ratio_to_probe, recorded_probe,
+};
 use super::{Point, ResultFile, is_signed};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -57,6 +59,10 @@ pub struct Comparison {
     pub columns: Vec<String>,
     /// The rows, grouped by kernel.
     pub rows: Vec<ComparisonRow>,
+    /// The run-to-run floor every interval was widened to, a fraction of the
+    /// value ([`super::state::DEFAULT_FLOOR`] unless `compare --floor`).
+    #[serde(default)]
+    pub floor: f64,
 }
 
 /// `kernel/transport`, or `kernel` for kernels without a transport.
@@ -150,6 +156,7 @@ fn probed(key: &(String, String), v: Valued, probes: &BTreeMap<String, (f64, [f6
     Probed {
         value,
         ci95: ci,
+        moves_with_probe: probe.is_some() && moves_with_probe(name),
         probe,
         ratio,
     }
@@ -189,8 +196,15 @@ fn point_label(p: &Point) -> String {
         .join(",")
 }
 
-/// Compares files: every quantity that any file has, in the files' order.
+/// Compares files: every quantity that any file has, in the files' order, with
+/// the default run-to-run floor.
 pub fn compare(files: &[ResultFile]) -> Comparison {
+    compare_with_floor(files, super::state::DEFAULT_FLOOR)
+}
+
+/// Compares files, every interval widened to at least `value (1 ± floor)`
+/// ([`super::state::judge`]).
+pub fn compare_with_floor(files: &[ResultFile], floor: f64) -> Comparison {
     let per_file: Vec<_> = files.iter().map(quantities).collect();
     // Rows in the order the files measured them (a sweep stays in sweep order, not
     // in string order), grouped by kernel and then by quantity.
@@ -242,7 +256,7 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
                 .map(|(i, c)| {
                     let (b, c) = base.zip(*c).filter(|_| i > 0)?;
                     let b = probed(&key, b, &per_file[0].2);
-                    Some(judge(&b, &probed(&key, c, &per_file[i].2)))
+                    Some(judge(&b, &probed(&key, c, &per_file[i].2), floor))
                 })
                 .collect();
             let differs = judged
@@ -271,6 +285,7 @@ pub fn compare(files: &[ResultFile]) -> Comparison {
             .map(|f| format!("{} {}", f.machine.hostname, f.started_utc))
             .collect(),
         rows,
+        floor,
     }
 }
 

@@ -21,14 +21,22 @@ mod units;
 pub use card::{
     CardRow, Decision, Identity, MachineCard, Repetitions, Trust, bytes, card, card_of, is_signed,
 };
-pub use card_compare::{CardCell, CardComparison, CardComparisonRow, cards_to_csv, compare_cards};
+pub use card_compare::{
+    CardCell, CardComparison, CardComparisonRow, cards_to_csv, compare_cards,
+    compare_cards_with_floor,
+};
 use compare::csv_line;
-pub use compare::{Comparison, ComparisonRow, compare, kernel_key, reports_mean, to_csv};
+pub use compare::{
+    Comparison, ComparisonRow, compare, compare_with_floor, kernel_key, reports_mean, to_csv,
+};
 pub use schema::{
     FitResult, KernelResult, MachineInfo, Param, Point, PointValue, ResultFile, SCHEMA_VERSION,
     SoftwareInfo, TOOL_NAME,
 };
-pub use state::{PROBE_PARAM, Probed, Why, judge, latency_like, ratio_to_probe, recorded_probe};
+pub use state::{
+    DEFAULT_FLOOR, PROBE_PARAM, Probed, Why, judge, latency_like, moves_with_probe, ratio_to_probe,
+    recorded_probe,
+};
 pub use units::{quantity, scaled, sig, unit_of};
 
 use std::path::{Path, PathBuf};

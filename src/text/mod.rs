@@ -323,13 +323,22 @@ fn c2c_matrix(r: &KernelResult) -> String {
     s
 }
 
+/// The run-to-run floor in words: `value ± 5 % (the run-to-run floor)`.
+fn floor_words(floor: f64) -> String {
+    format!(
+        "value ± {} % (the run-to-run floor)",
+        (100_000.0 * floor).round() / 1000.0
+    )
+}
+
 /// A comparison as a table: values per file and the ratio to the first, marked `*`
 /// where the value differs from the first by more than both uncertainties.
 pub fn comparison(c: &Comparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "ratio to [1] (x) for positive quantities, difference from [1] (+/-) for signed ones; * = differs from [1] by more than the two values' spread or standard error; ~ = so does the CPU pair's probe, and the quantity's ratio to it holds (the machine moved)"
+        "ratio to [1] (x) for positive quantities, difference from [1] (+/-) for signed ones; * = differs from [1] by more than the two values' spread or standard error, each at least {}; ~ = so does the CPU pair's probe, and the quantity moved in its direction by no more than it (the machine moved)",
+        floor_words(c.floor)
     );
     for (i, col) in c.columns.iter().enumerate() {
         let _ = writeln!(s, "[{}] {col}", i + 1);
@@ -381,7 +390,8 @@ pub fn card_comparison(c: &CardComparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "machine cards side by side: value [95 % interval]; change against [1]: ratio (x) for positive quantities, difference (+/-) for signed ones; * = the 95 % intervals do not overlap; ~ = nor do the CPU pair's probes, and the parameter's ratio to the probe holds (the machine moved)"
+        "machine cards side by side: value [95 % interval]; change against [1]: ratio (x) for positive quantities, difference (+/-) for signed ones; * = the 95 % intervals, each widened to at least {}, do not overlap; ~ = nor do the CPU pair's probes, and the parameter moved in their direction by no more than they did (the machine moved)",
+        floor_words(c.floor)
     );
     for (i, col) in c.columns.iter().enumerate() {
         let _ = writeln!(s, "[{}] {col}", i + 1);
