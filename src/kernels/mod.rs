@@ -282,6 +282,7 @@ pub static OVER_MPI: &[&str] = &[
     comet::SHIFT_NAME,
     comet::TRANSPOSE_NAME,
     comet::ROW_COL_BROADCAST_NAME,
+    speedup::NAME,
 ];
 
 /// Whether `spec` runs over MPI processes.
