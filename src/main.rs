@@ -860,6 +860,10 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         false => None,
     };
     #[cfg(feature = "mpi")]
+    if let Some(code) = mpirun::refuse_world(&args.kernels, &chosen, processes.as_ref()) {
+        return Ok(code);
+    }
+    #[cfg(feature = "mpi")]
     let leader = processes.as_ref().is_none_or(|p| p.rank() == 0);
     #[cfg(not(feature = "mpi"))]
     let leader = true;

@@ -70,7 +70,7 @@ pub(crate) use with_mpi::*;
 mod with_mpi {
     use anyhow::Result;
     use halfperf::team::mpi::Processes;
-    use mpi::traits::{Communicator, Root};
+    use mpi::traits::{Communicator, CommunicatorCollectives, Root};
     use std::path::Path;
     use std::time::Duration;
 
@@ -94,6 +94,35 @@ mod with_mpi {
             anyhow::bail!("rank 0 refused the result file's path");
         }
         Ok(procs)
+    }
+
+    /// The named kernels against the world's size: when one cannot run on
+    /// this many processes (a matrix kernel whose grid they do not form), the
+    /// run is refused before anything runs, so nothing is written, and this
+    /// is the exit status. Rank 0 prints the reason on one line (in one write,
+    /// so that mpirun's own lines cannot split it), then every process meets
+    /// it at a barrier, so that none exits (which makes mpirun end the job)
+    /// before the line is out. With no kernel named, such a kernel is skipped
+    /// when its turn comes, with the reason.
+    pub(crate) fn refuse_world(
+        names: &[String],
+        chosen: &[&halfperf::kernels::KernelSpec],
+        procs: Option<&Processes>,
+    ) -> Option<std::process::ExitCode> {
+        use std::io::Write;
+        let procs = procs?;
+        if names.is_empty() || names.iter().any(|n| n == "all") {
+            return None;
+        }
+        let reason = chosen
+            .iter()
+            .find_map(|k| halfperf::kernels::over_mpi_refusal(k, procs.size()))?;
+        if procs.rank() == 0 {
+            let line = format!("halfperf: error: {reason}\n");
+            let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        }
+        procs.world().barrier();
+        Some(std::process::ExitCode::from(2))
     }
 
     /// The line under the run's header: the processes, their hosts and the

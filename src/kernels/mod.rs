@@ -278,11 +278,32 @@ pub static OVER_MPI: &[&str] = &[
     comet::BROADCAST,
     comet::GLOBAL_SUM,
     comet::BARRIER,
+    comet::UPDATE_GUARD_NAME,
+    comet::SHIFT_NAME,
+    comet::TRANSPOSE_NAME,
+    comet::ROW_COL_BROADCAST_NAME,
+    speedup::NAME,
 ];
 
 /// Whether `spec` runs over MPI processes.
 pub fn runs_over_mpi(spec: &KernelSpec) -> bool {
     OVER_MPI.contains(&spec.name)
+}
+
+/// Why `spec`, which runs over MPI, cannot run on a world of `processes`, if
+/// it cannot: CoMet's matrix kernels need a world that forms their processor
+/// grid. Checked before any kernel runs, so that a refused run writes nothing.
+#[cfg(feature = "mpi")]
+pub fn over_mpi_refusal(spec: &KernelSpec, processes: usize) -> Option<String> {
+    [
+        comet::UPDATE_GUARD_NAME,
+        comet::SHIFT_NAME,
+        comet::TRANSPOSE_NAME,
+        comet::ROW_COL_BROADCAST_NAME,
+    ]
+    .contains(&spec.name)
+    .then(|| comet::grid_refusal(spec.name, processes))
+    .flatten()
 }
 
 /// The kernels a run that names none takes.

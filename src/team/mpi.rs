@@ -26,7 +26,7 @@ use mpi::Threading;
 use mpi::environment::Universe;
 use mpi::ffi;
 use mpi::raw::AsRaw;
-use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::topology::{Color, Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
 use serde::{Deserialize, Serialize};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -223,6 +223,19 @@ impl Processes {
         self.members.iter().map(|m| m.cpu).collect()
     }
 
+    /// How many distinct CPUs (of all hosts) the processes are pinned to: more
+    /// processes than that make some of them virtual processors.
+    pub fn distinct_cpus(&self) -> usize {
+        let mut cpus: Vec<(&str, usize)> = self
+            .members
+            .iter()
+            .map(|m| (m.host.as_str(), m.cpu))
+            .collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        cpus.len()
+    }
+
     /// Whether ranks `a` and `b` run on one node.
     pub fn same_node(&self, a: usize, b: usize) -> bool {
         self.members[a].host == self.members[b].host
@@ -285,6 +298,74 @@ impl Processes {
         catch_unwind(AssertUnwindSafe(|| body(&ctx, &mut ep)))
             .unwrap_or_else(|p| Err(RankError::Panicked(super::panic_message(&*p))))
             .map_err(failed)
+    }
+
+    /// [`Processes::run_buffered`] on the first `ranks` processes of the world
+    /// alone, as a team of their own (a communicator split from the world, so
+    /// the body's ranks and size are the group's), for kernels that sweep the
+    /// number of ranks within one job. The other processes wait at a barrier
+    /// that the group's reach when their body ends, sleeping meanwhile so that
+    /// their CPUs go to the group, and without a deadline: the group may work
+    /// for longer than one wait's deadline, and a group rank that stalls meets
+    /// its own deadline, whose error ends the job. Returns `None` outside the
+    /// group.
+    pub fn run_group<R>(
+        &self,
+        kernel: &str,
+        ranks: usize,
+        buffer_bytes: Option<usize>,
+        body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint) -> Result<R, RankError>,
+    ) -> Result<Option<R>, TeamError> {
+        let failed = |error| TeamError::Rank {
+            kernel: kernel.into(),
+            rank: self.rank,
+            error,
+        };
+        self.start_gate().map_err(failed)?;
+        let inside = self.rank < ranks;
+        // Collective over the world; every process passed the gate.
+        let group = self.world.split_by_color(if inside {
+            Color::with_value(0)
+        } else {
+            Color::undefined()
+        });
+        let out = match group {
+            Some(comm) => {
+                let mut ep = MpiEndpoint::new(&comm, Arc::clone(&self.control), buffer_bytes);
+                let ctx = RankCtx {
+                    rank: self.rank,
+                    size: ranks.min(self.size()),
+                    cpu: self.members[self.rank].cpu,
+                    control: &self.control,
+                };
+                let r = catch_unwind(AssertUnwindSafe(|| body(&ctx, &mut ep)))
+                    .unwrap_or_else(|p| Err(RankError::Panicked(super::panic_message(&*p))))
+                    .map_err(failed)?;
+                Some(r)
+            }
+            None => None,
+        };
+        self.idle_barrier();
+        Ok(out)
+    }
+
+    /// Every process arrives, then all go: `MPI_Ibarrier` polled with a sleep
+    /// between polls and no deadline (see [`Processes::run_group`]); it ends
+    /// early if the team is aborted.
+    fn idle_barrier(&self) {
+        let mut request = null_request();
+        // SAFETY: the world communicator is live; `request` is valid for writes.
+        unsafe { ffi::MPI_Ibarrier(self.world.as_raw(), &mut request) };
+        loop {
+            let mut flag = 0;
+            // SAFETY: `request` is the active barrier request until MPI_Test
+            // completes it (and we stop polling then).
+            unsafe { ffi::MPI_Test(&mut request, &mut flag, ffi::RSMPI_STATUS_IGNORE) };
+            if flag != 0 || self.control.aborted() {
+                return;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
     }
 
     /// Every rank arrives, then all go: `MPI_Ibarrier` polled under the

@@ -38,8 +38,9 @@ const DATA_TAG: c_int = 0;
 const RAW_TAG: c_int = 1;
 
 /// Messages up to this size go in `try_send` (MPI sends them eagerly: OpenMPI's
-/// shared-memory and TCP eager limits are 4 KiB and 64 KiB); longer ones wait
-/// for `wait_send`.
+/// shared-memory and TCP eager limits are 4 KiB and 64 KiB); longer ones go
+/// there only when sends are buffered and the peer's next buffer is free (as
+/// Lamanna's exchange needs), else they wait for `wait_send`.
 pub const EAGER_BYTES: usize = 4096;
 
 /// One process's end of the mpi transport.
@@ -153,6 +154,28 @@ impl MpiEndpoint {
         };
         slot.request = request;
         Ok(())
+    }
+
+    /// Whether a buffered send to `to` would go without waiting: the slot it
+    /// takes is free, or its earlier send has completed (one `MPI_Test`, which
+    /// frees the request). Without buffered sends, never: a long send waits for
+    /// its receiver.
+    #[inline]
+    fn slot_free(&mut self, to: usize) -> bool {
+        let k = self.next_slot[to];
+        let Some(slots) = &mut self.buffered else {
+            return false;
+        };
+        let request = &mut slots[to][k].request;
+        if *request == null_request() {
+            return true;
+        }
+        let mut flag: c_int = 0;
+        // SAFETY: `request` is an active send this endpoint posted (not null);
+        // MPI_Test sets it to MPI_REQUEST_NULL when it completes; `flag` is
+        // valid for writes and the status is ignored.
+        unsafe { ffi::MPI_Test(request, &mut flag, ffi::RSMPI_STATUS_IGNORE) };
+        flag != 0
     }
 
     /// Polls `request` until it completes, under the deadline; on failure the
@@ -480,7 +503,7 @@ impl Endpoint for MpiEndpoint {
 
     fn try_send(&mut self, to: usize, data: &[u8]) -> Result<bool, RankError> {
         check_peer(self.rank, to, self.size)?;
-        if data.len() > EAGER_BYTES {
+        if data.len() > EAGER_BYTES && !self.slot_free(to) {
             return Ok(false);
         }
         self.send(to, data).map(|_| true)

@@ -53,6 +53,9 @@ use crate::results::KernelResult;
 pub(crate) use barrier::NAME as BARRIER;
 pub(crate) use broadcast::NAME as BROADCAST;
 pub(crate) use global_sum::NAME as GLOBAL_SUM;
+#[cfg(feature = "mpi")]
+pub(crate) use matrix::grid_refusal;
+pub(crate) use matrix::{ROW_COL_BROADCAST_NAME, SHIFT_NAME, TRANSPOSE_NAME, UPDATE_GUARD_NAME};
 
 /// The CoMet kernels.
 pub static KERNELS: &[KernelSpec] = &[

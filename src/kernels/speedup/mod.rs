@@ -42,9 +42,20 @@
 //! placement of each cost (node held from `AWAIT` to `FREE`, lines 275-308;
 //! transmit queues by dimension, line 31), and the listing's ratio 1.667 : 0.6158
 //! where the send call cannot split `t_l` (a warning says so).
+//!
+//! # Over MPI
+//!
+//! With `--transport mpi` the ranks are the world's processes and the same rank
+//! body runs on them, the probe-checked exchange on `MPI_Iprobe`. One world
+//! sweeps `N` = 1 up to its size (the divisors of `M` among them) with groups of
+//! its first `N` processes, the others sleeping at a barrier meanwhile, so the
+//! eq. 13 fit covers only the `N` one world gives (a warning says so); there is
+//! no simulation, as its calibration runs on chains of threads.
 
 mod calibrate;
 mod matrix;
+#[cfg(feature = "mpi")]
+mod over_mpi;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -120,6 +131,10 @@ impl SpeedupPlan {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return over_mpi::run(ctx, procs.get());
+    }
     run_with(ctx, &SpeedupPlan::for_run(ctx))
 }
 
@@ -197,19 +212,7 @@ pub fn run_with(
                 result.cpus = team.hosts().to_vec();
             }
             let per_rank = crate::with_transport!(t, run_team(&team, plan, &a, &want))?;
-            // The thesis's total: mean computation + largest message processing.
-            let runs = plan.loads.len() * plan.runs;
-            let run_totals: Vec<f64> = (0..runs)
-                .map(|k| {
-                    let comp = per_rank.iter().map(|r| r[k].computation_ms).sum::<f64>() / n as f64;
-                    let msg = per_rank
-                        .iter()
-                        .map(|r| r[k].messages_ms)
-                        .fold(0.0, f64::max);
-                    comp + msg
-                })
-                .collect();
-            totals.push(run_totals.chunks(plan.runs).map(<[f64]>::to_vec).collect());
+            totals.push(run_totals(&per_rank, plan));
         }
         if totals.is_empty() {
             break;
@@ -240,6 +243,24 @@ pub fn run_with(
         return Err(KernelError::Interrupted);
     }
     Ok(out)
+}
+
+/// The totals of every run of one N from every rank's times, `[load][run]`:
+/// the thesis's mean computation plus largest message processing.
+fn run_totals(per_rank: &[Vec<RankTimes>], plan: &SpeedupPlan) -> Vec<Vec<f64>> {
+    let n = per_rank.len() as f64;
+    let runs = plan.loads.len() * plan.runs;
+    let totals: Vec<f64> = (0..runs)
+        .map(|k| {
+            let comp = per_rank.iter().map(|r| r[k].computation_ms).sum::<f64>() / n;
+            let msg = per_rank
+                .iter()
+                .map(|r| r[k].messages_ms)
+                .fold(0.0, f64::max);
+            comp + msg
+        })
+        .collect();
+    totals.chunks(plan.runs).map(<[f64]>::to_vec).collect()
 }
 
 /// Points, fits and notes from the run totals.

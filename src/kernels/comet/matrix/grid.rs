@@ -20,10 +20,10 @@
 
 use super::super::super::{KernelError, RunContext};
 use super::super::barrier::dissemination;
-use super::super::common::{self, Check, Samples, drive, push_line};
+use super::super::common::{self, Check, Samples, Sweep, drive, push_line};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::Team;
+use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport};
 
 /// A processor grid: `rows x cols` positions, each holding one rank.
@@ -282,7 +282,7 @@ impl MatrixOp {
     }
 
     /// The largest message for local dimension `ld`, bytes.
-    fn max_message(self, ld: usize) -> usize {
+    pub(super) fn max_message(self, ld: usize) -> usize {
         match self {
             MatrixOp::UpdateGuard | MatrixOp::RowBroadcast | MatrixOp::ColBroadcast => ld * 8,
             MatrixOp::ShiftNorth | MatrixOp::ShiftEast | MatrixOp::Transpose => {
@@ -337,26 +337,63 @@ fn run_on<T: Transport + 'static>(
         p,
         op.max_message(max_ld),
         |d| format!("{} P={p} ld={d}", op.name()),
-        |rc, ep, sweep| {
-            let mut m = LocalMatrix::setup(grid.clone(), rc.rank, dims[0], max_ld);
-            drive(
-                rc,
-                ep,
-                sweep,
-                &mut m,
-                |ep, m, ld, check| {
-                    if check == Check::Before {
-                        m.grid = grid.clone();
-                        m.reset(ld as usize);
-                        op.check(m)?;
-                        op.apply(m, ep)?;
-                    }
-                    op.check(m)
-                },
-                |ep, m, _, reps| batch(op, m, ep, reps),
-            )
-        },
+        |rc, ep, sweep| rank_sweep(rc, ep, sweep, op, &grid, dims),
     )
+}
+
+/// One rank's part of the sweep of `op` over the local orders `dims` on
+/// `grid` (threads and MPI processes alike): the command-driven sweep, every
+/// point set up afresh and verified before and after timing; rank 0's samples.
+pub(super) fn rank_sweep<E: Endpoint>(
+    rc: &RankCtx<'_>,
+    ep: &mut E,
+    sweep: &Sweep<'_>,
+    op: MatrixOp,
+    grid: &Grid,
+    dims: &[usize],
+) -> Result<Vec<Samples>, RankError> {
+    let max_ld = dims.iter().copied().max().unwrap_or(1);
+    let first = dims.first().copied().unwrap_or(1);
+    let mut m = LocalMatrix::setup(grid.clone(), rc.rank, first, max_ld);
+    drive(
+        rc,
+        ep,
+        sweep,
+        &mut m,
+        |ep, m, ld, check| {
+            if check == Check::Before {
+                m.grid = grid.clone();
+                m.reset(ld as usize);
+                op.check(m)?;
+                op.apply(m, ep)?;
+            }
+            op.check(m)
+        },
+        |ep, m, _, reps| batch(op, m, ep, reps),
+    )
+}
+
+/// The local orders the matrix kernels sweep.
+pub(super) fn local_orders(quick: bool) -> Vec<usize> {
+    if quick {
+        vec![8, 16, 32, 64]
+    } else {
+        vec![8, 16, 24, 32, 48, 64, 96]
+    }
+}
+
+/// The kernel's run: over MPI processes when the run is (`--transport mpi`),
+/// else between threads over the processor counts of [`processor_counts`].
+pub(super) fn run(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    ops: &[MatrixOp],
+) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return super::over_mpi::run(ctx, procs.get(), kernel, ops);
+    }
+    sweep(ctx, kernel, ops, &processor_counts(ctx.config.quick))
 }
 
 /// Times `ops` over the local dimensions and processor counts, every transport.
@@ -367,11 +404,7 @@ pub(super) fn sweep(
     processors: &[usize],
 ) -> Result<Vec<KernelResult>, KernelError> {
     common::require_two_cpus(ctx, kernel)?;
-    let dims: Vec<usize> = if ctx.config.quick {
-        vec![8, 16, 32, 64]
-    } else {
-        vec![8, 16, 24, 32, 48, 64, 96]
-    };
+    let dims = local_orders(ctx.config.quick);
     ctx.progress.begin(
         kernel,
         (ops.len() * ctx.config.transports.len() * processors.len() * dims.len()) as u64,
@@ -389,87 +422,119 @@ pub(super) fn sweep(
                 let r =
                     res.get_or_insert_with(|| common::result(op.name(), Some(t.name()), &team, p));
                 common::merge_placement(r, &team);
-                let grid = Grid::for_processors(p);
                 let samples = crate::with_transport!(t, run_on(ctx, &team, op, &dims))?;
-                for s in &samples {
-                    let ld = s.param as usize;
-                    let point = Point::new()
-                        .with("processors", p as f64)
-                        .with("grid_rows", grid.rows as f64)
-                        .with("grid_cols", grid.cols as f64)
-                        .with("virtual", f64::from(p > ctx.cpus().len()))
-                        .with("local_order", ld as f64)
-                        .with("matrix_order", (grid.rows * ld) as f64)
-                        .with("verified", 1.0)
-                        .with("reps", s.reps as f64);
-                    let (point, min) = common::stats_point(
-                        point,
-                        "time_ns",
-                        &s.samples_ns,
-                        &format!("P = {p}, local order {ld}"),
-                        &mut r.warnings,
-                    );
-                    r.points.push(point);
-                    mins.push((p, ld, min));
-                }
+                add_points(r, &mut mins, p, ctx.cpus().len(), &samples);
             }
             let Some(mut r) = res else { continue };
-            let mut ps: Vec<usize> = mins.iter().map(|m| m.0).collect();
-            ps.dedup();
-            for p in ps {
-                let pts = mins.iter().filter(|m| m.0 == p);
-                let (x, y): (Vec<f64>, Vec<f64>) = if op.quadratic() {
-                    pts.map(|m| (((m.1 + 2) * (m.1 + 2) * 8) as f64, m.2))
-                        .unzip()
-                } else {
-                    pts.map(|m| (m.1 as f64, m.2)).unzip()
-                };
-                if op.quadratic() {
-                    push_line(
-                        &mut r.fits,
-                        &mut r.warnings,
-                        &format!("t = t_startup + B t_per_byte, B = 8 (ld + 2)^2, at P = {p}"),
-                        "block_bytes",
-                        "time_ns.min",
-                        &x,
-                        &y,
-                        ("t_startup_ns", "t_per_byte_ns"),
-                    );
-                } else {
-                    push_line(
-                        &mut r.fits,
-                        &mut r.warnings,
-                        &format!("t = a + b ld at P = {p}"),
-                        "local_order",
-                        "time_ns.min",
-                        &x,
-                        &y,
-                        ("a_ns", "b_ns_per_order"),
-                    );
-                }
-            }
-            let grids: Vec<String> = processors
-                .iter()
-                .map(|&p| {
-                    let g = Grid::for_processors(p);
-                    format!(
-                        "P = {p}: {} x {} {}",
-                        g.rows,
-                        g.cols,
-                        if g.gray { "Gray-coded" } else { "row-major" }
-                    )
-                })
-                .collect();
-            r.warnings.push(format!(
-                "every point verified element by element before and after timing; grids: {}",
-                grids.join(", ")
-            ));
+            finish(&mut r, op, &mins, processors);
             out.push(r);
         }
     }
     ctx.progress.end();
     common::interrupted(ctx)?;
     Ok(out)
+}
+
+/// A point per sample of a sweep on `p` ranks (virtual when more than `cpus`),
+/// with its minimum time added to `mins` as `(P, local order, min)`.
+pub(super) fn add_points(
+    r: &mut KernelResult,
+    mins: &mut Vec<(usize, usize, f64)>,
+    p: usize,
+    cpus: usize,
+    samples: &[Samples],
+) {
+    let grid = Grid::for_processors(p);
+    for s in samples {
+        let ld = s.param as usize;
+        let point = Point::new()
+            .with("processors", p as f64)
+            .with("grid_rows", grid.rows as f64)
+            .with("grid_cols", grid.cols as f64)
+            .with("virtual", f64::from(p > cpus))
+            .with("local_order", ld as f64)
+            .with("matrix_order", (grid.rows * ld) as f64)
+            .with("verified", 1.0)
+            .with("reps", s.reps as f64);
+        let (point, min) = common::stats_point(
+            point,
+            "time_ns",
+            &s.samples_ns,
+            &format!("P = {p}, local order {ld}"),
+            &mut r.warnings,
+        );
+        r.points.push(point);
+        mins.push((p, ld, min));
+    }
+}
+
+/// The fits of `op`'s minimum times per P (a line in the block's bytes for the
+/// operations that move whole blocks, else in the local order) and the note
+/// on verification and the grids of `processors`.
+pub(super) fn finish(
+    r: &mut KernelResult,
+    op: MatrixOp,
+    mins: &[(usize, usize, f64)],
+    processors: &[usize],
+) {
+    let mut ps: Vec<usize> = mins.iter().map(|m| m.0).collect();
+    ps.dedup();
+    for p in ps {
+        let pts = mins.iter().filter(|m| m.0 == p);
+        let (x, y): (Vec<f64>, Vec<f64>) = if op.quadratic() {
+            pts.map(|m| (((m.1 + 2) * (m.1 + 2) * 8) as f64, m.2))
+                .unzip()
+        } else {
+            pts.map(|m| (m.1 as f64, m.2)).unzip()
+        };
+        if op.quadratic() {
+            push_line(
+                &mut r.fits,
+                &mut r.warnings,
+                &format!("t = t_startup + B t_per_byte, B = 8 (ld + 2)^2, at P = {p}"),
+                "block_bytes",
+                "time_ns.min",
+                &x,
+                &y,
+                ("t_startup_ns", "t_per_byte_ns"),
+            );
+        } else {
+            push_line(
+                &mut r.fits,
+                &mut r.warnings,
+                &format!("t = a + b ld at P = {p}"),
+                "local_order",
+                "time_ns.min",
+                &x,
+                &y,
+                ("a_ns", "b_ns_per_order"),
+            );
+        }
+    }
+    let grids: Vec<String> = processors
+        .iter()
+        .map(|&p| {
+            let g = Grid::for_processors(p);
+            format!(
+                "P = {p}: {} x {} {}",
+                g.rows,
+                g.cols,
+                if g.gray { "Gray-coded" } else { "row-major" }
+            )
+        })
+        .collect();
+    r.warnings.push(format!(
+        "every point verified element by element before and after timing; grids: {}",
+        grids.join(", ")
+    ));
+}
+
+/// Whether `p` processors form one of section 3.3's grids: `sqrt(P) x
+/// sqrt(P)`, or `sqrt(P/2) x sqrt(2P)` (the others get the most square
+/// factorisation, which the paper does not define).
+pub fn forms_grid(p: usize) -> bool {
+    let square = |n: usize| n.isqrt() * n.isqrt() == n;
+    p >= 2 && (square(p) || (p.is_multiple_of(2) && square(p / 2)))
 }
 
 /// The processor counts of the matrix kernels.
@@ -502,6 +567,16 @@ mod tests {
                 assert_eq!((r ^ n).count_ones(), 1, "{r} and {n}");
             }
             assert_eq!(g16.rank_at(g16.pos(r).0, g16.pos(r).1), r);
+        }
+    }
+
+    #[test]
+    fn only_section_3_3s_processor_counts_form_a_grid() {
+        let formed: Vec<usize> = (0..=20).filter(|&p| forms_grid(p)).collect();
+        assert_eq!(formed, vec![2, 4, 8, 9, 16, 18]);
+        for p in formed {
+            let g = Grid::for_processors(p);
+            assert!(g.cols == g.rows || g.cols == 2 * g.rows, "{p}: {g:?}");
         }
     }
 

@@ -12,16 +12,28 @@
 //! - `comet-row-col-broadcast`: multicast one global row down the grid columns and
 //!   one global column (packed first) along the grid rows, with acknowledgements
 //!   (Figs. 14, 16).
+//!
+//! Between threads they sweep the processor counts (2 and 4 with `--quick`,
+//! else 2, 4, 8, 9); over MPI processes (`--transport mpi`) P is the number of
+//! processes, which must form one of section 3.3's grids (`over_mpi`).
 
 pub mod grid;
+#[cfg(feature = "mpi")]
+mod over_mpi;
 mod row_col_broadcast;
 mod shift;
 mod transpose;
 mod update_guard;
 
+#[cfg(feature = "mpi")]
+pub(crate) use over_mpi::grid_refusal;
+pub(crate) use row_col_broadcast::NAME as ROW_COL_BROADCAST_NAME;
 pub(super) use row_col_broadcast::ROW_COL_BROADCAST;
+pub(crate) use shift::NAME as SHIFT_NAME;
 pub(super) use shift::SHIFT;
+pub(crate) use transpose::NAME as TRANSPOSE_NAME;
 pub(super) use transpose::TRANSPOSE;
+pub(crate) use update_guard::NAME as UPDATE_GUARD_NAME;
 pub(super) use update_guard::UPDATE_GUARD;
 
 use super::super::{KernelError, RunContext};

@@ -133,10 +133,5 @@ pub(super) fn check_col(m: &LocalMatrix) -> Result<(), RankError> {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    grid::sweep(
-        ctx,
-        ROW_COL_BROADCAST.name,
-        &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast],
-        &grid::processor_counts(ctx.config.quick),
-    )
+    grid::run(ctx, NAME, &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast])
 }

@@ -75,10 +75,5 @@ pub(super) fn check(m: &LocalMatrix, dir: Direction) -> Result<(), RankError> {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    grid::sweep(
-        ctx,
-        SHIFT.name,
-        &[MatrixOp::ShiftNorth, MatrixOp::ShiftEast],
-        &grid::processor_counts(ctx.config.quick),
-    )
+    grid::run(ctx, NAME, &[MatrixOp::ShiftNorth, MatrixOp::ShiftEast])
 }

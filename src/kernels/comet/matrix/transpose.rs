@@ -75,10 +75,5 @@ pub(super) fn check(m: &LocalMatrix) -> Result<(), RankError> {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    grid::sweep(
-        ctx,
-        TRANSPOSE.name,
-        &[MatrixOp::Transpose],
-        &grid::processor_counts(ctx.config.quick),
-    )
+    grid::run(ctx, NAME, &[MatrixOp::Transpose])
 }

@@ -132,10 +132,5 @@ pub(super) fn check(m: &LocalMatrix) -> Result<(), RankError> {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    grid::sweep(
-        ctx,
-        UPDATE_GUARD.name,
-        &[MatrixOp::UpdateGuard],
-        &grid::processor_counts(ctx.config.quick),
-    )
+    grid::run(ctx, NAME, &[MatrixOp::UpdateGuard])
 }
