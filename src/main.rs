@@ -17,6 +17,7 @@ use std::time::Duration;
 mod args;
 mod bars;
 mod mpirun;
+mod simulate_cli;
 use args::{
     check_out_path, default_out_path, floor_pct, parse_cpus, parse_repeat, parse_sizes,
     resolve_kernels,
@@ -472,7 +473,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Model {
             model: ModelCommand::Sci(args),
         } => model_sci(&args)?,
-        Command::Simulate(args) => simulate(&args)?,
+        Command::Simulate(args) => simulate_cli::simulate(&args)?,
         Command::Compare {
             files,
             points,
@@ -581,187 +582,6 @@ fn model_sci(args: &SciArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", text::sci::projection(&report));
-    }
-    Ok(())
-}
-
-/// `halfperf simulate`: one configuration averaged over `--runs` seeds, or the
-/// Lamanna experiment design.
-fn simulate(args: &SimulateArgs) -> Result<()> {
-    use halfperf::model::simulator::{self as sim, LamannaParams};
-    if args.scale_u && args.experiment.is_none() {
-        bail!("--scale-u scales the experiment's levels of U; use it with --experiment lamanna");
-    }
-    let levels_u = |text: &str| -> Result<Vec<f64>> {
-        text.split(',')
-            .map(|t| {
-                t.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|u| *u > 0.0 && u.is_finite())
-                    .with_context(|| {
-                        format!("--uniprocessor-ms: {t:?} is not a positive number of ms")
-                    })
-            })
-            .collect()
-    };
-    let mut params = match args.params {
-        SimModel::Listing => LamannaParams::listing(),
-        SimModel::Eq9 => LamannaParams::eq9(),
-        SimModel::AppendixB => LamannaParams::appendix_b(),
-    };
-    params.tl_ms = args.tl_ms.unwrap_or(params.tl_ms);
-    params.receive_ms = match (args.receive_ms, args.tl_ms) {
-        (Some(ms), _) => ms,
-        (None, Some(_)) => 0.0,
-        (None, None) => params.receive_ms,
-    };
-    params.tc_ms_per_byte = args.tc_ms_per_byte.unwrap_or(params.tc_ms_per_byte);
-    params.ti_ms = args.ti_ms.unwrap_or(params.ti_ms);
-    if let Some(at) = args.receive_at {
-        params.receive_at = match at {
-            ReceiveAtArg::Destination => sim::ReceiveAt::Destination,
-            ReceiveAtArg::Sender => sim::ReceiveAt::Sender,
-        };
-    }
-    if let Some(order) = args.channel_order {
-        params.channel_order = match order {
-            ChannelOrderArg::Dimension => sim::ChannelOrder::Dimension,
-            ChannelOrderArg::Fifo => sim::ChannelOrder::Fifo,
-        };
-    }
-    if let Some(hold) = args.send_hold {
-        params.send_hold = match hold {
-            SendHoldArg::Held => sim::SendHold::Held,
-            SendHoldArg::Preemptible => sim::SendHold::Preemptible,
-            SendHoldArg::Beside => sim::SendHold::Beside,
-        };
-    }
-    if args.experiment.is_some() {
-        if let Some(text) = &args.uniprocessor_ms {
-            params.uniprocessor_ms = levels_u(text)?;
-        }
-        if args.scale_u {
-            params.scale_uniprocessor_to_startup()?;
-        }
-        let report = sim::run_lamanna_experiment(&params, args.runs, args.seed)?;
-        if args.json {
-            let m = &report.eq11.model;
-            let doc = serde_json::json!({
-                "eq11": {
-                    "mu_ms": m.mu_ms,
-                    "b": m.b,
-                    "c_ms_per_message": m.c_ms_per_message,
-                    "r2": report.eq11.fit.r_squared,
-                    "ci95": report.eq11_ci95,
-                },
-                "model": params.model_name(),
-                "runs": report.runs,
-                "seed": report.seed,
-                "report": report,
-            });
-            println!("{}", serde_json::to_string_pretty(&doc)?);
-        } else {
-            print!("{}", text::simulator::experiment(&report));
-        }
-        return Ok(());
-    }
-    let topology = match args.topology {
-        TopologyArg::Ring => sim::Topology::Ring,
-        TopologyArg::Torus => sim::Topology::Torus2D,
-        TopologyArg::Hypercube => sim::Topology::Hypercube,
-    };
-    let receivers = match args.receivers.as_str() {
-        "all" => sim::Receivers::All,
-        r => sim::Receivers::Count(
-            r.parse()
-                .with_context(|| format!("--receivers: {r:?} is neither a count nor `all`"))?,
-        ),
-    };
-    let burst_dist = match args.burst_dist {
-        BurstDistArg::Exponential => sim::BurstDist::Exponential {
-            sigma_ms: args.sigma_ms,
-        },
-        BurstDistArg::Normal => sim::BurstDist::Normal {
-            sigma_ms: args.sigma_ms,
-        },
-    };
-    let calibration = args
-        .calibration
-        .as_deref()
-        .map(|text| -> Result<(f64, f64)> {
-            let parse = |t: &str| -> Result<f64> {
-                t.trim().parse().with_context(|| {
-                    format!("--calibration: {t:?} is not a number; give C0,C1 in ms")
-                })
-            };
-            match text.split_once(',') {
-                Some((c0, c1)) => Ok((parse(c0)?, parse(c1)?)),
-                None => bail!("--calibration: give two numbers C0,C1 in ms, not {text:?}"),
-            }
-        })
-        .transpose()?;
-    let mut config = sim::SimConfig {
-        topology,
-        nodes: args.nodes,
-        bursts: args.bursts,
-        receivers,
-        burst_dist,
-        uniprocessor_ms: match &args.uniprocessor_ms {
-            None => 1000.0,
-            Some(text) => match levels_u(text)?[..] {
-                [u] => u,
-                _ => bail!("--uniprocessor-ms: one value without --experiment, not {text:?}"),
-            },
-        },
-        message_bytes: args.message_bytes,
-        calibration,
-        seed: args.seed,
-        ..params.base_config()
-    };
-    config.validate()?;
-    let mut runs = Vec::with_capacity(args.runs as usize);
-    for k in 0..u64::from(args.runs) {
-        config.seed = args.seed.wrapping_add(k);
-        runs.push(sim::simulate(&config)?);
-    }
-    config.seed = args.seed;
-    let n = runs.len() as f64;
-    let mean = |f: fn(&sim::SimResult) -> f64| runs.iter().map(f).sum::<f64>() / n;
-    let time_ms = mean(|r| r.time_ms);
-    let events = mean(|r| r.events as f64);
-    let messages = mean(|r| r.messages as f64);
-    let events_per_second = mean(|r| r.events_per_second);
-    if args.json {
-        let doc = serde_json::json!({
-            "model": params.model_name(),
-            "config": config,
-            "runs": args.runs,
-            "seed": args.seed,
-            "time_ms": time_ms,
-            "events": events,
-            "messages": messages,
-            "events_per_second": events_per_second,
-            "run_results": runs,
-        });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        println!(
-            "model {}, {:?}, N = {}, B = {}, R = {}, U = {} ms, L = {} bytes, {} run(s) from seed {}",
-            params.model_name(),
-            config.topology,
-            config.nodes,
-            config.bursts,
-            config.receivers_per_burst(),
-            config.uniprocessor_ms,
-            config.message_bytes,
-            args.runs,
-            args.seed
-        );
-        println!("time (mean)        {time_ms:.3} ms");
-        println!("events (mean)      {events:.0}");
-        println!("messages (mean)    {messages:.0}");
-        println!("events per second  {events_per_second:.3e}");
     }
     Ok(())
 }
