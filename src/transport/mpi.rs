@@ -38,9 +38,11 @@ const DATA_TAG: c_int = 0;
 const RAW_TAG: c_int = 1;
 
 /// Messages up to this size go in `try_send` (MPI sends them eagerly: OpenMPI's
-/// shared-memory and TCP eager limits are 4 KiB and 64 KiB); longer ones wait
-/// for `wait_send`.
-pub const EAGER_BYTES: usize = 4096;
+/// shared-memory and TCP eager limits are 4 KiB and 64 KiB, headers
+/// included, so a message of a whole 4096 bytes already waits for its
+/// receive); longer ones wait for `wait_send`, and with buffered sends longer
+/// ones are buffered.
+pub const EAGER_BYTES: usize = 4096 - 256;
 
 /// One process's end of the mpi transport.
 pub struct MpiEndpoint {
