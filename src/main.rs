@@ -853,6 +853,11 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         false => None,
     };
     #[cfg(feature = "mpi")]
+    let chosen = match &processes {
+        Some(procs) => mpirun::fit_world(&args.kernels, chosen, procs.size())?,
+        None => chosen,
+    };
+    #[cfg(feature = "mpi")]
     let leader = processes.as_ref().is_none_or(|p| p.rank() == 0);
     #[cfg(not(feature = "mpi"))]
     let leader = true;

@@ -275,14 +275,30 @@ pub static OVER_MPI: &[&str] = &[
     scibench::PINGPONG,
     scibench::ONEWAY,
     scibench::C2C,
+    comet::ECHO,
+    comet::EXCHANGE,
     comet::BROADCAST,
     comet::GLOBAL_SUM,
     comet::BARRIER,
+    comet::CONTENTION,
+    comet::OVERLAP,
 ];
 
 /// Whether `spec` runs over MPI processes.
 pub fn runs_over_mpi(spec: &KernelSpec) -> bool {
     OVER_MPI.contains(&spec.name)
+}
+
+/// The least number of MPI processes `spec` runs with over MPI: 2, or 4 for
+/// `comet-contention` (an echo pair and a load pair). A run that names a
+/// kernel on fewer processes is refused before any measurement; one that
+/// names none leaves it out.
+pub fn mpi_processes_needed(spec: &KernelSpec) -> usize {
+    if spec.name == comet::CONTENTION {
+        comet::CONTENTION_MPI_PROCESSES
+    } else {
+        2
+    }
 }
 
 /// The kernels a run that names none takes.
