@@ -680,6 +680,11 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         false => None,
     };
     #[cfg(feature = "mpi")]
+    let chosen = match &processes {
+        Some(procs) => mpirun::fit_world(&args.kernels, chosen, procs.size())?,
+        None => chosen,
+    };
+    #[cfg(feature = "mpi")]
     if let Some(code) = mpirun::refuse_world(&args.kernels, &chosen, processes.as_ref()) {
         return Ok(code);
     }

@@ -69,6 +69,7 @@ pub(crate) use with_mpi::*;
 #[cfg(feature = "mpi")]
 mod with_mpi {
     use anyhow::Result;
+    use halfperf::kernels::{self, KernelSpec};
     use halfperf::team::mpi::Processes;
     use mpi::traits::{Communicator, CommunicatorCollectives, Root};
     use std::path::Path;
@@ -123,6 +124,29 @@ mod with_mpi {
         }
         procs.world().barrier();
         Some(std::process::ExitCode::from(2))
+    }
+
+    /// The kernels this world of `size` processes can run: a kernel named
+    /// that needs more is refused, on one line, before any measurement; none
+    /// named (or `all`) leaves such kernels out.
+    pub(crate) fn fit_world(
+        names: &[String],
+        chosen: Vec<&'static KernelSpec>,
+        size: usize,
+    ) -> Result<Vec<&'static KernelSpec>> {
+        let fits = |k: &&KernelSpec| kernels::mpi_processes_needed(k) <= size;
+        if names.is_empty() || names.iter().any(|n| n == "all") {
+            return Ok(chosen.into_iter().filter(fits).collect());
+        }
+        if let Some(k) = chosen.iter().find(|k| !fits(k)) {
+            anyhow::bail!(
+                "kernel {} needs at least {} MPI processes, and this world has {size}: start it with `mpirun -n {}`",
+                k.name,
+                kernels::mpi_processes_needed(k),
+                kernels::mpi_processes_needed(k)
+            );
+        }
+        Ok(chosen)
     }
 
     /// The line under the run's header: the processes, their hosts and the

@@ -275,6 +275,8 @@ pub static OVER_MPI: &[&str] = &[
     scibench::PINGPONG,
     scibench::ONEWAY,
     scibench::C2C,
+    comet::ECHO,
+    comet::EXCHANGE,
     comet::BROADCAST,
     comet::GLOBAL_SUM,
     comet::BARRIER,
@@ -283,6 +285,8 @@ pub static OVER_MPI: &[&str] = &[
     comet::TRANSPOSE_NAME,
     comet::ROW_COL_BROADCAST_NAME,
     speedup::NAME,
+    comet::CONTENTION,
+    comet::OVERLAP,
 ];
 
 /// Whether `spec` runs over MPI processes.
@@ -304,6 +308,18 @@ pub fn over_mpi_refusal(spec: &KernelSpec, processes: usize) -> Option<String> {
     .contains(&spec.name)
     .then(|| comet::grid_refusal(spec.name, processes))
     .flatten()
+}
+
+/// The least number of MPI processes `spec` runs with over MPI: 2, or 4 for
+/// `comet-contention` (an echo pair and a load pair). A run that names a
+/// kernel on fewer processes is refused before any measurement; one that
+/// names none leaves it out.
+pub fn mpi_processes_needed(spec: &KernelSpec) -> usize {
+    if spec.name == comet::CONTENTION {
+        comet::CONTENTION_MPI_PROCESSES
+    } else {
+        2
+    }
 }
 
 /// The kernels a run that names none takes.

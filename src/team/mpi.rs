@@ -20,7 +20,7 @@
 
 use super::{RankCtx, TeamError};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
-use crate::platform::{PinError, allowed_cpus, pin_current_thread};
+use crate::platform::{DistanceClass, PinError, allowed_cpus, pin_current_thread};
 use crate::transport::mpi::{MpiEndpoint, wait_for};
 use mpi::Threading;
 use mpi::environment::Universe;
@@ -239,6 +239,16 @@ impl Processes {
     /// Whether ranks `a` and `b` run on one node.
     pub fn same_node(&self, a: usize, b: usize) -> bool {
         self.members[a].host == self.members[b].host
+    }
+
+    /// The distance class of ranks `a` and `b`: other processes of one node, or
+    /// of two nodes (MPI tells no more of where a process sits).
+    pub fn distance(&self, a: usize, b: usize) -> DistanceClass {
+        if self.same_node(a, b) {
+            DistanceClass::OtherProcess
+        } else {
+            DistanceClass::OtherNode
+        }
     }
 
     /// How the processes sit on CPUs: pinned, or oversubscribed where two share

@@ -91,10 +91,10 @@ pub fn kernel_list(kernels: &[&KernelSpec]) -> String {
             k.about,
             "",
             k.paper,
-            if crate::kernels::runs_over_mpi(k) {
-                "; runs over MPI"
-            } else {
-                ""
+            match crate::kernels::mpi_processes_needed(k) {
+                _ if !crate::kernels::runs_over_mpi(k) => String::new(),
+                2 => "; runs over MPI".into(),
+                n => format!("; runs over MPI with {n} processes or more"),
             }
         );
     }

@@ -38,10 +38,12 @@ const DATA_TAG: c_int = 0;
 const RAW_TAG: c_int = 1;
 
 /// Messages up to this size go in `try_send` (MPI sends them eagerly: OpenMPI's
-/// shared-memory and TCP eager limits are 4 KiB and 64 KiB); longer ones go
-/// there only when sends are buffered and the peer's next buffer is free (as
-/// Lamanna's exchange needs), else they wait for `wait_send`.
-pub const EAGER_BYTES: usize = 4096;
+/// shared-memory and TCP eager limits are 4 KiB and 64 KiB, headers
+/// included, so a message of a whole 4096 bytes already waits for its
+/// receive); longer ones go there only when sends are buffered and the peer's
+/// next buffer is free (as Lamanna's exchange needs), else they wait for
+/// `wait_send`.
+pub const EAGER_BYTES: usize = 4096 - 256;
 
 /// One process's end of the mpi transport.
 pub struct MpiEndpoint {

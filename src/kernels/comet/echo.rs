@@ -22,12 +22,12 @@
 
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
-    self, Check, Samples, check_pattern, drive, message_curve_fits, pattern_buf, stats_point,
+    self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, stats_point,
 };
 use crate::control::RankError;
 use crate::model::fit::{fit_line, r_squared};
 use crate::results::{FitResult, KernelResult, Point};
-use crate::team::Team;
+use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport, TransportKind};
 use std::collections::BTreeMap;
 
@@ -109,6 +109,53 @@ pub(super) fn echo_check<E: Endpoint>(
     }
 }
 
+/// Every rank's part of an echo sweep (its [`drive`]), on any endpoint: each
+/// point `(hops, size)` is checked once (every byte, at the far end and back
+/// at rank 0), then timed in batches of [`echo_chain`]. `out` is rank 0's
+/// message of the largest size; the receive buffer is allocated here, before
+/// any timing.
+pub(super) fn echo_body<E: Endpoint>(
+    rc: &RankCtx<'_>,
+    ep: &mut E,
+    sweep: &Sweep<'_>,
+    out: &[u8],
+) -> Result<Vec<Samples>, RankError> {
+    let mut buf = vec![0u8; out.len().max(64)];
+    drive(
+        rc,
+        ep,
+        sweep,
+        &mut buf,
+        |ep, buf, p, check| {
+            let (hops, size) = unparam(p);
+            match check {
+                Check::Before => echo_check(ep, hops, size, buf),
+                Check::After => Ok(()),
+            }
+        },
+        |ep, buf, p, reps| {
+            let (hops, size) = unparam(p);
+            echo_chain(ep, hops, &out[..size], buf, reps)
+        },
+    )
+}
+
+/// The largest size and hop count of echo points `params`, and rank 0's
+/// message of that size.
+fn echo_extent(params: &[u64]) -> (usize, Vec<u8>) {
+    let max = params.iter().map(|&p| unparam(p).1).max().unwrap_or(0);
+    let max_hops = params.iter().map(|&p| unparam(p).0).max().unwrap_or(1);
+    (max_hops, pattern_buf(0, max))
+}
+
+/// The progress line of an echo point, after `label`.
+fn echo_label(label: &str) -> impl Fn(u64) -> String + Sync + '_ {
+    move |p| {
+        let (h, s) = unparam(p);
+        format!("{label} {h} hop(s) {s} B")
+    }
+}
+
 /// Echo sweeps over `params` (hops, size) on a team, for transport `T`.
 pub(super) fn run_echo<T: Transport + 'static>(
     ctx: &RunContext<'_>,
@@ -116,40 +163,39 @@ pub(super) fn run_echo<T: Transport + 'static>(
     params: &[u64],
     label: &str,
 ) -> Result<Vec<Samples>, KernelError> {
-    let max = params.iter().map(|&p| unparam(p).1).max().unwrap_or(0);
-    let max_hops = params.iter().map(|&p| unparam(p).0).max().unwrap_or(1);
-    let out = pattern_buf(0, max);
+    let (max_hops, out) = echo_extent(params);
     common::sweep_team::<T>(
         ctx,
         team,
         ECHO.name,
         params,
         max_hops + 1,
-        max,
-        |p| {
-            let (h, s) = unparam(p);
-            format!("{label} {h} hop(s) {s} B")
-        },
-        |rc, ep, sweep| {
-            let mut buf = vec![0u8; max.max(64)];
-            drive(
-                rc,
-                ep,
-                sweep,
-                &mut buf,
-                |ep, buf, p, check| {
-                    let (hops, size) = unparam(p);
-                    match check {
-                        Check::Before => echo_check(ep, hops, size, buf),
-                        Check::After => Ok(()),
-                    }
-                },
-                |ep, buf, p, reps| {
-                    let (hops, size) = unparam(p);
-                    echo_chain(ep, hops, &out[..size], buf, reps)
-                },
-            )
-        },
+        out.len(),
+        echo_label(label),
+        |rc, ep, sweep| echo_body(rc, ep, sweep, &out),
+    )
+}
+
+/// Echo sweeps over `params` (hops, size) between MPI processes: ranks
+/// `0..=hops` of the world, the others idle; sends unbuffered, as a C
+/// program's `MPI_Send` and `MPI_Recv` echo.
+#[cfg(feature = "mpi")]
+pub(super) fn run_echo_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+    params: &[u64],
+    label: &str,
+) -> Result<Vec<Samples>, KernelError> {
+    let (max_hops, out) = echo_extent(params);
+    super::over_mpi::sweep(
+        ctx,
+        procs,
+        ECHO.name,
+        params,
+        max_hops + 1,
+        None,
+        echo_label(label),
+        |rc, ep, sweep| echo_body(rc, ep, sweep, &out),
     )
 }
 
@@ -262,22 +308,59 @@ fn pairs(ctx: &RunContext<'_>) -> Vec<Vec<usize>> {
     classes.into_iter().map(|(_, a, b)| vec![a, b]).collect()
 }
 
+/// The sizes of the physical-distance curves and of the hop sweep: the user's
+/// `--sizes` for both, else the dense echo sizes and the coarse ones.
+fn sizes(ctx: &RunContext<'_>) -> (Vec<usize>, Vec<usize>) {
+    let quick = ctx.config.quick;
+    match &ctx.config.sizes {
+        Some(s) => (s.clone(), s.clone()),
+        None => (common::echo_sizes(quick), common::coarse_sizes(quick)),
+    }
+}
+
+/// The points of hop counts `1..=max_hops` at each of `sizes`.
+fn hop_params(max_hops: usize, sizes: &[usize]) -> Vec<u64> {
+    (1..=max_hops)
+        .flat_map(|h| sizes.iter().map(move |&s| param(h, s)))
+        .collect()
+}
+
+/// A `comet-echo` curve's result: its points (one-way time, bandwidth) and
+/// CoMet's piecewise fits with the peak bandwidth and the 50% / 90% sizes.
+fn curve_result(mut r: KernelResult, samples: &[Samples]) -> KernelResult {
+    let (x, y, _) = echo_points(samples, &mut r);
+    let (fits, warnings) = message_curve_fits(&x, &y, "one_way_ns.min");
+    r.fits.extend(fits);
+    r.warnings.extend(warnings);
+    r
+}
+
+/// The `comet-echo-hops` result: its points and the fit of
+/// `t_startup + N t_per_byte + (n - 1) h`.
+fn hops_result(mut r: KernelResult, samples: &[Samples]) -> KernelResult {
+    r.warnings.push(
+        "logical hops: each hop is a forwarding rank (a receive and a send), so h is the cost of a store-and-forward hop, not of a wire".into(),
+    );
+    let (x, y, hops) = echo_points(samples, &mut r);
+    match hop_fit(&x, &hops, &y) {
+        Some(f) => r.fits.push(f),
+        None => r
+            .warnings
+            .push("no (n - 1) h fit: too few hop counts".into()),
+    }
+    r
+}
+
+/// The name of the hop sweep's result.
+const HOPS: &str = "comet-echo-hops";
+
 /// The echo kernel with hop sweeps up to `max_hops` (on `max_hops + 1` ranks).
 pub(super) fn run_with(
     ctx: &RunContext<'_>,
     max_hops: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
     common::require_two_cpus(ctx, ECHO.name)?;
-    let sizes = ctx
-        .config
-        .sizes
-        .clone()
-        .unwrap_or_else(|| common::echo_sizes(ctx.config.quick));
-    let hop_sizes = ctx
-        .config
-        .sizes
-        .clone()
-        .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
+    let (sizes, hop_sizes) = sizes(ctx);
     let pairs = pairs(ctx);
     let transports = &ctx.config.transports;
     ctx.progress.begin(
@@ -297,35 +380,19 @@ pub(super) fn run_with(
             r.distance_class = (cpus.len() == 2)
                 .then(|| ctx.topology.distance(cpus[0], cpus[1]))
                 .flatten();
-            let (x, y, _) = echo_points(&samples, &mut r);
-            let (fits, warnings) = message_curve_fits(&x, &y, "one_way_ns.min");
-            r.fits.extend(fits);
-            r.warnings.extend(warnings);
-            out.push(r);
+            out.push(curve_result(r, &samples));
         }
     }
     if max_hops >= 2 {
         let team = Team::new(&ctx.team_spec(ctx.cpus(), max_hops + 1, true))?;
-        let params: Vec<u64> = (1..=max_hops)
-            .flat_map(|h| hop_sizes.iter().map(move |&s| param(h, s)))
-            .collect();
+        let params = hop_params(max_hops, &hop_sizes);
         for &t in transports {
             if ctx.cancelled() {
                 break;
             }
             let samples = run_echo_on(ctx, &team, t, &params, "echo-hops")?;
-            let mut r = common::result("comet-echo-hops", Some(t.name()), &team, max_hops + 1);
-            r.warnings.push(
-                "logical hops: each hop is a forwarding rank (a receive and a send), so h is the cost of a store-and-forward hop, not of a wire".into(),
-            );
-            let (x, y, hops) = echo_points(&samples, &mut r);
-            match hop_fit(&x, &hops, &y) {
-                Some(f) => r.fits.push(f),
-                None => r
-                    .warnings
-                    .push("no (n - 1) h fit: too few hop counts".into()),
-            }
-            out.push(r);
+            let r = common::result(HOPS, Some(t.name()), &team, max_hops + 1);
+            out.push(hops_result(r, &samples));
         }
     }
     ctx.progress.end();
@@ -334,7 +401,47 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return run_over_mpi(ctx, procs.get());
+    }
     run_with(ctx, if ctx.config.quick { 3 } else { 4 })
+}
+
+/// The echo kernel over MPI processes: the physical-distance curve between
+/// ranks 0 and 1 (one curve, the pair's distance class: other process or
+/// other node), and with more than two processes the logical-hop echo over
+/// ranks `0..P`, hops up to `P - 1`; the same points and fits as between
+/// threads.
+#[cfg(feature = "mpi")]
+fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    use super::over_mpi;
+    let (sizes, hop_sizes) = sizes(ctx);
+    let max_hops = procs.size() - 1;
+    let hop_params = if max_hops >= 2 {
+        hop_params(max_hops, &hop_sizes)
+    } else {
+        Vec::new()
+    };
+    over_mpi::run_kernel(ctx, NAME, sizes.len() + hop_params.len(), || {
+        let params: Vec<u64> = sizes.iter().map(|&s| param(1, s)).collect();
+        let samples = run_echo_over_mpi(ctx, procs, &params, "echo")?;
+        let mut out = Vec::new();
+        if procs.rank() == 0 {
+            out.push(curve_result(over_mpi::pair_result(procs, NAME), &samples));
+        }
+        if !hop_params.is_empty() {
+            let samples = run_echo_over_mpi(ctx, procs, &hop_params, "echo-hops")?;
+            if procs.rank() == 0 {
+                let r = over_mpi::result(procs, HOPS, procs.cpus());
+                out.push(hops_result(r, &samples));
+            }
+        }
+        Ok(out)
+    })
 }
 
 #[cfg(test)]

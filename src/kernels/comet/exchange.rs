@@ -7,11 +7,11 @@
 
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
-    self, Check, Samples, check_pattern, drive, message_curve_fits, pattern_buf, stats_point,
+    self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, stats_point,
 };
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::Team;
+use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport};
 
 /// The kernel's name, as users type it and its results carry it.
@@ -42,46 +42,61 @@ pub(super) fn exchange<E: Endpoint>(
     Ok(())
 }
 
+/// Every rank's part of an exchange sweep (its [`drive`]), on any endpoint:
+/// rank 0 and the last rank of the sweep exchange (see
+/// [`pair_peer`](common::pair_peer)), each point checked once (every byte of
+/// the peer's pattern) before it is timed; the ranks between them idle.
+fn exchange_body<E: Endpoint>(
+    rc: &RankCtx<'_>,
+    ep: &mut E,
+    sweep: &Sweep<'_>,
+    max: usize,
+) -> Result<Vec<Samples>, RankError> {
+    let peer = common::pair_peer(rc.rank, sweep.ranks);
+    let out = pattern_buf(rc.rank, max);
+    let mut buf = vec![0u8; max.max(64)];
+    drive(
+        rc,
+        ep,
+        sweep,
+        &mut buf,
+        |ep, buf, size, check| {
+            let size = size as usize;
+            let Some(peer) = peer.filter(|_| check == Check::Before) else {
+                return Ok(());
+            };
+            ep.send(peer, &out[..size])?;
+            let n = ep.recv(peer, buf)?;
+            check_pattern("exchange", peer, &buf[..n], size)
+        },
+        |ep, buf, size, reps| match peer {
+            Some(peer) => exchange(ep, peer, &out[..size as usize], buf, reps),
+            None => Ok(()),
+        },
+    )
+}
+
+/// The points of an exchange sweep (its sizes), and the largest.
+fn size_params(sizes: &[usize]) -> (Vec<u64>, usize) {
+    let max = sizes.iter().copied().max().unwrap_or(0);
+    (sizes.iter().map(|&s| s as u64).collect(), max)
+}
+
 fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     sizes: &[usize],
 ) -> Result<Vec<Samples>, KernelError> {
-    let p = team.size();
-    let max = sizes.iter().copied().max().unwrap_or(0);
-    let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
+    let (params, max) = size_params(sizes);
     common::sweep_team::<T>(
         ctx,
         team,
         EXCHANGE.name,
         &params,
-        p,
+        team.size(),
         max,
         |s| format!("exchange {s} B"),
-        |rc, ep, sweep| {
-            let peer = common::pair_peer(rc.rank, p);
-            let out = pattern_buf(rc.rank, max);
-            let mut buf = vec![0u8; max.max(64)];
-            drive(
-                rc,
-                ep,
-                sweep,
-                &mut buf,
-                |ep, buf, size, check| {
-                    let size = size as usize;
-                    let Some(peer) = peer.filter(|_| check == Check::Before) else {
-                        return Ok(());
-                    };
-                    ep.send(peer, &out[..size])?;
-                    let n = ep.recv(peer, buf)?;
-                    check_pattern("exchange", peer, &buf[..n], size)
-                },
-                |ep, buf, size, reps| match peer {
-                    Some(peer) => exchange(ep, peer, &out[..size as usize], buf, reps),
-                    None => Ok(()),
-                },
-            )
-        },
+        |rc, ep, sweep| exchange_body(rc, ep, sweep, max),
     )
 }
 
@@ -112,33 +127,69 @@ pub(super) fn exchange_points(samples: &[Samples], r: &mut KernelResult) -> (Vec
     (x, y)
 }
 
+/// An exchange result's points and CoMet's piecewise fits with the bandwidth
+/// figures.
+fn exchange_result(mut r: KernelResult, samples: &[Samples]) -> KernelResult {
+    let (x, y) = exchange_points(samples, &mut r);
+    let (fits, warnings) = message_curve_fits(&x, &y, "exchange_ns.min");
+    r.fits.extend(fits);
+    r.warnings.extend(warnings);
+    r
+}
+
+/// The sizes: the user's, else the echo's.
+fn sizes(ctx: &RunContext<'_>) -> Vec<usize> {
+    ctx.config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| common::echo_sizes(ctx.config.quick))
+}
+
 /// The exchange between rank 0 and rank `ranks - 1` of a team of `ranks`.
 pub(super) fn run_with(
     ctx: &RunContext<'_>,
     ranks: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
     common::require_two_cpus(ctx, EXCHANGE.name)?;
-    let sizes = ctx
-        .config
-        .sizes
-        .clone()
-        .unwrap_or_else(|| common::echo_sizes(ctx.config.quick));
+    let sizes = sizes(ctx);
     let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
     common::per_transport(ctx, EXCHANGE.name, sizes.len(), |t| {
         let samples = crate::with_transport!(t, run_on(ctx, &team, &sizes))?;
         let mut r = common::result(EXCHANGE.name, Some(t.name()), &team, ranks);
         let hosts = team.hosts();
         r.distance_class = ctx.topology.distance(hosts[0], hosts[ranks - 1]);
-        let (x, y) = exchange_points(&samples, &mut r);
-        let (fits, warnings) = message_curve_fits(&x, &y, "exchange_ns.min");
-        r.fits.extend(fits);
-        r.warnings.extend(warnings);
-        Ok(r)
+        Ok(exchange_result(r, &samples))
     })
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return run_over_mpi(ctx, procs.get());
+    }
     run_with(ctx, 2)
+}
+
+/// The exchange over MPI processes, between ranks 0 and 1 of the world (the
+/// others idle, as the ranks between the pair do between threads), with sends
+/// buffered for a whole message as the paper assumes (both ranks send at
+/// once; a synchronous send of a long message would wait for the other's).
+#[cfg(feature = "mpi")]
+fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    let (params, max) = size_params(&sizes(ctx));
+    super::over_mpi::run_pair(
+        ctx,
+        procs,
+        NAME,
+        &params,
+        Some(max),
+        |s| format!("exchange {s} B"),
+        |rc, ep, sweep| exchange_body(rc, ep, sweep, max),
+        exchange_result,
+    )
 }
 
 #[cfg(test)]

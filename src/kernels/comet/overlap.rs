@@ -10,10 +10,10 @@
 //! the overlap measured is the DAXPY hiding the wait for the peer's message.
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Check, Samples, check_pattern, drive};
+use super::common::{self, Check, Samples, Sweep, check_pattern, drive};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::Team;
+use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport};
 use std::hint::black_box;
 
@@ -102,65 +102,81 @@ fn batch<E: Endpoint>(
     }
 }
 
+/// The largest message size and vector length of points `params`.
+fn extent(params: &[u64]) -> (usize, usize) {
+    let max = params.iter().map(|&q| unparam(q).2).max().unwrap_or(0);
+    let max_len = params.iter().map(|&q| unparam(q).1).max().unwrap_or(0);
+    (max, max_len)
+}
+
+/// A point's progress line.
+fn label(q: u64) -> String {
+    let (a, len, size) = unparam(q);
+    format!(
+        "overlap {} {size} B x {len}",
+        if a { "async" } else { "sync" }
+    )
+}
+
+/// Every rank's part of an overlap sweep (its [`drive`]), on any endpoint:
+/// rank 0 and the last rank of the sweep exchange and run their DAXPYs, each
+/// point checked once (the peer's pattern, every byte) before it is timed;
+/// the ranks between them idle. Buffers and vectors are allocated here, before
+/// any timing.
+fn overlap_body<E: Endpoint>(
+    rc: &RankCtx<'_>,
+    ep: &mut E,
+    sweep: &Sweep<'_>,
+) -> Result<Vec<Samples>, RankError> {
+    let (max, max_len) = extent(sweep.params);
+    let peer = common::pair_peer(rc.rank, sweep.ranks);
+    let mut b = Buffers {
+        out: common::pattern_buf(rc.rank, max),
+        inbuf: vec![0u8; max.max(64)],
+        x: vec![1.0; max_len],
+        y: vec![0.0; max_len],
+    };
+    drive(
+        rc,
+        ep,
+        sweep,
+        &mut b,
+        |ep, b, q, check| {
+            let Some(peer) = peer.filter(|_| check == Check::Before) else {
+                return Ok(());
+            };
+            b.inbuf.fill(0);
+            batch(ep, peer, b, q, 1)?;
+            let size = unparam(q).2;
+            check_pattern("overlap exchange", peer, &b.inbuf[..size], size)
+        },
+        |ep, b, q, reps| match peer {
+            Some(peer) => batch(ep, peer, b, q, reps),
+            None => Ok(()),
+        },
+    )
+}
+
 fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     params: &[u64],
 ) -> Result<Vec<Samples>, KernelError> {
-    let p = team.size();
-    let max = params.iter().map(|&q| unparam(q).2).max().unwrap_or(0);
-    let max_len = params.iter().map(|&q| unparam(q).1).max().unwrap_or(0);
     common::sweep_team::<T>(
         ctx,
         team,
         OVERLAP.name,
         params,
-        p,
-        max,
-        |q| {
-            let (a, len, size) = unparam(q);
-            format!(
-                "overlap {} {size} B x {len}",
-                if a { "async" } else { "sync" }
-            )
-        },
-        |rc, ep, sweep| {
-            let peer = common::pair_peer(rc.rank, p);
-            let mut b = Buffers {
-                out: common::pattern_buf(rc.rank, max),
-                inbuf: vec![0u8; max.max(64)],
-                x: vec![1.0; max_len],
-                y: vec![0.0; max_len],
-            };
-            drive(
-                rc,
-                ep,
-                sweep,
-                &mut b,
-                |ep, b, q, check| {
-                    let Some(peer) = peer.filter(|_| check == Check::Before) else {
-                        return Ok(());
-                    };
-                    b.inbuf.fill(0);
-                    batch(ep, peer, b, q, 1)?;
-                    let size = unparam(q).2;
-                    check_pattern("overlap exchange", peer, &b.inbuf[..size], size)
-                },
-                |ep, b, q, reps| match peer {
-                    Some(peer) => batch(ep, peer, b, q, reps),
-                    None => Ok(()),
-                },
-            )
-        },
+        team.size(),
+        extent(params).0,
+        label,
+        overlap_body,
     )
 }
 
-/// The overlap kernel between rank 0 and the last of `ranks`.
-pub(super) fn run_with(
-    ctx: &RunContext<'_>,
-    ranks: usize,
-) -> Result<Vec<KernelResult>, KernelError> {
-    common::require_two_cpus(ctx, OVERLAP.name)?;
+/// The points: every message size by every vector length, synchronous then
+/// asynchronous.
+fn params(ctx: &RunContext<'_>) -> Vec<u64> {
     let sizes = ctx.config.sizes.clone().unwrap_or_else(|| {
         if ctx.config.quick {
             vec![0, 2536, 65536]
@@ -173,52 +189,96 @@ pub(super) fn run_with(
     } else {
         vec![0, 1000, 10_000, 100_000, 200_000]
     };
-    let params: Vec<u64> = sizes
+    sizes
         .iter()
         .flat_map(|&s| {
             lengths
                 .iter()
                 .flat_map(move |&l| [param(false, l, s), param(true, l, s)])
         })
-        .collect();
+        .collect()
+}
+
+/// An overlap result's points: per size and length the synchronous and
+/// asynchronous times and the gain `(t_sync - t_async) / t_sync` in percent.
+fn overlap_result(mut r: KernelResult, samples: &[Samples]) -> KernelResult {
+    for pair in samples.chunks(2) {
+        let [sync, asy] = pair else { continue };
+        let (_, len, size) = unparam(sync.param);
+        let point = Point::new()
+            .with("size_bytes", size as f64)
+            .with("vector_length", len as f64)
+            .with("reps_sync", sync.reps as f64)
+            .with("reps_async", asy.reps as f64);
+        let what = format!("{size} B x {len}");
+        let (point, ts) = common::stats_point(
+            point,
+            "sync_ns",
+            &sync.samples_ns,
+            &format!("sync {what}"),
+            &mut r.warnings,
+        );
+        let (point, ta) = common::stats_point(
+            point,
+            "async_ns",
+            &asy.samples_ns,
+            &format!("async {what}"),
+            &mut r.warnings,
+        );
+        let gain = if ts > 0.0 {
+            100.0 * (ts - ta) / ts
+        } else {
+            0.0
+        };
+        r.points.push(point.with("gain_percent", gain));
+    }
+    r
+}
+
+/// The overlap kernel between rank 0 and the last of `ranks`.
+pub(super) fn run_with(
+    ctx: &RunContext<'_>,
+    ranks: usize,
+) -> Result<Vec<KernelResult>, KernelError> {
+    common::require_two_cpus(ctx, OVERLAP.name)?;
+    let params = params(ctx);
     let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
     common::per_transport(ctx, OVERLAP.name, params.len(), |t| {
         let samples = crate::with_transport!(t, run_on(ctx, &team, &params))?;
-        let mut r = common::result(OVERLAP.name, Some(t.name()), &team, ranks);
-        for pair in samples.chunks(2) {
-            let [sync, asy] = pair else { continue };
-            let (_, len, size) = unparam(sync.param);
-            let point = Point::new()
-                .with("size_bytes", size as f64)
-                .with("vector_length", len as f64)
-                .with("reps_sync", sync.reps as f64)
-                .with("reps_async", asy.reps as f64);
-            let what = format!("{size} B x {len}");
-            let (point, ts) = common::stats_point(
-                point,
-                "sync_ns",
-                &sync.samples_ns,
-                &format!("sync {what}"),
-                &mut r.warnings,
-            );
-            let (point, ta) = common::stats_point(
-                point,
-                "async_ns",
-                &asy.samples_ns,
-                &format!("async {what}"),
-                &mut r.warnings,
-            );
-            let gain = if ts > 0.0 {
-                100.0 * (ts - ta) / ts
-            } else {
-                0.0
-            };
-            r.points.push(point.with("gain_percent", gain));
-        }
-        Ok(r)
+        let r = common::result(OVERLAP.name, Some(t.name()), &team, ranks);
+        Ok(overlap_result(r, &samples))
     })
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return run_over_mpi(ctx, procs.get());
+    }
     run_with(ctx, 2)
+}
+
+/// The overlap kernel over MPI processes, between ranks 0 and 1 of the world
+/// (the others idle), sends buffered for a whole message as for the exchange.
+/// The posted send and receive are the endpoint's (`isend`, `irecv`, then
+/// `wait_send`, `wait_recv`): a message MPI sends eagerly goes at the post, a
+/// longer one at the wait, and a receive completes at the post if its message
+/// is already there; so, as between threads, the overlap measured is the
+/// DAXPY hiding the wait for the peer's message.
+#[cfg(feature = "mpi")]
+fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    let params = params(ctx);
+    super::over_mpi::run_pair(
+        ctx,
+        procs,
+        NAME,
+        &params,
+        Some(extent(&params).0),
+        label,
+        overlap_body,
+        overlap_result,
+    )
 }

@@ -116,20 +116,11 @@ impl Probe<PairOf<'_>> for RawMpi {
     }
 }
 
-/// The distance class of ranks `a` and `b`.
-pub(crate) fn distance(procs: &Processes, a: usize, b: usize) -> DistanceClass {
-    if procs.same_node(a, b) {
-        DistanceClass::OtherProcess
-    } else {
-        DistanceClass::OtherNode
-    }
-}
-
 fn layout(procs: &Processes) -> PairLayout {
     PairLayout {
         placement: procs.placement(),
         ranks: procs.size(),
-        distance: Some(distance(procs, 0, 1)),
+        distance: Some(procs.distance(0, 1)),
     }
 }
 
@@ -351,7 +342,7 @@ pub(crate) fn c2c(
         };
         let (summary, warning) = summarize_trials(&eight.samples_ns, &format!("ranks {a}-{b}"));
         warnings.extend(warning);
-        let class = distance(procs, a, b);
+        let class = procs.distance(a, b);
         let index = DistanceClass::ALL.iter().position(|c| *c == class);
         points.push(
             Point::new()
