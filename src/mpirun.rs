@@ -53,9 +53,12 @@ pub(crate) fn check(
             .filter(|k| kernels::runs_over_mpi(k))
             .collect());
     }
-    if let Some(k) = chosen.iter().find(|k| !kernels::runs_over_mpi(k)) {
+    if let Some((k, why)) = chosen
+        .iter()
+        .find_map(|k| Some((k, kernels::not_over_mpi(k)?)))
+    {
         bail!(
-            "kernel {} does not run over MPI (its ranks share memory, or it is not ported yet); over MPI run: {}",
+            "kernel {} does not run over MPI: {why}; over MPI run: {}",
             k.name,
             kernels::OVER_MPI.join(", ")
         );

@@ -294,6 +294,24 @@ pub fn runs_over_mpi(spec: &KernelSpec) -> bool {
     OVER_MPI.contains(&spec.name)
 }
 
+/// Why `spec` does not run over MPI, for `list` and the refusal; `None` for a
+/// kernel that does.
+pub fn not_over_mpi(spec: &KernelSpec) -> Option<&'static str> {
+    if runs_over_mpi(spec) {
+        return None;
+    }
+    Some(match spec.method {
+        "hockney" => {
+            "it times one process's loops and synchronisation primitives; nothing passes between processes"
+        }
+        "krumme-greenfield" => {
+            "its ranks are virtual nodes hosted on two threads, polled between chunks of their computation in one address space"
+        }
+        "scibench" => "its rings and tori are emulated with flags in shared memory",
+        _ => "it checks the thread transports' delivery, not MPI's",
+    })
+}
+
 /// Why `spec`, which runs over MPI, cannot run on a world of `processes`, if
 /// it cannot: CoMet's matrix kernels need a world that forms their processor
 /// grid. Checked before any kernel runs, so that a refused run writes nothing.

@@ -100,9 +100,14 @@ pub fn kernel_list(kernels: &[&KernelSpec]) -> String {
     }
     let _ = writeln!(
         s,
-        "\nOver MPI (`--transport mpi`, built with --features mpi): {}; the others need memory shared between ranks or are not ported yet.",
+        "\nOver MPI (`--transport mpi`, built with --features mpi): {}. Not over MPI:",
         crate::kernels::OVER_MPI.join(", ")
     );
+    for k in kernels {
+        if let Some(why) = crate::kernels::not_over_mpi(k) {
+            let _ = writeln!(s, "  {:<12} {why}", k.name);
+        }
+    }
     s
 }
 
