@@ -11,7 +11,13 @@ use std::path::{Path, PathBuf};
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 
 /// The binary's own files: above every module, so they may use any.
-const BINARY: [&str; 4] = ["main.rs", "args.rs", "bars.rs", "mpirun.rs"];
+const BINARY: [&str; 5] = [
+    "main.rs",
+    "args.rs",
+    "bars.rs",
+    "mpirun.rs",
+    "simulate_cli.rs",
+];
 
 /// The loom shim under every layer, and the exported macro of `transport`.
 const ALIASES: [(&str, &str); 2] = [("primitive", "primitive"), ("with_transport", "transport")];
