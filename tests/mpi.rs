@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::mpirun::{have_mpirun, json, kernel, min_at, mpirun, mpirun_command, np};
+use common::mpirun::{have_mpirun, json, kernel, min_at, mpirun, mpirun_command, np, run_quick};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -32,27 +32,7 @@ fn pingpong_over_mpi_grows_with_size_and_is_fitted() {
     let mut ordered = false;
     for attempt in 0..3 {
         let name = format!("pp{attempt}.json");
-        let out = mpirun(
-            dir.path(),
-            np,
-            &[
-                "run",
-                "pingpong",
-                "--transport",
-                "mpi",
-                "--quick",
-                "--sizes",
-                "8,64,64K",
-                "--out",
-                &name,
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let doc = json(dir.path(), &name);
+        let doc = run_quick(dir.path(), np, &name, &["pingpong", "--sizes", "8,64,64K"]);
         assert_eq!(doc["incomplete"], false);
         assert_eq!(doc["config"]["transport"], "mpi");
         let mpi = &doc["config"]["mpi"];
@@ -137,25 +117,7 @@ fn c2c_over_mpi_covers_every_pair_of_ranks() {
     let _turn = common::measuring();
     let dir = tempfile::tempdir().unwrap();
     let np = np();
-    let out = mpirun(
-        dir.path(),
-        np,
-        &[
-            "run",
-            "c2c",
-            "--transport",
-            "mpi",
-            "--quick",
-            "--out",
-            "c2c.json",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(dir.path(), "c2c.json");
+    let doc = run_quick(dir.path(), np, "c2c.json", &["c2c"]);
     let c2c = kernel(&doc, "c2c", "mpi");
     let points = c2c["points"].as_array().unwrap();
     assert_eq!(points.len(), np * (np - 1) / 2, "{c2c}");
@@ -188,29 +150,18 @@ fn collectives_over_mpi_agree_with_mpis_own() {
     let _turn = common::measuring();
     let dir = tempfile::tempdir().unwrap();
     let np = np();
-    let out = mpirun(
+    let doc = run_quick(
         dir.path(),
         np,
+        "coll.json",
         &[
-            "run",
             "comet-broadcast",
             "comet-global-sum",
             "comet-barrier",
-            "--transport",
-            "mpi",
-            "--quick",
             "--sizes",
             "8,64K",
-            "--out",
-            "coll.json",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(dir.path(), "coll.json");
     for (name, points) in [
         ("comet-broadcast-linear", 2),
         ("comet-broadcast-tree", 2),

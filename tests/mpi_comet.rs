@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::mpirun::{have_mpirun, json, kernel, min_at, mpirun, np};
+use common::mpirun::{have_mpirun, kernel, min_at, mpirun, np, run_quick};
 use serde_json::Value;
 use std::path::Path;
 
@@ -23,16 +23,7 @@ const ATTEMPTS: usize = 3;
 /// `mpirun -n np halfperf run ARGS --transport mpi --quick --out NAME` in
 /// `dir`, asserting success; the result file.
 fn run_ok(dir: &Path, np: usize, name: &str, args: &[&str]) -> Value {
-    let mut all = vec!["run"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--transport", "mpi", "--quick", "--out", name]);
-    let out = mpirun(dir, np, &all);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(dir, name);
+    let doc = run_quick(dir, np, name, args);
     assert_eq!(doc["incomplete"], false, "{args:?}");
     assert_eq!(doc["config"]["transport"], "mpi");
     doc

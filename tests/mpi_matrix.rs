@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::mpirun::{have_mpirun, json, kernel, mpirun, np};
+use common::mpirun::{have_mpirun, kernel, mpirun, np, run_quick};
 
 /// The local orders of a quick run of the matrix kernels.
 const ORDERS: [f64; 4] = [8.0, 16.0, 32.0, 64.0];
@@ -45,28 +45,17 @@ fn matrix_kernels_over_mpi_verify_every_order() {
     let mut ordered = false;
     for attempt in 0..3 {
         let name = format!("mat{attempt}.json");
-        let out = mpirun(
+        let doc = run_quick(
             dir.path(),
             np,
+            &name,
             &[
-                "run",
                 "comet-update-guard",
                 "comet-shift",
                 "comet-transpose",
                 "comet-row-col-broadcast",
-                "--transport",
-                "mpi",
-                "--quick",
-                "--out",
-                &name,
             ],
         );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let doc = json(dir.path(), &name);
         assert_eq!(doc["incomplete"], false);
         assert_eq!(doc["config"]["transport"], "mpi");
         for name in [
@@ -145,25 +134,7 @@ fn speedup_over_mpi_fits_eq13_over_the_worlds_groups() {
     let _turn = common::measuring();
     let dir = tempfile::tempdir().unwrap();
     let np = np();
-    let out = mpirun(
-        dir.path(),
-        np,
-        &[
-            "run",
-            "speedup",
-            "--transport",
-            "mpi",
-            "--quick",
-            "--out",
-            "speedup.json",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(dir.path(), "speedup.json");
+    let doc = run_quick(dir.path(), np, "speedup.json", &["speedup"]);
     let k = kernel(&doc, "speedup", "mpi");
     // The quick plan's order is 64: N runs over the divisors of 64 up to np.
     let ns: Vec<f64> = (1..=np).filter(|n| 64 % n == 0).map(|n| n as f64).collect();

@@ -91,3 +91,19 @@ pub(crate) fn min_at(k: &serde_json::Value, size: f64) -> f64 {
         .and_then(|p| p["one_way_ns"]["min"].as_f64())
         .unwrap_or_else(|| panic!("no point at {size} B in {k}"))
 }
+
+/// `halfperf run ARGS --transport mpi --quick --out NAME` under `mpirun -n
+/// NP` in `dir`: the run succeeds, and its result file, read back, is
+/// returned.
+pub(crate) fn run_quick(dir: &Path, np: usize, name: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--transport", "mpi", "--quick", "--out", name]);
+    let out = mpirun(dir, np, &all);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(dir, name)
+}
