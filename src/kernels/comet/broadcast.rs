@@ -206,20 +206,9 @@ pub(super) fn sweep_collective<A: Copy>(
                     common::result(name(algorithm), Some(t.name()), &team, p)
                 });
                 common::merge_placement(r, &team);
-                for s in &measure(&team, algorithm, t)? {
-                    let base = common::processors_point(p, ctx.cpus().len());
-                    let (point, label, size) = describe(base, s);
-                    let point = point.with("reps", s.reps as f64);
-                    let (point, min) = common::stats_point(
-                        point,
-                        quantity,
-                        &s.samples_ns,
-                        &format!("P = {p}, {label}"),
-                        &mut r.warnings,
-                    );
-                    r.points.push(point);
-                    mins.push((p, size, min));
-                }
+                let samples = measure(&team, algorithm, t)?;
+                let cpus = ctx.cpus().len();
+                push_points(r, &mut mins, (p, cpus), &samples, quantity, &describe);
             }
             let Some(mut r) = res else { continue };
             add_fits(&mut r, &mins, &format!("{quantity}.min"));
@@ -229,6 +218,31 @@ pub(super) fn sweep_collective<A: Copy>(
     ctx.progress.end();
     common::interrupted(ctx)?;
     Ok(out)
+}
+
+/// A point per sample of a collective on `p` processors of `cpus`, with the
+/// statistics of `quantity` (`describe` adds the point's parameter, its label
+/// and size in bytes), and each point's (P, size, min time) for [`add_fits`].
+pub(super) fn push_points(
+    r: &mut KernelResult,
+    mins: &mut Vec<(usize, usize, f64)>,
+    (p, cpus): (usize, usize),
+    samples: &[Samples],
+    quantity: &str,
+    describe: impl Fn(Point, &Samples) -> (Point, String, usize),
+) {
+    for s in samples {
+        let (point, label, size) = describe(common::processors_point(p, cpus), s);
+        let (point, min) = common::stats_point(
+            point.with("reps", s.reps as f64),
+            quantity,
+            &s.samples_ns,
+            &format!("P = {p}, {label}"),
+            &mut r.warnings,
+        );
+        r.points.push(point);
+        mins.push((p, size, min));
+    }
 }
 
 /// Fits of a (P, size, time) table: per P a line in size, and at the smallest and

@@ -11,7 +11,7 @@
 //! an untimed [`MpiEndpoint::meet`] under the deadline, after which every rank
 //! is inside the batch.
 
-use super::broadcast::add_fits;
+use super::broadcast::{add_fits, push_points};
 use super::common::{self, Samples, Sweep};
 use super::contention::Stop;
 use crate::control::RankError;
@@ -204,18 +204,7 @@ fn collective_result(
     let p = procs.size();
     let mut r = result(procs, name, procs.cpus());
     let mut mins = Vec::with_capacity(samples.len());
-    for s in samples {
-        let (point, label, size) = describe(common::processors_point(p, p), s);
-        let (point, min) = common::stats_point(
-            point.with("reps", s.reps as f64),
-            quantity,
-            &s.samples_ns,
-            &format!("P = {p}, {label}"),
-            &mut r.warnings,
-        );
-        r.points.push(point);
-        mins.push((p, size, min));
-    }
+    push_points(&mut r, &mut mins, (p, p), samples, quantity, describe);
     add_fits(&mut r, &mins, &format!("{quantity}.min"));
     r
 }
