@@ -12,9 +12,7 @@
 //! compared instead, and a ratio that held is marked `~` (the machine moved, and
 //! the quantity with it), not `*`.
 
-use super::state::{
-    Probed, Why, judge, latency_like, moves_with_probe, ratio_to_probe, recorded_probe,
-};
+use super::state::{Probed, Why, judge, moves_with_probe, recorded_probe};
 use super::{Point, ResultFile, is_signed};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -142,23 +140,18 @@ fn quantities(file: &ResultFile) -> Quantities {
     (out.map, out.order, probes)
 }
 
-/// A quantity's value, its interval (value ± uncertainty), and, for a
-/// latency-like one, its kernel's probe and the ratio to it.
+/// A quantity's value, its interval (value ± uncertainty), and its kernel's
+/// probe.
 fn probed(key: &(String, String), v: Valued, probes: &BTreeMap<String, (f64, [f64; 2])>) -> Probed {
     let (value, u, _) = v;
     let ci = u.map(|u| [value - u, value + u]);
     let name = key.1.split([' ', '.']).next().unwrap_or(&key.1);
     let probe = probes.get(&key.0).copied();
-    let ratio = probe.filter(|_| latency_like(name)).and_then(|(p, pci)| {
-        let (r, rci) = ratio_to_probe(value, ci, p, Some(pci))?;
-        Some((r, rci?))
-    });
     Probed {
         value,
         ci95: ci,
         moves_with_probe: probe.is_some() && moves_with_probe(name),
         probe,
-        ratio,
     }
 }
 

@@ -107,8 +107,6 @@ pub struct Probed {
     pub ci95: Option<[f64; 2]>,
     /// The kernel's probe: round trip and its interval, ns.
     pub probe: Option<(f64, [f64; 2])>,
-    /// The value over the probe's one-way time, with its interval.
-    pub ratio: Option<(f64, [f64; 2])>,
     /// Whether the value is built of line transfers and may move with the
     /// probe: a latency ([`latency_like`], or one with a recorded
     /// `*_over_probe`) or a time per byte.
@@ -122,15 +120,13 @@ impl Probed {
             value,
             ci95,
             probe: None,
-            ratio: None,
             moves_with_probe: false,
         }
     }
 
-    /// `name`'s value in `k` with the kernel's probe for `of` and the ratio to
-    /// it: the kernel's own `*_over_probe` where it recorded one with an
-    /// interval, else formed by [`ratio_to_probe`] when `name` is latency-like
-    /// ([`latency_like`]).
+    /// `name`'s value in `k` with the kernel's probe for `of`; it may move
+    /// with the probe when the kernel recorded its `*_over_probe` or its name
+    /// says it is built of line transfers ([`moves_with_probe`]).
     pub fn in_kernel(
         k: &KernelResult,
         name: &str,
@@ -140,25 +136,16 @@ impl Probed {
     ) -> Probed {
         let probe = recorded_probe(k, of).and_then(|p| Some((p.value, p.ci95?)));
         let stem = name.strip_suffix("_ns").unwrap_or(name);
-        let recorded = k
-            .headline
-            .iter()
-            .find(|p| {
-                p.name == format!("{stem}_over_probe") && (of.is_none() || p.of.as_deref() == of)
-            })
-            .and_then(|p| Some((p.value, p.ci95?)));
-        let formed = || {
-            let (p, pci) = probe?;
-            latency_like(name).then_some(())?;
-            let (r, rci) = ratio_to_probe(value, ci95, p, Some(pci))?;
-            Some((r, rci?))
-        };
+        let recorded = k.headline.iter().any(|p| {
+            p.name == format!("{stem}_over_probe")
+                && (of.is_none() || p.of.as_deref() == of)
+                && p.ci95.is_some()
+        });
         Probed {
             value,
             ci95,
             probe,
-            moves_with_probe: recorded.is_some() || (probe.is_some() && moves_with_probe(name)),
-            ratio: recorded.or_else(formed),
+            moves_with_probe: probe.is_some() && (recorded || moves_with_probe(name)),
         }
     }
 }
@@ -324,16 +311,11 @@ mod tests {
     use super::*;
 
     fn probed(value: f64, ci: [f64; 2], probe: Option<(f64, [f64; 2])>) -> Probed {
-        let ratio = probe.and_then(|(p, pci)| {
-            let (r, rci) = ratio_to_probe(value, Some(ci), p, Some(pci))?;
-            Some((r, rci?))
-        });
         Probed {
             value,
             ci95: Some(ci),
             probe,
-            moves_with_probe: ratio.is_some(),
-            ratio,
+            moves_with_probe: probe.is_some(),
         }
     }
 
