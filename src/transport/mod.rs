@@ -227,13 +227,51 @@ pub trait Endpoint: Send {
 
     /// Posts a send; it goes at once if it can.
     fn isend<'b>(&mut self, to: usize, data: &'b [u8]) -> Result<SendRequest<'b>, RankError> {
-        let p = self.pending_mut();
+        stand_in::isend(self, to, data)
+    }
+
+    /// Completes a posted send.
+    fn wait_send(&mut self, req: SendRequest<'_>) -> Result<(), RankError> {
+        stand_in::wait_send(self, req)
+    }
+
+    /// Posts a receive; it completes at once if the message has arrived.
+    fn irecv<'b>(&mut self, from: usize, buf: &'b mut [u8]) -> Result<RecvRequest<'b>, RankError> {
+        stand_in::irecv(self, from, buf)
+    }
+
+    /// Whether a posted receive has completed (completing it if it can).
+    fn test_recv(&mut self, req: &mut RecvRequest<'_>) -> Result<bool, RankError> {
+        stand_in::test_recv(self, req)
+    }
+
+    /// Completes a posted receive; returns the message length.
+    fn wait_recv(&mut self, req: RecvRequest<'_>) -> Result<usize, RankError> {
+        stand_in::wait_recv(self, req)
+    }
+}
+
+/// The requests of a transport with no engine of its own to move data in the
+/// background (the thread transports): a posted send goes at the post if it
+/// can go without waiting, else at its wait; a posted receive completes at the
+/// post (or a test) if its message has begun to arrive, else at its wait. The
+/// ordering counters ([`PendingRequests`]) keep them in order per peer.
+mod stand_in {
+    use super::{Endpoint, RecvRequest, SendRequest};
+    use crate::control::RankError;
+
+    pub(super) fn isend<'b, E: Endpoint + ?Sized>(
+        ep: &mut E,
+        to: usize,
+        data: &'b [u8],
+    ) -> Result<SendRequest<'b>, RankError> {
+        let p = ep.pending_mut();
         let ticket = p.sends_posted[to];
         p.sends_posted[to] += 1;
         let first_in_line = p.sends_done[to] == ticket;
-        let done = first_in_line && self.try_send(to, data)?;
+        let done = first_in_line && ep.try_send(to, data)?;
         if done {
-            self.pending_mut().sends_done[to] += 1;
+            ep.pending_mut().sends_done[to] += 1;
         }
         Ok(SendRequest {
             to,
@@ -243,35 +281,40 @@ pub trait Endpoint: Send {
         })
     }
 
-    /// Completes a posted send.
-    fn wait_send(&mut self, req: SendRequest<'_>) -> Result<(), RankError> {
+    pub(super) fn wait_send<E: Endpoint + ?Sized>(
+        ep: &mut E,
+        req: SendRequest<'_>,
+    ) -> Result<(), RankError> {
         if req.done {
             return Ok(());
         }
-        if self.pending_mut().sends_done[req.to] != req.ticket {
-            return Err(RankError::Failed(format!(
-                "sends to rank {} must be waited for in the order they were posted",
-                req.to
-            )));
-        }
-        self.send(req.to, req.data)?;
-        self.pending_mut().sends_done[req.to] += 1;
+        super::in_order(
+            ep.pending_mut().sends_done[req.to],
+            req.ticket,
+            "sends to",
+            req.to,
+        )?;
+        ep.send(req.to, req.data)?;
+        ep.pending_mut().sends_done[req.to] += 1;
         Ok(())
     }
 
-    /// Posts a receive; it completes at once if the message has arrived.
-    fn irecv<'b>(&mut self, from: usize, buf: &'b mut [u8]) -> Result<RecvRequest<'b>, RankError> {
-        let p = self.pending_mut();
+    pub(super) fn irecv<'b, E: Endpoint + ?Sized>(
+        ep: &mut E,
+        from: usize,
+        buf: &'b mut [u8],
+    ) -> Result<RecvRequest<'b>, RankError> {
+        let p = ep.pending_mut();
         let ticket = p.recvs_posted[from];
         p.recvs_posted[from] += 1;
         let first_in_line = p.recvs_done[from] == ticket;
         let done = if first_in_line {
-            self.try_recv(from, buf)?
+            ep.try_recv(from, buf)?
         } else {
             None
         };
         if done.is_some() {
-            self.pending_mut().recvs_done[from] += 1;
+            ep.pending_mut().recvs_done[from] += 1;
         }
         Ok(RecvRequest {
             from,
@@ -281,32 +324,54 @@ pub trait Endpoint: Send {
         })
     }
 
-    /// Whether a posted receive has completed (completing it if it can).
-    fn test_recv(&mut self, req: &mut RecvRequest<'_>) -> Result<bool, RankError> {
-        if req.done.is_none() && self.pending_mut().recvs_done[req.from] == req.ticket {
-            req.done = self.try_recv(req.from, req.buf)?;
+    pub(super) fn test_recv<E: Endpoint + ?Sized>(
+        ep: &mut E,
+        req: &mut RecvRequest<'_>,
+    ) -> Result<bool, RankError> {
+        if req.done.is_none() && ep.pending_mut().recvs_done[req.from] == req.ticket {
+            req.done = ep.try_recv(req.from, req.buf)?;
             if req.done.is_some() {
-                self.pending_mut().recvs_done[req.from] += 1;
+                ep.pending_mut().recvs_done[req.from] += 1;
             }
         }
         Ok(req.done.is_some())
     }
 
-    /// Completes a posted receive; returns the message length.
-    fn wait_recv(&mut self, req: RecvRequest<'_>) -> Result<usize, RankError> {
+    pub(super) fn wait_recv<E: Endpoint + ?Sized>(
+        ep: &mut E,
+        req: RecvRequest<'_>,
+    ) -> Result<usize, RankError> {
         if let Some(len) = req.done {
             return Ok(len);
         }
-        if self.pending_mut().recvs_done[req.from] != req.ticket {
-            return Err(RankError::Failed(format!(
-                "receives from rank {} must be waited for in the order they were posted",
-                req.from
-            )));
-        }
-        let len = self.recv(req.from, req.buf)?;
-        self.pending_mut().recvs_done[req.from] += 1;
+        super::in_order(
+            ep.pending_mut().recvs_done[req.from],
+            req.ticket,
+            "receives from",
+            req.from,
+        )?;
+        let len = ep.recv(req.from, req.buf)?;
+        ep.pending_mut().recvs_done[req.from] += 1;
         Ok(len)
     }
+}
+
+/// An error unless the request with `ticket` is the next to complete of its
+/// kind and peer (`done` of them have).
+#[inline]
+fn in_order(done: u64, ticket: u64, what: &str, peer: usize) -> Result<(), RankError> {
+    if done != ticket {
+        return Err(out_of_order(what, peer));
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_order(what: &str, peer: usize) -> RankError {
+    RankError::Failed(format!(
+        "{what} rank {peer} must be waited for in the order they were posted"
+    ))
 }
 
 #[inline(always)]

@@ -10,7 +10,8 @@
 //! ends the wait with an error naming it, never a hang: a process alone on its
 //! CPU polls with the spin-loop hint and reads the clock every 1024 polls, one
 //! that shares its CPU yields after every poll. Nothing allocates on the timed
-//! path: a request and a status live on the stack of the call.
+//! path: a blocking call's request and status live on the stack of the call,
+//! a posted one's in a slot allocated with the endpoint.
 //!
 //! Beside the endpoint, [`MpiEndpoint::raw_round_trips`] is the baseline the
 //! `pingpong` kernel measures it against: the plain `MPI_Send`/`MPI_Recv`
@@ -22,9 +23,18 @@
 //! completed or cancelled. A receive is cancelled and freed before the error is
 //! returned; a send (which MPI cannot reliably cancel) is freed, and the team
 //! ends the whole job with `MPI_Abort` before the process makes another MPI
-//! call that could progress it (see `crate::team::mpi`).
+//! call that could progress it (see `crate::team::mpi`). The endpoint then
+//! leaks its own buffers at drop rather than free one MPI may still use.
+//!
+//! # Posted requests
+//! On an endpoint with buffers (`MpiEndpoint::new`'s `buffer_bytes`), `isend`
+//! and `irecv` are `MPI_Isend` and `MPI_Irecv` on buffers the endpoint owns,
+//! and their waits poll `MPI_Test`: what moves between the post and the wait
+//! is what the library moves on its own (see [`REQUESTS_IN_FLIGHT`]). The
+//! thread transports, which have no engine to move data behind the caller's
+//! back, give stand-ins instead.
 
-use super::{Endpoint, PendingRequests, check_peer, too_long};
+use super::{Endpoint, PendingRequests, RecvRequest, SendRequest, check_peer, in_order, too_long};
 use crate::control::{RankError, TeamControl, WaitStrategy};
 use mpi::ffi;
 use mpi::raw::AsRaw;
@@ -53,13 +63,36 @@ pub struct MpiEndpoint {
     control: Arc<TeamControl>,
     pending: PendingRequests,
     /// Buffered sends, where the kernel needs them: per peer two buffers.
-    buffered: Option<Vec<[SendSlot; 2]>>,
+    buffered: Option<Vec<[Slot; 2]>>,
     /// Per peer, the slot its next buffered send takes.
     next_slot: Vec<usize>,
+    /// The requests `isend` and `irecv` post, in buffers of the endpoint's.
+    posted: Option<Posted>,
+    /// Whether a wait failed and freed a request MPI may still use the
+    /// buffer of: then `Drop` leaks every buffer and makes no MPI call.
+    failed: std::cell::Cell<bool>,
 }
 
-/// A buffer of a buffered send and its request (null when the buffer is free).
-struct SendSlot {
+/// How many requests of each kind may be in flight to or from one peer.
+pub const REQUESTS_IN_FLIGHT: usize = 4;
+
+/// The posted requests of `isend` and `irecv`: per peer, a ring of
+/// [`REQUESTS_IN_FLIGHT`] sends and as many receives, each with a buffer the
+/// endpoint owns. A posted send is copied into its buffer and `MPI_Isend`
+/// from there; a posted receive is `MPI_Irecv`ed into its buffer and copied
+/// into the caller's at its test or wait. MPI so never holds the caller's
+/// memory: a request dropped without its wait (safe Rust cannot forbid it)
+/// leaves MPI writing only into the endpoint's buffers, which stay valid
+/// until the endpoint completes the request (see `Drop`). The `n`-th request
+/// to a peer takes slot `n % REQUESTS_IN_FLIGHT` and frees it at its wait.
+struct Posted {
+    sends: Vec<[Slot; REQUESTS_IN_FLIGHT]>,
+    recvs: Vec<[Slot; REQUESTS_IN_FLIGHT]>,
+}
+
+/// A buffer of the endpoint's and the request that uses it (null when the
+/// buffer is free).
+struct Slot {
     buf: Vec<u8>,
     request: ffi::MPI_Request,
 }
@@ -91,6 +124,11 @@ impl MpiEndpoint {
     /// once (a synchronous send of a long message would wait for the matching
     /// receive, and both would wait). Without, a send returns when MPI has
     /// finished with the caller's bytes, and nothing is copied.
+    ///
+    /// With `buffer_bytes` too, `isend` and `irecv` post real MPI requests on
+    /// buffers of that size (see [`REQUESTS_IN_FLIGHT`]), allocated here and
+    /// touched by their first use; without, they are the thread transports'
+    /// stand-ins (a long send goes at its wait).
     pub fn new(
         world: &SimpleCommunicator,
         control: Arc<TeamControl>,
@@ -99,7 +137,7 @@ impl MpiEndpoint {
         let comm = world.duplicate();
         let rank = comm.rank() as usize;
         let size = comm.size() as usize;
-        let slot = |bytes: usize| SendSlot {
+        let slot = |bytes: usize| Slot {
             buf: vec![0u8; bytes],
             request: null_request(),
         };
@@ -113,6 +151,14 @@ impl MpiEndpoint {
                 .filter(|&b| b > EAGER_BYTES)
                 .map(|b| (0..size).map(|_| [slot(b), slot(b)]).collect()),
             next_slot: vec![0; size],
+            failed: std::cell::Cell::new(false),
+            posted: buffer_bytes.map(|b| {
+                let ring = || std::array::from_fn(|_| slot(b));
+                Posted {
+                    sends: (0..size).map(|_| ring()).collect(),
+                    recvs: (0..size).map(|_| ring()).collect(),
+                }
+            }),
         }
     }
 
@@ -199,6 +245,7 @@ impl MpiEndpoint {
             (flag != 0).then_some(())
         });
         if let Err(e) = waited {
+            self.failed.set(true);
             // SAFETY: the request is still active; cancelling a receive and
             // freeing either kind are valid on an active request.
             unsafe {
@@ -346,22 +393,41 @@ impl MpiEndpoint {
 }
 
 impl Drop for MpiEndpoint {
-    /// Completes the buffered sends still in flight (under the deadline); if one
-    /// cannot complete, the buffers are leaked rather than freed under MPI.
+    /// Completes the sends still in flight and cancels the receives (under the
+    /// deadline); if one cannot complete, or an earlier wait failed, every
+    /// buffer is leaked rather than freed under MPI.
     fn drop(&mut self) {
-        let Some(mut slots) = self.buffered.take() else {
-            return;
+        let buffered = self.buffered.take();
+        let posted = self.posted.take();
+        let mut ok = !self.failed.get();
+        let mut settle = |slot: &mut Slot, peer: usize, receive: bool| {
+            if slot.request == null_request() || !ok {
+                return;
+            }
+            if receive {
+                // SAFETY: the request is an active receive this endpoint
+                // posted; cancelling it is valid, and it completes (cancelled
+                // or received) at the next test.
+                unsafe { ffi::MPI_Cancel(&mut slot.request) };
+            }
+            ok = self.complete(&mut slot.request, peer, receive).is_ok();
         };
-        let mut failed = false;
-        for (peer, pair) in slots.iter_mut().enumerate() {
-            for slot in pair.iter_mut() {
-                if slot.request != null_request() && !failed {
-                    failed = self.complete(&mut slot.request, peer, false).is_err();
-                }
+        let mut buffered = buffered;
+        let mut posted = posted;
+        for (peer, pair) in buffered.iter_mut().flatten().enumerate() {
+            pair.iter_mut().for_each(|slot| settle(slot, peer, false));
+        }
+        if let Some(p) = &mut posted {
+            for (peer, ring) in p.sends.iter_mut().enumerate() {
+                ring.iter_mut().for_each(|slot| settle(slot, peer, false));
+            }
+            for (peer, ring) in p.recvs.iter_mut().enumerate() {
+                ring.iter_mut().for_each(|slot| settle(slot, peer, true));
             }
         }
-        if failed {
-            std::mem::forget(slots);
+        if !ok {
+            std::mem::forget(buffered);
+            std::mem::forget(posted);
         }
     }
 }
@@ -543,4 +609,186 @@ impl Endpoint for MpiEndpoint {
     fn pending_mut(&mut self) -> &mut PendingRequests {
         &mut self.pending
     }
+
+    /// Copies `data` into the next send buffer of `to` and `MPI_Isend`s it
+    /// from there: MPI moves it while the caller works, as far as the library
+    /// progresses without being called (OpenMPI, without a progress thread,
+    /// moves an eager message at the post and a long one's rendezvous inside
+    /// later MPI calls).
+    fn isend<'b>(&mut self, to: usize, data: &'b [u8]) -> Result<SendRequest<'b>, RankError> {
+        if self.posted.is_none() {
+            return super::stand_in::isend(self, to, data);
+        }
+        check_peer(self.rank, to, self.size)?;
+        let ticket = self.pending.sends_posted[to];
+        in_flight(ticket, self.pending.sends_done[to], to)?;
+        let comm = self.comm.as_raw();
+        let Some(posted) = &mut self.posted else {
+            unreachable!("checked above")
+        };
+        let slot = &mut posted.sends[to][ticket as usize % REQUESTS_IN_FLIGHT];
+        if data.len() > slot.buf.len() {
+            return Err(too_long(data.len(), slot.buf.len()));
+        }
+        slot.buf[..data.len()].copy_from_slice(data);
+        // SAFETY: the slot's buffer is the endpoint's and stays valid for
+        // reads of `data.len()` bytes until the request completes: the slot is
+        // not reused before its wait completes the request, and `Drop`
+        // completes it or leaks the buffer. The slot was free (`in_flight`).
+        unsafe {
+            ffi::MPI_Isend(
+                slot.buf.as_ptr().cast::<c_void>(),
+                count(data.len()),
+                ffi::RSMPI_UINT8_T,
+                to as c_int,
+                DATA_TAG,
+                comm,
+                &mut slot.request,
+            )
+        };
+        self.pending.sends_posted[to] += 1;
+        Ok(SendRequest {
+            to,
+            data,
+            ticket,
+            done: false,
+        })
+    }
+
+    /// Polls the send's request until MPI has finished with its buffer.
+    fn wait_send(&mut self, req: SendRequest<'_>) -> Result<(), RankError> {
+        if self.posted.is_none() {
+            return super::stand_in::wait_send(self, req);
+        }
+        let to = req.to;
+        in_order(self.pending.sends_done[to], req.ticket, "sends to", to)?;
+        let mut request = self.take_posted(false, to, req.ticket);
+        self.complete(&mut request, to, false)?;
+        self.pending.sends_done[to] += 1;
+        Ok(())
+    }
+
+    /// `MPI_Irecv`s the next message from `from` into the next receive buffer
+    /// of `from` (at most `buf.len()` bytes).
+    fn irecv<'b>(&mut self, from: usize, buf: &'b mut [u8]) -> Result<RecvRequest<'b>, RankError> {
+        if self.posted.is_none() {
+            return super::stand_in::irecv(self, from, buf);
+        }
+        check_peer(self.rank, from, self.size)?;
+        let ticket = self.pending.recvs_posted[from];
+        in_flight(ticket, self.pending.recvs_done[from], from)?;
+        let comm = self.comm.as_raw();
+        let Some(posted) = &mut self.posted else {
+            unreachable!("checked above")
+        };
+        let slot = &mut posted.recvs[from][ticket as usize % REQUESTS_IN_FLIGHT];
+        let capacity = buf.len().min(slot.buf.len());
+        // SAFETY: the slot's buffer is the endpoint's and stays valid for
+        // writes of `capacity` bytes until the request completes (as in
+        // `isend`); the slot was free.
+        unsafe {
+            ffi::MPI_Irecv(
+                slot.buf.as_mut_ptr().cast::<c_void>(),
+                count(capacity),
+                ffi::RSMPI_UINT8_T,
+                from as c_int,
+                DATA_TAG,
+                comm,
+                &mut slot.request,
+            )
+        };
+        self.pending.recvs_posted[from] += 1;
+        Ok(RecvRequest {
+            from,
+            buf,
+            ticket,
+            done: None,
+        })
+    }
+
+    /// One `MPI_Test` of the receive if it is the next from its peer; when it
+    /// has completed, its message is copied into the caller's buffer.
+    fn test_recv(&mut self, req: &mut RecvRequest<'_>) -> Result<bool, RankError> {
+        if self.posted.is_none() {
+            return super::stand_in::test_recv(self, req);
+        }
+        let from = req.from;
+        if req.done.is_some() || self.pending.recvs_done[from] != req.ticket {
+            return Ok(req.done.is_some());
+        }
+        let Some(posted) = &mut self.posted else {
+            unreachable!("checked above")
+        };
+        let slot = &mut posted.recvs[from][req.ticket as usize % REQUESTS_IN_FLIGHT];
+        let mut flag: c_int = 0;
+        let mut status = empty_status();
+        // SAFETY: the slot's request is the active receive of this ticket (it
+        // is the next from `from`, so not yet completed); MPI_Test sets it to
+        // MPI_REQUEST_NULL when it completes; `flag` and `status` are valid
+        // for writes.
+        unsafe { ffi::MPI_Test(&mut slot.request, &mut flag, &mut status) };
+        if flag != 0 {
+            let len = received(&status);
+            req.buf[..len].copy_from_slice(&slot.buf[..len]);
+            req.done = Some(len);
+            self.pending.recvs_done[from] += 1;
+        }
+        Ok(req.done.is_some())
+    }
+
+    /// Polls the receive's request until its message is in, then copies it
+    /// into the caller's buffer.
+    fn wait_recv(&mut self, req: RecvRequest<'_>) -> Result<usize, RankError> {
+        if self.posted.is_none() || req.done.is_some() {
+            return super::stand_in::wait_recv(self, req);
+        }
+        let from = req.from;
+        in_order(
+            self.pending.recvs_done[from],
+            req.ticket,
+            "receives from",
+            from,
+        )?;
+        let mut request = self.take_posted(true, from, req.ticket);
+        let status = self.complete(&mut request, from, true)?;
+        let len = received(&status);
+        if let Some(posted) = &self.posted {
+            let slot = &posted.recvs[from][req.ticket as usize % REQUESTS_IN_FLIGHT];
+            req.buf[..len].copy_from_slice(&slot.buf[..len]);
+        }
+        self.pending.recvs_done[from] += 1;
+        Ok(len)
+    }
+}
+
+impl MpiEndpoint {
+    /// The request of posted send or receive `ticket` with `peer`, taken out
+    /// of its slot to be completed (the slot's buffer stays, and is free once
+    /// the request completes).
+    fn take_posted(&mut self, receive: bool, peer: usize, ticket: u64) -> ffi::MPI_Request {
+        let Some(posted) = &mut self.posted else {
+            return null_request();
+        };
+        let ring = if receive {
+            &mut posted.recvs[peer]
+        } else {
+            &mut posted.sends[peer]
+        };
+        std::mem::replace(
+            &mut ring[ticket as usize % REQUESTS_IN_FLIGHT].request,
+            null_request(),
+        )
+    }
+}
+
+/// An error when `posted - done` requests with `peer` are already in flight,
+/// every slot of its ring.
+#[inline]
+fn in_flight(posted: u64, done: u64, peer: usize) -> Result<(), RankError> {
+    if posted - done >= REQUESTS_IN_FLIGHT as u64 {
+        return Err(RankError::Failed(format!(
+            "more than {REQUESTS_IN_FLIGHT} requests with rank {peer} in flight: wait for one first"
+        )));
+    }
+    Ok(())
 }

@@ -30,6 +30,14 @@ pub(crate) fn have_mpirun(test: &str) -> bool {
 
 /// `timeout 300 mpirun -n NP [options] halfperf ARGS`, in `dir`.
 pub(crate) fn mpirun_command(dir: &Path, np: usize, args: &[&str]) -> Command {
+    let mut cmd = timeout_mpirun(dir, np);
+    cmd.arg(env!("CARGO_BIN_EXE_halfperf")).args(args);
+    cmd
+}
+
+/// `timeout 300 mpirun -n NP [options]`, in `dir`, for the caller to add the
+/// program and its arguments.
+pub(crate) fn timeout_mpirun(dir: &Path, np: usize) -> Command {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut cmd = Command::new("timeout");
     // `-k`: an mpirun wedged after an abort ignores SIGTERM (OpenMPI 4.1),
@@ -54,7 +62,6 @@ pub(crate) fn mpirun_command(dir: &Path, np: usize, args: &[&str]) -> Command {
     if let Ok(extra) = std::env::var("HALFPERF_MPI_ARGS") {
         cmd.args(extra.split_whitespace());
     }
-    cmd.arg(env!("CARGO_BIN_EXE_halfperf")).args(args);
     cmd
 }
 

@@ -4,7 +4,7 @@
 //! send and the receive, DAXPY, wait for both), over a grid of message sizes and
 //! vector lengths; the gain is `(t_sync - t_async) / t_sync`.
 //!
-//! On these transports a posted send copies the message out at once when the
+//! On the thread transports a posted send copies the message out at once when the
 //! peer's ring has room (there is no DMA engine to overlap with), and a posted
 //! receive completes at the wait if the message had not arrived at the post; so
 //! the overlap measured is the DAXPY hiding the wait for the peer's message.
@@ -260,11 +260,12 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 
 /// The overlap kernel over MPI processes, between ranks 0 and 1 of the world
 /// (the others idle), sends buffered for a whole message as for the exchange.
-/// The posted send and receive are the endpoint's (`isend`, `irecv`, then
-/// `wait_send`, `wait_recv`): a message MPI sends eagerly goes at the post, a
-/// longer one at the wait, and a receive completes at the post if its message
-/// is already there; so, as between threads, the overlap measured is the
-/// DAXPY hiding the wait for the peer's message.
+/// The posted send and receive are MPI's own (`MPI_Isend`, `MPI_Irecv`, then
+/// `MPI_Test` polled at the waits; see `crate::transport::mpi`): unlike
+/// between threads, the gain measures what the library moves while the rank
+/// computes without calling it. OpenMPI without a progress thread sends an
+/// eager message at the post but a long one's rendezvous only inside MPI
+/// calls, so there the gain of long messages stays near the wait for the peer.
 #[cfg(feature = "mpi")]
 fn run_over_mpi(
     ctx: &RunContext<'_>,
