@@ -97,6 +97,37 @@ struct Slot {
     request: ffi::MPI_Request,
 }
 
+impl Slot {
+    /// Copies `data` into the free slot and `MPI_Isend`s it to `to` from
+    /// there, the request kept in the slot.
+    #[inline]
+    fn post_copy(&mut self, comm: ffi::MPI_Comm, to: usize, data: &[u8]) -> Result<(), RankError> {
+        debug_assert!(self.request == null_request());
+        if data.len() > self.buf.len() {
+            return Err(too_long(data.len(), self.buf.len()));
+        }
+        self.buf[..data.len()].copy_from_slice(data);
+        // SAFETY: the buffer is the endpoint's and stays valid for reads of
+        // `data.len()` bytes until the request completes: a slot is not
+        // written again before its request is completed (on its next use, at
+        // its wait, or when the endpoint drops), and its buffer is never freed
+        // while the request is in flight (after a failed wait every buffer is
+        // leaked; see `Drop`). `comm` is the endpoint's live communicator.
+        unsafe {
+            ffi::MPI_Isend(
+                self.buf.as_ptr().cast::<c_void>(),
+                count(data.len()),
+                ffi::RSMPI_UINT8_T,
+                to as c_int,
+                DATA_TAG,
+                comm,
+                &mut self.request,
+            )
+        };
+        Ok(())
+    }
+}
+
 impl std::fmt::Debug for MpiEndpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MpiEndpoint")
@@ -175,33 +206,11 @@ impl MpiEndpoint {
         if request != null_request() {
             self.complete(&mut request, to, false)?;
         }
+        let comm = self.comm.as_raw();
         let Some(slots) = &mut self.buffered else {
             return Ok(());
         };
-        let slot = &mut slots[to][k];
-        if data.len() > slot.buf.len() {
-            return Err(too_long(data.len(), slot.buf.len()));
-        }
-        slot.buf[..data.len()].copy_from_slice(data);
-        let mut request = null_request();
-        // SAFETY: the slot's buffer is valid for reads of `data.len()` bytes
-        // until the request completes: the slot is not written again before
-        // its request is completed (above, on its next use, or when the
-        // endpoint drops), and its buffer is never freed while the request is
-        // in flight (a failed completion leaks the buffers; see `Drop`).
-        unsafe {
-            ffi::MPI_Isend(
-                slot.buf.as_ptr().cast::<c_void>(),
-                count(data.len()),
-                ffi::RSMPI_UINT8_T,
-                to as c_int,
-                DATA_TAG,
-                self.comm.as_raw(),
-                &mut request,
-            )
-        };
-        slot.request = request;
-        Ok(())
+        slots[to][k].post_copy(comm, to, data)
     }
 
     /// Whether a buffered send to `to` would go without waiting: the slot it
@@ -619,33 +628,8 @@ impl Endpoint for MpiEndpoint {
         if self.posted.is_none() {
             return super::stand_in::isend(self, to, data);
         }
-        check_peer(self.rank, to, self.size)?;
-        let ticket = self.pending.sends_posted[to];
-        in_flight(ticket, self.pending.sends_done[to], to)?;
-        let comm = self.comm.as_raw();
-        let Some(posted) = &mut self.posted else {
-            unreachable!("checked above")
-        };
-        let slot = &mut posted.sends[to][ticket as usize % REQUESTS_IN_FLIGHT];
-        if data.len() > slot.buf.len() {
-            return Err(too_long(data.len(), slot.buf.len()));
-        }
-        slot.buf[..data.len()].copy_from_slice(data);
-        // SAFETY: the slot's buffer is the endpoint's and stays valid for
-        // reads of `data.len()` bytes until the request completes: the slot is
-        // not reused before its wait completes the request, and `Drop`
-        // completes it or leaks the buffer. The slot was free (`in_flight`).
-        unsafe {
-            ffi::MPI_Isend(
-                slot.buf.as_ptr().cast::<c_void>(),
-                count(data.len()),
-                ffi::RSMPI_UINT8_T,
-                to as c_int,
-                DATA_TAG,
-                comm,
-                &mut slot.request,
-            )
-        };
+        let (ticket, comm, slot) = self.free_slot(false, to)?;
+        slot.post_copy(comm, to, data)?;
         self.pending.sends_posted[to] += 1;
         Ok(SendRequest {
             to,
@@ -674,14 +658,7 @@ impl Endpoint for MpiEndpoint {
         if self.posted.is_none() {
             return super::stand_in::irecv(self, from, buf);
         }
-        check_peer(self.rank, from, self.size)?;
-        let ticket = self.pending.recvs_posted[from];
-        in_flight(ticket, self.pending.recvs_done[from], from)?;
-        let comm = self.comm.as_raw();
-        let Some(posted) = &mut self.posted else {
-            unreachable!("checked above")
-        };
-        let slot = &mut posted.recvs[from][ticket as usize % REQUESTS_IN_FLIGHT];
+        let (ticket, comm, slot) = self.free_slot(true, from)?;
         let capacity = buf.len().min(slot.buf.len());
         // SAFETY: the slot's buffer is the endpoint's and stays valid for
         // writes of `capacity` bytes until the request completes (as in
@@ -766,18 +743,50 @@ impl MpiEndpoint {
     /// of its slot to be completed (the slot's buffer stays, and is free once
     /// the request completes).
     fn take_posted(&mut self, receive: bool, peer: usize, ticket: u64) -> ffi::MPI_Request {
-        let Some(posted) = &mut self.posted else {
-            return null_request();
-        };
-        let ring = if receive {
+        match self.ring(receive, peer) {
+            Some(ring) => std::mem::replace(
+                &mut ring[ticket as usize % REQUESTS_IN_FLIGHT].request,
+                null_request(),
+            ),
+            None => null_request(),
+        }
+    }
+
+    /// The ring of posted sends to (or receives from) `peer`.
+    fn ring(&mut self, receive: bool, peer: usize) -> Option<&mut [Slot; REQUESTS_IN_FLIGHT]> {
+        let posted = self.posted.as_mut()?;
+        Some(if receive {
             &mut posted.recvs[peer]
         } else {
             &mut posted.sends[peer]
+        })
+    }
+
+    /// The slot the next posted send to (or receive from) `peer` takes, with
+    /// its ticket and the communicator's handle; an error for a bad peer or a
+    /// full ring.
+    fn free_slot(
+        &mut self,
+        receive: bool,
+        peer: usize,
+    ) -> Result<(u64, ffi::MPI_Comm, &mut Slot), RankError> {
+        check_peer(self.rank, peer, self.size)?;
+        let p = &self.pending;
+        let (ticket, done) = if receive {
+            (p.recvs_posted[peer], p.recvs_done[peer])
+        } else {
+            (p.sends_posted[peer], p.sends_done[peer])
         };
-        std::mem::replace(
-            &mut ring[ticket as usize % REQUESTS_IN_FLIGHT].request,
-            null_request(),
-        )
+        in_flight(ticket, done, peer)?;
+        let comm = self.comm.as_raw();
+        let ring = self
+            .ring(receive, peer)
+            .expect("an endpoint with posted requests");
+        Ok((
+            ticket,
+            comm,
+            &mut ring[ticket as usize % REQUESTS_IN_FLIGHT],
+        ))
     }
 }
 
