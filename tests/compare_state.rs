@@ -195,3 +195,32 @@ fn a_change_within_the_run_to_run_floor_is_not_marked() {
     let r = card_row(&strict.rows, "hockney-sync/spin-hint", "t0_ns");
     assert_eq!(r.why[1], Some(Why::IntervalsDisjoint));
 }
+
+/// A method that changed mode: t0 from 130 ns to 30 us with the probe
+/// unmoved. With the fit's `short_blocks_per_segment` at 0.02 then 1.9 (the
+/// hand-overs began to sleep) both views say `~` and why; with the sleeps
+/// unmoved, or with them falling while t0 rose, `*`.
+#[test]
+fn a_t0_whose_hand_overs_slept_differently_is_a_change_of_mode() {
+    let with_blocks = |t0: f64, blocks: f64| {
+        let mut f = file(t0, 100.0, 120.0, 118.0);
+        f.kernels[0].fits[0]
+            .params
+            .insert(results::BLOCKS_PARAM.into(), blocks);
+        f
+    };
+    let a = with_blocks(130.0, 0.02);
+    let [(card, points), _] = judged(&a, &with_blocks(30_000.0, 1.9));
+    assert_eq!(card, Some(Why::ModeChanged));
+    assert_eq!(points, Some(Why::ModeChanged));
+    let cards = compare_cards(&[a.clone(), with_blocks(30_000.0, 1.9)]);
+    let r = card_row(&cards.rows, "hockney-sync/spin-hint", "t0_ns");
+    assert_eq!(r.differs[1], Some(false));
+    let note = r.notes[1].as_deref().unwrap();
+    assert!(note.contains("slept 0.02 then 1.90"), "{note}");
+    for b in [with_blocks(30_000.0, 0.1), with_blocks(30_000.0, 0.0)] {
+        let [(card, points), _] = judged(&with_blocks(130.0, 0.3), &b);
+        assert_eq!(card, Some(Why::IntervalsDisjoint));
+        assert_eq!(points, Some(Why::IntervalsDisjoint));
+    }
+}

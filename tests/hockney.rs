@@ -159,6 +159,48 @@ fn every_methods_verification_catches_a_skipped_part() {
     }
 }
 
+/// The hand-overs that slept, per segment: a spin flag's never (its waiters
+/// poll; a preemption is an involuntary switch), a thread per segment's at
+/// least once (the join), a park event's between none and both hand-overs
+/// (the waiter parks only when the post has not come: some runs here slept
+/// 0 times a segment in every round, others 1.3 to 2 in most). Other tests'
+/// threads share the process's count, so the bounds are loose.
+#[test]
+fn the_hand_overs_that_slept_are_counted_per_segment() {
+    if cpus().len() < 2 {
+        return common::cannot_run_here(
+            "the_hand_overs_that_slept_are_counted_per_segment",
+            "it needs 2 CPUs",
+        );
+    }
+    let _turn = common::measuring();
+    let clock = measure_clock();
+    let never = || false;
+    let mut p = plan(vec![64, 256], None);
+    p.trials = 3;
+    p.target = Duration::from_millis(2);
+    let blocks = |m: Method| {
+        let s = sweep_method(m, &p, &clock, &never).unwrap();
+        s.grains
+            .iter()
+            .flat_map(|g| g.blocks_per_segment.clone())
+            .collect::<Vec<f64>>()
+    };
+    let spin = blocks(Method::SpinHint);
+    assert_eq!(spin.len(), 6, "{spin:?}");
+    assert!(
+        spin.iter().all(|&b| (0.0..0.2).contains(&b)),
+        "spin: {spin:?}"
+    );
+    let park = blocks(Method::EventsPark);
+    assert!(
+        park.iter().all(|&b| (0.0..2.5).contains(&b)),
+        "park: {park:?}"
+    );
+    let spawn = blocks(Method::TasksSpawn);
+    assert!(spawn.iter().all(|&b| b >= 0.9), "spawn: {spawn:?}");
+}
+
 /// A spin flag hands a segment over far faster than starting a thread does, so at
 /// the smallest grain (time = t_0 + tiny work) SPIN < TASKS (spawn), hence also
 /// s_1/2 (the work in both is the same). On one CPU the order is not physics.

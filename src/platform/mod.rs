@@ -10,6 +10,7 @@ mod clock;
 mod lists;
 mod load;
 mod pin;
+mod switches;
 mod topology;
 
 pub use aligned::{LINE, LineAligned};
@@ -20,4 +21,5 @@ pub use load::{
     counting_error_cpus,
 };
 pub use pin::{PinError, allowed_cpus, current_affinity, pin_current_thread};
+pub use switches::voluntary_switches;
 pub use topology::{Cache, CacheKind, Cpu, DistanceClass, Topology, TopologyError};

@@ -12,7 +12,9 @@
 //! compared instead, and a ratio that held is marked `~` (the machine moved, and
 //! the quantity with it), not `*`.
 
-use super::state::{Probed, Why, judge, moves_with_probe, recorded_probe};
+use super::state::{
+    BLOCKS_PARAM, Probed, Why, judge, moves_with_mode, moves_with_probe, recorded_probe,
+};
 use super::{Point, ResultFile, is_signed};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -75,22 +77,33 @@ pub fn kernel_key(k: &super::KernelResult) -> String {
 type Valued = (f64, Option<f64>, bool);
 
 /// A file's quantities by (kernel key, quantity name), the keys in the order the
-/// file has them, and each kernel's probe (round trip and its interval).
+/// file has them, and each kernel's state: its probe (round trip and its
+/// interval) and its hand-overs' sleeps ([`BLOCKS_PARAM`]).
 type Quantities = (
     BTreeMap<(String, String), Valued>,
     Vec<(String, String)>,
-    BTreeMap<String, (f64, [f64; 2])>,
+    KernelStates,
 );
+
+/// Per kernel key, the probe and the fit's [`BLOCKS_PARAM`].
+#[derive(Default)]
+struct KernelStates {
+    probes: BTreeMap<String, (f64, [f64; 2])>,
+    blocks: BTreeMap<String, f64>,
+}
 
 /// The quantities of one file.
 fn quantities(file: &ResultFile) -> Quantities {
     let mut out = Recorder::default();
-    let mut probes = BTreeMap::new();
+    let mut states = KernelStates::default();
     for k in &file.kernels {
         let key = kernel_key(k);
         // As the quantities, a repeated kernel's last repetition.
         if let Some((p, Some(ci))) = recorded_probe(k, None).map(|p| (p.value, p.ci95)) {
-            probes.insert(key.clone(), (p, ci));
+            states.probes.insert(key.clone(), (p, ci));
+        }
+        if let Some(b) = k.fits.iter().find_map(|f| f.params.get(BLOCKS_PARAM)) {
+            states.blocks.insert(key.clone(), *b);
         }
         // A parameter that more than one of the kernel's fits has (`t_startup_ns`
         // at P = 2, 4 and 8) is named with its fit's model, so that none hides
@@ -137,21 +150,24 @@ fn quantities(file: &ResultFile) -> Quantities {
             }
         }
     }
-    (out.map, out.order, probes)
+    (out.map, out.order, states)
 }
 
 /// A quantity's value, its interval (value ± uncertainty), and its kernel's
 /// probe.
-fn probed(key: &(String, String), v: Valued, probes: &BTreeMap<String, (f64, [f64; 2])>) -> Probed {
+fn probed(key: &(String, String), v: Valued, states: &KernelStates) -> Probed {
     let (value, u, _) = v;
     let ci = u.map(|u| [value - u, value + u]);
     let name = key.1.split([' ', '.']).next().unwrap_or(&key.1);
-    let probe = probes.get(&key.0).copied();
+    let probe = states.probes.get(&key.0).copied();
     Probed {
         value,
         ci95: ci,
         moves_with_probe: probe.is_some() && moves_with_probe(name),
         probe,
+        blocks: moves_with_mode(name)
+            .then(|| states.blocks.get(&key.0).copied())
+            .flatten(),
     }
 }
 

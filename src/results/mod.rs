@@ -34,8 +34,8 @@ pub use schema::{
     SoftwareInfo, TOOL_NAME,
 };
 pub use state::{
-    DEFAULT_FLOOR, PROBE_PARAM, Probed, Why, judge, latency_like, moves_with_probe, ratio_to_probe,
-    recorded_probe,
+    BLOCKS_PARAM, DEFAULT_FLOOR, MODE_SHIFT, PROBE_PARAM, Probed, Why, judge, latency_like,
+    moves_with_probe, ratio_to_probe, recorded_probe,
 };
 pub use units::{quantity, scaled, sig, unit_of};
 

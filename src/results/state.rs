@@ -28,10 +28,20 @@
 //!    blocking hand-off while the two-flag round trip holds still, or moves it
 //!    against the probe or by more.
 //!
+//! Before the probes, a synchronisation method's `t0_ns` and `s_half_flop`
+//! are judged by how often its hand-overs slept: `hockney-sync` records the
+//! short grains' voluntary context switches per segment in its fit
+//! ([`BLOCKS_PARAM`]). Where the two runs' figures differ by more than
+//! [`MODE_SHIFT`] and the parameter moved in the same direction (more sleep,
+//! a longer hand-over), the value is marked `~` ([`Why::ModeChanged`]): the
+//! method took its other mode (a lock that parked in one run and handed over
+//! in its spin in the other), which the files show, not the machine's pair.
+//!
 //! A value or an interval missing on either side gives no mark
 //! ([`Why::NoInterval`]). The rule never turns an overlap into a mark, and it
 //! excuses a difference only when the machine's own probe moved and the
-//! parameter moved within what the probe explains.
+//! parameter moved within what the probe explains, or when the method's
+//! hand-overs slept differently and the parameter moved their way.
 
 use super::{KernelResult, Param, num, unit_of};
 use serde::{Deserialize, Serialize};
@@ -49,6 +59,17 @@ pub const PROBE_PARAM: &str = "probe_round_trip_ns";
 /// CV of at most 10 % between runs.
 pub const DEFAULT_FLOOR: f64 = 0.05;
 
+/// The fit parameter of a `hockney-sync` method with its short grains'
+/// voluntary context switches per segment (a segment's hand-overs that
+/// slept).
+pub const BLOCKS_PARAM: &str = "short_blocks_per_segment";
+
+/// How far two runs' [`BLOCKS_PARAM`] must lie apart for `compare` to call
+/// their hand-overs different modes: a quarter of a sleep per segment. Within
+/// one mode the figure holds to a few hundredths (spin methods 0.00 to 0.01,
+/// the events about 2 at P = 2); between modes it moves by 0.5 or more.
+pub const MODE_SHIFT: f64 = 0.25;
+
 /// Why a value is, or is not, marked against the first file's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -64,6 +85,10 @@ pub enum Why {
     /// parameter changed by a factor between 1 and the probe's: the machine
     /// moved and the parameter with it, `~`.
     MachineMoved,
+    /// The intervals do not overlap, but the method's hand-overs slept
+    /// differently (by more than [`MODE_SHIFT`] a segment) and the parameter
+    /// moved their way: the method changed mode, `~`.
+    ModeChanged,
     /// A value or an interval is missing on one side: no mark.
     NoInterval,
 }
@@ -73,7 +98,7 @@ impl Why {
     pub fn mark(self) -> &'static str {
         match self {
             Why::IntervalsDisjoint => "*",
-            Why::MachineMoved => "~",
+            Why::MachineMoved | Why::ModeChanged => "~",
             Why::IntervalsOverlap | Why::WithinFloor | Why::NoInterval => "",
         }
     }
@@ -93,6 +118,7 @@ impl Why {
             Why::IntervalsDisjoint => "intervals disjoint",
             Why::WithinFloor => "within the run-to-run floor",
             Why::MachineMoved => "machine moved, within what the probe explains",
+            Why::ModeChanged => "the hand-overs slept differently",
             Why::NoInterval => "no interval",
         }
     }
@@ -111,6 +137,9 @@ pub struct Probed {
     /// probe: a latency ([`latency_like`], or one with a recorded
     /// `*_over_probe`) or a time per byte.
     pub moves_with_probe: bool,
+    /// Where the value is a sync method's `t0_ns` or `s_half_flop`: its
+    /// kernel's [`BLOCKS_PARAM`].
+    pub blocks: Option<f64>,
 }
 
 impl Probed {
@@ -121,6 +150,7 @@ impl Probed {
             ci95,
             probe: None,
             moves_with_probe: false,
+            blocks: None,
         }
     }
 
@@ -146,8 +176,22 @@ impl Probed {
             ci95,
             probe,
             moves_with_probe: probe.is_some() && (recorded || moves_with_probe(name)),
+            blocks: moves_with_mode(name)
+                .then(|| {
+                    k.fits
+                        .iter()
+                        .find_map(|f| f.params.get(BLOCKS_PARAM).copied())
+                })
+                .flatten(),
         }
     }
+}
+
+/// Whether a parameter moves with a synchronisation method's mode (see
+/// [`BLOCKS_PARAM`]): its `t0_ns` and the `s_half_flop = r_inf t0` built on
+/// it.
+pub(super) fn moves_with_mode(name: &str) -> bool {
+    name == "t0_ns" || name == "s_half_flop"
 }
 
 /// Whether a parameter may move with the machine's probe: a time in ns (a
@@ -247,6 +291,17 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
             )),
         );
     }
+    if let (Some(bb), Some(ob)) = (base.blocks, other.blocks)
+        && (ob - bb).abs() > MODE_SHIFT
+        && (ob > bb) == (other.value > base.value)
+    {
+        return (
+            Why::ModeChanged,
+            Some(format!(
+                "the short grains' hand-overs slept {bb:.2} then {ob:.2} times a segment: the method waited in its other mode"
+            )),
+        );
+    }
     let (Some((bp, bpci)), Some((op, opci))) = (base.probe, other.probe) else {
         return (Why::IntervalsDisjoint, None);
     };
@@ -316,7 +371,36 @@ mod tests {
             ci95: Some(ci),
             probe,
             moves_with_probe: probe.is_some(),
+            blocks: None,
         }
+    }
+
+    /// A lock's t0: 105 ns [100, 110] with its hand-overs sleeping 0.02 times
+    /// a segment, then 38 us [37, 40] sleeping 1.9 times: the method changed
+    /// mode, `~`, whatever the probes. The same jump with the sleeps unmoved
+    /// (0.02 then 0.1), or against them (t0 fell while they rose), is `*`.
+    #[test]
+    fn a_hand_over_that_slept_differently_is_a_change_of_mode() {
+        let with = |value: f64, ci: [f64; 2], blocks: f64| Probed {
+            blocks: Some(blocks),
+            ..probed(value, ci, Some((90.0, [88.0, 92.0])))
+        };
+        let spun = with(105.0, [100.0, 110.0], 0.02);
+        let (why, note) = judge(&spun, &with(38_000.0, [37_000.0, 40_000.0], 1.9), 0.05);
+        assert_eq!(why, Why::ModeChanged);
+        assert_eq!(why.mark(), "~");
+        assert!(note.unwrap().contains("0.02 then 1.90"));
+        let (why, _) = judge(&spun, &with(38_000.0, [37_000.0, 40_000.0], 0.1), 0.05);
+        assert_eq!(why, Why::IntervalsDisjoint);
+        let (why, _) = judge(
+            &with(38_000.0, [37_000.0, 40_000.0], 0.02),
+            &with(105.0, [100.0, 110.0], 1.9),
+            0.05,
+        );
+        assert_eq!(why, Why::IntervalsDisjoint);
+        // Overlapping intervals stay unmarked whatever the sleeps.
+        let (why, _) = judge(&spun, &with(107.0, [101.0, 112.0], 1.9), 0.05);
+        assert_eq!(why, Why::IntervalsOverlap);
     }
 
     /// 120 ns [110, 130] over a 120 ns round trip [100, 140]: 2, from 110 / 70

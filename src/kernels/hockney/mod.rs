@@ -15,6 +15,7 @@
 
 mod simd;
 pub mod sync;
+mod sync_result;
 pub mod vector;
 
 pub use simd::{Element, LineAligned, Operation, Simd, Vectors};

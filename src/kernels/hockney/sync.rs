@@ -76,15 +76,13 @@
 
 use super::pick_cpu_set;
 use super::simd::{Simd, dyadic_f64};
-use super::{Fitted, hockney_fit_result};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::kernels::probe::{over_probe, probe_param, probe_warning};
 use crate::kernels::timing::{calibrate, measure, per_rep_ns};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
-use crate::model::hockney::{HockneyFit, fit_hockney, fit_split_with_intervals};
 use crate::model::interval;
-use crate::platform::ClockInfo;
-use crate::results::{KernelResult, Param, Point, num};
+use crate::platform::{ClockInfo, voluntary_switches};
+use crate::results::KernelResult;
 use crate::sync::Poll;
 use crate::sync::barrier::SpinBarrier;
 use crate::sync::events::{Event, ParkEvent};
@@ -99,6 +97,8 @@ use std::time::{Duration, Instant};
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "hockney-sync";
+
+pub(super) use super::sync_result::method_result;
 
 pub(super) const SYNC: KernelSpec = KernelSpec {
     name: NAME,
@@ -221,6 +221,11 @@ pub struct GrainSamples {
     pub reps: u64,
     /// Time of one segment per round, ns (T0 subtracted).
     pub samples_ns: Vec<f64>,
+    /// Per round, the process's voluntary context switches per segment, the
+    /// median over the round's sub-batches (as `samples_ns` is of their
+    /// times): how often a hand-over slept in the sub-batches the time
+    /// keeps.
+    pub blocks_per_segment: Vec<f64>,
 }
 
 /// A method's sweep.
@@ -672,30 +677,43 @@ pub fn sweep_method(
             .map(|&g| calibrate(plan.target, |r| batch(g, r)))
             .collect::<Result<Vec<u64>, _>>()?;
         let mut samples = vec![Vec::with_capacity(plan.trials); grains.len()];
+        let mut blocks = vec![Vec::with_capacity(plan.trials); grains.len()];
         let mut split = Vec::with_capacity(SUB_BATCHES);
+        let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
         for _round in 0..plan.trials {
             if cancelled() {
                 break;
             }
-            for ((&g, &r), out) in grains.iter().zip(&reps).zip(&mut samples) {
+            for (((&g, &r), out), slept) in
+                grains.iter().zip(&reps).zip(&mut samples).zip(&mut blocks)
+            {
                 let (n, sub) = sub_batches(r);
                 split.clear();
+                split_blocks.clear();
                 for _ in 0..n {
-                    split.push(per_rep_ns(batch(g, sub)?, sub, clock));
+                    let switches = voluntary_switches();
+                    let t = batch(g, sub)?;
+                    let switched = voluntary_switches().saturating_sub(switches);
+                    split.push(per_rep_ns(t, sub, clock));
+                    split_blocks.push(switched as f64 / sub as f64);
                 }
                 out.push(interval::median_in_place(&mut split).unwrap_or(f64::NAN));
+                slept.push(interval::median_in_place(&mut split_blocks).unwrap_or(f64::NAN));
             }
         }
         let out = grains
             .into_iter()
             .zip(reps)
-            .zip(samples)
-            .filter(|(_, s)| !s.is_empty())
-            .map(|((grain, reps), samples_ns)| GrainSamples {
-                grain,
-                reps,
-                samples_ns,
-            })
+            .zip(samples.into_iter().zip(blocks))
+            .filter(|(_, (s, _))| !s.is_empty())
+            .map(
+                |((grain, reps), (samples_ns, blocks_per_segment))| GrainSamples {
+                    grain,
+                    reps,
+                    samples_ns,
+                    blocks_per_segment,
+                },
+            )
             .collect::<Vec<_>>();
         let short = short.min(out.len());
         Ok((out, short))
@@ -837,139 +855,6 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 
 /// Rounds at least, whatever the trials: the bootstrap needs several.
 const ROUNDS_AT_LEAST: usize = 9;
-
-/// A method's result: points, eq. (10b) from the split fit, its check line,
-/// warnings, and the headline `r_inf`, `t_0`, `s_1/2` with bootstrap intervals.
-pub fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> KernelResult {
-    let mut warnings = Vec::new();
-    let mut trials = super::TrialSummaries::new("grains", "rounds", "median");
-    let mut points = Vec::new();
-    let x: Vec<f64> = s.grains.iter().map(|g| g.grain as f64).collect();
-    let times: Vec<Vec<f64>> = s.grains.iter().map(|g| g.samples_ns.clone()).collect();
-    let mut y = Vec::new();
-    for g in &s.grains {
-        let summary = trials.summarize(&g.samples_ns, &format!("s = {}", g.grain));
-        y.push(summary.median);
-        points.push(
-            Point::new()
-                .with("grain_flop", g.grain as f64)
-                .with("processors", plan.parts as f64)
-                .with("reps", g.reps as f64)
-                .with("batches_per_round", sub_batches(g.reps).0 as f64)
-                .with("rounds", g.samples_ns.len() as f64)
-                .with(
-                    "rate_flop_per_s",
-                    super::rate(g.grain as f64, summary.median),
-                )
-                .with_stats("time_ns", summary),
-        );
-    }
-    warnings.extend(trials.warning());
-    let model = "t = t0 + s/r_inf (eq. 10b)";
-    let mut fits = Vec::new();
-    let mut headline = Vec::new();
-    let line = fit_hockney(&x, &y);
-    let long = s.grains.len() - s.short;
-    let split = if long >= 2 && s.short >= 1 {
-        Some(fit_split_with_intervals(&x, &times, s.short))
-    } else {
-        None
-    };
-    let fitted = match (&split, &line) {
-        (Some(Ok((f, _))), _) => Some((f.r_inf_per_ns, f.t0_ns, line.as_ref().ok())),
-        (Some(Err(e)), _) => {
-            warnings.push(format!(
-                "no (r_inf, s_1/2) from the long and short grains: {e}"
-            ));
-            None
-        }
-        (None, Ok(l)) => Some((l.r_inf_per_ns, l.t0_ns, Some(l))),
-        (None, Err(e)) => {
-            warnings.push(format!("no (r_inf, s_1/2) fit: {e}"));
-            None
-        }
-    };
-    if let Some((r_inf, t0, check)) = fitted {
-        if let Ok(l) = line.as_ref() {
-            for (p, r) in points.iter_mut().zip(&l.line.residuals) {
-                *p = p.clone().with("fit_residual_ns", *r);
-            }
-        }
-        let slope = 1.0 / r_inf;
-        let resid: Vec<f64> = x.iter().zip(&y).map(|(s, t)| t - t0 - s * slope).collect();
-        let r2 = check.map_or(0.0, |l| l.r2);
-        let n_half = t0 * r_inf;
-        let full = HockneyFit {
-            r_inf_per_ns: r_inf,
-            n_half,
-            t0_ns: t0,
-            pi0_per_ns: 1.0 / t0,
-            r2,
-            line: crate::model::fit::LineFit {
-                intercept: t0,
-                slope,
-                r2,
-                se_intercept: check.map_or(0.0, |l| l.line.se_intercept),
-                se_slope: check.map_or(0.0, |l| l.line.se_slope),
-                n_points: x.len(),
-                residuals: resid,
-            },
-        };
-        let mut f = hockney_fit_result(
-            &Fitted::Full(full),
-            model,
-            "",
-            "grain_flop",
-            "time_ns.median",
-            0.0,
-            Some(t0_clock_ns),
-            &mut warnings,
-        );
-        f.params
-            .insert("serial_r_flop_per_s".into(), s.serial_flop_per_ns * 1e9);
-        if let Some(l) = check {
-            f.params
-                .insert("line_r_inf_flop_per_s".into(), l.r_inf_per_s());
-            f.params.insert("line_t0_ns".into(), l.t0_ns);
-            if split.is_some() && (l.r_inf_per_ns / r_inf - 1.0).abs() > 0.25 {
-                warnings.push(format!(
-                    "{model}: one line through all grains gives r_inf = {} Gflop/s, {} from the long grains' {}",
-                    num(l.r_inf_per_ns),
-                    pct(l.r_inf_per_ns / r_inf - 1.0),
-                    num(r_inf)
-                ));
-            }
-        }
-        let of = Some(s.method.name());
-        let (ci, how) = match &split {
-            Some(Ok((_, ci))) => (*ci, interval::BOOTSTRAP_ROUNDS),
-            _ => ([None; 3], interval::BOOTSTRAP_ROUNDS),
-        };
-        let per_s = |c: Option<[f64; 2]>| c.map(|[a, b]| [a * 1e9, b * 1e9]);
-        headline.push(Param::new("r_inf_flop_per_s", of, r_inf * 1e9).with_ci(per_s(ci[0]), how));
-        headline.push(Param::new("t0_ns", of, t0).with_ci(ci[1], how));
-        headline.push(Param::new("s_half_flop", of, n_half).with_ci(ci[2], how));
-        fits.push(f);
-    }
-    if s.placement != Placement::Pinned {
-        warnings.push(format!(
-            "processors share CPUs ({}): waits yield or block, so times include scheduling",
-            s.placement
-        ));
-    }
-    KernelResult::new(NAME, "hockney", s.placement, plan.cpus.clone())
-        .with_transport(Some(s.method.name()))
-        .with_ranks(plan.parts)
-        .with_points(points)
-        .with_fits(fits)
-        .with_warnings(warnings)
-        .with_headline(headline)
-}
-
-/// A signed percentage.
-fn pct(x: f64) -> String {
-    format!("{:+.0} %", x * 100.0)
-}
 
 #[cfg(test)]
 mod tests {
