@@ -12,8 +12,9 @@
 //! The first part is `run --repeat K`'s summary, each file taken as one
 //! repetition: per parameter the median, the range, the CV over the files, the
 //! probe's CV and a verdict (stable: CV at most 10 %; machine moved: at most the
-//! probe's CV plus 5 points; else unstable), then every file's value with its
-//! probe. The second part compares each file's machine card with the first's as
+//! probe's CV plus 5 points; mode changed: a sync method's hand-overs slept in
+//! some files and not in others; else unstable), then every file's value with
+//! its probe. The second part compares each file's machine card with the first's as
 //! `compare` does: a parameter differs (`*`) when the two 95 % intervals do not
 //! overlap and the machine's probe does not explain it, and moved with the
 //! machine (`~`) when the probes moved too and its ratio to the probe held.
@@ -61,15 +62,16 @@ fn main() -> ExitCode {
         spread(&results, files.len());
     }
     for (i, f) in files.iter().enumerate().skip(1) {
-        let (marked, moved, compared) = differing(&files[0], f);
-        let differ = marked.len() - moved;
+        let (marked, [moved, mode], compared) = differing(&files[0], f);
+        let differ = marked.len() - moved - mode;
         let pct = |n: usize| 100.0 * n as f64 / compared.max(1) as f64;
         println!(
-            "{} against {}: {differ} of {compared} card parameters differ (*: 95 % intervals apart, the probe does not explain it), {:.1} %; {moved} moved with the machine (~), {:.1} %",
+            "{} against {}: {differ} of {compared} card parameters differ (*: 95 % intervals apart, neither the probe nor the hand-overs' sleeps explain it), {:.1} %; {moved} moved with the machine (~), {:.1} %; {mode} with the method's mode (~), {:.1} %",
             paths[i],
             paths[0],
             pct(differ),
             pct(moved),
+            pct(mode),
         );
         for m in marked {
             println!("    {m}");
@@ -97,12 +99,12 @@ fn spread(results: &[KernelResult], files: usize) {
 }
 
 /// The card parameters of `b` that `compare` marks against `a` (described, `*`
-/// or `~`), how many of them moved with the machine (`~`), and how many had an
-/// interval in both.
-fn differing(a: &ResultFile, b: &ResultFile) -> (Vec<String>, usize, usize) {
+/// or `~`), how many of them moved with the machine and with the method's
+/// mode (`~`), and how many had an interval in both.
+fn differing(a: &ResultFile, b: &ResultFile) -> (Vec<String>, [usize; 2], usize) {
     let c = halfperf::results::compare_cards(&[a.clone(), b.clone()]);
     let mut marked = Vec::new();
-    let (mut compared, mut moved) = (0, 0);
+    let (mut compared, mut moved, mut mode) = (0, 0, 0);
     for r in &c.rows {
         let Some(why) = r.why[1] else { continue };
         if why == Why::NoInterval {
@@ -110,6 +112,7 @@ fn differing(a: &ResultFile, b: &ResultFile) -> (Vec<String>, usize, usize) {
         }
         compared += 1;
         moved += usize::from(why == Why::MachineMoved);
+        mode += usize::from(why == Why::ModeChanged);
         let (Some(x), Some(y)) = (&r.cells[0], &r.cells[1]) else {
             continue;
         };
@@ -133,5 +136,5 @@ fn differing(a: &ResultFile, b: &ResultFile) -> (Vec<String>, usize, usize) {
                 .map_or(String::new(), |n| format!("; {n}"))
         ));
     }
-    (marked, moved, compared)
+    (marked, [moved, mode], compared)
 }

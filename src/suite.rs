@@ -207,6 +207,10 @@ pub struct RepeatSpread {
     pub cv: f64,
     /// The probes' coefficient of variation (NaN without probes).
     pub probe_cv: f64,
+    /// Where the parameter is a sync method's `t0_ns` or `s_half_flop`: how
+    /// often each repetition's short grains' hand-overs slept
+    /// ([`crate::results::BLOCKS_PARAM`]), per segment; else empty.
+    pub blocks: Vec<f64>,
     /// The parameter's CV judged against the target and the probe's CV.
     pub verdict: Verdict,
 }
@@ -221,6 +225,10 @@ pub enum Verdict {
     /// CV above the target but within the probe's CV plus [`MOVED_ALLOWANCE`]:
     /// the machine moved, and the parameter with it.
     MachineMoved,
+    /// CV above both, and the method's hand-overs slept more in some
+    /// repetitions than in others (by more than
+    /// [`crate::results::MODE_SHIFT`] a segment): the method changed mode.
+    ModeChanged,
     /// CV above both: the parameter moved by more than the machine did.
     Unstable,
 }
@@ -231,6 +239,7 @@ impl Verdict {
         match self {
             Verdict::Stable => "stable",
             Verdict::MachineMoved => "machine moved",
+            Verdict::ModeChanged => "mode changed",
             Verdict::Unstable => "unstable",
         }
     }
@@ -286,10 +295,18 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                     && s.name == p.name
                     && s.of == p.of
             };
+            let blocks = crate::results::moves_with_mode(&p.name)
+                .then(|| {
+                    r.fits
+                        .iter()
+                        .find_map(|f| f.params.get(crate::results::BLOCKS_PARAM).copied())
+                })
+                .flatten();
             match out.iter_mut().find(|s| same(s)) {
                 Some(s) => {
                     s.values.push(p.value);
                     s.probes.push(probe);
+                    s.blocks.extend(blocks);
                 }
                 None => out.push(RepeatSpread {
                     kernel: r.kernel.clone(),
@@ -302,6 +319,7 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                     range: [0.0; 2],
                     cv: 0.0,
                     probe_cv: f64::NAN,
+                    blocks: blocks.into_iter().collect(),
                     verdict: Verdict::Stable,
                 }),
             }
@@ -327,6 +345,13 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
             f64::NAN
         };
         s.verdict = Verdict::of(s.cv, s.probe_cv);
+        let slept = |f: fn(f64, f64) -> f64| s.blocks.iter().copied().reduce(f);
+        if let (Verdict::Unstable, Some(lo), Some(hi)) =
+            (s.verdict, slept(f64::min), slept(f64::max))
+            && hi - lo > crate::results::MODE_SHIFT
+        {
+            s.verdict = Verdict::ModeChanged;
+        }
     }
     out
 }
@@ -411,6 +436,45 @@ mod tests {
         ];
         assert_eq!(repeat_spread(&steady)[0].verdict, Verdict::Unstable);
         assert_eq!(Verdict::of(0.3, 0.26).label(), "machine moved");
+        // A lock's t0 at 105 ns, 38 us, 110 ns with the probe unmoved: unstable,
+        // unless its hand-overs slept 0.02, 1.9, 0.03 times a segment.
+        let lock = |rep, value, blocks: Option<f64>| {
+            let mut r = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1])
+                .with_transport(Some("locks"))
+                .with_headline(vec![
+                    Param::new("t0_ns", Some("locks"), value),
+                    Param::new(PROBE_PARAM, Some("locks"), 90.0),
+                ]);
+            if let Some(b) = blocks {
+                r.fits.push(crate::results::FitResult {
+                    model: "t = t0 + s/r_inf (eq. 10b)".into(),
+                    x: "grain_flop".into(),
+                    y: "time_ns.median".into(),
+                    params: [(crate::results::BLOCKS_PARAM.to_string(), b)].into(),
+                    std_errors: Default::default(),
+                    r2: 1.0,
+                    n_points: 3,
+                    flagged: false,
+                });
+            }
+            r.repetition = Some(rep);
+            r
+        };
+        let plain = [
+            lock(1, 105.0, None),
+            lock(2, 38e3, None),
+            lock(3, 110.0, None),
+        ];
+        assert_eq!(repeat_spread(&plain)[0].verdict, Verdict::Unstable);
+        let slept = [
+            lock(1, 105.0, Some(0.02)),
+            lock(2, 38e3, Some(1.9)),
+            lock(3, 110.0, Some(0.03)),
+        ];
+        let t0 = &repeat_spread(&slept)[0];
+        assert_eq!(t0.blocks, vec![0.02, 1.9, 0.03]);
+        assert_eq!(t0.verdict, Verdict::ModeChanged);
+        assert_eq!(t0.verdict.label(), "mode changed");
         assert_eq!(Verdict::of(0.3, 0.24).label(), "unstable");
     }
 }

@@ -35,7 +35,7 @@ pub use schema::{
 };
 pub use state::{
     BLOCKS_PARAM, DEFAULT_FLOOR, MODE_SHIFT, PROBE_PARAM, Probed, Why, judge, latency_like,
-    moves_with_probe, ratio_to_probe, recorded_probe,
+    moves_with_mode, moves_with_probe, ratio_to_probe, recorded_probe,
 };
 pub use units::{quantity, scaled, sig, unit_of};
 

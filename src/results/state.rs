@@ -190,7 +190,7 @@ impl Probed {
 /// Whether a parameter moves with a synchronisation method's mode (see
 /// [`BLOCKS_PARAM`]): its `t0_ns` and the `s_half_flop = r_inf t0` built on
 /// it.
-pub(super) fn moves_with_mode(name: &str) -> bool {
+pub fn moves_with_mode(name: &str) -> bool {
     name == "t0_ns" || name == "s_half_flop"
 }
 

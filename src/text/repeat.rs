@@ -16,7 +16,7 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
     );
     let _ = writeln!(
         s,
-        "  stable: CV <= {:.0} %; machine moved: CV <= the probe's CV + {:.0} points; else unstable",
+        "  stable: CV <= {:.0} %; machine moved: CV <= the probe's CV + {:.0} points; mode changed: a sync method's hand-overs slept in some repetitions and not in others (times a segment in brackets); else unstable",
         TARGET_CV * 100.0,
         MOVED_ALLOWANCE * 100.0
     );
@@ -45,11 +45,17 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
             .values
             .iter()
             .zip(&r.probes)
-            .map(|(v, p)| {
+            .enumerate()
+            .map(|(i, (v, p))| {
+                let slept = r
+                    .blocks
+                    .get(i)
+                    .filter(|_| r.blocks.len() == r.values.len())
+                    .map_or(String::new(), |b| format!(" [slept {b:.2}]"));
                 if p.is_finite() {
-                    format!("{} (probe {})", num(*v), num(*p))
+                    format!("{} (probe {}){slept}", num(*v), num(*p))
                 } else {
-                    num(*v)
+                    format!("{}{slept}", num(*v))
                 }
             })
             .collect();
