@@ -226,4 +226,18 @@ mod tests {
         assert!(err(r#"{"tool":"halfperf","schema_version":99}"#).contains("newer"));
         assert!(err(r#"{"tool":"halfperf","schema_version":1}"#).contains("missing field"));
     }
+
+    /// A `hockney-sync` point is named by its grain and processors, never by
+    /// the calibration's reps or by how often its hand-overs slept, so that
+    /// two runs' points at one grain match.
+    #[test]
+    fn a_sync_point_is_named_by_its_grain_alone() {
+        let p = Point::new()
+            .with("grain_flop", 64.0)
+            .with("processors", 2.0)
+            .with("reps", 5000.0)
+            .with("blocks_per_segment", 1.9);
+        let named: Vec<&str> = p.swept().map(|(n, _)| n).collect();
+        assert_eq!(named, ["grain_flop", "processors"]);
+    }
 }

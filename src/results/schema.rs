@@ -315,8 +315,12 @@ impl Point {
             || ["p_value", "critical_", "reject_", "crossover_"]
                 .iter()
                 .any(|w| name.starts_with(w));
+        // Events the run counted per unit of work (`blocks_per_segment`: the
+        // hand-overs that slept).
+        let tally = name.starts_with("blocks_");
         equation
             || test
+            || tally
             || UNITS.iter().any(|u| name.ends_with(u))
             || [
                 "_over_",
