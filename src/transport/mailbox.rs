@@ -180,12 +180,15 @@ struct SendState {
     /// Chunks sent so far.
     sent: u64,
     /// The last `consumed` value read from the receiver plus the ring's slots:
-    /// chunks up to this number may be written. Zero on a rank's lane to itself,
-    /// so that the inline path never takes it.
+    /// chunks up to this number may be written.
     credit_limit: u64,
-    /// The longest message the inline path takes: `INLINE_BYTES`, or less if the
-    /// endpoint's `max_message_bytes` is smaller.
-    inline_max: usize,
+    /// `credit_limit` if the inline path may take this lane, else zero: the
+    /// inline path's one compare stands for the credit, the length limit and
+    /// the wake-up, so that a lane it must not take never passes it.
+    inline_limit: u64,
+    /// Whether the inline path may take this lane: another rank's, which spins
+    /// (nobody to wake), with `max_message_bytes` of at least `INLINE_BYTES`.
+    inline_open: bool,
     /// Whether the receiver parks while it waits (and so must be woken): kept
     /// here so the send path does not chase the team's control block.
     wake_receiver: bool,
@@ -289,13 +292,18 @@ impl Transport for Mailbox {
                 send: (0..size)
                     .map(|to| {
                         let (lane, headers, mask) = shared.lane_view(rank, to);
+                        let inline_open =
+                            to != rank && spins(to) && config.max_message_bytes >= INLINE_BYTES;
                         CachePadded::new(SendState {
                             lane,
                             headers,
                             mask,
                             sent: 0,
+                            // Zero on a rank's lane to itself, which no
+                            // message uses (the general path refuses it).
                             credit_limit: if to == rank { 0 } else { shared.slots },
-                            inline_max: INLINE_BYTES.min(config.max_message_bytes),
+                            inline_limit: if inline_open { shared.slots } else { 0 },
+                            inline_open,
                             wake_receiver: !spins(to),
                         })
                     })
@@ -431,6 +439,9 @@ impl Shared {
         // Acquire: pairs with the receiver's Release store of `consumed`, so its
         // reads of the slot we are about to overwrite happen before our writes.
         st.credit_limit = lane.consumed.load(Ordering::Acquire) + self.slots;
+        if st.inline_open {
+            st.inline_limit = st.credit_limit;
+        }
         c <= st.credit_limit
     }
 
@@ -746,21 +757,20 @@ impl Endpoint for MailboxEndpoint {
 
     #[inline(always)]
     fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
-        // The ping-pong case, one inline chunk with credit at hand, straight
-        // through: on the critical path between two ranks is only what the
-        // protocol needs, three compares and three stores to the slot's header
-        // line. A peer out of range fails `get_mut`; this rank's own lane has no
-        // credit; both reach `check_send` on the general path.
+        // The ping-pong case, one inline chunk with credit at hand to a spinning
+        // rank, straight through: on the critical path between two ranks are
+        // the peer's bounds check, one compare of the length and one of the
+        // credit, and the two stores to the slot's header line. A peer out of
+        // range fails `get_mut`; this rank's own lane, a receiver that parks
+        // (and must be woken) and a `max_message_bytes` below `INLINE_BYTES`
+        // have no inline credit; all reach the general path.
         if let Some(st) = self.send.get_mut(to)
-            && data.len() <= st.inline_max
-            && st.sent < st.credit_limit
+            && data.len() <= INLINE_BYTES
+            && st.sent < st.inline_limit
         {
             let header = header_at(st.headers, st.mask, st.sent, &self.shared);
             st.sent += 1;
             put_inline(header, st.sent, data);
-            if st.wake_receiver {
-                notify(&lane_at(st.lane, &self.shared).receiver_parked);
-            }
             return Ok(());
         }
         self.send_general(to, data)
