@@ -32,6 +32,10 @@
 //! wake-up can be lost).
 
 use super::parking::{block_until, notify, park_once};
+use super::slot::{
+    CODE_BITS, HEADERS_PER_BLOCK, Header, HeaderBlock, LONG, first_len, put_inline, seq_word,
+    unpack_word,
+};
 use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, too_long};
 use crate::control::{RankError, TeamControl, WaitStrategy};
 use crate::primitive::{AtomicU32, AtomicU64, Ordering, UnsafeCell};
@@ -39,51 +43,10 @@ use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Largest message carried in the header's inline word.
-pub const INLINE_BYTES: usize = 8;
+pub use super::slot::INLINE_BYTES;
 
 /// Slots of a rank's lane to itself, which no message uses.
 const SELF_SLOTS: u64 = 2;
-
-/// One slot's header: 16 bytes, eight to a 128-byte block.
-#[derive(Debug, Default)]
-#[repr(C, align(16))]
-struct Header {
-    /// The chunk number last published in this slot, shifted left by
-    /// [`CODE_BITS`], and in the low bits the chunk's code: the length of a
-    /// message of at most 8 bytes (whose payload is `word`), or [`LONG`] for a
-    /// chunk of a longer one (whose first chunk has the length in `word`). 0:
-    /// never used. One word, so that a message of at most 8 bytes is two stores,
-    /// `word` then `seq`, not three.
-    seq: AtomicU64,
-    /// The payload of a message of at most 8 bytes, little-endian; the length of
-    /// a longer message, in its first chunk.
-    word: AtomicU64,
-}
-
-/// Bits of `seq` below the chunk number.
-const CODE_BITS: u32 = 4;
-
-/// The code of a chunk of a message longer than [`INLINE_BYTES`].
-const LONG: u64 = (1 << CODE_BITS) - 1;
-
-/// The `seq` word that publishes chunk `c` with `code`.
-#[inline(always)]
-fn seq_word(c: u64, code: u64) -> u64 {
-    (c << CODE_BITS) | code
-}
-
-/// Eight slot headers on one 128-byte block (x86 fetches lines in adjacent
-/// pairs): a ring of 64 slots spans 1 KiB, where a header per block spanned 8.
-/// On a 2-vCPU EPYC VM whose two CPUs passed a line in 32 to 47 ns one way, a
-/// ping-pong over 64 lines 128 bytes apart took 9 to 24 % longer than over one
-/// line, and over 8 such lines 1 to 3 % (`examples/floor.rs`).
-#[derive(Debug, Default)]
-#[repr(C, align(128))]
-struct HeaderBlock([Header; HEADERS_PER_BLOCK]);
-
-/// Headers in a [`HeaderBlock`].
-const HEADERS_PER_BLOCK: usize = 8;
 
 /// One 128-byte line of payload; the alignment keeps slots on line boundaries.
 #[derive(Clone, Copy)]
@@ -363,53 +326,6 @@ fn lane_at(ptr: *const Lane, _owner: &Shared) -> &Lane {
     // SAFETY: `ptr` was taken from `_owner.lanes` (see `Transport::endpoints`),
     // which lives as long as `_owner`; the returned borrow is tied to it.
     unsafe { &*ptr }
-}
-
-/// Publishes chunk `c`, a message of at most 8 bytes, in `header`: the word,
-/// then the flag with the length in its code, two stores to the line the
-/// receiver polls. The caller checked the credit.
-#[inline(always)]
-fn put_inline(header: &Header, c: u64, data: &[u8]) {
-    // Relaxed: published by the Release store of `seq` below.
-    header.word.store(pack_word(data), Ordering::Relaxed);
-    // Release: makes `word` visible to the receiver's Acquire load of `seq`
-    // (remote write, local read).
-    header
-        .seq
-        .store(seq_word(c, data.len() as u64), Ordering::Release);
-}
-
-/// The length of the message whose first chunk's `seq` word is `seq`, in `header`.
-#[inline(always)]
-fn first_len(header: &Header, seq: u64) -> usize {
-    match seq & LONG {
-        // Relaxed: ordered after the Acquire load that returned `seq`.
-        LONG => header.word.load(Ordering::Relaxed) as usize,
-        inline => inline as usize,
-    }
-}
-
-/// The inline word of a message of at most 8 bytes, little-endian.
-#[inline(always)]
-fn pack_word(data: &[u8]) -> u64 {
-    match <[u8; 8]>::try_from(data) {
-        Ok(word) => u64::from_le_bytes(word),
-        Err(_) => {
-            let mut word = [0u8; 8];
-            word[..data.len()].copy_from_slice(data);
-            u64::from_le_bytes(word)
-        }
-    }
-}
-
-/// Writes the first `len` bytes of the inline word `word` into `buf`.
-#[inline(always)]
-fn unpack_word(word: u64, len: usize, buf: &mut [u8]) {
-    let bytes = word.to_le_bytes();
-    match buf.first_chunk_mut::<8>() {
-        Some(head) if len == 8 => *head = bytes,
-        _ => buf[..len].copy_from_slice(&bytes[..len]),
-    }
 }
 
 impl std::fmt::Debug for MailboxEndpoint {
