@@ -33,8 +33,8 @@
 
 use super::parking::{block_until, notify, park_once};
 use super::slot::{
-    CODE_BITS, HEADERS_PER_BLOCK, Header, HeaderBlock, LONG, first_len, put_inline, seq_word,
-    unpack_word,
+    HEADERS_PER_BLOCK, Header, HeaderBlock, LONG, first_len, published, put_inline, seq_word,
+    unpack_short, unpack_word,
 };
 use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, too_long};
 use crate::control::{RankError, TeamControl, WaitStrategy};
@@ -420,16 +420,19 @@ impl Shared {
     /// Records chunk `c` from `from` on `lane` as consumed, and publishes credit
     /// every `slots / 2` chunks.
     #[inline(always)]
-    fn release_chunk(&self, lane: &Lane, st: &mut RecvState, from: usize, c: u64) {
+    fn release_chunk(&self, st: &mut RecvState, from: usize, c: u64) {
         st.received = c;
         if c >= st.publish_at {
-            self.publish_credit(lane, st, from, c);
+            self.publish_credit(st, from, c);
         }
     }
 
-    /// Publishes that the chunks up to `c` are consumed.
+    /// Publishes that the chunks up to `c` are consumed; out of line and cold,
+    /// so that the receive path carries one compare of the credit.
+    #[cold]
     #[inline(never)]
-    fn publish_credit(&self, lane: &Lane, st: &mut RecvState, from: usize, c: u64) {
+    fn publish_credit(&self, st: &mut RecvState, from: usize, c: u64) {
+        let lane = lane_at(st.lane, self);
         st.publish_at = c + self.slots / 2;
         // Release: our reads of the freed slots happen before the sender's
         // Acquire load of `consumed` and its next writes to them.
@@ -447,7 +450,7 @@ impl Shared {
         // Acquire: pairs with the sender's Release store of `seq`.
         let ready = || {
             let s = seq.load(Ordering::Acquire);
-            (s >> CODE_BITS == c).then_some(s)
+            published(s, c).then_some(s)
         };
         if spins {
             self.control.spin_until(from, ready)
@@ -465,7 +468,7 @@ impl Shared {
         // Acquire: pairs with the sender's Release store of `seq`; the Relaxed
         // load of the length after it sees the value published with it.
         let seq = header.seq.load(Ordering::Acquire);
-        (seq >> CODE_BITS == c).then(|| first_len(header, seq))
+        published(seq, c).then(|| first_len(header, seq))
     }
 
     /// Receives the next message from `from` into `buf`.
@@ -490,7 +493,7 @@ impl Shared {
                 self.wait_chunk(lane, from, spins, c)?;
             }
             self.take_chunk(lane, c, index, len, buf);
-            self.release_chunk(lane, st, from, c);
+            self.release_chunk(st, from, c);
         }
         Ok(len)
     }
@@ -524,12 +527,12 @@ impl Shared {
                 let c = p.first + p.taken as u64;
                 let slot = ((c - 1) & self.mask) as usize;
                 // Acquire: pairs with the sender's Release store of `seq`.
-                if lane.header(slot).seq.load(Ordering::Acquire) >> CODE_BITS != c {
+                if !published(lane.header(slot).seq.load(Ordering::Acquire), c) {
                     break;
                 }
                 let len = p.msg.len();
                 self.take_chunk(lane, c, p.taken, len, &mut p.msg);
-                self.release_chunk(lane, st, from, c);
+                self.release_chunk(st, from, c);
                 p.taken += 1;
                 if p.taken as u64 == self.chunks(len) {
                     let done = queue.partial.take().expect("set above");
@@ -600,7 +603,7 @@ impl MailboxEndpoint {
                     let c = p.first + index as u64;
                     shared.wait_chunk(lane, from, self.spins, c)?;
                     shared.take_chunk(lane, c, index, len, &mut p.msg);
-                    shared.release_chunk(lane, st, from, c);
+                    shared.release_chunk(st, from, c);
                 }
                 p.msg
             }
@@ -697,25 +700,32 @@ impl Endpoint for MailboxEndpoint {
         // The ping-pong case, an inline message to a spinning rank, straight
         // through (as `send`). The wait checks the team's abort flag and the
         // deadline in its slow branch only, every 1024 polls (`spin_until`):
-        // between the poll that sees the flag and the return are the loads of
-        // the header line, one compare of the length and the credit's compare.
+        // between the poll that sees the flag and the return are the load of
+        // the word (header line, already held), one compare of the whole flag
+        // (chunk and length) for an 8-byte message, and the credit's compare.
         if let Some(st) = self.recv.get_mut(from)
             && st.straight
         {
             let shared = &*self.shared;
             let header = header_at(st.headers, st.mask, st.received, shared);
             let c = st.received + 1;
-            // Acquire: pairs with the sender's Release store of `seq`.
             let ready = || {
+                // Acquire: pairs with the sender's Release store of `seq`.
                 let s = header.seq.load(Ordering::Acquire);
-                (s >> CODE_BITS == c).then_some(s)
+                published(s, c).then_some(s)
             };
             let seq = shared.control.spin_until(from, ready)?;
-            let len = (seq & LONG) as usize;
-            if len <= INLINE_BYTES && len <= buf.len() {
-                // Relaxed: as `len`.
-                unpack_word(header.word.load(Ordering::Relaxed), len, buf);
-                shared.release_chunk(lane_at(st.lane, shared), st, from, c);
+            // Relaxed: ordered after the Acquire load that returned `seq`.
+            let word = header.word.load(Ordering::Relaxed);
+            let taken = match buf.first_chunk_mut::<INLINE_BYTES>() {
+                Some(head) if seq == seq_word(c, INLINE_BYTES as u64) => {
+                    *head = word.to_le_bytes();
+                    Some(INLINE_BYTES)
+                }
+                _ => unpack_short(word, (seq & LONG) as usize, buf),
+            };
+            if let Some(len) = taken {
+                shared.release_chunk(st, from, c);
                 return Ok(len);
             }
             // A longer message (or too long for `buf`): its first chunk is

@@ -85,6 +85,28 @@ pub(super) fn pack_word(data: &[u8]) -> u64 {
     }
 }
 
+/// Whether a slot's `seq` word `seq` shows chunk `c` published. The slot
+/// holds chunk `c - slots` until the sender publishes `c` (it cannot get
+/// further ahead without the receiver's credit for `c`), and chunk numbers
+/// only grow, so one compare against `c`'s least word decides.
+#[inline(always)]
+pub(super) fn published(seq: u64, c: u64) -> bool {
+    seq >= seq_word(c, 0)
+}
+
+/// Writes an inline message of `len` bytes, the word `word`, into `buf` and
+/// returns `len`; `None` if `len` is `LONG` (the first chunk of a longer
+/// message) or `buf` is too short. The receive path's 8-byte case does
+/// without it.
+#[inline(always)]
+pub(super) fn unpack_short(word: u64, len: usize, buf: &mut [u8]) -> Option<usize> {
+    if len > INLINE_BYTES || len > buf.len() {
+        return None;
+    }
+    unpack_word(word, len, buf);
+    Some(len)
+}
+
 /// Writes the first `len` bytes of the inline word `word` into `buf`.
 #[inline(always)]
 pub(super) fn unpack_word(word: u64, len: usize, buf: &mut [u8]) {
