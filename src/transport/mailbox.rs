@@ -33,8 +33,8 @@
 
 use super::parking::{block_until, notify, park_once};
 use super::slot::{
-    HEADERS_PER_BLOCK, Header, HeaderBlock, LONG, first_len, published, put_inline, seq_word,
-    unpack_short, unpack_word,
+    CODE_BITS, HEADERS_PER_BLOCK, Header, HeaderBlock, LONG, first_len, published, put_inline,
+    seq_word, unpack_short, unpack_word,
 };
 use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, too_long};
 use crate::control::{RankError, TeamControl, WaitStrategy};
@@ -138,16 +138,20 @@ struct SendState {
     /// The lane's first slot header (cached as `lane`, so that the inline path
     /// reaches the slot without loading the lane's header table).
     headers: *const Header,
-    /// The lane's slot count minus one.
-    mask: u64,
-    /// Chunks sent so far.
-    sent: u64,
+    /// The lane's slot count minus one, shifted left by `CODE_BITS`: masks a
+    /// chunk's `seq` word (code left out) to its header's byte offset.
+    offsets: u64,
+    /// The `seq` word of the last chunk sent, its code left out: the chunks
+    /// sent so far, shifted left by `CODE_BITS` (the inline path masks it to
+    /// the header and adds the length to it, with no shift; `sent()`).
+    sent_seq: u64,
     /// The last `consumed` value read from the receiver plus the ring's slots:
     /// chunks up to this number may be written.
     credit_limit: u64,
-    /// `credit_limit` if the inline path may take this lane, else zero: the
-    /// inline path's one compare stands for the credit, the length limit and
-    /// the wake-up, so that a lane it must not take never passes it.
+    /// `credit_limit` shifted as `sent_seq` if the inline path may take this
+    /// lane, else zero: the inline path's one compare stands for the credit,
+    /// the length limit and the wake-up, so that a lane it must not take never
+    /// passes it.
     inline_limit: u64,
     /// Whether the inline path may take this lane: another rank's, which spins
     /// (nobody to wake), with `max_message_bytes` of at least `INLINE_BYTES`.
@@ -164,12 +168,13 @@ struct RecvState {
     lane: *const Lane,
     /// The lane's first slot header (as in `SendState`).
     headers: *const Header,
-    /// The lane's slot count minus one.
-    mask: u64,
-    /// Chunks received so far.
-    received: u64,
-    /// The chunk number at which `consumed` is next published: the last value
-    /// stored plus half the ring.
+    /// As in `SendState`.
+    offsets: u64,
+    /// The `seq` word of the last chunk received, its code left out (as
+    /// `SendState::sent_seq`; `received()`).
+    received_seq: u64,
+    /// The `seq` word (code left out) of the chunk at which `consumed` is next
+    /// published: the last value stored plus half the ring.
     publish_at: u64,
     /// Whether `recv` may take the inline path: this rank spins, the peer is
     /// another rank, and nothing from it waits among the messages taken in while
@@ -177,16 +182,38 @@ struct RecvState {
     straight: bool,
 }
 
-/// The header of the slot that chunk `index + 1` of a lane goes to, given the
-/// lane's cached `headers` and `mask`.
+impl SendState {
+    /// Chunks sent so far.
+    #[inline(always)]
+    fn sent(&self) -> u64 {
+        self.sent_seq >> CODE_BITS
+    }
+}
+
+impl RecvState {
+    /// Chunks received so far.
+    #[inline(always)]
+    fn received(&self) -> u64 {
+        self.received_seq >> CODE_BITS
+    }
+}
+
+// A header is as many bytes as a chunk number's step in the `seq` word, so
+// that the inline paths reach a slot's header from the `seq` word with one mask.
+const _: () = assert!(std::mem::size_of::<Header>() == 1 << CODE_BITS);
+
+/// The header of the slot of the chunk after the one whose `seq` word (code
+/// left out) is `seq`, given the lane's cached `headers` and `offsets`.
 #[inline(always)]
-fn header_at(headers: *const Header, mask: u64, index: u64, _owner: &Shared) -> &Header {
-    // SAFETY: `headers` and `mask` were taken from one lane of `_owner.lanes`
-    // (see `Transport::endpoints`): the lane's boxed header blocks hold at least
-    // `mask + 1` contiguous headers (a `HeaderBlock` is `repr(C)` and exactly its
-    // array of headers), so `index & mask` is in bounds, and they live (never
-    // resized) as long as `_owner`, to which the returned borrow is tied.
-    unsafe { &*headers.add((index & mask) as usize) }
+fn header_at(headers: *const Header, offsets: u64, seq: u64, _owner: &Shared) -> &Header {
+    // SAFETY: `headers` and `offsets` were taken from one lane of
+    // `_owner.lanes` (see `Transport::endpoints`): the lane's boxed header
+    // blocks hold `slots` contiguous headers of `1 << CODE_BITS` bytes (a
+    // `HeaderBlock` is `repr(C)` and exactly its array of headers), and
+    // `offsets` is `(slots - 1) << CODE_BITS`, so `seq & offsets` is the byte
+    // offset of header `(seq >> CODE_BITS) % slots`, in bounds; they live
+    // (never resized) as long as `_owner`, to which the returned borrow is tied.
+    unsafe { &*headers.byte_add((seq & offsets) as usize) }
 }
 
 /// A message being taken in chunk by chunk while this rank was blocked sending.
@@ -260,12 +287,16 @@ impl Transport for Mailbox {
                         CachePadded::new(SendState {
                             lane,
                             headers,
-                            mask,
-                            sent: 0,
+                            offsets: mask << CODE_BITS,
+                            sent_seq: 0,
                             // Zero on a rank's lane to itself, which no
                             // message uses (the general path refuses it).
                             credit_limit: if to == rank { 0 } else { shared.slots },
-                            inline_limit: if inline_open { shared.slots } else { 0 },
+                            inline_limit: if inline_open {
+                                seq_word(shared.slots, 0)
+                            } else {
+                                0
+                            },
                             inline_open,
                             wake_receiver: !spins(to),
                         })
@@ -277,9 +308,9 @@ impl Transport for Mailbox {
                         CachePadded::new(RecvState {
                             lane,
                             headers,
-                            mask,
-                            received: 0,
-                            publish_at: shared.slots / 2,
+                            offsets: mask << CODE_BITS,
+                            received_seq: 0,
+                            publish_at: seq_word(shared.slots / 2, 0),
                             straight: spins(rank) && from != rank,
                         })
                     })
@@ -356,7 +387,7 @@ impl Shared {
         // reads of the slot we are about to overwrite happen before our writes.
         st.credit_limit = lane.consumed.load(Ordering::Acquire) + self.slots;
         if st.inline_open {
-            st.inline_limit = st.credit_limit;
+            st.inline_limit = seq_word(st.credit_limit, 0);
         }
         c <= st.credit_limit
     }
@@ -368,7 +399,7 @@ impl Shared {
         let slot = ((c - 1) & self.mask) as usize;
         let header = lane.header(slot);
         if data.len() <= INLINE_BYTES {
-            return put_inline(header, c, data);
+            return put_inline(header, seq_word(c, 0), data);
         }
         let start = index * self.slot_bytes;
         let chunk = &data[start..data.len().min(start + self.slot_bytes)];
@@ -417,13 +448,19 @@ impl Shared {
         }
     }
 
-    /// Records chunk `c` from `from` on `lane` as consumed, and publishes credit
-    /// every `slots / 2` chunks.
+    /// Records chunk `c` from `from` as consumed, and publishes credit every
+    /// `slots / 2` chunks.
     #[inline(always)]
     fn release_chunk(&self, st: &mut RecvState, from: usize, c: u64) {
-        st.received = c;
-        if c >= st.publish_at {
-            self.publish_credit(st, from, c);
+        self.release_seq(st, from, seq_word(c, 0));
+    }
+
+    /// `release_chunk` of the chunk whose `seq` word (code left out) is `seq`.
+    #[inline(always)]
+    fn release_seq(&self, st: &mut RecvState, from: usize, seq: u64) {
+        st.received_seq = seq;
+        if seq >= st.publish_at {
+            self.publish_credit(st, from, seq >> CODE_BITS);
         }
     }
 
@@ -433,7 +470,7 @@ impl Shared {
     #[inline(never)]
     fn publish_credit(&self, st: &mut RecvState, from: usize, c: u64) {
         let lane = lane_at(st.lane, self);
-        st.publish_at = c + self.slots / 2;
+        st.publish_at = seq_word(c + self.slots / 2, 0);
         // Release: our reads of the freed slots happen before the sender's
         // Acquire load of `consumed` and its next writes to them.
         lane.consumed.store(c, Ordering::Release);
@@ -463,7 +500,7 @@ impl Shared {
     /// is published.
     #[inline(always)]
     fn next_len(&self, st: &RecvState) -> Option<usize> {
-        let c = st.received + 1;
+        let c = st.received() + 1;
         let header = lane_at(st.lane, self).header(((c - 1) & self.mask) as usize);
         // Acquire: pairs with the sender's Release store of `seq`; the Relaxed
         // load of the length after it sees the value published with it.
@@ -481,7 +518,7 @@ impl Shared {
         buf: &mut [u8],
     ) -> Result<usize, RankError> {
         let lane = lane_at(st.lane, self);
-        let first = st.received + 1;
+        let first = st.received() + 1;
         let seq = self.wait_chunk(lane, from, spins, first)?;
         let len = first_len(lane.header(((first - 1) & self.mask) as usize), seq);
         if len > buf.len() {
@@ -518,7 +555,7 @@ impl Shared {
                     };
                     queue.partial = Some(Partial {
                         msg: vec![0u8; len],
-                        first: st.received + 1,
+                        first: st.received() + 1,
                         taken: 0,
                     });
                     st.straight = false;
@@ -623,11 +660,11 @@ impl MailboxEndpoint {
     fn send_chunks(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
         let wake = self.send[to].wake_receiver;
         for index in 0..self.shared.chunks(data.len()) as usize {
-            let c = self.send[to].sent + 1;
+            let c = self.send[to].sent() + 1;
             self.wait_credit(to, c)?;
             let lane = lane_at(self.send[to].lane, &self.shared);
             self.shared.put_chunk(lane, c, index, data);
-            self.send[to].sent = c;
+            self.send[to].sent_seq = seq_word(c, 0);
             if wake {
                 notify(&lane.receiver_parked);
             }
@@ -685,11 +722,11 @@ impl Endpoint for MailboxEndpoint {
         // have no inline credit; all reach the general path.
         if let Some(st) = self.send.get_mut(to)
             && data.len() <= INLINE_BYTES
-            && st.sent < st.inline_limit
+            && st.sent_seq < st.inline_limit
         {
-            let header = header_at(st.headers, st.mask, st.sent, &self.shared);
-            st.sent += 1;
-            put_inline(header, st.sent, data);
+            let header = header_at(st.headers, st.offsets, st.sent_seq, &self.shared);
+            st.sent_seq += seq_word(1, 0);
+            put_inline(header, st.sent_seq, data);
             return Ok(());
         }
         self.send_general(to, data)
@@ -701,31 +738,35 @@ impl Endpoint for MailboxEndpoint {
         // through (as `send`). The wait checks the team's abort flag and the
         // deadline in its slow branch only, every 1024 polls (`spin_until`):
         // between the poll that sees the flag and the return are the load of
-        // the word (header line, already held), one compare of the whole flag
-        // (chunk and length) for an 8-byte message, and the credit's compare.
+        // the word (header line, already held), one compare of the length (the
+        // flag's code), the store of the word and the credit's compare.
         if let Some(st) = self.recv.get_mut(from)
             && st.straight
         {
             let shared = &*self.shared;
-            let header = header_at(st.headers, st.mask, st.received, shared);
-            let c = st.received + 1;
+            let header = header_at(st.headers, st.offsets, st.received_seq, shared);
+            // The next chunk's `seq` word, code left out.
+            let next = st.received_seq + seq_word(1, 0);
             let ready = || {
                 // Acquire: pairs with the sender's Release store of `seq`.
                 let s = header.seq.load(Ordering::Acquire);
-                published(s, c).then_some(s)
+                (s >= next).then_some(s)
             };
             let seq = shared.control.spin_until(from, ready)?;
             // Relaxed: ordered after the Acquire load that returned `seq`.
             let word = header.word.load(Ordering::Relaxed);
+            // The chunk is `next`'s (the slot holds no later one before our
+            // credit for it), so the code is the rest of the word.
+            let len = (seq & LONG) as usize;
             let taken = match buf.first_chunk_mut::<INLINE_BYTES>() {
-                Some(head) if seq == seq_word(c, INLINE_BYTES as u64) => {
+                Some(head) if len == INLINE_BYTES => {
                     *head = word.to_le_bytes();
                     Some(INLINE_BYTES)
                 }
-                _ => unpack_short(word, (seq & LONG) as usize, buf),
+                _ => unpack_short(word, len, buf),
             };
             if let Some(len) = taken {
-                shared.release_chunk(st, from, c);
+                shared.release_seq(st, from, next);
                 return Ok(len);
             }
             // A longer message (or too long for `buf`): its first chunk is
@@ -739,14 +780,14 @@ impl Endpoint for MailboxEndpoint {
         let shared = &*self.shared;
         let st = &mut self.send[to];
         let lane = lane_at(st.lane, shared);
-        let last = st.sent + shared.chunks(data.len());
+        let last = st.sent() + shared.chunks(data.len());
         if !shared.has_credit(lane, st, last) {
             return Ok(false);
         }
         for index in 0..shared.chunks(data.len()) as usize {
-            let c = st.sent + 1;
+            let c = st.sent() + 1;
             shared.put_chunk(lane, c, index, data);
-            st.sent = c;
+            st.sent_seq = seq_word(c, 0);
         }
         if st.wake_receiver {
             notify(&lane.receiver_parked);

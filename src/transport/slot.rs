@@ -48,18 +48,17 @@ pub(super) struct HeaderBlock(pub(super) [Header; HEADERS_PER_BLOCK]);
 /// Headers in a [`HeaderBlock`].
 pub(super) const HEADERS_PER_BLOCK: usize = 8;
 
-/// Publishes chunk `c`, a message of at most 8 bytes, in `header`: the word,
-/// then the flag with the length in its code, two stores to the line the
-/// receiver polls. The caller checked the credit.
+/// Publishes a message of at most 8 bytes in `header` as the chunk whose `seq`
+/// word, code left out, is `seq`: the word, then the flag with the length in
+/// its code, two stores to the line the receiver polls. The caller checked
+/// the credit.
 #[inline(always)]
-pub(super) fn put_inline(header: &Header, c: u64, data: &[u8]) {
+pub(super) fn put_inline(header: &Header, seq: u64, data: &[u8]) {
     // Relaxed: published by the Release store of `seq` below.
     header.word.store(pack_word(data), Ordering::Relaxed);
     // Release: makes `word` visible to the receiver's Acquire load of `seq`
     // (remote write, local read).
-    header
-        .seq
-        .store(seq_word(c, data.len() as u64), Ordering::Release);
+    header.seq.store(seq | data.len() as u64, Ordering::Release);
 }
 
 /// The length of the message whose first chunk's `seq` word is `seq`, in `header`.
