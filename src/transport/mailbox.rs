@@ -32,6 +32,10 @@
 //! wake-up can be lost).
 
 use super::parking::{block_until, notify, park_once};
+use super::slot::{
+    CODE_BITS, HEADERS_PER_BLOCK, Header, HeaderBlock, LONG, first_len, published, put_inline,
+    seq_word, unpack_short, unpack_word,
+};
 use super::{Endpoint, PendingRequests, Transport, TransportConfig, check_peer, too_long};
 use crate::control::{RankError, TeamControl, WaitStrategy};
 use crate::primitive::{AtomicU32, AtomicU64, Ordering, UnsafeCell};
@@ -39,51 +43,10 @@ use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Largest message carried in the header's inline word.
-pub const INLINE_BYTES: usize = 8;
+pub use super::slot::INLINE_BYTES;
 
 /// Slots of a rank's lane to itself, which no message uses.
 const SELF_SLOTS: u64 = 2;
-
-/// One slot's header: 16 bytes, eight to a 128-byte block.
-#[derive(Debug, Default)]
-#[repr(C, align(16))]
-struct Header {
-    /// The chunk number last published in this slot, shifted left by
-    /// [`CODE_BITS`], and in the low bits the chunk's code: the length of a
-    /// message of at most 8 bytes (whose payload is `word`), or [`LONG`] for a
-    /// chunk of a longer one (whose first chunk has the length in `word`). 0:
-    /// never used. One word, so that a message of at most 8 bytes is two stores,
-    /// `word` then `seq`, not three.
-    seq: AtomicU64,
-    /// The payload of a message of at most 8 bytes, little-endian; the length of
-    /// a longer message, in its first chunk.
-    word: AtomicU64,
-}
-
-/// Bits of `seq` below the chunk number.
-const CODE_BITS: u32 = 4;
-
-/// The code of a chunk of a message longer than [`INLINE_BYTES`].
-const LONG: u64 = (1 << CODE_BITS) - 1;
-
-/// The `seq` word that publishes chunk `c` with `code`.
-#[inline(always)]
-fn seq_word(c: u64, code: u64) -> u64 {
-    (c << CODE_BITS) | code
-}
-
-/// Eight slot headers on one 128-byte block (x86 fetches lines in adjacent
-/// pairs): a ring of 64 slots spans 1 KiB, where a header per block spanned 8.
-/// On a 2-vCPU EPYC VM whose two CPUs passed a line in 32 to 47 ns one way, a
-/// ping-pong over 64 lines 128 bytes apart took 9 to 24 % longer than over one
-/// line, and over 8 such lines 1 to 3 % (`examples/floor.rs`).
-#[derive(Debug, Default)]
-#[repr(C, align(128))]
-struct HeaderBlock([Header; HEADERS_PER_BLOCK]);
-
-/// Headers in a [`HeaderBlock`].
-const HEADERS_PER_BLOCK: usize = 8;
 
 /// One 128-byte line of payload; the alignment keeps slots on line boundaries.
 #[derive(Clone, Copy)]
@@ -175,17 +138,24 @@ struct SendState {
     /// The lane's first slot header (cached as `lane`, so that the inline path
     /// reaches the slot without loading the lane's header table).
     headers: *const Header,
-    /// The lane's slot count minus one.
-    mask: u64,
-    /// Chunks sent so far.
-    sent: u64,
+    /// The lane's slot count minus one, shifted left by `CODE_BITS`: masks a
+    /// chunk's `seq` word (code left out) to its header's byte offset.
+    offsets: u64,
+    /// The `seq` word of the last chunk sent, its code left out: the chunks
+    /// sent so far, shifted left by `CODE_BITS` (the inline path masks it to
+    /// the header and adds the length to it, with no shift; `sent()`).
+    sent_seq: u64,
     /// The last `consumed` value read from the receiver plus the ring's slots:
-    /// chunks up to this number may be written. Zero on a rank's lane to itself,
-    /// so that the inline path never takes it.
+    /// chunks up to this number may be written.
     credit_limit: u64,
-    /// The longest message the inline path takes: `INLINE_BYTES`, or less if the
-    /// endpoint's `max_message_bytes` is smaller.
-    inline_max: usize,
+    /// `credit_limit` shifted as `sent_seq` if the inline path may take this
+    /// lane, else zero: the inline path's one compare stands for the credit,
+    /// the length limit and the wake-up, so that a lane it must not take never
+    /// passes it.
+    inline_limit: u64,
+    /// Whether the inline path may take this lane: another rank's, which spins
+    /// (nobody to wake), with `max_message_bytes` of at least `INLINE_BYTES`.
+    inline_open: bool,
     /// Whether the receiver parks while it waits (and so must be woken): kept
     /// here so the send path does not chase the team's control block.
     wake_receiver: bool,
@@ -198,12 +168,13 @@ struct RecvState {
     lane: *const Lane,
     /// The lane's first slot header (as in `SendState`).
     headers: *const Header,
-    /// The lane's slot count minus one.
-    mask: u64,
-    /// Chunks received so far.
-    received: u64,
-    /// The chunk number at which `consumed` is next published: the last value
-    /// stored plus half the ring.
+    /// As in `SendState`.
+    offsets: u64,
+    /// The `seq` word of the last chunk received, its code left out (as
+    /// `SendState::sent_seq`; `received()`).
+    received_seq: u64,
+    /// The `seq` word (code left out) of the chunk at which `consumed` is next
+    /// published: the last value stored plus half the ring.
     publish_at: u64,
     /// Whether `recv` may take the inline path: this rank spins, the peer is
     /// another rank, and nothing from it waits among the messages taken in while
@@ -211,16 +182,38 @@ struct RecvState {
     straight: bool,
 }
 
-/// The header of the slot that chunk `index + 1` of a lane goes to, given the
-/// lane's cached `headers` and `mask`.
+impl SendState {
+    /// Chunks sent so far.
+    #[inline(always)]
+    fn sent(&self) -> u64 {
+        self.sent_seq >> CODE_BITS
+    }
+}
+
+impl RecvState {
+    /// Chunks received so far.
+    #[inline(always)]
+    fn received(&self) -> u64 {
+        self.received_seq >> CODE_BITS
+    }
+}
+
+// A header is as many bytes as a chunk number's step in the `seq` word, so
+// that the inline paths reach a slot's header from the `seq` word with one mask.
+const _: () = assert!(std::mem::size_of::<Header>() == 1 << CODE_BITS);
+
+/// The header of the slot of the chunk after the one whose `seq` word (code
+/// left out) is `seq`, given the lane's cached `headers` and `offsets`.
 #[inline(always)]
-fn header_at(headers: *const Header, mask: u64, index: u64, _owner: &Shared) -> &Header {
-    // SAFETY: `headers` and `mask` were taken from one lane of `_owner.lanes`
-    // (see `Transport::endpoints`): the lane's boxed header blocks hold at least
-    // `mask + 1` contiguous headers (a `HeaderBlock` is `repr(C)` and exactly its
-    // array of headers), so `index & mask` is in bounds, and they live (never
-    // resized) as long as `_owner`, to which the returned borrow is tied.
-    unsafe { &*headers.add((index & mask) as usize) }
+fn header_at(headers: *const Header, offsets: u64, seq: u64, _owner: &Shared) -> &Header {
+    // SAFETY: `headers` and `offsets` were taken from one lane of
+    // `_owner.lanes` (see `Transport::endpoints`): the lane's boxed header
+    // blocks hold `slots` contiguous headers of `1 << CODE_BITS` bytes (a
+    // `HeaderBlock` is `repr(C)` and exactly its array of headers), and
+    // `offsets` is `(slots - 1) << CODE_BITS`, so `seq & offsets` is the byte
+    // offset of header `(seq >> CODE_BITS) % slots`, in bounds; they live
+    // (never resized) as long as `_owner`, to which the returned borrow is tied.
+    unsafe { &*headers.byte_add((seq & offsets) as usize) }
 }
 
 /// A message being taken in chunk by chunk while this rank was blocked sending.
@@ -289,13 +282,22 @@ impl Transport for Mailbox {
                 send: (0..size)
                     .map(|to| {
                         let (lane, headers, mask) = shared.lane_view(rank, to);
+                        let inline_open =
+                            to != rank && spins(to) && config.max_message_bytes >= INLINE_BYTES;
                         CachePadded::new(SendState {
                             lane,
                             headers,
-                            mask,
-                            sent: 0,
+                            offsets: mask << CODE_BITS,
+                            sent_seq: 0,
+                            // Zero on a rank's lane to itself, which no
+                            // message uses (the general path refuses it).
                             credit_limit: if to == rank { 0 } else { shared.slots },
-                            inline_max: INLINE_BYTES.min(config.max_message_bytes),
+                            inline_limit: if inline_open {
+                                seq_word(shared.slots, 0)
+                            } else {
+                                0
+                            },
+                            inline_open,
                             wake_receiver: !spins(to),
                         })
                     })
@@ -306,9 +308,9 @@ impl Transport for Mailbox {
                         CachePadded::new(RecvState {
                             lane,
                             headers,
-                            mask,
-                            received: 0,
-                            publish_at: shared.slots / 2,
+                            offsets: mask << CODE_BITS,
+                            received_seq: 0,
+                            publish_at: seq_word(shared.slots / 2, 0),
                             straight: spins(rank) && from != rank,
                         })
                     })
@@ -357,53 +359,6 @@ fn lane_at(ptr: *const Lane, _owner: &Shared) -> &Lane {
     unsafe { &*ptr }
 }
 
-/// Publishes chunk `c`, a message of at most 8 bytes, in `header`: the word,
-/// then the flag with the length in its code, two stores to the line the
-/// receiver polls. The caller checked the credit.
-#[inline(always)]
-fn put_inline(header: &Header, c: u64, data: &[u8]) {
-    // Relaxed: published by the Release store of `seq` below.
-    header.word.store(pack_word(data), Ordering::Relaxed);
-    // Release: makes `word` visible to the receiver's Acquire load of `seq`
-    // (remote write, local read).
-    header
-        .seq
-        .store(seq_word(c, data.len() as u64), Ordering::Release);
-}
-
-/// The length of the message whose first chunk's `seq` word is `seq`, in `header`.
-#[inline(always)]
-fn first_len(header: &Header, seq: u64) -> usize {
-    match seq & LONG {
-        // Relaxed: ordered after the Acquire load that returned `seq`.
-        LONG => header.word.load(Ordering::Relaxed) as usize,
-        inline => inline as usize,
-    }
-}
-
-/// The inline word of a message of at most 8 bytes, little-endian.
-#[inline(always)]
-fn pack_word(data: &[u8]) -> u64 {
-    match <[u8; 8]>::try_from(data) {
-        Ok(word) => u64::from_le_bytes(word),
-        Err(_) => {
-            let mut word = [0u8; 8];
-            word[..data.len()].copy_from_slice(data);
-            u64::from_le_bytes(word)
-        }
-    }
-}
-
-/// Writes the first `len` bytes of the inline word `word` into `buf`.
-#[inline(always)]
-fn unpack_word(word: u64, len: usize, buf: &mut [u8]) {
-    let bytes = word.to_le_bytes();
-    match buf.first_chunk_mut::<8>() {
-        Some(head) if len == 8 => *head = bytes,
-        _ => buf[..len].copy_from_slice(&bytes[..len]),
-    }
-}
-
 impl std::fmt::Debug for MailboxEndpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MailboxEndpoint")
@@ -431,6 +386,9 @@ impl Shared {
         // Acquire: pairs with the receiver's Release store of `consumed`, so its
         // reads of the slot we are about to overwrite happen before our writes.
         st.credit_limit = lane.consumed.load(Ordering::Acquire) + self.slots;
+        if st.inline_open {
+            st.inline_limit = seq_word(st.credit_limit, 0);
+        }
         c <= st.credit_limit
     }
 
@@ -441,7 +399,7 @@ impl Shared {
         let slot = ((c - 1) & self.mask) as usize;
         let header = lane.header(slot);
         if data.len() <= INLINE_BYTES {
-            return put_inline(header, c, data);
+            return put_inline(header, seq_word(c, 0), data);
         }
         let start = index * self.slot_bytes;
         let chunk = &data[start..data.len().min(start + self.slot_bytes)];
@@ -490,20 +448,29 @@ impl Shared {
         }
     }
 
-    /// Records chunk `c` from `from` on `lane` as consumed, and publishes credit
-    /// every `slots / 2` chunks.
+    /// Records chunk `c` from `from` as consumed, and publishes credit every
+    /// `slots / 2` chunks.
     #[inline(always)]
-    fn release_chunk(&self, lane: &Lane, st: &mut RecvState, from: usize, c: u64) {
-        st.received = c;
-        if c >= st.publish_at {
-            self.publish_credit(lane, st, from, c);
+    fn release_chunk(&self, st: &mut RecvState, from: usize, c: u64) {
+        self.release_seq(st, from, seq_word(c, 0));
+    }
+
+    /// `release_chunk` of the chunk whose `seq` word (code left out) is `seq`.
+    #[inline(always)]
+    fn release_seq(&self, st: &mut RecvState, from: usize, seq: u64) {
+        st.received_seq = seq;
+        if seq >= st.publish_at {
+            self.publish_credit(st, from, seq >> CODE_BITS);
         }
     }
 
-    /// Publishes that the chunks up to `c` are consumed.
+    /// Publishes that the chunks up to `c` are consumed; out of line and cold,
+    /// so that the receive path carries one compare of the credit.
+    #[cold]
     #[inline(never)]
-    fn publish_credit(&self, lane: &Lane, st: &mut RecvState, from: usize, c: u64) {
-        st.publish_at = c + self.slots / 2;
+    fn publish_credit(&self, st: &mut RecvState, from: usize, c: u64) {
+        let lane = lane_at(st.lane, self);
+        st.publish_at = seq_word(c + self.slots / 2, 0);
         // Release: our reads of the freed slots happen before the sender's
         // Acquire load of `consumed` and its next writes to them.
         lane.consumed.store(c, Ordering::Release);
@@ -520,7 +487,7 @@ impl Shared {
         // Acquire: pairs with the sender's Release store of `seq`.
         let ready = || {
             let s = seq.load(Ordering::Acquire);
-            (s >> CODE_BITS == c).then_some(s)
+            published(s, c).then_some(s)
         };
         if spins {
             self.control.spin_until(from, ready)
@@ -533,12 +500,12 @@ impl Shared {
     /// is published.
     #[inline(always)]
     fn next_len(&self, st: &RecvState) -> Option<usize> {
-        let c = st.received + 1;
+        let c = st.received() + 1;
         let header = lane_at(st.lane, self).header(((c - 1) & self.mask) as usize);
         // Acquire: pairs with the sender's Release store of `seq`; the Relaxed
         // load of the length after it sees the value published with it.
         let seq = header.seq.load(Ordering::Acquire);
-        (seq >> CODE_BITS == c).then(|| first_len(header, seq))
+        published(seq, c).then(|| first_len(header, seq))
     }
 
     /// Receives the next message from `from` into `buf`.
@@ -551,7 +518,7 @@ impl Shared {
         buf: &mut [u8],
     ) -> Result<usize, RankError> {
         let lane = lane_at(st.lane, self);
-        let first = st.received + 1;
+        let first = st.received() + 1;
         let seq = self.wait_chunk(lane, from, spins, first)?;
         let len = first_len(lane.header(((first - 1) & self.mask) as usize), seq);
         if len > buf.len() {
@@ -563,7 +530,7 @@ impl Shared {
                 self.wait_chunk(lane, from, spins, c)?;
             }
             self.take_chunk(lane, c, index, len, buf);
-            self.release_chunk(lane, st, from, c);
+            self.release_chunk(st, from, c);
         }
         Ok(len)
     }
@@ -588,7 +555,7 @@ impl Shared {
                     };
                     queue.partial = Some(Partial {
                         msg: vec![0u8; len],
-                        first: st.received + 1,
+                        first: st.received() + 1,
                         taken: 0,
                     });
                     st.straight = false;
@@ -597,12 +564,12 @@ impl Shared {
                 let c = p.first + p.taken as u64;
                 let slot = ((c - 1) & self.mask) as usize;
                 // Acquire: pairs with the sender's Release store of `seq`.
-                if lane.header(slot).seq.load(Ordering::Acquire) >> CODE_BITS != c {
+                if !published(lane.header(slot).seq.load(Ordering::Acquire), c) {
                     break;
                 }
                 let len = p.msg.len();
                 self.take_chunk(lane, c, p.taken, len, &mut p.msg);
-                self.release_chunk(lane, st, from, c);
+                self.release_chunk(st, from, c);
                 p.taken += 1;
                 if p.taken as u64 == self.chunks(len) {
                     let done = queue.partial.take().expect("set above");
@@ -673,7 +640,7 @@ impl MailboxEndpoint {
                     let c = p.first + index as u64;
                     shared.wait_chunk(lane, from, self.spins, c)?;
                     shared.take_chunk(lane, c, index, len, &mut p.msg);
-                    shared.release_chunk(lane, st, from, c);
+                    shared.release_chunk(st, from, c);
                 }
                 p.msg
             }
@@ -693,11 +660,11 @@ impl MailboxEndpoint {
     fn send_chunks(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
         let wake = self.send[to].wake_receiver;
         for index in 0..self.shared.chunks(data.len()) as usize {
-            let c = self.send[to].sent + 1;
+            let c = self.send[to].sent() + 1;
             self.wait_credit(to, c)?;
             let lane = lane_at(self.send[to].lane, &self.shared);
             self.shared.put_chunk(lane, c, index, data);
-            self.send[to].sent = c;
+            self.send[to].sent_seq = seq_word(c, 0);
             if wake {
                 notify(&lane.receiver_parked);
             }
@@ -746,21 +713,20 @@ impl Endpoint for MailboxEndpoint {
 
     #[inline(always)]
     fn send(&mut self, to: usize, data: &[u8]) -> Result<(), RankError> {
-        // The ping-pong case, one inline chunk with credit at hand, straight
-        // through: on the critical path between two ranks is only what the
-        // protocol needs, three compares and three stores to the slot's header
-        // line. A peer out of range fails `get_mut`; this rank's own lane has no
-        // credit; both reach `check_send` on the general path.
+        // The ping-pong case, one inline chunk with credit at hand to a spinning
+        // rank, straight through: on the critical path between two ranks are
+        // the peer's bounds check, one compare of the length and one of the
+        // credit, and the two stores to the slot's header line. A peer out of
+        // range fails `get_mut`; this rank's own lane, a receiver that parks
+        // (and must be woken) and a `max_message_bytes` below `INLINE_BYTES`
+        // have no inline credit; all reach the general path.
         if let Some(st) = self.send.get_mut(to)
-            && data.len() <= st.inline_max
-            && st.sent < st.credit_limit
+            && data.len() <= INLINE_BYTES
+            && st.sent_seq < st.inline_limit
         {
-            let header = header_at(st.headers, st.mask, st.sent, &self.shared);
-            st.sent += 1;
-            put_inline(header, st.sent, data);
-            if st.wake_receiver {
-                notify(&lane_at(st.lane, &self.shared).receiver_parked);
-            }
+            let header = header_at(st.headers, st.offsets, st.sent_seq, &self.shared);
+            st.sent_seq += seq_word(1, 0);
+            put_inline(header, st.sent_seq, data);
             return Ok(());
         }
         self.send_general(to, data)
@@ -771,25 +737,36 @@ impl Endpoint for MailboxEndpoint {
         // The ping-pong case, an inline message to a spinning rank, straight
         // through (as `send`). The wait checks the team's abort flag and the
         // deadline in its slow branch only, every 1024 polls (`spin_until`):
-        // between the poll that sees the flag and the return are the loads of
-        // the header line, one compare of the length and the credit's compare.
+        // between the poll that sees the flag and the return are the load of
+        // the word (header line, already held), one compare of the length (the
+        // flag's code), the store of the word and the credit's compare.
         if let Some(st) = self.recv.get_mut(from)
             && st.straight
         {
             let shared = &*self.shared;
-            let header = header_at(st.headers, st.mask, st.received, shared);
-            let c = st.received + 1;
-            // Acquire: pairs with the sender's Release store of `seq`.
+            let header = header_at(st.headers, st.offsets, st.received_seq, shared);
+            // The next chunk's `seq` word, code left out.
+            let next = st.received_seq + seq_word(1, 0);
             let ready = || {
+                // Acquire: pairs with the sender's Release store of `seq`.
                 let s = header.seq.load(Ordering::Acquire);
-                (s >> CODE_BITS == c).then_some(s)
+                (s >= next).then_some(s)
             };
             let seq = shared.control.spin_until(from, ready)?;
+            // Relaxed: ordered after the Acquire load that returned `seq`.
+            let word = header.word.load(Ordering::Relaxed);
+            // The chunk is `next`'s (the slot holds no later one before our
+            // credit for it), so the code is the rest of the word.
             let len = (seq & LONG) as usize;
-            if len <= INLINE_BYTES && len <= buf.len() {
-                // Relaxed: as `len`.
-                unpack_word(header.word.load(Ordering::Relaxed), len, buf);
-                shared.release_chunk(lane_at(st.lane, shared), st, from, c);
+            let taken = match buf.first_chunk_mut::<INLINE_BYTES>() {
+                Some(head) if len == INLINE_BYTES => {
+                    *head = word.to_le_bytes();
+                    Some(INLINE_BYTES)
+                }
+                _ => unpack_short(word, len, buf),
+            };
+            if let Some(len) = taken {
+                shared.release_seq(st, from, next);
                 return Ok(len);
             }
             // A longer message (or too long for `buf`): its first chunk is
@@ -803,14 +780,14 @@ impl Endpoint for MailboxEndpoint {
         let shared = &*self.shared;
         let st = &mut self.send[to];
         let lane = lane_at(st.lane, shared);
-        let last = st.sent + shared.chunks(data.len());
+        let last = st.sent() + shared.chunks(data.len());
         if !shared.has_credit(lane, st, last) {
             return Ok(false);
         }
         for index in 0..shared.chunks(data.len()) as usize {
-            let c = st.sent + 1;
+            let c = st.sent() + 1;
             shared.put_chunk(lane, c, index, data);
-            st.sent = c;
+            st.sent_seq = seq_word(c, 0);
         }
         if st.wake_receiver {
             notify(&lane.receiver_parked);

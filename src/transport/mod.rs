@@ -30,6 +30,7 @@ pub mod mailroom;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod parking;
+mod slot;
 
 use crate::control::{RankError, TeamControl};
 use serde::{Deserialize, Serialize};
