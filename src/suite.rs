@@ -207,10 +207,10 @@ pub struct RepeatSpread {
     pub cv: f64,
     /// The probes' coefficient of variation (NaN without probes).
     pub probe_cv: f64,
-    /// Where the parameter is a sync method's `t0_ns` or `s_half_flop`: how
-    /// often each repetition's short grains' hand-overs slept
-    /// ([`crate::results::BLOCKS_PARAM`]), per segment; else empty.
-    pub blocks: Vec<f64>,
+    /// Where the parameter is a sync method's `t0_ns` or `s_half_flop`: each
+    /// repetition's mode, how often its short grains' hand-overs slept
+    /// and the `t0` they gave ([`crate::results::Mode`]); else empty.
+    pub modes: Vec<crate::results::Mode>,
     /// The parameter's CV judged against the target and the probe's CV.
     pub verdict: Verdict,
 }
@@ -295,18 +295,14 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                     && s.name == p.name
                     && s.of == p.of
             };
-            let blocks = crate::results::moves_with_mode(&p.name)
-                .then(|| {
-                    r.fits
-                        .iter()
-                        .find_map(|f| f.params.get(crate::results::BLOCKS_PARAM).copied())
-                })
+            let mode = crate::results::moves_with_mode(&p.name)
+                .then(|| crate::results::Mode::of(&r.fits))
                 .flatten();
             match out.iter_mut().find(|s| same(s)) {
                 Some(s) => {
                     s.values.push(p.value);
                     s.probes.push(probe);
-                    s.blocks.extend(blocks);
+                    s.modes.extend(mode);
                 }
                 None => out.push(RepeatSpread {
                     kernel: r.kernel.clone(),
@@ -319,7 +315,7 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                     range: [0.0; 2],
                     cv: 0.0,
                     probe_cv: f64::NAN,
-                    blocks: blocks.into_iter().collect(),
+                    modes: mode.into_iter().collect(),
                     verdict: Verdict::Stable,
                 }),
             }
@@ -345,15 +341,24 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
             f64::NAN
         };
         s.verdict = Verdict::of(s.cv, s.probe_cv);
-        let slept = |f: fn(f64, f64) -> f64| s.blocks.iter().copied().reduce(f);
-        if let (Verdict::Unstable, Some(lo), Some(hi)) =
-            (s.verdict, slept(f64::min), slept(f64::max))
-            && hi - lo > crate::results::MODE_SHIFT
-        {
+        if s.verdict == Verdict::Unstable && changed_mode(&s.modes) {
             s.verdict = Verdict::ModeChanged;
         }
     }
     out
+}
+
+/// Whether repetitions in `modes` slept differently, by more than
+/// [`crate::results::MODE_SHIFT`] a segment, with `t0` spread by no more
+/// than [`crate::results::MAX_SLEEP_NS`] for each sleep of difference (as
+/// `compare` judges two runs).
+fn changed_mode(modes: &[crate::results::Mode]) -> bool {
+    let range = |f: fn(&crate::results::Mode) -> f64| {
+        let v = modes.iter().map(f);
+        v.clone().fold(f64::NEG_INFINITY, f64::max) - v.fold(f64::INFINITY, f64::min)
+    };
+    let (slept, t0) = (range(|m| m.blocks), range(|m| m.t0_ns));
+    slept > crate::results::MODE_SHIFT && t0 <= crate::results::MAX_SLEEP_NS * slept
 }
 
 /// Sample standard deviation over the absolute mean: 0 for one value, NaN for
@@ -450,7 +455,11 @@ mod tests {
                     model: "t = t0 + s/r_inf (eq. 10b)".into(),
                     x: "grain_flop".into(),
                     y: "time_ns.median".into(),
-                    params: [(crate::results::BLOCKS_PARAM.to_string(), b)].into(),
+                    params: [
+                        (crate::results::BLOCKS_PARAM.to_string(), b),
+                        ("t0_ns".to_string(), value),
+                    ]
+                    .into(),
                     std_errors: Default::default(),
                     r2: 1.0,
                     n_points: 3,
@@ -472,7 +481,8 @@ mod tests {
             lock(3, 110.0, Some(0.03)),
         ];
         let t0 = &repeat_spread(&slept)[0];
-        assert_eq!(t0.blocks, vec![0.02, 1.9, 0.03]);
+        let slept: Vec<f64> = t0.modes.iter().map(|m| m.blocks).collect();
+        assert_eq!(slept, vec![0.02, 1.9, 0.03]);
         assert_eq!(t0.verdict, Verdict::ModeChanged);
         assert_eq!(t0.verdict.label(), "mode changed");
         assert_eq!(Verdict::of(0.3, 0.24).label(), "unstable");

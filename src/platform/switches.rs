@@ -7,17 +7,50 @@
 //! barrier), `sched_yield` that found another thread to run, a join. Read
 //! before and after a batch of synchronisations, the difference says how many
 //! of them slept, for any method, without a counter in the method's own code
-//! (which the std barrier, for one, does not allow).
+//! (which the std barrier, for one, does not allow). The involuntary ones
+//! (`ru_nivcsw`) say the other thing a hand-over's time depends on: whether
+//! another task took the CPU from a runnable thread.
 
 /// The process's voluntary context switches so far; 0 where the kernel does
 /// not say.
 pub fn voluntary_switches() -> u64 {
+    context_switches().voluntary
+}
+
+/// The process's context switches so far, both kinds (zeroes where the
+/// kernel does not say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Switches {
+    /// A thread slept in the kernel (a futex wait, a join, a sleep).
+    pub voluntary: u64,
+    /// A runnable thread was taken off its CPU for another task: on pinned
+    /// threads with a CPU each, the sign of another task on their CPUs.
+    pub involuntary: u64,
+}
+
+impl Switches {
+    /// What happened between `earlier` and `self`.
+    pub fn since(self, earlier: Switches) -> Switches {
+        Switches {
+            voluntary: self.voluntary.saturating_sub(earlier.voluntary),
+            involuntary: self.involuntary.saturating_sub(earlier.involuntary),
+        }
+    }
+}
+
+/// The process's context switches so far.
+pub fn context_switches() -> Switches {
     // SAFETY: `usage` is valid for writes of one `rusage`, which all zeroes
     // initialise; RUSAGE_SELF is a valid target.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
-    let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0;
-    if ok { usage.ru_nvcsw.max(0) as u64 } else { 0 }
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return Switches::default();
+    }
+    Switches {
+        voluntary: usage.ru_nvcsw.max(0) as u64,
+        involuntary: usage.ru_nivcsw.max(0) as u64,
+    }
 }
 
 #[cfg(test)]

@@ -12,9 +12,7 @@
 //! compared instead, and a ratio that held is marked `~` (the machine moved, and
 //! the quantity with it), not `*`.
 
-use super::state::{
-    BLOCKS_PARAM, Probed, Why, judge, moves_with_mode, moves_with_probe, recorded_probe,
-};
+use super::state::{Mode, Probed, Why, judge, moves_with_mode, moves_with_probe, recorded_probe};
 use super::{Point, ResultFile, is_signed};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -78,18 +76,18 @@ type Valued = (f64, Option<f64>, bool);
 
 /// A file's quantities by (kernel key, quantity name), the keys in the order the
 /// file has them, and each kernel's state: its probe (round trip and its
-/// interval) and its hand-overs' sleeps ([`BLOCKS_PARAM`]).
+/// interval) and its hand-overs' sleeps ([`Mode`]).
 type Quantities = (
     BTreeMap<(String, String), Valued>,
     Vec<(String, String)>,
     KernelStates,
 );
 
-/// Per kernel key, the probe and the fit's [`BLOCKS_PARAM`].
+/// Per kernel key, the probe and the method's [`Mode`].
 #[derive(Default)]
 struct KernelStates {
     probes: BTreeMap<String, (f64, [f64; 2])>,
-    blocks: BTreeMap<String, f64>,
+    modes: BTreeMap<String, Mode>,
 }
 
 /// The quantities of one file.
@@ -102,8 +100,8 @@ fn quantities(file: &ResultFile) -> Quantities {
         if let Some((p, Some(ci))) = recorded_probe(k, None).map(|p| (p.value, p.ci95)) {
             states.probes.insert(key.clone(), (p, ci));
         }
-        if let Some(b) = k.fits.iter().find_map(|f| f.params.get(BLOCKS_PARAM)) {
-            states.blocks.insert(key.clone(), *b);
+        if let Some(m) = Mode::of(&k.fits) {
+            states.modes.insert(key.clone(), m);
         }
         // A parameter that more than one of the kernel's fits has (`t_startup_ns`
         // at P = 2, 4 and 8) is named with its fit's model, so that none hides
@@ -165,8 +163,8 @@ fn probed(key: &(String, String), v: Valued, states: &KernelStates) -> Probed {
         ci95: ci,
         moves_with_probe: probe.is_some() && moves_with_probe(name),
         probe,
-        blocks: moves_with_mode(name)
-            .then(|| states.blocks.get(&key.0).copied())
+        mode: moves_with_mode(name)
+            .then(|| states.modes.get(&key.0).copied())
             .flatten(),
     }
 }

@@ -34,8 +34,9 @@ pub use schema::{
     SoftwareInfo, TOOL_NAME,
 };
 pub use state::{
-    BLOCKS_PARAM, DEFAULT_FLOOR, MODE_SHIFT, PROBE_PARAM, Probed, Why, judge, latency_like,
-    moves_with_mode, moves_with_probe, ratio_to_probe, recorded_probe,
+    BLOCKS_PARAM, DEFAULT_FLOOR, MAX_SLEEP_NS, MODE_SHIFT, Mode, PREEMPTED_PARAM, PROBE_PARAM,
+    Probed, Why, judge, latency_like, moves_with_mode, moves_with_probe, ratio_to_probe,
+    recorded_probe,
 };
 pub use units::{quantity, scaled, sig, unit_of};
 

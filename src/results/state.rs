@@ -64,6 +64,43 @@ pub const DEFAULT_FLOOR: f64 = 0.05;
 /// slept).
 pub const BLOCKS_PARAM: &str = "short_blocks_per_segment";
 
+/// The costliest a sleep of a hand-over may be for [`judge`] to call a change
+/// of `t0` a change of mode: 1 ms. Waking a thread that sleeps on an idle
+/// CPU costs 5 to 60 us on the 2-vCPU VM (t0's change over the sleeps' in
+/// quiet runs: locks 45, events 27, tasks-spawn 17 us a sleep); a
+/// millisecond or more a sleep is a thread that woke to find its CPU taken
+/// by another task for a scheduler slice (a busy loop beside the measured
+/// CPU: locks 4.4 ms, tasks-spawn 3.9 ms a sleep), which is the machine
+/// being busy, not the method's mode.
+pub const MAX_SLEEP_NS: f64 = 1e6;
+
+/// A `hockney-sync` method's mode in one run: how often its short grains'
+/// hand-overs slept ([`BLOCKS_PARAM`]) and the `t0` they gave.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mode {
+    /// Sleeps per segment.
+    pub blocks: f64,
+    /// The fit's `t0_ns`.
+    pub t0_ns: f64,
+}
+
+impl Mode {
+    /// The mode a kernel's fits record, if any.
+    pub fn of(fits: &[super::FitResult]) -> Option<Mode> {
+        fits.iter().find_map(|f| {
+            Some(Mode {
+                blocks: *f.params.get(BLOCKS_PARAM)?,
+                t0_ns: *f.params.get("t0_ns")?,
+            })
+        })
+    }
+}
+
+/// The fit parameter of a `hockney-sync` method with its short grains'
+/// involuntary context switches per second: how often another task took a
+/// CPU from the method's threads.
+pub const PREEMPTED_PARAM: &str = "short_preempted_per_s";
+
 /// How far two runs' [`BLOCKS_PARAM`] must lie apart for `compare` to call
 /// their hand-overs different modes: a quarter of a sleep per segment. Within
 /// one mode the figure holds to a few hundredths (spin methods 0.00 to 0.01,
@@ -138,8 +175,8 @@ pub struct Probed {
     /// `*_over_probe`) or a time per byte.
     pub moves_with_probe: bool,
     /// Where the value is a sync method's `t0_ns` or `s_half_flop`: its
-    /// kernel's [`BLOCKS_PARAM`].
-    pub blocks: Option<f64>,
+    /// kernel's mode.
+    pub mode: Option<Mode>,
 }
 
 impl Probed {
@@ -150,7 +187,7 @@ impl Probed {
             ci95,
             probe: None,
             moves_with_probe: false,
-            blocks: None,
+            mode: None,
         }
     }
 
@@ -176,13 +213,7 @@ impl Probed {
             ci95,
             probe,
             moves_with_probe: probe.is_some() && (recorded || moves_with_probe(name)),
-            blocks: moves_with_mode(name)
-                .then(|| {
-                    k.fits
-                        .iter()
-                        .find_map(|f| f.params.get(BLOCKS_PARAM).copied())
-                })
-                .flatten(),
+            mode: moves_with_mode(name).then(|| Mode::of(&k.fits)).flatten(),
         }
     }
 }
@@ -291,14 +322,18 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
             )),
         );
     }
-    if let (Some(bb), Some(ob)) = (base.blocks, other.blocks)
-        && (ob - bb).abs() > MODE_SHIFT
-        && (ob > bb) == (other.value > base.value)
+    if let (Some(b), Some(o)) = (base.mode, other.mode)
+        && (o.blocks - b.blocks).abs() > MODE_SHIFT
+        && (o.blocks > b.blocks) == (other.value > base.value)
+        && (o.t0_ns - b.t0_ns).abs() <= MAX_SLEEP_NS * (o.blocks - b.blocks).abs()
     {
         return (
             Why::ModeChanged,
             Some(format!(
-                "the short grains' hand-overs slept {bb:.2} then {ob:.2} times a segment: the method waited in its other mode"
+                "the short grains' hand-overs slept {:.2} then {:.2} times a segment: the method waited in its other mode ({} ns of t0 a sleep)",
+                b.blocks,
+                o.blocks,
+                num((o.t0_ns - b.t0_ns) / (o.blocks - b.blocks))
             )),
         );
     }
@@ -371,25 +406,34 @@ mod tests {
             ci95: Some(ci),
             probe,
             moves_with_probe: probe.is_some(),
-            blocks: None,
+            mode: None,
         }
     }
 
     /// A lock's t0: 105 ns [100, 110] with its hand-overs sleeping 0.02 times
     /// a segment, then 38 us [37, 40] sleeping 1.9 times: the method changed
-    /// mode, `~`, whatever the probes. The same jump with the sleeps unmoved
-    /// (0.02 then 0.1), or against them (t0 fell while they rose), is `*`.
+    /// mode, `~`, whatever the probes ((38,000 - 105) / 1.88 = 20,157 ns a
+    /// sleep). The same jump with the sleeps unmoved (0.02 then 0.1), or
+    /// against them (t0 fell while they rose), is `*`; so is 2.5 ms with 0.58
+    /// sleeps (4.3 ms a sleep: a busy loop took the woken thread's CPU).
     #[test]
     fn a_hand_over_that_slept_differently_is_a_change_of_mode() {
         let with = |value: f64, ci: [f64; 2], blocks: f64| Probed {
-            blocks: Some(blocks),
+            mode: Some(Mode {
+                blocks,
+                t0_ns: value,
+            }),
             ..probed(value, ci, Some((90.0, [88.0, 92.0])))
         };
         let spun = with(105.0, [100.0, 110.0], 0.02);
         let (why, note) = judge(&spun, &with(38_000.0, [37_000.0, 40_000.0], 1.9), 0.05);
         assert_eq!(why, Why::ModeChanged);
         assert_eq!(why.mark(), "~");
-        assert!(note.unwrap().contains("0.02 then 1.90"));
+        let note = note.unwrap();
+        assert!(note.contains("0.02 then 1.90"), "{note}");
+        assert!(note.contains("20156.9 ns of t0 a sleep"), "{note}");
+        let (why, _) = judge(&spun, &with(2.5e6, [2.4e6, 2.6e6], 0.6), 0.05);
+        assert_eq!(why, Why::IntervalsDisjoint);
         let (why, _) = judge(&spun, &with(38_000.0, [37_000.0, 40_000.0], 0.1), 0.05);
         assert_eq!(why, Why::IntervalsDisjoint);
         let (why, _) = judge(

@@ -48,10 +48,10 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
             .enumerate()
             .map(|(i, (v, p))| {
                 let slept = r
-                    .blocks
+                    .modes
                     .get(i)
-                    .filter(|_| r.blocks.len() == r.values.len())
-                    .map_or(String::new(), |b| format!(" [slept {b:.2}]"));
+                    .filter(|_| r.modes.len() == r.values.len())
+                    .map_or(String::new(), |m| format!(" [slept {:.2}]", m.blocks));
                 if p.is_finite() {
                     format!("{} (probe {}){slept}", num(*v), num(*p))
                 } else {

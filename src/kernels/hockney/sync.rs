@@ -81,7 +81,7 @@ use crate::kernels::probe::{over_probe, probe_param, probe_warning};
 use crate::kernels::timing::{calibrate, measure, per_rep_ns};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
-use crate::platform::{ClockInfo, voluntary_switches};
+use crate::platform::{ClockInfo, context_switches};
 use crate::results::KernelResult;
 use crate::sync::Poll;
 use crate::sync::barrier::SpinBarrier;
@@ -226,6 +226,10 @@ pub struct GrainSamples {
     /// times): how often a hand-over slept in the sub-batches the time
     /// keeps.
     pub blocks_per_segment: Vec<f64>,
+    /// Per round, the process's involuntary context switches per second of
+    /// the round's sub-batches: how often another task took a CPU from the
+    /// method's threads.
+    pub preempted_per_s: Vec<f64>,
 }
 
 /// A method's sweep.
@@ -676,45 +680,45 @@ pub fn sweep_method(
             .iter()
             .map(|&g| calibrate(plan.target, |r| batch(g, r)))
             .collect::<Result<Vec<u64>, _>>()?;
-        let mut samples = vec![Vec::with_capacity(plan.trials); grains.len()];
-        let mut blocks = vec![Vec::with_capacity(plan.trials); grains.len()];
+        let mut out: Vec<GrainSamples> = grains
+            .iter()
+            .zip(&reps)
+            .map(|(&grain, &reps)| GrainSamples {
+                grain,
+                reps,
+                samples_ns: Vec::with_capacity(plan.trials),
+                blocks_per_segment: Vec::with_capacity(plan.trials),
+                preempted_per_s: Vec::with_capacity(plan.trials),
+            })
+            .collect();
         let mut split = Vec::with_capacity(SUB_BATCHES);
         let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
         for _round in 0..plan.trials {
             if cancelled() {
                 break;
             }
-            for (((&g, &r), out), slept) in
-                grains.iter().zip(&reps).zip(&mut samples).zip(&mut blocks)
-            {
-                let (n, sub) = sub_batches(r);
+            for gs in &mut out {
+                let (n, sub) = sub_batches(gs.reps);
                 split.clear();
                 split_blocks.clear();
+                let (mut taken, mut elapsed) = (0, Duration::ZERO);
                 for _ in 0..n {
-                    let switches = voluntary_switches();
-                    let t = batch(g, sub)?;
-                    let switched = voluntary_switches().saturating_sub(switches);
+                    let switches = context_switches();
+                    let t = batch(gs.grain, sub)?;
+                    let switched = context_switches().since(switches);
                     split.push(per_rep_ns(t, sub, clock));
-                    split_blocks.push(switched as f64 / sub as f64);
+                    split_blocks.push(switched.voluntary as f64 / sub as f64);
+                    taken += switched.involuntary;
+                    elapsed += t;
                 }
-                out.push(interval::median_in_place(&mut split).unwrap_or(f64::NAN));
-                slept.push(interval::median_in_place(&mut split_blocks).unwrap_or(f64::NAN));
+                let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
+                gs.samples_ns.push(median(&mut split));
+                gs.blocks_per_segment.push(median(&mut split_blocks));
+                gs.preempted_per_s
+                    .push(taken as f64 / elapsed.as_secs_f64().max(1e-9));
             }
         }
-        let out = grains
-            .into_iter()
-            .zip(reps)
-            .zip(samples.into_iter().zip(blocks))
-            .filter(|(_, (s, _))| !s.is_empty())
-            .map(
-                |((grain, reps), (samples_ns, blocks_per_segment))| GrainSamples {
-                    grain,
-                    reps,
-                    samples_ns,
-                    blocks_per_segment,
-                },
-            )
-            .collect::<Vec<_>>();
+        out.retain(|g| !g.samples_ns.is_empty());
         let short = short.min(out.len());
         Ok((out, short))
     };

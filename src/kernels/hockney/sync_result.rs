@@ -11,14 +11,18 @@
 //! grains took decides its `t_0`; the short grains' figure goes into the fit
 //! as `short_blocks_per_segment` (`crate::results::BLOCKS_PARAM`), so that `compare` can say when two runs'
 //! `t_0` differ because their hand-overs slept differently, and a warning
-//! gives the rounds' range when they disagreed within the run.
+//! gives the rounds' range when they disagreed within the run. Beside it,
+//! `preempted_per_s`: the involuntary context switches per second of the
+//! batches (another task took a CPU from a runnable thread), per point and
+//! as the fit's `short_preempted_per_s`: the record that a run's machine was
+//! busy, which a change of mode is not.
 
-use super::sync::{MethodSweep, NAME, SyncPlan, sub_batches};
+use super::sync::{GrainSamples, MethodSweep, NAME, SyncPlan, sub_batches};
 use super::{Fitted, hockney_fit_result};
 use crate::control::Placement;
 use crate::model::hockney::{HockneyFit, fit_hockney, fit_split_with_intervals};
 use crate::model::interval;
-use crate::results::{BLOCKS_PARAM, KernelResult, Param, Point, num};
+use crate::results::{BLOCKS_PARAM, KernelResult, PREEMPTED_PARAM, Param, Point, num};
 
 /// The rounds' blocks per segment at the short grains may differ by this
 /// much before a warning says the method changed mode within the run.
@@ -48,11 +52,13 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
                     super::rate(g.grain as f64, summary.median),
                 )
                 .with_stats("time_ns", summary)
-                .with("blocks_per_segment", median(&g.blocks_per_segment)),
+                .with("blocks_per_segment", median(&g.blocks_per_segment))
+                .with("preempted_per_s", median(&g.preempted_per_s)),
         );
     }
     warnings.extend(trials.warning());
-    let short_blocks = short_blocks(s);
+    let short_blocks = short_rounds(s, |g| &g.blocks_per_segment);
+    let short_preempted = short_rounds(s, |g| &g.preempted_per_s);
     if let Some((_, [lo, hi])) = short_blocks
         && hi - lo > MODE_SPREAD
     {
@@ -125,6 +131,9 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         if let Some((b, _)) = short_blocks {
             f.params.insert(BLOCKS_PARAM.into(), b);
         }
+        if let Some((p, _)) = short_preempted {
+            f.params.insert(PREEMPTED_PARAM.into(), p);
+        }
         if let Some(l) = check {
             f.params
                 .insert("line_r_inf_flop_per_s".into(), l.r_inf_per_s());
@@ -164,13 +173,14 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         .with_headline(headline)
 }
 
-/// The short grains' blocks per segment: per round their mean over the short
-/// grains; the median over the rounds and the rounds' range.
-fn short_blocks(s: &MethodSweep) -> Option<(f64, [f64; 2])> {
+/// A per-round figure of the short grains (`of` picks it from a grain): per
+/// round its mean over the short grains; the median over the rounds and the
+/// rounds' range.
+fn short_rounds(s: &MethodSweep, of: fn(&GrainSamples) -> &[f64]) -> Option<(f64, [f64; 2])> {
     let short = &s.grains[..s.short];
-    let rounds = short.iter().map(|g| g.blocks_per_segment.len()).min()?;
+    let rounds = short.iter().map(|g| of(g).len()).min()?;
     let per_round: Vec<f64> = (0..rounds)
-        .map(|r| short.iter().map(|g| g.blocks_per_segment[r]).sum::<f64>() / short.len() as f64)
+        .map(|r| short.iter().map(|g| of(g)[r]).sum::<f64>() / short.len() as f64)
         .collect();
     let lo = per_round.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max);
