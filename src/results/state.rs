@@ -219,10 +219,10 @@ impl Probed {
 }
 
 /// Whether a parameter moves with a synchronisation method's mode (see
-/// [`BLOCKS_PARAM`]): its `t0_ns` and the `s_half_flop = r_inf t0` built on
-/// it.
+/// [`BLOCKS_PARAM`]): its `t0_ns`, and what is built on it, `s_half_flop =
+/// r_inf t0` and `t0_over_probe`.
 pub fn moves_with_mode(name: &str) -> bool {
-    name == "t0_ns" || name == "s_half_flop"
+    matches!(name, "t0_ns" | "s_half_flop" | "t0_over_probe")
 }
 
 /// Whether a parameter may move with the machine's probe: a time in ns (a
