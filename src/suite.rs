@@ -348,17 +348,14 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
     out
 }
 
-/// Whether repetitions in `modes` slept differently, by more than
-/// [`crate::results::MODE_SHIFT`] a segment, with `t0` spread by no more
-/// than [`crate::results::MAX_SLEEP_NS`] for each sleep of difference (as
-/// `compare` judges two runs).
+/// Whether repetitions in `modes` took different modes, judged on their
+/// ranges as `compare` judges two runs ([`crate::results::Mode::changed`]).
 fn changed_mode(modes: &[crate::results::Mode]) -> bool {
     let range = |f: fn(&crate::results::Mode) -> f64| {
         let v = modes.iter().map(f);
         v.clone().fold(f64::NEG_INFINITY, f64::max) - v.fold(f64::INFINITY, f64::min)
     };
-    let (slept, t0) = (range(|m| m.blocks), range(|m| m.t0_ns));
-    slept > crate::results::MODE_SHIFT && t0 <= crate::results::MAX_SLEEP_NS * slept
+    !modes.is_empty() && crate::results::Mode::changed(range(|m| m.blocks), range(|m| m.t0_ns))
 }
 
 /// Sample standard deviation over the absolute mean: 0 for one value, NaN for

@@ -21,5 +21,5 @@ pub use load::{
     counting_error_cpus,
 };
 pub use pin::{PinError, allowed_cpus, current_affinity, pin_current_thread};
-pub use switches::{Switches, context_switches, voluntary_switches};
+pub use switches::{Switches, context_switches};
 pub use topology::{Cache, CacheKind, Cpu, DistanceClass, Topology, TopologyError};

@@ -11,12 +11,6 @@
 //! (`ru_nivcsw`) say the other thing a hand-over's time depends on: whether
 //! another task took the CPU from a runnable thread.
 
-/// The process's voluntary context switches so far; 0 where the kernel does
-/// not say.
-pub fn voluntary_switches() -> u64 {
-    context_switches().voluntary
-}
-
 /// The process's context switches so far, both kinds (zeroes where the
 /// kernel does not say).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -61,7 +55,7 @@ mod tests {
     /// a loop that does not sleep adds (almost) none.
     #[test]
     fn sleeping_counts_and_spinning_does_not() {
-        let before = voluntary_switches();
+        let before = context_switches().voluntary;
         std::thread::spawn(|| {
             for _ in 0..20 {
                 std::thread::sleep(std::time::Duration::from_micros(200));
@@ -69,14 +63,14 @@ mod tests {
         })
         .join()
         .unwrap();
-        let slept = voluntary_switches() - before;
+        let slept = context_switches().voluntary - before;
         assert!(slept >= 20, "{slept} switches for 20 sleeps");
-        let before = voluntary_switches();
+        let before = context_switches().voluntary;
         let mut x = 0u64;
         for i in 0..1_000_000u64 {
             x = std::hint::black_box(x.wrapping_add(i));
         }
-        let spun = voluntary_switches() - before;
+        let spun = context_switches().voluntary - before;
         // Other tests' threads run in the same process; a few of theirs may
         // fall in the window, never thousands.
         assert!(spun < 1000, "{spun} switches while spinning");

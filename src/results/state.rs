@@ -33,7 +33,8 @@
 //! short grains' voluntary context switches per segment in its fit
 //! ([`BLOCKS_PARAM`]). Where the two runs' figures differ by more than
 //! [`MODE_SHIFT`] and the parameter moved in the same direction (more sleep,
-//! a longer hand-over), the value is marked `~` ([`Why::ModeChanged`]): the
+//! a longer hand-over) by no more than [`MAX_SLEEP_NS`] of `t0` a sleep
+//! ([`Mode::changed`]), the value is marked `~` ([`Why::ModeChanged`]): the
 //! method took its other mode (a lock that parked in one run and handed over
 //! in its spin in the other), which the files show, not the machine's pair.
 //!
@@ -85,6 +86,13 @@ pub struct Mode {
 }
 
 impl Mode {
+    /// Whether runs whose sleeps a segment differ by `slept` and whose `t0`
+    /// by `t0_ns` took different modes: the sleeps by more than
+    /// [`MODE_SHIFT`], `t0` by no more than [`MAX_SLEEP_NS`] a sleep.
+    pub fn changed(slept: f64, t0_ns: f64) -> bool {
+        slept.abs() > MODE_SHIFT && t0_ns.abs() <= MAX_SLEEP_NS * slept.abs()
+    }
+
     /// The mode a kernel's fits record, if any.
     pub fn of(fits: &[super::FitResult]) -> Option<Mode> {
         fits.iter().find_map(|f| {
@@ -323,9 +331,8 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         );
     }
     if let (Some(b), Some(o)) = (base.mode, other.mode)
-        && (o.blocks - b.blocks).abs() > MODE_SHIFT
         && (o.blocks > b.blocks) == (other.value > base.value)
-        && (o.t0_ns - b.t0_ns).abs() <= MAX_SLEEP_NS * (o.blocks - b.blocks).abs()
+        && Mode::changed(o.blocks - b.blocks, o.t0_ns - b.t0_ns)
     {
         return (
             Why::ModeChanged,

@@ -3,7 +3,7 @@
 //! `r_inf`, `t_0` and `s_1/2` with their bootstrap intervals.
 //!
 //! Beside each point's time, `blocks_per_segment`: the process's voluntary
-//! context switches per segment (`crate::platform::voluntary_switches`), the
+//! context switches per segment (`crate::platform::context_switches`), the
 //! median over the rounds. A hand-over that sleeps (a futex wait) is one; a
 //! spin is none. A method that blocks on some hand-overs and not on others
 //! has two modes whose costs differ a hundredfold on a VM (a line transfer
