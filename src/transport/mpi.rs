@@ -406,8 +406,8 @@ impl Drop for MpiEndpoint {
     /// deadline); if one cannot complete, or an earlier wait failed, every
     /// buffer is leaked rather than freed under MPI.
     fn drop(&mut self) {
-        let buffered = self.buffered.take();
-        let posted = self.posted.take();
+        let mut buffered = self.buffered.take();
+        let mut posted = self.posted.take();
         let mut ok = !self.failed.get();
         let mut settle = |slot: &mut Slot, peer: usize, receive: bool| {
             if slot.request == null_request() || !ok {
@@ -421,8 +421,6 @@ impl Drop for MpiEndpoint {
             }
             ok = self.complete(&mut slot.request, peer, receive).is_ok();
         };
-        let mut buffered = buffered;
-        let mut posted = posted;
         for (peer, pair) in buffered.iter_mut().flatten().enumerate() {
             pair.iter_mut().for_each(|slot| settle(slot, peer, false));
         }
@@ -693,10 +691,7 @@ impl Endpoint for MpiEndpoint {
         if req.done.is_some() || self.pending.recvs_done[from] != req.ticket {
             return Ok(req.done.is_some());
         }
-        let Some(posted) = &mut self.posted else {
-            unreachable!("checked above")
-        };
-        let slot = &mut posted.recvs[from][req.ticket as usize % REQUESTS_IN_FLIGHT];
+        let slot = self.posted_slot(true, from, req.ticket);
         let mut flag: c_int = 0;
         let mut status = empty_status();
         // SAFETY: the slot's request is the active receive of this ticket (it
@@ -705,10 +700,7 @@ impl Endpoint for MpiEndpoint {
         // for writes.
         unsafe { ffi::MPI_Test(&mut slot.request, &mut flag, &mut status) };
         if flag != 0 {
-            let len = received(&status);
-            req.buf[..len].copy_from_slice(&slot.buf[..len]);
-            req.done = Some(len);
-            self.pending.recvs_done[from] += 1;
+            req.done = Some(self.deliver(from, req.ticket, &status, req.buf));
         }
         Ok(req.done.is_some())
     }
@@ -728,13 +720,7 @@ impl Endpoint for MpiEndpoint {
         )?;
         let mut request = self.take_posted(true, from, req.ticket);
         let status = self.complete(&mut request, from, true)?;
-        let len = received(&status);
-        if let Some(posted) = &self.posted {
-            let slot = &posted.recvs[from][req.ticket as usize % REQUESTS_IN_FLIGHT];
-            req.buf[..len].copy_from_slice(&slot.buf[..len]);
-        }
-        self.pending.recvs_done[from] += 1;
-        Ok(len)
+        Ok(self.deliver(from, req.ticket, &status, req.buf))
     }
 }
 
@@ -743,23 +729,41 @@ impl MpiEndpoint {
     /// of its slot to be completed (the slot's buffer stays, and is free once
     /// the request completes).
     fn take_posted(&mut self, receive: bool, peer: usize, ticket: u64) -> ffi::MPI_Request {
-        match self.ring(receive, peer) {
-            Some(ring) => std::mem::replace(
-                &mut ring[ticket as usize % REQUESTS_IN_FLIGHT].request,
-                null_request(),
-            ),
-            None => null_request(),
-        }
+        std::mem::replace(
+            &mut self.posted_slot(receive, peer, ticket).request,
+            null_request(),
+        )
     }
 
-    /// The ring of posted sends to (or receives from) `peer`.
-    fn ring(&mut self, receive: bool, peer: usize) -> Option<&mut [Slot; REQUESTS_IN_FLIGHT]> {
-        let posted = self.posted.as_mut()?;
-        Some(if receive {
+    /// The slot of posted send (or receive) `ticket` with `peer`; called only
+    /// on an endpoint with posted requests.
+    fn posted_slot(&mut self, receive: bool, peer: usize, ticket: u64) -> &mut Slot {
+        let posted = self
+            .posted
+            .as_mut()
+            .expect("an endpoint with posted requests");
+        let ring = if receive {
             &mut posted.recvs[peer]
         } else {
             &mut posted.sends[peer]
-        })
+        };
+        &mut ring[ticket as usize % REQUESTS_IN_FLIGHT]
+    }
+
+    /// Hands over the completed posted receive `ticket` from `from`: copies
+    /// its message from the slot into `buf`, counts it done, and returns its
+    /// length.
+    fn deliver(
+        &mut self,
+        from: usize,
+        ticket: u64,
+        status: &ffi::MPI_Status,
+        buf: &mut [u8],
+    ) -> usize {
+        let len = received(status);
+        buf[..len].copy_from_slice(&self.posted_slot(true, from, ticket).buf[..len]);
+        self.pending.recvs_done[from] += 1;
+        len
     }
 
     /// The slot the next posted send to (or receive from) `peer` takes, with
@@ -779,14 +783,7 @@ impl MpiEndpoint {
         };
         in_flight(ticket, done, peer)?;
         let comm = self.comm.as_raw();
-        let ring = self
-            .ring(receive, peer)
-            .expect("an endpoint with posted requests");
-        Ok((
-            ticket,
-            comm,
-            &mut ring[ticket as usize % REQUESTS_IN_FLIGHT],
-        ))
+        Ok((ticket, comm, self.posted_slot(receive, peer, ticket)))
     }
 }
 
