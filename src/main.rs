@@ -681,7 +681,7 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     };
     #[cfg(feature = "mpi")]
     let chosen = match &processes {
-        Some(procs) => mpirun::fit_world(&args.kernels, chosen, procs.size())?,
+        Some(procs) => mpirun::fit_world(&args.kernels, chosen, procs.size()),
         None => chosen,
     };
     #[cfg(feature = "mpi")]

@@ -313,10 +313,18 @@ pub fn not_over_mpi(spec: &KernelSpec) -> Option<&'static str> {
 }
 
 /// Why `spec`, which runs over MPI, cannot run on a world of `processes`, if
-/// it cannot: CoMet's matrix kernels need a world that forms their processor
-/// grid. Checked before any kernel runs, so that a refused run writes nothing.
+/// it cannot: fewer processes than it needs ([`mpi_processes_needed`]), or,
+/// for CoMet's matrix kernels, a world that forms no processor grid. Checked
+/// before any kernel runs, so that a refused run writes nothing.
 #[cfg(feature = "mpi")]
 pub fn over_mpi_refusal(spec: &KernelSpec, processes: usize) -> Option<String> {
+    let needed = mpi_processes_needed(spec);
+    if processes < needed {
+        return Some(format!(
+            "kernel {} needs at least {needed} MPI processes, and this world has {processes}: start it with `mpirun -n {needed}`",
+            spec.name
+        ));
+    }
     [
         comet::UPDATE_GUARD_NAME,
         comet::SHIFT_NAME,
