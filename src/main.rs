@@ -406,19 +406,16 @@ fn main() -> ExitCode {
         Err(e) => {
             let rendered = e.render().to_string();
             let first = rendered.lines().next().unwrap_or("invalid arguments");
-            eprintln!("halfperf: {}", first.trim_start_matches("error: "));
-            return ExitCode::from(2);
+            return mpirun::fail(&format!(
+                "halfperf: {}",
+                first.trim_start_matches("error: ")
+            ));
         }
     };
     match run(cli) {
         Ok(code) => code,
-        Err(e) => {
-            // Under mpirun every process meets the same bad input; rank 0 says it.
-            if mpirun::speaks() {
-                eprintln!("halfperf: error: {}", one_line(&e));
-            }
-            ExitCode::from(2)
-        }
+        // Under mpirun every process meets the same bad input; rank 0 says it.
+        Err(e) => mpirun::fail(&format!("halfperf: error: {}", one_line(&e))),
     }
 }
 

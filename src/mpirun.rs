@@ -22,10 +22,36 @@ pub(crate) fn launcher_rank() -> Option<usize> {
         .find_map(|v| std::env::var(v).ok()?.parse().ok())
 }
 
-/// Whether this process should print what goes wrong before MPI is up: yes,
-/// unless a launcher made it a rank other than 0 (its rank 0 says it once).
-pub(crate) fn speaks() -> bool {
-    launcher_rank().is_none_or(|r| r == 0)
+/// Writes `line` and a newline to stderr in one `write`: mpirun forwards each
+/// rank's output as it comes and puts its own lines between the pieces of one
+/// written in several (`eprintln!` writes each argument apart).
+pub(crate) fn say(line: &str) {
+    use std::io::Write;
+    let whole = format!("{line}\n");
+    let _ = std::io::stderr().lock().write_all(whole.as_bytes());
+}
+
+/// Ends the process on an error that every process of the job meets alike
+/// (bad input: the same command line, the same build); the exit status.
+///
+/// Outside a launcher, or as rank 0, it prints `line` and returns 2. A rank
+/// other than 0 says nothing at first and waits ten seconds: rank 0, which met
+/// the same error, exits first with 2, and mpirun ends the job on that after
+/// forwarding rank 0's line (OpenMPI 4.1 kills the other ranks about a second
+/// later). Had a rank other than 0 exited non-zero first, mpirun could have
+/// killed rank 0 before its line was forwarded, or put its own lines into it;
+/// had it exited 0, a rank 0 that went on would wait in `MPI_Init` for ever.
+/// A rank still alive after the wait met the error alone, so it prints the
+/// line, naming itself, and returns 2.
+pub(crate) fn fail(line: &str) -> std::process::ExitCode {
+    match launcher_rank() {
+        None | Some(0) => say(line),
+        Some(rank) => {
+            std::thread::sleep(std::time::Duration::from_secs(10));
+            say(&line.replacen("halfperf: ", &format!("halfperf: rank {rank}: "), 1));
+        }
+    }
+    std::process::ExitCode::from(2)
 }
 
 /// The options of `run` that make no sense over MPI, and the kernels: those
@@ -118,7 +144,6 @@ mod with_mpi {
         chosen: &[&halfperf::kernels::KernelSpec],
         procs: Option<&Processes>,
     ) -> Option<std::process::ExitCode> {
-        use std::io::Write;
         let procs = procs?;
         if names.is_empty() || names.iter().any(|n| n == "all") {
             return None;
@@ -127,8 +152,7 @@ mod with_mpi {
             .iter()
             .find_map(|k| halfperf::kernels::over_mpi_refusal(k, procs.size()))?;
         if procs.rank() == 0 {
-            let line = format!("halfperf: error: {reason}\n");
-            let _ = std::io::stderr().lock().write_all(line.as_bytes());
+            super::say(&format!("halfperf: error: {reason}"));
         }
         procs.world().barrier();
         Some(std::process::ExitCode::from(match procs.rank() {
@@ -194,7 +218,7 @@ mod with_mpi {
     /// Prints `error` on one line and ends every process of the job, exit
     /// status 2: no rank waits for one that failed.
     pub(crate) fn abort(procs: &Processes, error: &str) -> ! {
-        eprintln!("halfperf: error: {error}");
+        super::say(&format!("halfperf: error: {error}"));
         procs.abort(2)
     }
 
