@@ -462,17 +462,18 @@ pub(crate) fn with_method<R: Send>(
     driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
 ) -> Result<(R, Placement), KernelError> {
     let len = plan.max_grain.max(plan.parts * 8);
-    let mut a = vec![f64::NAN; len];
-    let b: Vec<f64> = (0..len).map(|i| 1.0 + (i % 7) as f64 * 0.25).collect();
-    let c: Vec<f64> = (0..len).map(|i| 1.5 - (i % 5) as f64 * 0.125).collect();
+    let mut a = Aligned::new(len, |_| f64::NAN);
+    let b = Aligned::new(len, |i| 1.0 + (i % 7) as f64 * 0.25);
+    let c = Aligned::new(len, |i| 1.5 - (i % 5) as f64 * 0.125);
+    let (b, c) = (b.as_slice(), c.as_slice());
     let simd = Simd::detect();
     let work = Work {
         out: SharedOut {
             ptr: a.as_mut_ptr(),
             len,
         },
-        b: &b,
-        c: &c,
+        b,
+        c,
         parts: plan.parts,
         simd,
         skip: plan.skip_part,
@@ -593,6 +594,44 @@ pub(crate) fn with_method<R: Send>(
         }
     };
     Ok(result)
+}
+
+/// Where the vectors start: on a 128-byte boundary (two 64-byte lines, the
+/// unit some CPUs' adjacent-line prefetch moves together).
+const ALIGN_BYTES: usize = 128;
+
+/// A vector of `f64` whose first element starts on an [`ALIGN_BYTES`] boundary,
+/// whatever address the allocator returns. With `P` parts every share of a
+/// segment starts a multiple of 64 bytes from the vector's start (grains are
+/// multiples of `8 P` elements), so with the start aligned no two processors
+/// write one line. Left to the allocator (16-byte alignment), the start's
+/// offset in its line varied between processes, and with it whether the
+/// master and a worker wrote the same line at every segment: one more line
+/// transfer in some processes' `t_0` and not in others'.
+struct Aligned {
+    buf: Vec<f64>,
+    start: usize,
+    len: usize,
+}
+
+impl Aligned {
+    fn new(len: usize, value: impl Fn(usize) -> f64) -> Self {
+        let pad = ALIGN_BYTES / std::mem::size_of::<f64>();
+        let mut buf: Vec<f64> = Vec::with_capacity(len + pad);
+        // At most `pad - 1`: the allocation is aligned for `f64`.
+        let start = buf.as_ptr().align_offset(ALIGN_BYTES);
+        buf.resize(start, 0.0);
+        buf.extend((0..len).map(value));
+        Aligned { buf, start, len }
+    }
+
+    fn as_slice(&self) -> &[f64] {
+        &self.buf[self.start..self.start + self.len]
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut f64 {
+        self.buf[self.start..].as_mut_ptr()
+    }
 }
 
 /// The longest segment, in passes over the vectors.
@@ -872,5 +911,21 @@ mod tests {
         assert_eq!(sub_batches(14), (7, 2));
         assert_eq!(sub_batches(3), (3, 1));
         assert_eq!(sub_batches(0), (1, 1));
+    }
+
+    /// Whatever the allocator returns (allocations of odd sizes between them
+    /// move the next one's address), the vector starts on a 128-byte
+    /// boundary and holds the values asked for.
+    #[test]
+    fn the_vectors_start_on_a_128_byte_boundary() {
+        let mut keep = Vec::new();
+        for n in [1, 3, 17, 1000, 4097] {
+            keep.push(vec![0u8; n * 8 + 24]);
+            let mut v = Aligned::new(n, |i| i as f64 * 0.5);
+            assert_eq!(v.as_slice().as_ptr() as usize % ALIGN_BYTES, 0, "{n}");
+            assert_eq!(v.as_mut_ptr().cast_const(), v.as_slice().as_ptr());
+            assert_eq!(v.as_slice().len(), n);
+            assert_eq!(v.as_slice()[n - 1], (n - 1) as f64 * 0.5);
+        }
     }
 }
