@@ -20,7 +20,8 @@
 //!    (a time in ns or a half-performance length) or a time per byte: a latency
 //!    that is a fixed cost plus some line transfers (a time per byte: per byte), `t = c + k p` with `c, k >= 0`, changes by a
 //!    factor between 1 and the probe's, `p2 / p1`. Where the parameter's change
-//!    (its interval's, from opposite bounds) reaches that range, the value is
+//!    (from opposite bounds of its two intervals, each widened to the floor as
+//!    in step 0) reaches that range, the value is
 //!    marked `~` ([`Why::MachineMoved`]): the parameter moved with the machine, in
 //!    its direction and by no more than it. Otherwise `*`;
 //! 3. otherwise `*` ([`Why::IntervalsDisjoint`]): a change that the probe does
@@ -358,9 +359,15 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         );
     }
     let moved = format!("the probe went from {} to {} ns", num(bp), num(op));
+    // The parameter's factor from the intervals widened to the floor, as in
+    // step 0: each run's value is uncertain by the floor, whatever its rounds
+    // say, and so is their ratio.
     let (true, Some(change), Some(probe)) = (
         base.moves_with_probe && other.moves_with_probe,
-        factor(bci, oci),
+        factor(
+            widened(bci, base.value, floor),
+            widened(oci, other.value, floor),
+        ),
         factor(bpci, opci),
     ) else {
         return (
@@ -507,6 +514,26 @@ mod tests {
         // parameter, by less.
         let back = judge(&fast(175.0, [170.0, 180.0]), &slow, DEFAULT_FLOOR);
         assert_eq!(back.0, Why::MachineMoved);
+    }
+
+    /// Two quiet runs of spin-nohint (2-vCPU EPYC VM): t0 342 [334, 347] ns
+    /// beside probes of 427 [420, 440] ns, then 71.8 [69.9, 72.4] ns beside
+    /// 102 [99, 105] ns. By its own intervals the parameter's factor,
+    /// [0.201, 0.217], lies just past the probe's far bound 99/440 = 0.225;
+    /// widened to the 5 % floor, [0.191, 0.239], it reaches it: `~`. With no
+    /// floor, `*`; down to 40 ns (a factor of at most 0.13 widened), `*`.
+    #[test]
+    fn the_factor_is_taken_from_intervals_widened_to_the_floor() {
+        let slow = probed(342.0, [334.0, 347.0], Some((427.0, [420.0, 440.0])));
+        let fast = |v: f64, ci| probed(v, ci, Some((102.0, [99.0, 105.0])));
+        let (why, note) = judge(&slow, &fast(71.8, [69.9, 72.4]), DEFAULT_FLOOR);
+        assert_eq!(why, Why::MachineMoved, "{note:?}");
+        assert_eq!(
+            judge(&slow, &fast(71.8, [69.9, 72.4]), 0.0).0,
+            Why::IntervalsDisjoint
+        );
+        let more = judge(&slow, &fast(40.0, [39.0, 41.0]), DEFAULT_FLOOR);
+        assert_eq!(more.0, Why::IntervalsDisjoint, "{:?}", more.1);
     }
 
     /// 100 [99, 101] then 104 [103.5, 104.5]: apart by their intervals, but
