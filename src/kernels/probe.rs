@@ -9,11 +9,68 @@
 //! with it (`run --repeat K` does: [`crate::suite::repeat_spread`]), and warns
 //! ([`probe_warning`]) when the probes moved by more than [`PROBE_MOVED`] within
 //! the kernel.
+//!
+//! Kernels that probe between their own measurements (the ping-pong kernels,
+//! `hockney-sync`, the decomposition) record each probe beside what it
+//! qualifies. The others that run between threads on two CPUs or more (CoMet's
+//! kernels) are probed [`around`] their whole run: one probe of the kernel's
+//! first CPU pair before it and one after, so that `compare` can tell a
+//! barrier that slowed with the machine from one that slowed alone.
 
 use super::headline::median_with_range;
+use super::timing::measure;
+use super::{KernelError, RunContext};
 use crate::model::stats::summarize;
 pub use crate::results::PROBE_PARAM;
 use crate::results::{KernelResult, Param, num, ratio_to_probe, recorded_probe};
+
+/// The two-flag round trip of the first two of `cpus`, ns: one sample per
+/// trial, each a batch of the run's target length; empty with fewer than two
+/// CPUs, or one CPU named twice.
+pub(crate) fn pair_round_trips_ns(
+    ctx: &RunContext<'_>,
+    cpus: &[usize],
+) -> Result<Vec<f64>, KernelError> {
+    let [a, b, ..] = cpus else {
+        return Ok(Vec::new());
+    };
+    if a == b {
+        return Ok(Vec::new());
+    }
+    let team = crate::team::Team::new(&ctx.team_spec(vec![*a, *b], 2, false))?;
+    let (_, samples) = measure(
+        ctx.config.trials(),
+        ctx.config.batch_target(ctx.clock),
+        ctx.clock,
+        |reps| super::scibench::atomic_flag_round_trip(&team, reps),
+    )?;
+    Ok(samples)
+}
+
+/// Runs `kernel` between two probes of the run's first CPU pair and records
+/// them on every result it returns that carries no probe of its own: the
+/// headline [`PROBE_PARAM`] (the median of both probes' batches, their range
+/// as its interval), and [`probe_warning`]'s warning when they moved by more
+/// than [`PROBE_MOVED`]. With fewer than two CPUs nothing is probed.
+pub(crate) fn around(
+    ctx: &RunContext<'_>,
+    kernel: impl FnOnce() -> Result<Vec<KernelResult>, KernelError>,
+) -> Result<Vec<KernelResult>, KernelError> {
+    let cpus = ctx.cpus();
+    let before = pair_round_trips_ns(ctx, &cpus)?;
+    let mut results = kernel()?;
+    let after = pair_round_trips_ns(ctx, &cpus)?;
+    let probes: Vec<f64> = before.into_iter().chain(after).collect();
+    let warning = probe_warning(&probes);
+    for r in &mut results {
+        if r.headline.iter().any(|h| h.name == PROBE_PARAM) {
+            continue;
+        }
+        r.headline.extend(probe_param(&probes, None));
+        r.warnings.extend(warning.clone());
+    }
+    Ok(results)
+}
 
 /// How far (relative) the round-trip probes may move before [`probe_warning`] warns.
 pub const PROBE_MOVED: f64 = 0.2;

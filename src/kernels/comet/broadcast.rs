@@ -299,7 +299,9 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if let Some(procs) = ctx.processes {
         return run_over_mpi(ctx, procs.get());
     }
-    run_with(ctx, &common::processor_counts(ctx.config.quick))
+    crate::kernels::probe::around(ctx, || {
+        run_with(ctx, &common::processor_counts(ctx.config.quick))
+    })
 }
 
 /// MPI's own broadcast beside the linear and tree ones: `MPI_Bcast` from rank 0,

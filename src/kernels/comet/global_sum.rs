@@ -250,7 +250,9 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if let Some(procs) = ctx.processes {
         return run_over_mpi(ctx, procs.get());
     }
-    run_with(ctx, &common::processor_counts(ctx.config.quick))
+    crate::kernels::probe::around(ctx, || {
+        run_with(ctx, &common::processor_counts(ctx.config.quick))
+    })
 }
 
 /// The vector lengths, in doubles: from the run's sizes (8 bytes a double), or

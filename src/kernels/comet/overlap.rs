@@ -255,7 +255,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if let Some(procs) = ctx.processes {
         return run_over_mpi(ctx, procs.get());
     }
-    run_with(ctx, 2)
+    crate::kernels::probe::around(ctx, || run_with(ctx, 2))
 }
 
 /// The overlap kernel over MPI processes, between ranks 0 and 1 of the world

@@ -77,7 +77,7 @@
 use super::pick_cpu_set;
 use super::simd::{Simd, dyadic_f64};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
-use crate::kernels::probe::{over_probe, probe_param, probe_warning};
+use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_warning};
 use crate::kernels::timing::{calibrate, measure, per_rep_ns};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
@@ -811,23 +811,6 @@ pub fn sync_batch_time(
     .map(|(d, _)| d)
 }
 
-/// The scibench two-flag ping-pong round trip on the first two CPUs, ns, one
-/// sample per trial (the cheapest hand-off there and back; the spin rows' t_0 is
-/// of its order); empty with fewer than two CPUs.
-fn round_trips_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Vec<f64>, KernelError> {
-    if cpus.len() < 2 {
-        return Ok(Vec::new());
-    }
-    let team = Team::new(&ctx.team_spec(cpus[..2].to_vec(), 2, false))?;
-    let (_, samples) = measure(
-        ctx.config.trials(),
-        ctx.config.batch_target(ctx.clock),
-        ctx.clock,
-        |reps| crate::kernels::scibench::atomic_flag_round_trip(&team, reps),
-    )?;
-    Ok(samples)
-}
-
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let cpus = pick_cpu_set(ctx, NAME)?;
     let parts = cpus.len().max(2);
@@ -856,14 +839,14 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let mut results = Vec::new();
     let mut probes = Vec::new();
     // The probe before a method is the one after the method before it.
-    let mut before = round_trips_ns(ctx, &cpus)?;
+    let mut before = pair_round_trips_ns(ctx, &cpus)?;
     for method in Method::ALL {
         if ctx.cancelled() {
             break;
         }
         let of = Some(method.name());
         let sweep = sweep_method(method, &plan, ctx.clock, &cancelled)?;
-        let after = round_trips_ns(ctx, &cpus)?;
+        let after = pair_round_trips_ns(ctx, &cpus)?;
         ctx.progress.step(method.name());
         let mut r = method_result(&sweep, &plan, ctx.clock.read_overhead_ns);
         r.distance_class = (cpus.len() >= 2)

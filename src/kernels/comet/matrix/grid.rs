@@ -393,7 +393,9 @@ pub(super) fn run(
     if let Some(procs) = ctx.processes {
         return super::over_mpi::run(ctx, procs.get(), kernel, ops);
     }
-    sweep(ctx, kernel, ops, &processor_counts(ctx.config.quick))
+    crate::kernels::probe::around(ctx, || {
+        sweep(ctx, kernel, ops, &processor_counts(ctx.config.quick))
+    })
 }
 
 /// Times `ops` over the local dimensions and processor counts, every transport.
