@@ -6,7 +6,7 @@
 //! by the machine's state, read off the two-flag round trip of the round.
 //!
 //! ```text
-//! cargo run --release --example floor -- [ROUNDS] [ROUND_TRIPS_PER_BATCH] [CPU_A,CPU_B]
+//! cargo run --release --example floor -- [ROUNDS] [ROUND_TRIPS_PER_BATCH] [CPU_A,CPU_B] [SHIFT]
 //! ```
 //!
 //! The variants, each timed as round trips of two messages:
@@ -17,7 +17,16 @@
 //! - `ring-64+3`: as `ring-64`, with the mailbox's three stores to the line
 //!   (payload word, length, flag) and the receiver's two loads after the flag;
 //! - `mailbox-N`: the mailbox transport's `send` and `recv` with a ring of `N`
-//!   slots (64 is the default).
+//!   slots (64 is the default);
+//! - `flags-b`: two bare flags again, written as `pingpong`'s baseline writes
+//!   them (each rank's two lines chosen once, 128 bytes apart in one
+//!   allocation): the same protocol as `flags` in other code at other
+//!   addresses, so its distance from `flags` is the floor's own spread on the
+//!   machine, which a ratio to `flags` cannot be read closer than.
+//!
+//! `SHIFT` bytes are allocated before the variants' memory, which moves it on
+//! the heap (default 0): a ratio that moves with it depends on where the lines
+//! lie, not on the code.
 //!
 //! It prints per state and variant the median round trip and, over the rounds,
 //! the median and the 10th and 90th percentiles of the ratio to `flags` of the
@@ -147,6 +156,44 @@ impl Flags {
     }
 }
 
+/// Two bare flags as `pingpong`'s baseline writes them: each rank picks its
+/// line and its peer's once, and the loop stores and polls them.
+struct FlagsB {
+    /// Rank 0 writes block 0, rank 1 block 1.
+    blocks: Box<[Block]>,
+}
+
+impl FlagsB {
+    fn new() -> FlagsB {
+        FlagsB {
+            blocks: (0..2)
+                .map(|_| Block(std::array::from_fn(|_| AtomicU64::new(0))))
+                .collect(),
+        }
+    }
+
+    #[inline(never)]
+    fn round_trips(&self, ctx: &RankCtx<'_>, from: u64, reps: u64) -> Result<Duration, RankError> {
+        let mine = &self.blocks[ctx.rank].0[0];
+        let theirs = &self.blocks[1 - ctx.rank].0[0];
+        let start = Instant::now();
+        for i in from..from + reps {
+            if ctx.rank == 0 {
+                // Release: as the mailbox's `seq`.
+                mine.store(i, Ordering::Release);
+            }
+            // Acquire: pairs with the peer's Release store.
+            let seen = || (theirs.load(Ordering::Acquire) == i).then_some(());
+            ctx.control.spin_until(1 - ctx.rank, seen)?;
+            if ctx.rank == 1 {
+                // Release: as above.
+                mine.store(i, Ordering::Release);
+            }
+        }
+        Ok(start.elapsed())
+    }
+}
+
 #[inline(never)]
 fn mailbox_round_trips(
     ctx: &RankCtx<'_>,
@@ -182,7 +229,8 @@ const FLAGS: [(&str, usize, usize, bool); 6] = [
 /// The mailbox variants: name, ring slots.
 const MAILBOXES: [(&str, usize); 2] = [("mailbox-16", 16), ("mailbox-64", 64)];
 
-const VARIANTS: usize = FLAGS.len() + MAILBOXES.len();
+/// `flags-b` comes last.
+const VARIANTS: usize = FLAGS.len() + MAILBOXES.len() + 1;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
@@ -197,6 +245,8 @@ fn main() {
     let cpus: Vec<usize> = args.get(2).map_or(vec![0, 1], |a| {
         a.split(',').map(|c| c.parse().expect("CPU")).collect()
     });
+    let shift: usize = args.get(3).map_or(0, |a| a.parse().expect("SHIFT"));
+    let _shift = black_box(vec![0u8; shift]);
     let team = Team::new(&TeamSpec {
         cpus,
         ranks: 2,
@@ -209,6 +259,7 @@ fn main() {
         .iter()
         .map(|&(_, n, stride, three)| Flags::new(n, stride, three))
         .collect();
+    let flags_b = FlagsB::new();
     // Per rank, one endpoint of each mailbox variant.
     let mut endpoints: Vec<Vec<MailboxEndpoint>> = vec![Vec::new(), Vec::new()];
     for &(_, slots) in &MAILBOXES {
@@ -226,6 +277,7 @@ fn main() {
     let times = team
         .run("floor", endpoints, |ctx, eps| {
             let mut done = [1u64; FLAGS.len()];
+            let mut done_b = 1u64;
             let mut times = vec![[0f64; VARIANTS]; rounds];
             // Round 0 is untimed: it warms every line and both threads.
             for round in 0..=rounds {
@@ -236,6 +288,11 @@ fn main() {
                         Some(f) => {
                             let t = f.round_trips(ctx, done[v], reps)?;
                             done[v] += reps;
+                            t
+                        }
+                        None if v == VARIANTS - 1 => {
+                            let t = flags_b.round_trips(ctx, done_b, reps)?;
+                            done_b += reps;
                             t
                         }
                         None => mailbox_round_trips(ctx, &mut eps[v - FLAGS.len()], reps)?,
@@ -253,6 +310,7 @@ fn main() {
         .iter()
         .map(|f| f.0)
         .chain(MAILBOXES.iter().map(|m| m.0))
+        .chain(["flags-b"])
         .collect();
     println!(
         "{rounds} rounds of {reps} round trips per variant, interleaved: ns per round trip, and the ratio to flags of the same round"
