@@ -13,7 +13,7 @@
 //! Kernels that probe between their own measurements (the ping-pong kernels,
 //! `hockney-sync`, the decomposition) record each probe beside what it
 //! qualifies. The others that run between threads on two CPUs or more (CoMet's
-//! kernels) are probed [`around`] their whole run: one probe of the kernel's
+//! kernels) are probed around their whole run (`around`): one probe of the kernel's
 //! first CPU pair before it and one after, so that `compare` can tell a
 //! barrier that slowed with the machine from one that slowed alone.
 
