@@ -128,9 +128,8 @@ mod with_mpi {
 
     /// The named kernels against the world's size: when one cannot run on
     /// this many processes (too few, or a matrix kernel whose grid they do
-    /// not form), the
-    /// run is refused before anything runs, so nothing is written, and this
-    /// is rank 0's exit status. Rank 0 prints the reason on one line (in one
+    /// not form), the run is refused before anything runs, so nothing is
+    /// written, and this is rank 0's exit status. Rank 0 prints the reason on one line (in one
     /// write, so that mpirun's own lines cannot split it), then every process
     /// meets it at a barrier, so that none exits before the line is written.
     /// The other ranks then end with status 0: mpirun ends the whole job when

@@ -29,11 +29,22 @@ pub struct LineAligned<T> {
 impl<T: Copy> LineAligned<T> {
     /// `len` elements `f(0), f(1), ...`.
     pub fn from_fn(len: usize, f: impl Fn(usize) -> T) -> LineAligned<T> {
+        LineAligned::from_fn_on(LINE, len, f)
+    }
+
+    /// As [`LineAligned::from_fn`], the first element on a `boundary`-byte
+    /// boundary (a multiple of [`LINE`]; 128 for two lines that some CPUs'
+    /// adjacent-line prefetch moves together).
+    pub fn from_fn_on(boundary: usize, len: usize, f: impl Fn(usize) -> T) -> LineAligned<T> {
+        assert!(
+            boundary.is_multiple_of(LINE),
+            "a boundary of {boundary} bytes is not a multiple of a line"
+        );
         let size = std::mem::size_of::<T>().max(1);
-        let per_line = (LINE / size).max(1);
-        let mut raw: Vec<T> = Vec::with_capacity(len + per_line);
-        let misalign = raw.as_ptr() as usize % LINE;
-        let start = ((LINE - misalign) % LINE) / size;
+        let per_boundary = (boundary / size).max(1);
+        let mut raw: Vec<T> = Vec::with_capacity(len + per_boundary);
+        let misalign = raw.as_ptr() as usize % boundary;
+        let start = ((boundary - misalign) % boundary) / size;
         raw.extend((0..start + len).map(|i| f(i.saturating_sub(start))));
         LineAligned { raw, start, len }
     }

@@ -81,7 +81,7 @@ use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_
 use crate::kernels::timing::{calibrate, measure, per_rep_ns};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
-use crate::platform::{ClockInfo, context_switches};
+use crate::platform::{ClockInfo, LineAligned, context_switches};
 use crate::results::KernelResult;
 use crate::sync::Poll;
 use crate::sync::barrier::SpinBarrier;
@@ -462,10 +462,10 @@ pub(crate) fn with_method<R: Send>(
     driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
 ) -> Result<(R, Placement), KernelError> {
     let len = plan.max_grain.max(plan.parts * 8);
-    let mut a = Aligned::new(len, |_| f64::NAN);
-    let b = Aligned::new(len, |i| 1.0 + (i % 7) as f64 * 0.25);
-    let c = Aligned::new(len, |i| 1.5 - (i % 5) as f64 * 0.125);
-    let (b, c) = (b.as_slice(), c.as_slice());
+    let mut a = LineAligned::from_fn_on(ALIGN_BYTES, len, |_| f64::NAN);
+    let b = LineAligned::from_fn_on(ALIGN_BYTES, len, |i| 1.0 + (i % 7) as f64 * 0.25);
+    let c = LineAligned::from_fn_on(ALIGN_BYTES, len, |i| 1.5 - (i % 5) as f64 * 0.125);
+    let (b, c) = (&b[..], &c[..]);
     let simd = Simd::detect();
     let work = Work {
         out: SharedOut {
@@ -597,42 +597,15 @@ pub(crate) fn with_method<R: Send>(
 }
 
 /// Where the vectors start: on a 128-byte boundary (two 64-byte lines, the
-/// unit some CPUs' adjacent-line prefetch moves together).
+/// unit some CPUs' adjacent-line prefetch moves together). With `P` parts
+/// every share of a segment starts a multiple of 64 bytes from the vector's
+/// start (grains are multiples of `8 P` elements), so with the start aligned
+/// no two processors write one line. Left to the allocator (16-byte
+/// alignment), the start's offset in its line varied between processes, and
+/// with it whether the master and a worker wrote the same line at every
+/// segment: one more line transfer in some processes' `t_0` and not in
+/// others'.
 const ALIGN_BYTES: usize = 128;
-
-/// A vector of `f64` whose first element starts on an [`ALIGN_BYTES`] boundary,
-/// whatever address the allocator returns. With `P` parts every share of a
-/// segment starts a multiple of 64 bytes from the vector's start (grains are
-/// multiples of `8 P` elements), so with the start aligned no two processors
-/// write one line. Left to the allocator (16-byte alignment), the start's
-/// offset in its line varied between processes, and with it whether the
-/// master and a worker wrote the same line at every segment: one more line
-/// transfer in some processes' `t_0` and not in others'.
-struct Aligned {
-    buf: Vec<f64>,
-    start: usize,
-    len: usize,
-}
-
-impl Aligned {
-    fn new(len: usize, value: impl Fn(usize) -> f64) -> Self {
-        let pad = ALIGN_BYTES / std::mem::size_of::<f64>();
-        let mut buf: Vec<f64> = Vec::with_capacity(len + pad);
-        // At most `pad - 1`: the allocation is aligned for `f64`.
-        let start = buf.as_ptr().align_offset(ALIGN_BYTES);
-        buf.resize(start, 0.0);
-        buf.extend((0..len).map(value));
-        Aligned { buf, start, len }
-    }
-
-    fn as_slice(&self) -> &[f64] {
-        &self.buf[self.start..self.start + self.len]
-    }
-
-    fn as_mut_ptr(&mut self) -> *mut f64 {
-        self.buf[self.start..].as_mut_ptr()
-    }
-}
 
 /// The longest segment, in passes over the vectors.
 const MAX_PASSES: usize = 512;
@@ -904,11 +877,11 @@ mod tests {
         let mut keep = Vec::new();
         for n in [1, 3, 17, 1000, 4097] {
             keep.push(vec![0u8; n * 8 + 24]);
-            let mut v = Aligned::new(n, |i| i as f64 * 0.5);
-            assert_eq!(v.as_slice().as_ptr() as usize % ALIGN_BYTES, 0, "{n}");
-            assert_eq!(v.as_mut_ptr().cast_const(), v.as_slice().as_ptr());
-            assert_eq!(v.as_slice().len(), n);
-            assert_eq!(v.as_slice()[n - 1], (n - 1) as f64 * 0.5);
+            let mut v = LineAligned::from_fn_on(ALIGN_BYTES, n, |i| i as f64 * 0.5);
+            assert_eq!(v.as_ptr() as usize % ALIGN_BYTES, 0, "{n}");
+            assert_eq!(v.as_mut_ptr().cast_const(), v.as_ptr());
+            assert_eq!(v.len(), n);
+            assert_eq!(v[n - 1], (n - 1) as f64 * 0.5);
         }
     }
 }
