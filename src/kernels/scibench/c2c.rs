@@ -127,7 +127,9 @@ fn over_probe_by_round(samples_ns: &[f64], probes_ns: &[f64]) -> Option<f64> {
 /// and the median over its pairs of each pair's ratio to its probe
 /// (`one_way_over_probe_median`). One pair: its median with the trials' range
 /// (the ratio without an interval); more: percentile bootstrap over the pairs.
-/// Then the probe over all pairs.
+/// Then the probe: one pair's over its rounds (their range its interval), or
+/// the median over the pairs of each pair's (their range its interval from
+/// five pairs on).
 pub(super) fn class_headline(points: &[Point], classes: &[Option<DistanceClass>]) -> Vec<Param> {
     let mut out = Vec::new();
     for class in DistanceClass::ALL {
@@ -164,12 +166,15 @@ pub(super) fn class_headline(points: &[Point], classes: &[Option<DistanceClass>]
             );
         }
     }
-    let probes: Vec<f64> = points
-        .iter()
-        .filter_map(|p| p.stats(PROBE_PARAM))
-        .map(|s| s.median)
-        .collect();
-    if let Ok(s) = summarize(&probes) {
+    // One pair: its probes over the rounds, so that the probe has the range
+    // of its rounds as its interval, as every other kernel's; more: the
+    // pairs' medians.
+    let per_pair: Vec<&Summary> = points.iter().filter_map(|p| p.stats(PROBE_PARAM)).collect();
+    let probes = match per_pair.as_slice() {
+        [one] => Some((*one).clone()),
+        many => summarize(&many.iter().map(|s| s.median).collect::<Vec<_>>()).ok(),
+    };
+    if let Some(s) = probes {
         out.push(headline::median_with_range(PROBE_PARAM, None, &s));
     }
     out
@@ -354,5 +359,26 @@ mod tests {
         let noisy = point(&[53.0, 272.0, 690.0], &[100.0], Some(5.4));
         let w = disagreement(&noisy, (&pp, 96.0), (0.0, 1.0)).unwrap();
         assert!(w.contains("the probe held still"), "{w}");
+    }
+
+    /// One pair whose rounds' probes were 96 to 104 ns: the probe headline is
+    /// their median, 100, with their range as its interval. Two pairs: the
+    /// median of their medians (100 and 400: 250), without an interval below
+    /// five pairs.
+    #[test]
+    fn one_pair_s_probe_has_its_rounds_range() {
+        let rounds = [96.0, 99.0, 100.0, 101.0, 104.0];
+        let one = [point(&[48.0, 50.0, 52.0], &rounds, Some(1.0))];
+        let classes = [Some(DistanceClass::ALL[0])];
+        let probe = |h: Vec<Param>| h.into_iter().find(|p| p.name == PROBE_PARAM).unwrap();
+        let p = probe(class_headline(&one, &classes));
+        assert_eq!((p.value, p.ci95), (100.0, Some([96.0, 104.0])));
+        let slow: Vec<f64> = rounds.iter().map(|r| r * 4.0).collect();
+        let two = [
+            one[0].clone(),
+            point(&[190.0, 200.0, 210.0], &slow, Some(1.0)),
+        ];
+        let p = probe(class_headline(&two, &[classes[0]; 2]));
+        assert_eq!(p.value, 250.0);
     }
 }
