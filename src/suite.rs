@@ -196,7 +196,9 @@ pub struct RepeatSpread {
     pub values: Vec<f64>,
     /// The machine's state beside each value: the probe its result recorded
     /// ([`crate::kernels::probe`]), else the median of the probes of its
-    /// repetition; NaN where the repetition has none.
+    /// repetition; NaN where the repetition has none. For a sync method's
+    /// `r_inf`, the rate probe its result recorded
+    /// ([`crate::results::RATE_PROBE_PARAM`]).
     pub probes: Vec<f64>,
     /// Their median.
     pub median: f64,
@@ -288,7 +290,15 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
     for r in results {
         let Some(rep) = r.repetition else { continue };
         for p in &r.headline {
-            let probe = probe_of(r, p.of.as_deref()).unwrap_or_else(|| rep_probe(rep));
+            // A rate moves with the processors' own rate where the kernel
+            // probed it, a latency with the CPU pair's round trip.
+            let rate = crate::results::moves_with_rate(&p.name)
+                .then(|| crate::results::recorded_rate_probe(r, p.of.as_deref()))
+                .flatten();
+            let probe = match rate {
+                Some(rate) => rate.value,
+                None => probe_of(r, p.of.as_deref()).unwrap_or_else(|| rep_probe(rep)),
+            };
             let same = |s: &RepeatSpread| {
                 s.kernel == r.kernel
                     && s.transport == r.transport

@@ -163,6 +163,7 @@ fn probed(key: &(String, String), v: Valued, states: &KernelStates) -> Probed {
         ci95: ci,
         moves_with_probe: probe.is_some() && moves_with_probe(name),
         probe,
+        probe_kind: super::ProbeKind::RoundTrip,
         mode: moves_with_mode(name)
             .then(|| states.modes.get(&key.0).copied())
             .flatten(),

@@ -35,8 +35,8 @@ pub use schema::{
 };
 pub use state::{
     BLOCKS_PARAM, DEFAULT_FLOOR, MAX_SLEEP_NS, MODE_SHIFT, Mode, PREEMPTED_PARAM, PROBE_PARAM,
-    Probed, Why, judge, latency_like, moves_with_mode, moves_with_probe, ratio_to_probe,
-    recorded_probe,
+    ProbeKind, Probed, RATE_PROBE_PARAM, Why, judge, latency_like, moves_with_mode,
+    moves_with_probe, moves_with_rate, ratio_to_probe, recorded_probe, recorded_rate_probe,
 };
 pub use units::{quantity, scaled, sig, unit_of};
 

@@ -24,6 +24,12 @@
 //!    in step 0) reaches that range, the value is
 //!    marked `~` ([`Why::MachineMoved`]): the parameter moved with the machine, in
 //!    its direction and by no more than it. Otherwise `*`;
+//!
+//!    A sync method's `r_inf` is judged the same way against the rate probe
+//!    ([`RATE_PROBE_PARAM`]: `P` times the serial rate of the master's CPU,
+//!    sampled once a round) instead of the round trip: the processors' own
+//!    speed moves on a shared host as the line transfers do, and the round trip
+//!    cannot see it;
 //! 3. otherwise `*` ([`Why::IntervalsDisjoint`]): a change that the probe does
 //!    not explain, such as a busy loop beside the measured CPU, which inflates a
 //!    blocking hand-off while the two-flag round trip holds still, or moves it
@@ -51,6 +57,60 @@ use serde::{Deserialize, Serialize};
 /// The headline parameter that carries a kernel's probes of the machine's state:
 /// their median, and their range as its interval.
 pub const PROBE_PARAM: &str = "probe_round_trip_ns";
+
+/// The headline parameter that carries a kernel's probes of the processors'
+/// own rate: `P` times the master CPU's serial rate on the kernel's work
+/// (`hockney-sync`'s dyadic multiply), sampled once a round; their median, and
+/// their range as its interval. A rate (`r_inf`) is judged against it as a
+/// latency is against [`PROBE_PARAM`]: the cache-line round trip cannot say
+/// that the processors computed more slowly in one run, this can.
+pub const RATE_PROBE_PARAM: &str = "rate_probe_flop_per_s";
+
+/// What a kernel's probe measured, for [`judge`]'s sentences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProbeKind {
+    /// The CPU pair's two-flag round trip, ns ([`PROBE_PARAM`]).
+    #[default]
+    RoundTrip,
+    /// `P` times a processor's serial rate, flop/s ([`RATE_PROBE_PARAM`]).
+    Rate,
+}
+
+impl ProbeKind {
+    /// Two probes' values in words: `100.3 then 95.6 ns round trip`.
+    fn then(self, a: f64, b: f64) -> String {
+        match self {
+            ProbeKind::RoundTrip => format!("{} then {} ns round trip", num(a), num(b)),
+            ProbeKind::Rate => format!(
+                "{} then {} Gflop/s serial rate times P",
+                num(a / 1e9),
+                num(b / 1e9)
+            ),
+        }
+    }
+
+    /// That the probe moved from `a` to `b`.
+    fn moved(self, a: f64, b: f64) -> String {
+        match self {
+            ProbeKind::RoundTrip => format!("the probe went from {} to {} ns", num(a), num(b)),
+            ProbeKind::Rate => format!(
+                "the rate probe went from {} to {} Gflop/s",
+                num(a / 1e9),
+                num(b / 1e9)
+            ),
+        }
+    }
+}
+
+/// Whether a parameter is a rate that moves with the processors' own rate
+/// ([`RATE_PROBE_PARAM`]) rather than with the round trip: a sync method's
+/// `r_inf`, the rate of its long grains, which are work with a hand-over too
+/// short beside it to matter. Its time per flop is the work's time per flop
+/// plus a share of the hand-over, so, as a latency against the round trip, it
+/// changes by a factor between 1 and the probe's.
+pub fn moves_with_rate(name: &str) -> bool {
+    name == "r_inf_flop_per_s"
+}
 
 /// The run-to-run floor `compare` widens every interval to by default: 5 % of
 /// the value on each side, so that two values closer than about 10 % are never
@@ -177,8 +237,11 @@ pub struct Probed {
     pub value: f64,
     /// Its 95 % interval.
     pub ci95: Option<[f64; 2]>,
-    /// The kernel's probe: round trip and its interval, ns.
+    /// The kernel's probe and its interval: the round trip (ns), or for a rate
+    /// the rate probe (flop/s), as `probe_kind` says.
     pub probe: Option<(f64, [f64; 2])>,
+    /// Which probe `probe` is.
+    pub probe_kind: ProbeKind,
     /// Whether the value is built of line transfers and may move with the
     /// probe: a latency ([`latency_like`], or one with a recorded
     /// `*_over_probe`) or a time per byte.
@@ -195,6 +258,7 @@ impl Probed {
             value,
             ci95,
             probe: None,
+            probe_kind: ProbeKind::RoundTrip,
             moves_with_probe: false,
             mode: None,
         }
@@ -210,6 +274,19 @@ impl Probed {
         value: f64,
         ci95: Option<[f64; 2]>,
     ) -> Probed {
+        let mode = moves_with_mode(name).then(|| Mode::of(&k.fits)).flatten();
+        if moves_with_rate(name)
+            && let Some(rate) = recorded_rate_probe(k, of).and_then(|p| Some((p.value, p.ci95?)))
+        {
+            return Probed {
+                value,
+                ci95,
+                probe: Some(rate),
+                probe_kind: ProbeKind::Rate,
+                moves_with_probe: true,
+                mode,
+            };
+        }
         let probe = recorded_probe(k, of).and_then(|p| Some((p.value, p.ci95?)));
         let stem = name.strip_suffix("_ns").unwrap_or(name);
         let recorded = k.headline.iter().any(|p| {
@@ -221,8 +298,9 @@ impl Probed {
             value,
             ci95,
             probe,
+            probe_kind: ProbeKind::RoundTrip,
             moves_with_probe: probe.is_some() && (recorded || moves_with_probe(name)),
-            mode: moves_with_mode(name).then(|| Mode::of(&k.fits)).flatten(),
+            mode,
         }
     }
 }
@@ -276,11 +354,18 @@ pub fn ratio_to_probe(
 /// The probe `k` recorded for the parameters `of` qualifies: the [`PROBE_PARAM`]
 /// with the same qualifier, else the result's only one.
 pub fn recorded_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
-    let probes: Vec<&Param> = k
-        .headline
-        .iter()
-        .filter(|p| p.name == PROBE_PARAM)
-        .collect();
+    recorded(k, PROBE_PARAM, of)
+}
+
+/// The rate probe ([`RATE_PROBE_PARAM`]) `k` recorded for the parameters `of`
+/// qualifies, as [`recorded_probe`].
+pub fn recorded_rate_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
+    recorded(k, RATE_PROBE_PARAM, of)
+}
+
+/// The headline `name` with the qualifier `of`, else the result's only one.
+fn recorded<'a>(k: &'a KernelResult, name: &str, of: Option<&str>) -> Option<&'a Param> {
+    let probes: Vec<&Param> = k.headline.iter().filter(|p| p.name == name).collect();
     probes
         .iter()
         .find(|p| p.of.as_deref() == of)
@@ -348,17 +433,21 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
     let (Some((bp, bpci)), Some((op, opci))) = (base.probe, other.probe) else {
         return (Why::IntervalsDisjoint, None);
     };
+    if base.probe_kind != other.probe_kind {
+        // One file has the rate probe and the other not: nothing to set the
+        // change beside.
+        return (Why::IntervalsDisjoint, None);
+    }
     if overlap(bpci, opci) {
         return (
             Why::IntervalsDisjoint,
             Some(format!(
-                "the probes do not show that the machine moved ({} then {} ns round trip, their intervals overlap)",
-                num(bp),
-                num(op)
+                "the probes do not show that the machine moved ({}, their intervals overlap)",
+                other.probe_kind.then(bp, op)
             )),
         );
     }
-    let moved = format!("the probe went from {} to {} ns", num(bp), num(op));
+    let moved = other.probe_kind.moved(bp, op);
     // The parameter's factor from the intervals widened to the floor, as in
     // step 0: each run's value is uncertain by the floor, whatever its rounds
     // say, and so is their ratio.
@@ -419,9 +508,70 @@ mod tests {
             value,
             ci95: Some(ci),
             probe,
+            probe_kind: ProbeKind::RoundTrip,
             moves_with_probe: probe.is_some(),
             mode: None,
         }
+    }
+
+    /// A method's `r_inf` with the round trip 100 ns [98, 102] and the rate
+    /// probe `rate` (Gflop/s, with its interval) as `hockney-sync` records
+    /// them, read back as `compare` reads a card row.
+    fn r_inf(value: f64, ci: [f64; 2], rate: Option<(f64, [f64; 2])>) -> Probed {
+        use crate::control::Placement;
+        let g = |v: f64| v * 1e9;
+        let mut k = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1]);
+        let of = Some("spin-nohint");
+        k.headline = vec![
+            Param::new("r_inf_flop_per_s", of, g(value)).with_ci(Some(ci.map(g)), "b"),
+            Param::new(PROBE_PARAM, of, 100.0).with_ci(Some([98.0, 102.0]), "r"),
+        ];
+        if let Some((r, [lo, hi])) = rate {
+            k.headline
+                .push(Param::new(RATE_PROBE_PARAM, of, g(r)).with_ci(Some([g(lo), g(hi)]), "r"));
+        }
+        Probed::in_kernel(&k, "r_inf_flop_per_s", of, g(value), Some(ci.map(g)))
+    }
+
+    /// spin-nohint's r_inf in two quiet runs of 2026-11-27: 7.70 [7.34, 7.91]
+    /// then 9.43 [9.34, 9.45] Gflop/s, with the round trip unmoved. Widened to
+    /// the 5 % floor the change is x[8.9585 / 8.085, 9.9015 / 7.315] =
+    /// x[1.108, 1.354]. With rate probes 8.18 [8.0, 8.3] then 9.21 [9.1, 9.3]
+    /// (x[1.096, 1.1625]) it reaches 1..1.1625: the processors computed
+    /// faster, `~`. With the rate probes unmoved (8.9 [8.7, 9.2], 9.0 [8.8,
+    /// 9.3]), or falling (9.21 then 8.18), or missing in one file, it is `*`.
+    #[test]
+    fn a_rate_is_judged_against_the_rate_probe() {
+        let base = r_inf(7.70, [7.34, 7.91], Some((8.18, [8.0, 8.3])));
+        assert_eq!(base.probe_kind, ProbeKind::Rate);
+        assert_eq!(base.probe.map(|p| p.0), Some(8.18e9));
+        let (why, note) = judge(
+            &base,
+            &r_inf(9.43, [9.34, 9.45], Some((9.21, [9.1, 9.3]))),
+            0.05,
+        );
+        assert_eq!(why, Why::MachineMoved);
+        let note = note.unwrap();
+        assert!(
+            note.contains("rate probe went from 8.180 to 9.210 Gflop/s"),
+            "{note}"
+        );
+        let (why, note) = judge(
+            &r_inf(7.70, [7.34, 7.91], Some((8.9, [8.7, 9.2]))),
+            &r_inf(9.43, [9.34, 9.45], Some((9.0, [8.8, 9.3]))),
+            0.05,
+        );
+        assert_eq!(why, Why::IntervalsDisjoint);
+        assert!(note.unwrap().contains("Gflop/s serial rate times P"));
+        let (why, _) = judge(
+            &r_inf(7.70, [7.34, 7.91], Some((9.21, [9.1, 9.3]))),
+            &r_inf(9.43, [9.34, 9.45], Some((8.18, [8.0, 8.3]))),
+            0.05,
+        );
+        assert_eq!(why, Why::IntervalsDisjoint);
+        let older = r_inf(9.43, [9.34, 9.45], None);
+        assert_eq!(older.probe_kind, ProbeKind::RoundTrip);
+        assert_eq!(judge(&base, &older, 0.05), (Why::IntervalsDisjoint, None));
     }
 
     /// A lock's t0: 105 ns [100, 110] with its hand-overs sleeping 0.02 times

@@ -48,6 +48,16 @@
 //! gives the methods' probes' range when it moved by more than 20 % during the
 //! kernel.
 //!
+//! The round trip cannot say whether the processors themselves computed more
+//! slowly: on a shared host `r_inf` moved by 10 to 20 % between quiet runs
+//! with the round trip unmoved (2-vCPU EPYC VM, 2026-11-27). So the master also
+//! times one batch of the serial dyadic multiply (4096 elements, a quarter of
+//! the batch target) at the end of every round, while the other processors
+//! wait: `P` times its median is the rate probe
+//! ([`crate::results::RATE_PROBE_PARAM`], its range the interval, with a warning
+//! when it moved by more than 20 % within the method), against which `compare`
+//! judges `r_inf` as it judges a latency against the round trip.
+//!
 //! Hand-overs with two modes: a grain's batch in a round is timed as up to
 //! [`SUB_BATCHES`] sub-batches of equal segments, and the round keeps their
 //! median. LOCKS hands over through a lock that spins for a few microseconds
@@ -242,8 +252,12 @@ pub struct MethodSweep {
     /// How many of the first grains are the short ones (`t_0`); the others are
     /// the long ones (`r_inf`). All of them when the grains were given.
     pub short: usize,
-    /// One processor's rate on the same dyadic multiply (4096 elements), flop/ns.
+    /// One processor's rate on the same dyadic multiply (4096 elements), flop/ns,
+    /// timed before the grains (it sizes them).
     pub serial_flop_per_ns: f64,
+    /// The same rate on the master's CPU timed once a round, after the
+    /// round's grains, flop/ns: the rate probe (see the module doc).
+    pub serial_rounds: Vec<f64>,
     /// How processors were placed.
     pub placement: Placement,
 }
@@ -627,24 +641,53 @@ pub fn linear_grains(lo: usize, hi: usize, count: usize, unit: usize) -> Vec<usi
     v
 }
 
-/// One processor's rate on the dyadic multiply of 4096 elements, flop/ns.
-fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
-    let n = 4096;
-    let b = vec![1.5; n];
-    let c = vec![0.75; n];
-    let mut a = vec![0.0; n];
-    let simd = Simd::detect();
-    let (_, samples) = measure::<()>(3, target, clock, |reps| {
+/// The dyadic multiply of [`SERIAL_ELEMENTS`] elements on one processor, timed
+/// alone: the serial rate that sizes the grains, and the rate probe sampled in
+/// every round ([`MethodSweep::serial_rounds`]).
+struct Serial {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    c: Vec<f64>,
+    simd: Simd,
+}
+
+/// Elements of [`Serial`]'s vectors: 96 KiB in all, from L2 as the long grains.
+const SERIAL_ELEMENTS: usize = 4096;
+
+impl Serial {
+    fn new() -> Serial {
+        Serial {
+            a: vec![0.0; SERIAL_ELEMENTS],
+            b: vec![1.5; SERIAL_ELEMENTS],
+            c: vec![0.75; SERIAL_ELEMENTS],
+            simd: Simd::detect(),
+        }
+    }
+
+    /// Times `reps` passes.
+    fn batch(&mut self, reps: u64) -> Duration {
         let start = Instant::now();
         for _ in 0..reps {
-            let (a, b, c) = std::hint::black_box((&mut a[..], &b[..], &c[..]));
+            let (a, b, c) = std::hint::black_box((&mut self.a[..], &self.b[..], &self.c[..]));
             // SAFETY: `simd` comes from `Simd::detect`.
-            unsafe { dyadic_f64(simd, a, b, c) };
+            unsafe { dyadic_f64(self.simd, a, b, c) };
         }
-        Ok(start.elapsed())
-    })
-    .expect("infallible");
-    n as f64
+        start.elapsed()
+    }
+
+    /// The rate of a batch of `reps` passes that took `took`, flop/ns.
+    fn rate(took: Duration, reps: u64, clock: &ClockInfo) -> f64 {
+        SERIAL_ELEMENTS as f64 / per_rep_ns(took, reps, clock).max(1e-3)
+    }
+}
+
+/// One processor's rate on the dyadic multiply of [`SERIAL_ELEMENTS`]
+/// elements, flop/ns: the fastest of three batches.
+fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
+    let mut serial = Serial::new();
+    let (_, samples) =
+        measure::<()>(3, target, clock, |reps| Ok(serial.batch(reps))).expect("infallible");
+    SERIAL_ELEMENTS as f64
         / samples
             .iter()
             .copied()
@@ -661,7 +704,8 @@ pub fn sweep_method(
 ) -> Result<MethodSweep, KernelError> {
     let serial = serial_rate(clock, plan.target);
     let unit = 8 * plan.parts;
-    let driver = |batch: &mut Batch<'_>| -> Result<(Vec<GrainSamples>, usize), RankError> {
+    type Swept = (Vec<GrainSamples>, usize, Vec<f64>);
+    let driver = |batch: &mut Batch<'_>| -> Result<Swept, RankError> {
         let (grains, short) = match &plan.grains {
             Some(g) => (g.clone(), g.len()),
             None => {
@@ -705,6 +749,12 @@ pub fn sweep_method(
             .collect();
         let mut split = Vec::with_capacity(SUB_BATCHES);
         let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
+        // The rate probe: one serial batch on the master's CPU a round, a
+        // quarter of the target long, while the other processors wait.
+        let mut serial_probe = Serial::new();
+        let serial_reps =
+            calibrate::<()>(plan.target / 4, |r| Ok(serial_probe.batch(r))).expect("infallible");
+        let mut serial_rounds = Vec::with_capacity(plan.trials);
         for _round in 0..plan.trials {
             if cancelled() {
                 break;
@@ -729,17 +779,20 @@ pub fn sweep_method(
                 gs.preempted_per_s
                     .push(taken as f64 / elapsed.as_secs_f64().max(1e-9));
             }
+            let took = serial_probe.batch(serial_reps);
+            serial_rounds.push(Serial::rate(took, serial_reps, clock));
         }
         out.retain(|g| !g.samples_ns.is_empty());
         let short = short.min(out.len());
-        Ok((out, short))
+        Ok((out, short, serial_rounds))
     };
-    let ((grains, short), placement) = with_method(method, plan, &driver)?;
+    let ((grains, short, serial_rounds), placement) = with_method(method, plan, &driver)?;
     Ok(MethodSweep {
         method,
         grains,
         short,
         serial_flop_per_ns: serial,
+        serial_rounds,
         placement,
     })
 }
