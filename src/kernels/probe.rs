@@ -16,6 +16,8 @@
 //! kernels) are probed around their whole run (`around`): one probe of the kernel's
 //! first CPU pair before it and one after, so that `compare` can tell a
 //! barrier that slowed with the machine from one that slowed alone.
+//! `speedup` probes the pair around its `T_ML` calibration, whose chain of
+//! hosted nodes crosses the same two CPUs on every link.
 
 use super::headline::median_with_range;
 use super::timing::measure;

@@ -312,21 +312,22 @@ pub fn moves_with_mode(name: &str) -> bool {
     matches!(name, "t0_ns" | "s_half_flop" | "t0_over_probe")
 }
 
-/// Whether a parameter may move with the machine's probe: a time in ns (a
-/// start-up, an overhead, a one-way time; not a time per byte), or a
+/// Whether a parameter may move with the machine's probe: a time (ns, us, ms
+/// or s: a start-up, an overhead, a one-way time; not a time per byte), or a
 /// half-performance length (a start-up in units of work). Rates and ratios
 /// are not: they are judged on their intervals alone.
 pub fn latency_like(name: &str) -> bool {
     name != PROBE_PARAM
         && !name.contains("probe")
-        && (unit_of(name) == "ns" || name.contains("_half_"))
+        && (matches!(unit_of(name), "ns" | "us" | "ms" | "s") || name.contains("_half_"))
 }
 
 /// Whether a parameter is built of line transfers, so that it may move with
 /// the probe by a factor between 1 and the probe's: a latency
-/// ([`latency_like`]) or a time per byte (`t_per_byte_ns`, its kin).
+/// ([`latency_like`]) or a time per byte in any unit (`t_per_byte_ns`, the
+/// decomposition's `int_f1_ns_per_byte`, T_ML's `tc_ms_per_byte`).
 pub fn moves_with_probe(name: &str) -> bool {
-    latency_like(name) || name.starts_with("t_per_byte")
+    latency_like(name) || (!name.contains("probe") && matches!(unit_of(name), "ns/B" | "ms/B"))
 }
 
 /// `value` over the probe's one-way time (half of `round_trip_ns`), and the
@@ -624,6 +625,24 @@ mod tests {
         assert!(latency_like("t0_ns") && latency_like("s_half_flop"));
         assert!(!latency_like("t_per_byte_ns") && !latency_like(PROBE_PARAM));
         assert!(!latency_like("r_inf_flop_per_s") && !latency_like("t0_over_probe"));
+        // Times in any unit, and times per byte in any unit, move with it.
+        assert!(latency_like("tl_ms") && !latency_like("tc_ms_per_byte"));
+        for name in [
+            "t_per_byte_ns",
+            "int_f1_ns_per_byte",
+            "tc_ms_per_byte",
+            "ti_ms",
+        ] {
+            assert!(moves_with_probe(name), "{name}");
+        }
+        for name in [
+            "r_inf_flop_per_s",
+            "mailbox_over_baseline",
+            "b",
+            PROBE_PARAM,
+        ] {
+            assert!(!moves_with_probe(name), "{name}");
+        }
     }
 
     /// A t_startup of 120 [115, 125] ns beside probes of 120 [118, 124] ns, then

@@ -43,6 +43,14 @@
 //! transmit queues by dimension, line 31), and the listing's ratio 1.667 : 0.6158
 //! where the send call cannot split `t_l` (a warning says so).
 //!
+//! The calibration's chain crosses the first two CPUs on every link, so its
+//! costs move with the machine's state: it is probed before and after
+//! ([`crate::kernels::probe`]; the headline `probe_round_trip_ns`), and
+//! `compare` judges `t_l`, `t_c` and `t_i` against the probe. In five quiet
+//! `--quick` runs on a 2-vCPU EPYC VM, `t_c` over the mailbox was 0.47 and 0.51
+//! ns/B in the two run in the slow state (round trips of 400 to 455 ns beside
+//! it) and 0.11 to 0.12 ns/B in the three in the fast one (about 100 ns).
+//!
 //! # Over MPI
 //!
 //! With `--transport mpi` the ranks are the world's processes and the same rank
@@ -60,7 +68,7 @@ mod over_mpi;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{KernelError, KernelSpec, RunContext};
+use super::{KernelError, KernelSpec, RunContext, probe};
 use crate::control::{Placement, RankError};
 use crate::model::speedup::{Eq13Fit, SpeedupRecord, fit_eq13, speedup};
 use crate::model::stats::summarize;
@@ -228,9 +236,17 @@ pub fn run_with(
                 .collect();
             sizes.sort_unstable();
             sizes.dedup();
+            // T_ML's chain crosses the first two CPUs on every link: the
+            // pair's round trip, probed before and after it, says which state
+            // of the machine its t_l, t_c and t_i were measured in.
+            let before = probe::pair_round_trips_ns(ctx, &cpus)?;
             let latencies =
                 crate::with_transport!(t, calibrate::message_latencies(ctx, &cpus, &sizes))?;
+            let after = probe::pair_round_trips_ns(ctx, &cpus)?;
             validate(&mut result, plan, &totals, &latencies);
+            let probes: Vec<f64> = before.into_iter().chain(after).collect();
+            result.headline.extend(probe::probe_param(&probes, None));
+            result.warnings.extend(probe::probe_warning(&probes));
         } else if cpus.len() < 2 {
             result.warnings.push(
                 "one CPU: no message latency T_ML (its forwarding chain needs two spinning workers), so no simulation".into(),
