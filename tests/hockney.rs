@@ -88,6 +88,7 @@ fn fits_recover_r_inf_and_n_half_per_level_from_synthetic_times() {
         lengths,
         levels: levels.clone(),
         breaks,
+        probe_rates: Vec::new(),
     };
     assert_eq!(
         levels,

@@ -121,10 +121,10 @@ pub struct KernelResult {
     /// uses them: where two files' values of a latency-like parameter have
     /// disjoint intervals and so have their probes, the ratios to the probe are
     /// compared, and a ratio that held is marked `~` (the machine moved), not `*`.
-    /// `hockney-sync` adds `rate_probe_flop_per_s` per method (`P` times the
-    /// master CPU's serial rate, sampled once a round: the median, a bootstrap
-    /// over the rounds as the interval), against which `compare` judges the
-    /// method's `r_inf` the same way.
+    /// `hockney-sync` and `hockney-vector` add `rate_probe_flop_per_s` (`P`
+    /// times a processor's serial rate, sampled once a round or once a length:
+    /// the median, a bootstrap over the samples as the interval), against which
+    /// `compare` judges `r_inf` the same way.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headline: Vec<Param>,
     /// Which repetition of `run --repeat K` this is, from 1; absent for a run

@@ -103,13 +103,13 @@ impl ProbeKind {
 }
 
 /// Whether a parameter is a rate that moves with the processors' own rate
-/// ([`RATE_PROBE_PARAM`]) rather than with the round trip: a sync method's
-/// `r_inf`, the rate of its long grains, which are work with a hand-over too
-/// short beside it to matter. Its time per flop is the work's time per flop
+/// ([`RATE_PROBE_PARAM`]) rather than with the round trip: an `r_inf` (a
+/// sync method's, the rate of its long grains, which are work with a
+/// hand-over too short beside it to matter; `hockney-vector`'s per level). Its time per flop is the work's time per flop
 /// plus a share of the hand-over, so, as a latency against the round trip, it
 /// changes by a factor between 1 and the probe's.
 pub fn moves_with_rate(name: &str) -> bool {
-    name == "r_inf_flop_per_s"
+    name.ends_with("r_inf_flop_per_s")
 }
 
 /// The run-to-run floor `compare` widens every interval to by default: 5 % of
@@ -317,9 +317,15 @@ pub fn moves_with_mode(name: &str) -> bool {
 /// half-performance length (a start-up in units of work). Rates and ratios
 /// are not: they are judged on their intervals alone.
 pub fn latency_like(name: &str) -> bool {
+    // c2c's spread over a distance class's pairs: `one_way_ns_min`, `_median`
+    // and `_max` are times in ns.
+    let stem = ["_min", "_median", "_max"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(name);
     name != PROBE_PARAM
         && !name.contains("probe")
-        && (matches!(unit_of(name), "ns" | "us" | "ms" | "s") || name.contains("_half_"))
+        && (matches!(unit_of(stem), "ns" | "us" | "ms" | "s") || name.contains("_half_"))
 }
 
 /// Whether a parameter is built of line transfers, so that it may move with
@@ -627,6 +633,8 @@ mod tests {
         assert!(!latency_like("r_inf_flop_per_s") && !latency_like("t0_over_probe"));
         // Times in any unit, and times per byte in any unit, move with it.
         assert!(latency_like("tl_ms") && !latency_like("tc_ms_per_byte"));
+        assert!(latency_like("one_way_ns_min") && latency_like("one_way_ns_median"));
+        assert!(!latency_like("one_way_over_probe_median"));
         for name in [
             "t_per_byte_ns",
             "int_f1_ns_per_byte",

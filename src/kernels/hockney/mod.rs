@@ -13,6 +13,7 @@
 //! every measured point (minimum, maximum, mean and percentiles over the trials)
 //! and every fit in the JSON.
 
+mod rate_probe;
 mod simd;
 pub mod sync;
 mod sync_result;

@@ -85,6 +85,7 @@
 //! fails the kernel instead of posting a low time.
 
 use super::pick_cpu_set;
+use super::rate_probe::Serial;
 use super::simd::{Simd, dyadic_f64};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_warning};
@@ -641,50 +642,14 @@ pub fn linear_grains(lo: usize, hi: usize, count: usize, unit: usize) -> Vec<usi
     v
 }
 
-/// The dyadic multiply of [`SERIAL_ELEMENTS`] elements on one processor, timed
-/// alone: the serial rate that sizes the grains, and the rate probe sampled in
-/// every round ([`MethodSweep::serial_rounds`]).
-struct Serial {
-    a: Vec<f64>,
-    b: Vec<f64>,
-    c: Vec<f64>,
-    simd: Simd,
-}
-
-/// Elements of [`Serial`]'s vectors: 96 KiB in all, from L2 as the long grains.
+/// Elements of the serial dyadic multiply that sizes the grains and is the
+/// rate probe: 96 KiB in all, from L2 as the long grains.
 const SERIAL_ELEMENTS: usize = 4096;
-
-impl Serial {
-    fn new() -> Serial {
-        Serial {
-            a: vec![0.0; SERIAL_ELEMENTS],
-            b: vec![1.5; SERIAL_ELEMENTS],
-            c: vec![0.75; SERIAL_ELEMENTS],
-            simd: Simd::detect(),
-        }
-    }
-
-    /// Times `reps` passes.
-    fn batch(&mut self, reps: u64) -> Duration {
-        let start = Instant::now();
-        for _ in 0..reps {
-            let (a, b, c) = std::hint::black_box((&mut self.a[..], &self.b[..], &self.c[..]));
-            // SAFETY: `simd` comes from `Simd::detect`.
-            unsafe { dyadic_f64(self.simd, a, b, c) };
-        }
-        start.elapsed()
-    }
-
-    /// The rate of a batch of `reps` passes that took `took`, flop/ns.
-    fn rate(took: Duration, reps: u64, clock: &ClockInfo) -> f64 {
-        SERIAL_ELEMENTS as f64 / per_rep_ns(took, reps, clock).max(1e-3)
-    }
-}
 
 /// One processor's rate on the dyadic multiply of [`SERIAL_ELEMENTS`]
 /// elements, flop/ns: the fastest of three batches.
 fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
-    let mut serial = Serial::new();
+    let mut serial = Serial::new(SERIAL_ELEMENTS);
     let (_, samples) =
         measure::<()>(3, target, clock, |reps| Ok(serial.batch(reps))).expect("infallible");
     SERIAL_ELEMENTS as f64
@@ -751,7 +716,7 @@ pub fn sweep_method(
         let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
         // The rate probe: one serial batch on the master's CPU a round, a
         // quarter of the target long, while the other processors wait.
-        let mut serial_probe = Serial::new();
+        let mut serial_probe = Serial::new(SERIAL_ELEMENTS);
         let serial_reps =
             calibrate::<()>(plan.target / 4, |r| Ok(serial_probe.batch(r))).expect("infallible");
         let mut serial_rounds = Vec::with_capacity(plan.trials);
@@ -780,7 +745,7 @@ pub fn sweep_method(
                     .push(taken as f64 / elapsed.as_secs_f64().max(1e-9));
             }
             let took = serial_probe.batch(serial_reps);
-            serial_rounds.push(Serial::rate(took, serial_reps, clock));
+            serial_rounds.push(serial_probe.rate(took, serial_reps, clock));
         }
         out.retain(|g| !g.samples_ns.is_empty());
         let short = short.min(out.len());

@@ -17,16 +17,13 @@
 //! as the fit's `short_preempted_per_s`: the record that a run's machine was
 //! busy, which a change of mode is not.
 
+use super::rate_probe::rate_probe;
 use super::sync::{GrainSamples, MethodSweep, NAME, SyncPlan, sub_batches};
 use super::{Fitted, hockney_fit_result};
 use crate::control::Placement;
-use crate::kernels::probe::PROBE_MOVED;
 use crate::model::hockney::{HockneyFit, fit_hockney, fit_split_with_intervals};
 use crate::model::interval;
-use crate::model::stats::summarize;
-use crate::results::{
-    BLOCKS_PARAM, KernelResult, PREEMPTED_PARAM, Param, Point, RATE_PROBE_PARAM, num,
-};
+use crate::results::{BLOCKS_PARAM, KernelResult, PREEMPTED_PARAM, Param, Point, num};
 
 /// The rounds' blocks per segment at the short grains may differ by this
 /// much before a warning says the method changed mode within the run.
@@ -160,7 +157,12 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         headline.push(Param::new("r_inf_flop_per_s", of, r_inf * 1e9).with_ci(per_s(ci[0]), how));
         headline.push(Param::new("t0_ns", of, t0).with_ci(ci[1], how));
         headline.push(Param::new("s_half_flop", of, n_half).with_ci(ci[2], how));
-        headline.extend(rate_probe(s, plan.parts, &mut warnings));
+        headline.extend(rate_probe(
+            &s.serial_rounds,
+            plan.parts,
+            Some(s.method.name()),
+            &mut warnings,
+        ));
         fits.push(f);
     }
     if s.placement != Placement::Pinned {
@@ -176,37 +178,6 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         .with_fits(fits)
         .with_warnings(warnings)
         .with_headline(headline)
-}
-
-/// The rate probe ([`RATE_PROBE_PARAM`]): `parts` times the master's serial
-/// rate of every round, flop/s; their median, with the percentile bootstrap
-/// over the rounds as its interval, as `r_inf`'s (the rounds' range would
-/// judge a median by its extremes); and a warning when the rounds' rates moved
-/// by more than [`PROBE_MOVED`] within the method.
-fn rate_probe(s: &MethodSweep, parts: usize, warnings: &mut Vec<String>) -> Option<Param> {
-    let rates: Vec<f64> = s
-        .serial_rounds
-        .iter()
-        .map(|r| r * parts as f64 * 1e9)
-        .filter(|r| r.is_finite() && *r > 0.0)
-        .collect();
-    let summary = summarize(&rates).ok()?;
-    if summary.max / summary.min - 1.0 > PROBE_MOVED {
-        warnings.push(format!(
-            "the processors' own rate moved during the method: P times the serial rate ranged {} to {} Gflop/s over {} rounds",
-            num(summary.min / 1e9),
-            num(summary.max / 1e9),
-            rates.len()
-        ));
-    }
-    let ci = interval::bootstrap(rates.len(), 1, interval::RESAMPLES, interval::SEED, |idx| {
-        let mut v: Vec<f64> = idx.iter().map(|&i| rates[i]).collect();
-        Some(vec![interval::median_in_place(&mut v)?])
-    })[0];
-    Some(
-        Param::new(RATE_PROBE_PARAM, Some(s.method.name()), summary.median)
-            .with_ci(ci, interval::BOOTSTRAP_ROUNDS),
-    )
 }
 
 /// A per-round figure of the short grains (`of` picks it from a grain): per
@@ -231,46 +202,4 @@ fn median(v: &[f64]) -> f64 {
 /// A signed percentage.
 fn pct(x: f64) -> String {
     format!("{:+.0} %", x * 100.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::sync::Method;
-    use super::*;
-
-    fn sweep(serial_rounds: Vec<f64>) -> MethodSweep {
-        MethodSweep {
-            method: Method::SpinHint,
-            grains: Vec::new(),
-            short: 0,
-            serial_flop_per_ns: 4.0,
-            serial_rounds,
-            placement: Placement::Pinned,
-        }
-    }
-
-    /// Nine rounds at 4.0 to 4.7 flop/ns on P = 2: the probe is 2 x the
-    /// median 4.1 = 8.2 Gflop/s, its bootstrap interval of the median lies
-    /// within the rounds' 8.0 to 9.4, and 17.5 % of movement does not warn;
-    /// rounds from 3.0 to 4.7 (57 %) warn with that range. No rounds, no probe.
-    #[test]
-    fn the_rate_probe_is_p_times_the_median_serial_rate() {
-        let mut warnings = Vec::new();
-        let rounds = vec![4.0, 4.1, 4.2, 4.7, 4.0, 4.1, 4.15, 4.05, 4.1];
-        let p = rate_probe(&sweep(rounds), 2, &mut warnings).unwrap();
-        assert_eq!(p.name, RATE_PROBE_PARAM);
-        assert_eq!(p.of.as_deref(), Some("spin-hint"));
-        assert!((p.value - 8.2e9).abs() < 1.0, "{}", p.value);
-        let [lo, hi] = p.ci95.unwrap();
-        assert!(8.0e9 - 1.0 <= lo && lo <= p.value && p.value <= hi && hi <= 9.4e9 + 1.0);
-        assert!(warnings.is_empty(), "{warnings:?}");
-        let rounds = vec![3.0, 4.1, 4.2, 4.7, 4.0, 4.1];
-        rate_probe(&sweep(rounds), 2, &mut warnings).unwrap();
-        assert_eq!(warnings.len(), 1);
-        assert!(
-            warnings[0].contains("ranged 6.000 to 9.400 Gflop/s over 6 rounds"),
-            "{warnings:?}"
-        );
-        assert!(rate_probe(&sweep(Vec::new()), 2, &mut warnings).is_none());
-    }
 }

@@ -25,12 +25,20 @@
 //! operation in a stream of them (call, loop set-up, remainder), not of one in
 //! isolation. The vector code is chosen at run time for the widest SIMD level the
 //! CPU has (recorded as `simd_width_bits` in every point and in the table).
+//!
+//! The rate probe: after every length one batch of the serial dyadic multiply
+//! on 1024 elements (L1-resident, a quarter of the batch target) is timed, and
+//! each operation's result records their median as `rate_probe_flop_per_s`
+//! (a bootstrap over the samples as its interval), against which `compare`
+//! judges the levels' `r_inf`: a processor that ran slower through one run
+//! moves both (`crate::results::RATE_PROBE_PARAM`).
 
+use super::rate_probe::{Serial, rate_probe};
 use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::control::{Placement, RankError};
 use crate::kernels::convert;
-use crate::kernels::timing::{measure, summarize_trials};
+use crate::kernels::timing::{calibrate, measure, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints;
@@ -191,7 +199,14 @@ pub struct OperationSweep {
     pub levels: Vec<Level>,
     /// Breakpoints between levels, in elements.
     pub breaks: Vec<f64>,
+    /// The rate probe's samples, flop/ns: the serial dyadic multiply on
+    /// [`PROBE_ELEMENTS`] elements, one batch after each length.
+    pub probe_rates: Vec<f64>,
 }
+
+/// Elements of the rate probe's vectors: 24 KiB in all, from L1 as the
+/// shortest lengths, whose rate is the processor's own.
+const PROBE_ELEMENTS: usize = 1024;
 
 struct Stream {
     precision: &'static str,
@@ -209,9 +224,14 @@ fn sweep_precision<T: Element>(
 ) -> Result<Option<Stream>, RankError> {
     let min_bpe = 3 * T::BYTES as u64;
     let mut v = Vectors::<T>::new((plan.max_working_set / min_bpe) as usize);
+    // The rate probe: one batch, a quarter of the target long, after every
+    // length.
+    let mut probe = Serial::new(PROBE_ELEMENTS);
+    let probe_reps = calibrate::<()>(plan.target / 4, |r| Ok(probe.batch(r))).expect("infallible");
     for op in Operation::ALL {
         let (ns, levels, breaks) = plan.lengths(op.arrays() * T::BYTES, caches);
         let mut lengths = Vec::with_capacity(ns.len());
+        let mut probe_rates = Vec::with_capacity(ns.len());
         for n in ns {
             if ctx.cancelled() {
                 return Ok(None);
@@ -234,6 +254,8 @@ fn sweep_precision<T: Element>(
                 reps,
                 samples_ns,
             });
+            let took = probe.batch(probe_reps);
+            probe_rates.push(probe.rate(took, probe_reps, ctx.clock));
         }
         ctx.progress.step(&format!("{}-{}", op.name(), T::NAME));
         out.push(OperationSweep {
@@ -243,6 +265,7 @@ fn sweep_precision<T: Element>(
             lengths,
             levels,
             breaks,
+            probe_rates,
         });
     }
     if T::BYTES != 8 {
@@ -426,11 +449,13 @@ pub fn operation_result(
         }
         Err(e) => warnings.push(format!("no per-level fit: {e}")),
     }
+    let probe = rate_probe(&s.probe_rates, 1, None, &mut warnings);
     KernelResult::new(NAME, "hockney", placement, vec![cpu])
         .with_transport(Some(label))
         .with_points(points)
         .with_fits(fits)
         .with_warnings(warnings)
+        .with_headline(probe.into_iter().collect())
 }
 
 /// The bandwidth of the last level fitted, GB/s.
@@ -555,6 +580,7 @@ mod tests {
                 })
                 .collect(),
             breaks,
+            probe_rates: Vec::new(),
         }
     }
 

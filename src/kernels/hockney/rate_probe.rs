@@ -1,0 +1,140 @@
+//! The rate probe: a processor's serial rate on the dyadic multiply, sampled
+//! beside a kernel's own measurements, so that `compare` can tell an `r_inf`
+//! that moved because the processor computed more slowly from one that moved
+//! alone ([`crate::results::RATE_PROBE_PARAM`]).
+//!
+//! The CPU pair's round trip ([`crate::kernels::probe`]) cannot see the
+//! processors' own speed, which on a shared host moves between runs as the line
+//! transfers do: on a 2-vCPU EPYC VM (2026-11-27) a thread alone on a vCPU ran
+//! the dyadic multiply at 4.6 to 4.76 flop/ns for seconds at a time, dipping to
+//! 4.5, and to 4.0 with a second copy busy on the other vCPU.
+
+use super::simd::{Simd, dyadic_f64};
+use crate::kernels::probe::PROBE_MOVED;
+use crate::kernels::timing::per_rep_ns;
+use crate::model::interval;
+use crate::model::stats::summarize;
+use crate::platform::ClockInfo;
+use crate::results::{Param, RATE_PROBE_PARAM, num};
+use std::time::{Duration, Instant};
+
+/// The dyadic multiply `A = B * C` on vectors of a fixed length, timed alone
+/// on the calling thread.
+pub(super) struct Serial {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    c: Vec<f64>,
+    simd: Simd,
+}
+
+impl Serial {
+    /// Vectors of `elements` f64 each (`24 elements` bytes in all).
+    pub(super) fn new(elements: usize) -> Serial {
+        Serial {
+            a: vec![0.0; elements],
+            b: vec![1.5; elements],
+            c: vec![0.75; elements],
+            simd: Simd::detect(),
+        }
+    }
+
+    /// Times `reps` passes.
+    pub(super) fn batch(&mut self, reps: u64) -> Duration {
+        let start = Instant::now();
+        for _ in 0..reps {
+            let (a, b, c) = std::hint::black_box((&mut self.a[..], &self.b[..], &self.c[..]));
+            // SAFETY: `simd` comes from `Simd::detect`.
+            unsafe { dyadic_f64(self.simd, a, b, c) };
+        }
+        start.elapsed()
+    }
+
+    /// The rate of a batch of `reps` passes that took `took`, flop/ns.
+    pub(super) fn rate(&self, took: Duration, reps: u64, clock: &ClockInfo) -> f64 {
+        self.a.len() as f64 / per_rep_ns(took, reps, clock).max(1e-3)
+    }
+}
+
+/// The rate probe of `samples` (flop/ns each) on `parts` processors: `parts`
+/// times their median, flop/s, with the percentile bootstrap of the median
+/// over the samples as its interval (the samples' range would judge a median
+/// by its extremes); and a warning when the middle half of the samples spans
+/// more than [`PROBE_MOVED`].
+pub(super) fn rate_probe(
+    samples: &[f64],
+    parts: usize,
+    of: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> Option<Param> {
+    let rates: Vec<f64> = samples
+        .iter()
+        .map(|r| r * parts as f64 * 1e9)
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .collect();
+    let summary = summarize(&rates).ok()?;
+    // Single batches stray by tens of per cent (an interrupt, the host taking
+    // the vCPU for a moment); a change of the machine's state moves the middle
+    // half of them: the warning reads the quartiles.
+    let mut sorted = rates.clone();
+    sorted.sort_by(f64::total_cmp);
+    let quartile = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    let (q1, q3) = (quartile(0.25), quartile(0.75));
+    if q3 / q1 - 1.0 > PROBE_MOVED {
+        warnings.push(format!(
+            "the processor's own rate moved during the kernel: P times the serial rate's middle half ranged {} to {} Gflop/s over {} samples",
+            num(q1 / 1e9),
+            num(q3 / 1e9),
+            rates.len()
+        ));
+    }
+    let ci = interval::bootstrap(rates.len(), 1, interval::RESAMPLES, interval::SEED, |idx| {
+        let mut v: Vec<f64> = idx.iter().map(|&i| rates[i]).collect();
+        Some(vec![interval::median_in_place(&mut v)?])
+    })[0];
+    Some(Param::new(RATE_PROBE_PARAM, of, summary.median).with_ci(ci, interval::BOOTSTRAP_ROUNDS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nine samples at 4.0 to 4.7 flop/ns on P = 2: the probe is 2 x the
+    /// median 4.1 = 8.2 Gflop/s, its bootstrap interval of the median lies
+    /// within the samples' 8.0 to 9.4, and their middle half (quartiles 4.05
+    /// and 4.15) does not warn; six samples whose quartiles are 3.0 and 4.2
+    /// (40 %) warn with that range. No samples, no probe.
+    #[test]
+    fn the_rate_probe_is_p_times_the_median_serial_rate() {
+        let mut warnings = Vec::new();
+        let samples = [4.0, 4.1, 4.2, 4.7, 4.0, 4.1, 4.15, 4.05, 4.1];
+        let p = rate_probe(&samples, 2, Some("spin-hint"), &mut warnings).unwrap();
+        assert_eq!(p.name, RATE_PROBE_PARAM);
+        assert_eq!(p.of.as_deref(), Some("spin-hint"));
+        assert!((p.value - 8.2e9).abs() < 1.0, "{}", p.value);
+        let [lo, hi] = p.ci95.unwrap();
+        assert!(8.0e9 - 1.0 <= lo && lo <= p.value && p.value <= hi && hi <= 9.4e9 + 1.0);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        rate_probe(&[3.0, 3.0, 3.0, 4.2, 4.2, 4.2], 2, None, &mut warnings).unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].contains("ranged 6.000 to 8.400 Gflop/s over 6 samples"),
+            "{warnings:?}"
+        );
+        assert!(rate_probe(&[], 2, None, &mut warnings).is_none());
+    }
+
+    /// A pass over 1024 elements timed as a batch gives a finite, positive
+    /// rate (flop/ns) with a clock that costs nothing.
+    #[test]
+    fn a_serial_batch_has_a_positive_rate() {
+        let mut s = Serial::new(1024);
+        let took = s.batch(100);
+        let clock = ClockInfo {
+            source: "test".into(),
+            read_overhead_ns: 0.0,
+            resolution_ns: 1.0,
+        };
+        let r = s.rate(took, 100, &clock);
+        assert!(r.is_finite() && r > 0.0, "{r}");
+    }
+}
