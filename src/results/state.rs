@@ -458,8 +458,15 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
     // The parameter's factor from the intervals widened to the floor, as in
     // step 0: each run's value is uncertain by the floor, whatever its rounds
     // say, and so is their ratio.
-    let (true, Some(change), Some(probe)) = (
-        base.moves_with_probe && other.moves_with_probe,
+    if !(base.moves_with_probe && other.moves_with_probe) {
+        return (
+            Why::IntervalsDisjoint,
+            Some(format!(
+                "{moved}; the parameter is neither a latency nor a time per byte"
+            )),
+        );
+    }
+    let (Some(change), Some(probe)) = (
         factor(
             widened(bci, base.value, floor),
             widened(oci, other.value, floor),
@@ -469,7 +476,7 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         return (
             Why::IntervalsDisjoint,
             Some(format!(
-                "{moved}; the parameter is neither a latency nor a time per byte"
+                "{moved}; an interval reaches zero or below, so the parameter's change has no factor to set beside the probe's"
             )),
         );
     };
@@ -691,6 +698,20 @@ mod tests {
         // parameter, by less.
         let back = judge(&fast(175.0, [170.0, 180.0]), &slow, DEFAULT_FLOOR);
         assert_eq!(back.0, Why::MachineMoved);
+    }
+
+    /// T_ML's `t_i` of 25.4 [-45.8, 96.6] ns then 186 [136, 236] ns beside
+    /// probes of 96.7 then 420.5 ns (2026-11-27): a time, but its first
+    /// interval reaches below zero, so no factor: `*`, and the note says why
+    /// rather than calling it no latency.
+    #[test]
+    fn an_interval_through_zero_has_no_factor() {
+        let a = probed(25.4, [-45.8, 96.6], Some((96.7, [94.0, 99.0])));
+        let b = probed(186.0, [136.0, 236.0], Some((420.5, [410.0, 430.0])));
+        let (why, note) = judge(&a, &b, DEFAULT_FLOOR);
+        assert_eq!(why, Why::IntervalsDisjoint);
+        let note = note.unwrap();
+        assert!(note.contains("reaches zero or below"), "{note}");
     }
 
     /// Two quiet runs of spin-nohint (2-vCPU EPYC VM): t0 342 [334, 347] ns
