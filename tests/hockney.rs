@@ -160,6 +160,22 @@ fn every_methods_verification_catches_a_skipped_part() {
                 .iter()
                 .all(|g| g.samples_ns.iter().all(|t| *t > 0.0))
         );
+        // The probes of every round: the serial rate on the master (a
+        // dyadic multiply runs at 0.01 to 1000 flop/ns on anything), and on
+        // two CPUs of their own the pair's round trip on the method's own
+        // threads (10 ns to 10 ms).
+        assert_eq!(ok.serial_rounds.len(), 2, "{method:?}");
+        assert!(ok.serial_rounds.iter().all(|r| (0.01..1000.0).contains(r)));
+        let pair = &ok.pair_rounds;
+        if cpus().len() >= 2 && method.probes_in_team() {
+            assert_eq!(pair.len(), 2, "{method:?}");
+            assert!(
+                pair.iter().all(|t| (10.0..1e7).contains(t)),
+                "{method:?}: {pair:?}"
+            );
+        } else {
+            assert!(pair.is_empty(), "{method:?}: {pair:?}");
+        }
     }
 }
 

@@ -19,6 +19,10 @@
 //! `speedup` probes the pair around its `T_ML` calibration, whose chain of
 //! hosted nodes crosses the same two CPUs on every link.
 
+/// The probe's two flags, for a kernel that probes on its own team's first
+/// two ranks between its measurements (`hockney-sync` does, in every round).
+pub(crate) use super::scibench::FlagPair;
+
 use super::headline::median_with_range;
 use super::timing::measure;
 use super::{KernelError, RunContext};

@@ -42,8 +42,12 @@
 //! fitted, as a check: a warning says when its `r_inf` is more than 25 % from the
 //! split's. The intervals of `r_inf`, `t_0` and `s_1/2` are percentile
 //! bootstraps over the rounds. The two-flag round trip of the CPU pair is probed
-//! before and after every method (each probe one batch per trial) and recorded
-//! with it, the median of both probes' batches with their range as its interval
+//! before and after every method (each probe one batch per trial) and, for the
+//! methods on a team (all but the TASKS), at the start of every round on the
+//! method's own two first threads ([`PROBE_GRAIN`]): a state that the machine
+//! took only while the method ran showed before as a spin-hint `t0` of 313 ns
+//! [70, 315] between probes of 103 ns. All are recorded
+//! with it, the median of the probes' batches with their range as its interval
 //! (`probe_round_trip_ns`, and `t0_over_probe` beside `t0_ns`), and a warning
 //! gives the methods' probes' range when it moved by more than 20 % during the
 //! kernel.
@@ -88,7 +92,9 @@ use super::pick_cpu_set;
 use super::rate_probe::Serial;
 use super::simd::{Simd, dyadic_f64};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
-use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_warning};
+use crate::kernels::probe::{
+    FlagPair, over_probe, pair_round_trips_ns, probe_param, probe_warning,
+};
 use crate::kernels::timing::{calibrate, measure, per_rep_ns};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
@@ -170,6 +176,13 @@ impl Method {
             Method::BarrierStd => "barrier-std",
             Method::BarrierSpin => "barrier-spin",
         }
+    }
+
+    /// Whether its batches run on a team whose ranks 0 and 1 can take the
+    /// pair probe between segments ([`PROBE_GRAIN`]): every method but the
+    /// TASKS, whose workers are not a team between batches.
+    pub fn probes_in_team(self) -> bool {
+        !matches!(self, Method::TasksSpawn | Method::TasksPool)
     }
 
     /// The method by name.
@@ -259,6 +272,10 @@ pub struct MethodSweep {
     /// The same rate on the master's CPU timed once a round, after the
     /// round's grains, flop/ns: the rate probe (see the module doc).
     pub serial_rounds: Vec<f64>,
+    /// The two-flag round trip between processors 0 and 1, timed on the
+    /// method's own threads at the start of every round, ns; empty for the
+    /// TASKS and on shared CPUs (see the module doc).
+    pub pair_rounds: Vec<f64>,
     /// How processors were placed.
     pub placement: Placement,
 }
@@ -387,6 +404,43 @@ fn gate_wait(
 /// A batch: `(grain, reps) -> time of the reps segments`.
 type Batch<'a> = dyn FnMut(usize, u64) -> Result<Duration, RankError> + 'a;
 
+/// The grain that asks a team method's batch for the probe instead of
+/// segments: `reps` round trips of the two-flag ping-pong between ranks 0 and
+/// 1 of the method's own team ([`crate::kernels::probe`]), on the same
+/// threads and CPUs as the segments, while the other ranks wait at the gate.
+/// Only team methods on CPUs of their own take it ([`Method::probes_in_team`]).
+pub(crate) const PROBE_GRAIN: usize = usize::MAX;
+
+/// The master's side of a [`PROBE_GRAIN`] batch: the command through the gate,
+/// then `reps` round trips with rank 1 (timed), then the workers' return.
+fn probe_on_team(
+    gate: &Gate,
+    flags: &FlagPair,
+    ctx: &RankCtx<'_>,
+    workers: usize,
+    poll: Poll,
+    probed: &mut u64,
+    reps: u64,
+) -> Result<Duration, RankError> {
+    let c = ctx.control;
+    // Relaxed: published by the Release bump of the generation.
+    gate.grain.store(PROBE_GRAIN, Ordering::Relaxed);
+    gate.reps.store(reps, Ordering::Relaxed);
+    // Release: publishes the command.
+    let g = gate.generation.fetch_add(1, Ordering::Release) as usize + 1;
+    // Acquire: pairs with the workers' Release.
+    gate_wait(c, 1, poll, || {
+        gate.ready.load(Ordering::Acquire) >= g * workers
+    })?;
+    let took = flags.round_trips(ctx, *probed, reps)?;
+    *probed += reps;
+    // Acquire: pairs with the workers' Release.
+    gate_wait(c, 1, poll, || {
+        gate.done.load(Ordering::Acquire) >= g * workers
+    })?;
+    Ok(took)
+}
+
 /// Runs `driver` on the master with a batch function of a team method `m`.
 fn drive_team<M: TeamMethod, R: Send>(
     team: &Team,
@@ -396,6 +450,7 @@ fn drive_team<M: TeamMethod, R: Send>(
     driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
 ) -> Result<R, KernelError> {
     let gate = Gate::default();
+    let flags = FlagPair::default();
     let workers = team.size() - 1;
     let mut out = team.run(
         method.name(),
@@ -408,8 +463,13 @@ fn drive_team<M: TeamMethod, R: Send>(
             };
             m.setup(ctx.rank);
             let mut local = M::Local::default();
+            // Round trips done on the probe's flags; both ranks count alike.
+            let mut probed = 0u64;
             if ctx.rank == 0 {
                 let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
+                    if grain == PROBE_GRAIN {
+                        return probe_on_team(&gate, &flags, ctx, workers, poll, &mut probed, reps);
+                    }
                     work.prefill(grain);
                     // Relaxed: published by the Release bump of the generation.
                     gate.grain.store(grain, Ordering::Relaxed);
@@ -454,6 +514,15 @@ fn drive_team<M: TeamMethod, R: Send>(
                 let reps = gate.reps.load(Ordering::Relaxed);
                 // Release: the worker's set-up happens before the master's timing.
                 gate.ready.fetch_add(1, Ordering::Release);
+                if grain == PROBE_GRAIN {
+                    if ctx.rank == 1 {
+                        flags.round_trips(ctx, probed, reps)?;
+                        probed += reps;
+                    }
+                    // Release: as below (nothing to publish but the count).
+                    gate.done.fetch_add(1, Ordering::Release);
+                    continue;
+                }
                 for _ in 0..reps {
                     m.worker_begin(&mut local, ctx.rank, c)?;
                     work.share(grain, ctx.rank);
@@ -669,7 +738,10 @@ pub fn sweep_method(
 ) -> Result<MethodSweep, KernelError> {
     let serial = serial_rate(clock, plan.target);
     let unit = 8 * plan.parts;
-    type Swept = (Vec<GrainSamples>, usize, Vec<f64>);
+    type Swept = (Vec<GrainSamples>, usize, Vec<f64>, Vec<f64>);
+    let in_team = method.probes_in_team()
+        && !plan.shared_cpus()
+        && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
     let driver = |batch: &mut Batch<'_>| -> Result<Swept, RankError> {
         let (grains, short) = match &plan.grains {
             Some(g) => (g.clone(), g.len()),
@@ -720,9 +792,21 @@ pub fn sweep_method(
         let serial_reps =
             calibrate::<()>(plan.target / 4, |r| Ok(serial_probe.batch(r))).expect("infallible");
         let mut serial_rounds = Vec::with_capacity(plan.trials);
+        // The pair probe on the method's own threads: one batch of the
+        // two-flag round trip, a quarter of the target long, at the start of
+        // every round.
+        let pair_reps = match in_team {
+            true => calibrate(plan.target / 4, |r| batch(PROBE_GRAIN, r))?,
+            false => 0,
+        };
+        let mut pair_rounds = Vec::with_capacity(plan.trials);
         for _round in 0..plan.trials {
             if cancelled() {
                 break;
+            }
+            if in_team {
+                let took = batch(PROBE_GRAIN, pair_reps)?;
+                pair_rounds.push(per_rep_ns(took, pair_reps, clock));
             }
             for gs in &mut out {
                 let (n, sub) = sub_batches(gs.reps);
@@ -749,15 +833,17 @@ pub fn sweep_method(
         }
         out.retain(|g| !g.samples_ns.is_empty());
         let short = short.min(out.len());
-        Ok((out, short, serial_rounds))
+        Ok((out, short, serial_rounds, pair_rounds))
     };
-    let ((grains, short, serial_rounds), placement) = with_method(method, plan, &driver)?;
+    let ((grains, short, serial_rounds, pair_rounds), placement) =
+        with_method(method, plan, &driver)?;
     Ok(MethodSweep {
         method,
         grains,
         short,
         serial_flop_per_ns: serial,
         serial_rounds,
+        pair_rounds,
         placement,
     })
 }
@@ -843,7 +929,12 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         r.distance_class = (cpus.len() >= 2)
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
-        let around: Vec<f64> = before.iter().chain(&after).copied().collect();
+        let around: Vec<f64> = before
+            .iter()
+            .chain(&sweep.pair_rounds)
+            .chain(&after)
+            .copied()
+            .collect();
         if let Some(p) = probe_param(&around, of) {
             probes.push(p.value);
             if let Some(f) = r.fits.first_mut() {
