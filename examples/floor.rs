@@ -6,7 +6,7 @@
 //! by the machine's state, read off the two-flag round trip of the round.
 //!
 //! ```text
-//! cargo run --release --example floor -- [ROUNDS] [ROUND_TRIPS_PER_BATCH] [CPU_A,CPU_B] [SHIFT]
+//! cargo run --release --example floor -- [ROUNDS] [ROUND_TRIPS_PER_BATCH] [CPU_A,CPU_B] [SHIFT] [PAUSES]
 //! ```
 //!
 //! The variants, each timed as round trips of two messages:
@@ -27,6 +27,10 @@
 //! `SHIFT` bytes are allocated before the variants' memory, which moves it on
 //! the heap (default 0): a ratio that moves with it depends on where the lines
 //! lie, not on the code.
+//!
+//! `PAUSES` spin-loop hints (default 0) are spent before every first poll of
+//! `flags-b` and of the mailbox variants, after the rank's own send: the
+//! round trip against how late the poll starts.
 //!
 //! It prints per state and variant the median round trip and, over the rounds,
 //! the median and the 10th and 90th percentiles of the ratio to `flags` of the
@@ -173,7 +177,13 @@ impl FlagsB {
     }
 
     #[inline(never)]
-    fn round_trips(&self, ctx: &RankCtx<'_>, from: u64, reps: u64) -> Result<Duration, RankError> {
+    fn round_trips(
+        &self,
+        ctx: &RankCtx<'_>,
+        from: u64,
+        reps: u64,
+        pauses: u32,
+    ) -> Result<Duration, RankError> {
         let mine = &self.blocks[ctx.rank].0[0];
         let theirs = &self.blocks[1 - ctx.rank].0[0];
         let start = Instant::now();
@@ -182,6 +192,7 @@ impl FlagsB {
                 // Release: as the mailbox's `seq`.
                 mine.store(i, Ordering::Release);
             }
+            late(pauses);
             // Acquire: pairs with the peer's Release store.
             let seen = || (theirs.load(Ordering::Acquire) == i).then_some(());
             ctx.control.spin_until(1 - ctx.rank, seen)?;
@@ -199,6 +210,7 @@ fn mailbox_round_trips(
     ctx: &RankCtx<'_>,
     ep: &mut MailboxEndpoint,
     reps: u64,
+    pauses: u32,
 ) -> Result<Duration, RankError> {
     let out = black_box([7u8; 8]);
     let mut inbuf = [0u8; 16];
@@ -206,14 +218,24 @@ fn mailbox_round_trips(
     for _ in 0..reps {
         if ctx.rank == 0 {
             ep.send(1, &out)?;
+            late(pauses);
             ep.recv(1, &mut inbuf)?;
         } else {
+            late(pauses);
             ep.recv(0, &mut inbuf)?;
             ep.send(0, &out)?;
         }
     }
     black_box(inbuf);
     Ok(start.elapsed())
+}
+
+/// `pauses` spin-loop hints: a first poll made that much later.
+#[inline(always)]
+fn late(pauses: u32) {
+    for _ in 0..pauses {
+        std::hint::spin_loop();
+    }
 }
 
 /// The flag variants: name, lines per direction, bytes per line, three stores.
@@ -246,6 +268,7 @@ fn main() {
         a.split(',').map(|c| c.parse().expect("CPU")).collect()
     });
     let shift: usize = args.get(3).map_or(0, |a| a.parse().expect("SHIFT"));
+    let pauses: u32 = args.get(4).map_or(0, |a| a.parse().expect("PAUSES"));
     let _shift = black_box(vec![0u8; shift]);
     let team = Team::new(&TeamSpec {
         cpus,
@@ -291,11 +314,11 @@ fn main() {
                             t
                         }
                         None if v == VARIANTS - 1 => {
-                            let t = flags_b.round_trips(ctx, done_b, reps)?;
+                            let t = flags_b.round_trips(ctx, done_b, reps, pauses)?;
                             done_b += reps;
                             t
                         }
-                        None => mailbox_round_trips(ctx, &mut eps[v - FLAGS.len()], reps)?,
+                        None => mailbox_round_trips(ctx, &mut eps[v - FLAGS.len()], reps, pauses)?,
                     };
                     if round > 0 {
                         times[round - 1][v] = took.as_nanos() as f64 / reps as f64;
