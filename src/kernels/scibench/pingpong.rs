@@ -40,8 +40,10 @@ const BASELINE_MARGIN: f64 = 0.05;
 /// it is more than [`BASELINE_MARGIN`] away from 1. Above: the harness costs
 /// that much. Below: the mailbox cannot beat the two stores and two polls it
 /// is made of, so the flags took their slower mode: on a 2-vCPU EPYC VM two
-/// placements of the same two-flag loop took 60 and 90 to 100 ns a round trip
-/// (the transport README, "The floor itself has two modes").
+/// placements of the same two-flag loop took 60 and 90 to 100 ns a round trip,
+/// and the slower one became the faster when each side first polled two spin
+/// hints after its own store (the transport README, "The floor itself has two
+/// modes" and "When the first poll starts").
 fn floor_warning(ratio: f64, base_ns: f64) -> Option<String> {
     if ratio > 1.0 + BASELINE_MARGIN {
         Some(format!(
@@ -50,7 +52,7 @@ fn floor_warning(ratio: f64, base_ns: f64) -> Option<String> {
         ))
     } else if ratio < 1.0 - BASELINE_MARGIN {
         Some(format!(
-            "8-byte one-way latency is {:.0}% below the two-flag baseline's {base_ns:.1} ns (median of paired batches): the flags ran in a slower mode than the mailbox's own flag, which two placements of one two-flag loop can take on some machines; the ratio is no measure of the mailbox's cost in this run",
+            "8-byte one-way latency is {:.0}% below the two-flag baseline's {base_ns:.1} ns (median of paired batches): the flags ran in a slower mode than the mailbox's own flag (on some machines a waiter that polls the line it is about to receive too soon after its own send slows the transfer; the baseline polls at once, the mailbox later); the ratio is no measure of the mailbox's cost in this run",
             (1.0 - ratio) * 100.0
         ))
     } else {
