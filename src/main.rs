@@ -77,8 +77,10 @@ enum Command {
     /// differences). `*` marks a change only where the two 95 % intervals do not
     /// overlap; `~` instead where the kernel's probe of the machine's state (the
     /// CPU pair's two-flag round trip) moved too, its intervals apart, and a
-    /// latency moved in the probe's direction by no more than it: the machine
-    /// moved, not the parameter. Every interval is first widened to the
+    /// latency or a time per byte moved in the probe's direction by no more
+    /// than it: the machine moved, not the parameter. An `r_inf` is judged the
+    /// same way against its kernel's rate probe (`P` times a processor's
+    /// serial rate). Every interval is first widened to the
     /// run-to-run floor (`--floor`). `--points` gives every fit parameter and
     /// every measured point instead (`*` where two values differ by more than
     /// their uncertainties together, `~` as above).
