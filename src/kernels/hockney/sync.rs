@@ -44,7 +44,7 @@
 //! bootstraps over the rounds. The two-flag round trip of the CPU pair is probed
 //! before and after every method (each probe one batch per trial) and, for the
 //! methods on a team (all but the TASKS), at the start of every round on the
-//! method's own two first threads ([`PROBE_GRAIN`]): a state that the machine
+//! method's own two first threads (`PROBE_GRAIN`): a state that the machine
 //! took only while the method ran showed before as a spin-hint `t0` of 313 ns
 //! [70, 315] between probes of 103 ns. All are recorded
 //! with it, the median of the probes' batches with their range as its interval
@@ -179,7 +179,7 @@ impl Method {
     }
 
     /// Whether its batches run on a team whose ranks 0 and 1 can take the
-    /// pair probe between segments ([`PROBE_GRAIN`]): every method but the
+    /// pair probe between segments (`PROBE_GRAIN`): every method but the
     /// TASKS, whose workers are not a team between batches.
     pub fn probes_in_team(self) -> bool {
         !matches!(self, Method::TasksSpawn | Method::TasksPool)

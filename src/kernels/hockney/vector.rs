@@ -200,7 +200,7 @@ pub struct OperationSweep {
     /// Breakpoints between levels, in elements.
     pub breaks: Vec<f64>,
     /// The rate probe's samples, flop/ns: the serial dyadic multiply on
-    /// [`PROBE_ELEMENTS`] elements, one batch after each length.
+    /// `PROBE_ELEMENTS` (1024) elements, one batch after each length.
     pub probe_rates: Vec<f64>,
 }
 
