@@ -54,28 +54,40 @@ pub(crate) fn pair_round_trips_ns(
 }
 
 /// Runs `kernel` between two probes of the run's first CPU pair and records
-/// them on every result it returns that carries no probe of its own: the
-/// headline [`PROBE_PARAM`] (the median of both probes' batches, their range
-/// as its interval), and [`probe_warning`]'s warning when they moved by more
-/// than [`PROBE_MOVED`]. With fewer than two CPUs nothing is probed.
+/// them on every result it returns that carries no probe of its own
+/// ([`record`]). With fewer than two CPUs nothing is probed.
 pub(crate) fn around(
     ctx: &RunContext<'_>,
     kernel: impl FnOnce() -> Result<Vec<KernelResult>, KernelError>,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    let cpus = ctx.cpus();
-    let before = pair_round_trips_ns(ctx, &cpus)?;
-    let mut results = kernel()?;
-    let after = pair_round_trips_ns(ctx, &cpus)?;
-    let probes: Vec<f64> = before.into_iter().chain(after).collect();
-    let warning = probe_warning(&probes);
+    let (mut results, probes) = between(ctx, &ctx.cpus(), kernel)?;
     for r in &mut results {
-        if r.headline.iter().any(|h| h.name == PROBE_PARAM) {
-            continue;
+        if !r.headline.iter().any(|h| h.name == PROBE_PARAM) {
+            record(r, &probes);
         }
-        r.headline.extend(probe_param(&probes, None));
-        r.warnings.extend(warning.clone());
     }
     Ok(results)
+}
+
+/// Runs `work` between two probes of the first two of `cpus`; returns what
+/// it returned and both probes' batches (none with fewer than two CPUs).
+pub(crate) fn between<T>(
+    ctx: &RunContext<'_>,
+    cpus: &[usize],
+    work: impl FnOnce() -> Result<T, KernelError>,
+) -> Result<(T, Vec<f64>), KernelError> {
+    let before = pair_round_trips_ns(ctx, cpus)?;
+    let out = work()?;
+    let after = pair_round_trips_ns(ctx, cpus)?;
+    Ok((out, before.into_iter().chain(after).collect()))
+}
+
+/// Records `probes` on `r`: the headline [`PROBE_PARAM`] (their median, their
+/// range as its interval), and [`probe_warning`]'s warning when they moved by
+/// more than [`PROBE_MOVED`].
+pub(crate) fn record(r: &mut KernelResult, probes: &[f64]) {
+    r.headline.extend(probe_param(probes, None));
+    r.warnings.extend(probe_warning(probes));
 }
 
 /// How far (relative) the round-trip probes may move before [`probe_warning`] warns.

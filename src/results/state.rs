@@ -59,11 +59,12 @@ use serde::{Deserialize, Serialize};
 pub const PROBE_PARAM: &str = "probe_round_trip_ns";
 
 /// The headline parameter that carries a kernel's probes of the processors'
-/// own rate: `P` times the master CPU's serial rate on the kernel's work
-/// (`hockney-sync`'s dyadic multiply), sampled once a round; their median, and
-/// their range as its interval. A rate (`r_inf`) is judged against it as a
-/// latency is against [`PROBE_PARAM`]: the cache-line round trip cannot say
-/// that the processors computed more slowly in one run, this can.
+/// own rate: `P` times a processor's serial rate on the dyadic multiply,
+/// sampled once a round (`hockney-sync`, on the master) or once a length
+/// (`hockney-vector`); their median, with a bootstrap over the samples as its
+/// interval. A rate (`r_inf`) is judged against it as a latency is against
+/// [`PROBE_PARAM`]: the cache-line round trip cannot say that the processors
+/// computed more slowly in one run, this can.
 pub const RATE_PROBE_PARAM: &str = "rate_probe_flop_per_s";
 
 /// What a kernel's probe measured, for [`judge`]'s sentences.
@@ -77,37 +78,39 @@ pub enum ProbeKind {
 }
 
 impl ProbeKind {
-    /// Two probes' values in words: `100.3 then 95.6 ns round trip`.
-    fn then(self, a: f64, b: f64) -> String {
+    /// How the probe is named, the scale and unit its values are printed in,
+    /// and what they are.
+    fn words(self) -> (&'static str, f64, &'static str, &'static str) {
         match self {
-            ProbeKind::RoundTrip => format!("{} then {} ns round trip", num(a), num(b)),
-            ProbeKind::Rate => format!(
-                "{} then {} Gflop/s serial rate times P",
-                num(a / 1e9),
-                num(b / 1e9)
-            ),
+            ProbeKind::RoundTrip => ("probe", 1.0, "ns", "round trip"),
+            ProbeKind::Rate => ("rate probe", 1e-9, "Gflop/s", "serial rate times P"),
         }
     }
 
-    /// That the probe moved from `a` to `b`.
+    /// Two probes' values in words: `100.3 then 95.6 ns round trip`.
+    fn then(self, a: f64, b: f64) -> String {
+        let (_, scale, unit, what) = self.words();
+        format!("{} then {} {unit} {what}", num(a * scale), num(b * scale))
+    }
+
+    /// That the probe moved from `a` to `b`: `the probe went from 100 to 440 ns`.
     fn moved(self, a: f64, b: f64) -> String {
-        match self {
-            ProbeKind::RoundTrip => format!("the probe went from {} to {} ns", num(a), num(b)),
-            ProbeKind::Rate => format!(
-                "the rate probe went from {} to {} Gflop/s",
-                num(a / 1e9),
-                num(b / 1e9)
-            ),
-        }
+        let (name, scale, unit, _) = self.words();
+        format!(
+            "the {name} went from {} to {} {unit}",
+            num(a * scale),
+            num(b * scale)
+        )
     }
 }
 
 /// Whether a parameter is a rate that moves with the processors' own rate
 /// ([`RATE_PROBE_PARAM`]) rather than with the round trip: an `r_inf` (a
 /// sync method's, the rate of its long grains, which are work with a
-/// hand-over too short beside it to matter; `hockney-vector`'s per level). Its time per flop is the work's time per flop
-/// plus a share of the hand-over, so, as a latency against the round trip, it
-/// changes by a factor between 1 and the probe's.
+/// hand-over too short beside it to matter; `hockney-vector`'s per level).
+/// Its time per flop is the work's time per flop plus a share of the
+/// hand-over, so, as a latency against the round trip, it changes by a factor
+/// between 1 and the probe's.
 pub fn moves_with_rate(name: &str) -> bool {
     name.ends_with("r_inf_flop_per_s")
 }

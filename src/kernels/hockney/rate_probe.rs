@@ -11,7 +11,7 @@
 
 use super::simd::{Simd, dyadic_f64};
 use crate::kernels::probe::PROBE_MOVED;
-use crate::kernels::timing::per_rep_ns;
+use crate::kernels::timing::{calibrate, per_rep_ns};
 use crate::model::interval;
 use crate::model::stats::summarize;
 use crate::platform::ClockInfo;
@@ -47,6 +47,11 @@ impl Serial {
             unsafe { dyadic_f64(self.simd, a, b, c) };
         }
         start.elapsed()
+    }
+
+    /// The passes of a batch about `target` long.
+    pub(super) fn reps_for(&mut self, target: Duration) -> u64 {
+        calibrate::<()>(target, |r| Ok(self.batch(r))).expect("infallible")
     }
 
     /// The rate of a batch of `reps` passes that took `took`, flop/ns.

@@ -58,8 +58,9 @@
 //! times one batch of the serial dyadic multiply (4096 elements, a quarter of
 //! the batch target) at the end of every round, while the other processors
 //! wait: `P` times its median is the rate probe
-//! ([`crate::results::RATE_PROBE_PARAM`], its range the interval, with a warning
-//! when it moved by more than 20 % within the method), against which `compare`
+//! ([`crate::results::RATE_PROBE_PARAM`], a bootstrap over the rounds its
+//! interval, with a warning when the middle half of the rounds spans more than
+//! 20 %), against which `compare`
 //! judges `r_inf` as it judges a latency against the round trip.
 //!
 //! Hand-overs with two modes: a grain's batch in a round is timed as up to
@@ -383,6 +384,44 @@ struct Gate {
     done: CachePadded<AtomicUsize>,
 }
 
+impl Gate {
+    /// The master's command: `reps` of `grain` to the workers, returned once
+    /// every worker has taken it (their set-up done); the command's number.
+    fn issue(
+        &self,
+        c: &TeamControl,
+        poll: Poll,
+        workers: usize,
+        grain: usize,
+        reps: u64,
+    ) -> Result<usize, RankError> {
+        // Relaxed: published by the Release bump of the generation.
+        self.grain.store(grain, Ordering::Relaxed);
+        self.reps.store(reps, Ordering::Relaxed);
+        // Release: publishes the command (and the master's prefilled vector).
+        let g = self.generation.fetch_add(1, Ordering::Release) as usize + 1;
+        // Acquire: pairs with the workers' Release (their set-up is done).
+        gate_wait(c, 1, poll, || {
+            self.ready.load(Ordering::Acquire) >= g * workers
+        })?;
+        Ok(g)
+    }
+
+    /// Waits until every worker has done command `g`.
+    fn await_done(
+        &self,
+        c: &TeamControl,
+        poll: Poll,
+        workers: usize,
+        g: usize,
+    ) -> Result<(), RankError> {
+        // Acquire: pairs with the workers' Release; their results are visible.
+        gate_wait(c, 1, poll, || {
+            self.done.load(Ordering::Acquire) >= g * workers
+        })
+    }
+}
+
 fn gate_wait(
     c: &TeamControl,
     peer: usize,
@@ -408,38 +447,9 @@ type Batch<'a> = dyn FnMut(usize, u64) -> Result<Duration, RankError> + 'a;
 /// segments: `reps` round trips of the two-flag ping-pong between ranks 0 and
 /// 1 of the method's own team ([`crate::kernels::probe`]), on the same
 /// threads and CPUs as the segments, while the other ranks wait at the gate.
-/// Only team methods on CPUs of their own take it ([`Method::probes_in_team`]).
+/// Only team methods on CPUs of their own take it ([`Method::probes_in_team`]);
+/// the master's side is in `drive_team`'s batch.
 pub(crate) const PROBE_GRAIN: usize = usize::MAX;
-
-/// The master's side of a [`PROBE_GRAIN`] batch: the command through the gate,
-/// then `reps` round trips with rank 1 (timed), then the workers' return.
-fn probe_on_team(
-    gate: &Gate,
-    flags: &FlagPair,
-    ctx: &RankCtx<'_>,
-    workers: usize,
-    poll: Poll,
-    probed: &mut u64,
-    reps: u64,
-) -> Result<Duration, RankError> {
-    let c = ctx.control;
-    // Relaxed: published by the Release bump of the generation.
-    gate.grain.store(PROBE_GRAIN, Ordering::Relaxed);
-    gate.reps.store(reps, Ordering::Relaxed);
-    // Release: publishes the command.
-    let g = gate.generation.fetch_add(1, Ordering::Release) as usize + 1;
-    // Acquire: pairs with the workers' Release.
-    gate_wait(c, 1, poll, || {
-        gate.ready.load(Ordering::Acquire) >= g * workers
-    })?;
-    let took = flags.round_trips(ctx, *probed, reps)?;
-    *probed += reps;
-    // Acquire: pairs with the workers' Release.
-    gate_wait(c, 1, poll, || {
-        gate.done.load(Ordering::Acquire) >= g * workers
-    })?;
-    Ok(took)
-}
 
 /// Runs `driver` on the master with a batch function of a team method `m`.
 fn drive_team<M: TeamMethod, R: Send>(
@@ -468,18 +478,14 @@ fn drive_team<M: TeamMethod, R: Send>(
             if ctx.rank == 0 {
                 let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
                     if grain == PROBE_GRAIN {
-                        return probe_on_team(&gate, &flags, ctx, workers, poll, &mut probed, reps);
+                        let g = gate.issue(c, poll, workers, grain, reps)?;
+                        let took = flags.round_trips(ctx, probed, reps)?;
+                        probed += reps;
+                        gate.await_done(c, poll, workers, g)?;
+                        return Ok(took);
                     }
                     work.prefill(grain);
-                    // Relaxed: published by the Release bump of the generation.
-                    gate.grain.store(grain, Ordering::Relaxed);
-                    gate.reps.store(reps, Ordering::Relaxed);
-                    // Release: publishes the command and the prefilled vector.
-                    let g = gate.generation.fetch_add(1, Ordering::Release) as usize + 1;
-                    // Acquire: pairs with the workers' Release (their set-up is done).
-                    gate_wait(c, 1, poll, || {
-                        gate.ready.load(Ordering::Acquire) >= g * workers
-                    })?;
+                    let g = gate.issue(c, poll, workers, grain, reps)?;
                     let start = Instant::now();
                     for _ in 0..reps {
                         m.master_begin(&mut local, c)?;
@@ -487,10 +493,7 @@ fn drive_team<M: TeamMethod, R: Send>(
                         m.master_end(&mut local, c)?;
                     }
                     let took = start.elapsed();
-                    // Acquire: pairs with the workers' Release; their results are visible.
-                    gate_wait(c, 1, poll, || {
-                        gate.done.load(Ordering::Acquire) >= g * workers
-                    })?;
+                    gate.await_done(c, poll, workers, g)?;
                     work.verify(grain, method)?;
                     Ok(took)
                 };
@@ -789,8 +792,7 @@ pub fn sweep_method(
         // The rate probe: one serial batch on the master's CPU a round, a
         // quarter of the target long, while the other processors wait.
         let mut serial_probe = Serial::new(SERIAL_ELEMENTS);
-        let serial_reps =
-            calibrate::<()>(plan.target / 4, |r| Ok(serial_probe.batch(r))).expect("infallible");
+        let serial_reps = serial_probe.reps_for(plan.target / 4);
         let mut serial_rounds = Vec::with_capacity(plan.trials);
         // The pair probe on the method's own threads: one batch of the
         // two-flag round trip, a quarter of the target long, at the start of

@@ -38,7 +38,7 @@ use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::control::{Placement, RankError};
 use crate::kernels::convert;
-use crate::kernels::timing::{calibrate, measure, summarize_trials};
+use crate::kernels::timing::{measure, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints;
@@ -227,7 +227,7 @@ fn sweep_precision<T: Element>(
     // The rate probe: one batch, a quarter of the target long, after every
     // length.
     let mut probe = Serial::new(PROBE_ELEMENTS);
-    let probe_reps = calibrate::<()>(plan.target / 4, |r| Ok(probe.batch(r))).expect("infallible");
+    let probe_reps = probe.reps_for(plan.target / 4);
     for op in Operation::ALL {
         let (ns, levels, breaks) = plan.lengths(op.arrays() * T::BYTES, caches);
         let mut lengths = Vec::with_capacity(ns.len());

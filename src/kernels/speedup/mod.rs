@@ -239,14 +239,14 @@ pub fn run_with(
             // T_ML's chain crosses the first two CPUs on every link: the
             // pair's round trip, probed before and after it, says which state
             // of the machine its t_l, t_c and t_i were measured in.
-            let before = probe::pair_round_trips_ns(ctx, &cpus)?;
-            let latencies =
-                crate::with_transport!(t, calibrate::message_latencies(ctx, &cpus, &sizes))?;
-            let after = probe::pair_round_trips_ns(ctx, &cpus)?;
+            let (latencies, probes) = probe::between(ctx, &cpus, || {
+                Ok(crate::with_transport!(
+                    t,
+                    calibrate::message_latencies(ctx, &cpus, &sizes)
+                )?)
+            })?;
             validate(&mut result, plan, &totals, &latencies);
-            let probes: Vec<f64> = before.into_iter().chain(after).collect();
-            result.headline.extend(probe::probe_param(&probes, None));
-            result.warnings.extend(probe::probe_warning(&probes));
+            probe::record(&mut result, &probes);
         } else if cpus.len() < 2 {
             result.warnings.push(
                 "one CPU: no message latency T_ML (its forwarding chain needs two spinning workers), so no simulation".into(),
