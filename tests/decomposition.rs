@@ -82,7 +82,11 @@ fn structure_holds(r: &KernelResult) {
                 .unwrap_or_else(|| panic!("{t}: {name} missing"));
             assert!(s.mean.is_finite() && s.std_dev.is_finite(), "{t} {name}");
         }
-        // The directly measured composites are positive.
+        // The directly measured composites are positive. (The half-increments
+        // `e_d1_d2_ns` and `e_d4_d5_ns` are differences of two echoes, not
+        // measurements: where the links differ in cost the last one falls to
+        // a few hundred ns and, six ranks on two CPUs, can reach zero. They
+        // are judged against E with the timings, in `timing_misses`.)
         for name in [
             "a_plus_u_ns",
             "send_call_ns",
@@ -91,8 +95,6 @@ fn structure_holds(r: &KernelResult) {
             "echo_idle_d3_ns",
             "echo_idle_d4_ns",
             "echo_idle_d5_ns",
-            "e_d1_d2_ns",
-            "e_d4_d5_ns",
             "echo_busy_d1_ns",
             "twice_f_e_u_system_ns",
             "a_alone_ns",
