@@ -78,7 +78,9 @@ enum Command {
     /// overlap; `~` instead where the kernel's probe of the machine's state (the
     /// CPU pair's two-flag round trip) moved too, its intervals apart, and a
     /// latency or a time per byte moved in the probe's direction by no more
-    /// than it: the machine moved, not the parameter. An `r_inf` is judged the
+    /// than it (or up to twice more, the floor's phase modes), or where one
+    /// run's probes spanned a change of the machine's state that covers the
+    /// change: the machine moved, not the parameter. An `r_inf` is judged the
     /// same way against its kernel's rate probe (`P` times a processor's
     /// serial rate). Every interval is first widened to the
     /// run-to-run floor (`--floor`). `--points` gives every fit parameter and

@@ -342,7 +342,7 @@ pub fn comparison(c: &Comparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "ratio to [1] (x) for positive quantities, difference from [1] (+/-) for signed ones; * = differs from [1] by more than the two values' spread or standard error, each at least {}; ~ = so does the CPU pair's probe, and the quantity moved in its direction by no more than it (the machine moved), or a sync method's t0 moved with how often its hand-overs slept (its mode changed)",
+        "ratio to [1] (x) for positive quantities, difference from [1] (+/-) for signed ones; * = differs from [1] by more than the two values' spread or standard error, each at least {}; ~ = so does the CPU pair's probe, and the quantity moved in its direction by no more than it, or twice it (the floor's phase modes), or a run's probes spanned a change of state that covers the change (the machine moved), or a sync method's t0 moved with how often its hand-overs slept (its mode changed)",
         floor_words(c.floor)
     );
     for (i, col) in c.columns.iter().enumerate() {
@@ -395,7 +395,7 @@ pub fn card_comparison(c: &CardComparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "machine cards side by side: value [95 % interval]; change against [1]: ratio (x) for positive quantities, difference (+/-) for signed ones; * = the 95 % intervals, each widened to at least {}, do not overlap; ~ = nor do the CPU pair's probes (for an r_inf, the rate probes), and the parameter moved in their direction by no more than they did (the machine moved), or a sync method's t0 moved with how often its hand-overs slept (its mode changed)",
+        "machine cards side by side: value [95 % interval]; change against [1]: ratio (x) for positive quantities, difference (+/-) for signed ones; * = the 95 % intervals, each widened to at least {}, do not overlap; ~ = nor do the CPU pair's probes (for an r_inf, the rate probes), and the parameter moved in their direction by no more than they did, or twice (the floor's phase modes), or a run's probes spanned a change of state that covers the change (the machine moved), or a sync method's t0 moved with how often its hand-overs slept (its mode changed)",
         floor_words(c.floor)
     );
     for (i, col) in c.columns.iter().enumerate() {
