@@ -35,7 +35,8 @@
 //!    ([`RATE_PROBE_PARAM`]: `P` times the serial rate of the master's CPU,
 //!    sampled once a round) instead of the round trip: the processors' own
 //!    speed moves on a shared host as the line transfers do, and the round trip
-//!    cannot see it;
+//!    cannot see it. Its `s_1/2 = r_inf t0` is judged against the product of
+//!    the two probes ([`ProbeKind::Product`]), since it moves with both;
 //! 3. the probes' intervals overlap, but one run's probes span more than
 //!    [`STATE_SPAN`] (the machine changed state while that run measured, and
 //!    its values mix the states), and the parameter, built of line transfers,
@@ -86,6 +87,10 @@ pub enum ProbeKind {
     RoundTrip,
     /// `P` times a processor's serial rate, flop/s ([`RATE_PROBE_PARAM`]).
     Rate,
+    /// The round trip times the rate probe, ns flop/s: what a sync method's
+    /// `s_1/2 = r_inf t0` moves with, its `t0` with the one and its `r_inf`
+    /// with the other.
+    Product,
 }
 
 impl ProbeKind {
@@ -95,6 +100,7 @@ impl ProbeKind {
         match self {
             ProbeKind::RoundTrip => ("probe", 1.0, "ns", "round trip"),
             ProbeKind::Rate => ("rate probe", 1e-9, "Gflop/s", "serial rate times P"),
+            ProbeKind::Product => ("probes' product", 1e-9, "flop", "of round trip x rate"),
         }
     }
 
@@ -313,8 +319,25 @@ impl Probed {
         ci95: Option<[f64; 2]>,
     ) -> Probed {
         let mode = moves_with_mode(name).then(|| Mode::of(&k.fits)).flatten();
+        let with_ci = |p: &Param| Some((p.value, p.ci95?));
+        let round_trip = recorded_probe(k, of).and_then(with_ci);
+        let rate = recorded_rate_probe(k, of).and_then(with_ci);
+        // s_1/2 = r_inf t0: against the product of the two probes, whose
+        // interval is the product of their bounds (both positive).
+        if name == "s_half_flop"
+            && let (Some((t, [t_lo, t_hi])), Some((r, [r_lo, r_hi]))) = (round_trip, rate)
+        {
+            return Probed {
+                value,
+                ci95,
+                probe: Some((t * r, [t_lo * r_lo, t_hi * r_hi])),
+                probe_kind: ProbeKind::Product,
+                moves_with_probe: true,
+                mode,
+            };
+        }
         if moves_with_rate(name)
-            && let Some(rate) = recorded_rate_probe(k, of).and_then(|p| Some((p.value, p.ci95?)))
+            && let Some(rate) = rate
         {
             return Probed {
                 value,
@@ -325,7 +348,7 @@ impl Probed {
                 mode,
             };
         }
-        let probe = recorded_probe(k, of).and_then(|p| Some((p.value, p.ci95?)));
+        let probe = round_trip;
         let stem = name.strip_suffix("_ns").unwrap_or(name);
         let recorded = k.headline.iter().any(|p| {
             p.name == format!("{stem}_over_probe")
@@ -666,6 +689,62 @@ mod tests {
         let older = r_inf(9.43, [9.34, 9.45], None);
         assert_eq!(older.probe_kind, ProbeKind::RoundTrip);
         assert_eq!(judge(&base, &older, 0.05), (Why::IntervalsDisjoint, None));
+    }
+
+    /// spin-hint's `s_1/2` as `hockney-sync` records it: the value with its
+    /// interval, the round trip (ns) and the rate probe (Gflop/s), each with
+    /// its interval.
+    fn s_half(value: f64, ci: [f64; 2], rt: (f64, [f64; 2]), rate: (f64, [f64; 2])) -> Probed {
+        use crate::control::Placement;
+        let g = |v: f64| v * 1e9;
+        let mut k = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1]);
+        let of = Some("spin-hint");
+        k.headline = vec![
+            Param::new("s_half_flop", of, value).with_ci(Some(ci), "b"),
+            Param::new(PROBE_PARAM, of, rt.0).with_ci(Some(rt.1), "r"),
+            Param::new(RATE_PROBE_PARAM, of, g(rate.0)).with_ci(Some(rate.1.map(g)), "r"),
+        ];
+        Probed::in_kernel(&k, "s_half_flop", of, value, Some(ci))
+    }
+
+    /// s_1/2 = r_inf t0 moves with both probes. 640 [639, 642] flop with the
+    /// round trip 99.1 [97, 101] ns and the rate 9.0 [8.9, 9.1] Gflop/s, then
+    /// 571 [570, 571] flop with 98.8 [97, 101] ns and 8.0 [7.9, 8.1] Gflop/s:
+    /// the round trips overlap, but the products, 891.9 [863.3, 919.1] then
+    /// 790.4 [766.3, 818.1] flop, do not; the parameter's factor widened to
+    /// the floor, [542.45 / 672, 599.55 / 608] = [0.807, 0.986], lies within
+    /// the products' [0.834, 1] (and their phase modes): `~`. With the rate
+    /// unmoved (9.0 both) the same change is `*`.
+    #[test]
+    fn s_half_is_judged_against_both_probes() {
+        let base = s_half(
+            640.0,
+            [639.0, 642.0],
+            (99.1, [97.0, 101.0]),
+            (9.0, [8.9, 9.1]),
+        );
+        assert_eq!(base.probe_kind, ProbeKind::Product);
+        let slower = s_half(
+            571.0,
+            [570.0, 571.0],
+            (98.8, [97.0, 101.0]),
+            (8.0, [7.9, 8.1]),
+        );
+        let (why, note) = judge(&base, &slower, DEFAULT_FLOOR);
+        assert_eq!(why, Why::MachineMoved, "{note:?}");
+        let note = note.unwrap();
+        assert!(
+            note.contains("probes' product went from 891.9 to 790.4 flop"),
+            "{note}"
+        );
+        let still = s_half(
+            571.0,
+            [570.0, 571.0],
+            (98.8, [97.0, 101.0]),
+            (9.0, [8.9, 9.1]),
+        );
+        let (why, note) = judge(&base, &still, DEFAULT_FLOOR);
+        assert_eq!(why, Why::IntervalsDisjoint, "{note:?}");
     }
 
     /// A lock's t0: 105 ns [100, 110] with its hand-overs sleeping 0.02 times
