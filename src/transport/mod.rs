@@ -102,14 +102,16 @@ impl std::str::FromStr for TransportKind {
 pub struct TransportConfig {
     /// Largest message a kernel will send, in bytes (channel buffers are this big).
     pub max_message_bytes: usize,
-    /// Slots per ordered pair (mailbox ring) or buffers in flight (channel); a
-    /// power of two, at least 2. The default 64 lets the mailbox publish credit
+    /// Slots per ordered pair (mailbox ring), and so the credit in chunks of
+    /// `slot_bytes` of both transports (the channel's buffers: this many, at
+    /// most 64); a power of two, at least 2. The default 64 lets the mailbox publish credit
     /// every 32 messages, so a ping-pong moves the credit line rarely (16 slots
     /// cost about 5% at 8 bytes on the machine this was tuned on).
     pub slots: usize,
     /// Payload bytes per mailbox slot, a multiple of 128; longer messages stream
     /// through several slots (the default ring of 64 x 2 KiB holds 128 KiB per
-    /// ordered pair of ranks).
+    /// ordered pair of ranks). The channel charges a message its chunks of
+    /// this size against the same credit.
     pub slot_bytes: usize,
 }
 
@@ -132,24 +134,19 @@ impl TransportConfig {
         }
     }
 
-    /// A configuration of flavour `T` for messages up to `max_bytes` that gives
-    /// every rank buffered sends of two whole messages per peer (what CoMet's
-    /// pairwise exchange, shift and transpose assume, section 2.2.1, and what a
-    /// `try_send` of a whole block needs). The mailbox needs ring slots for every
-    /// chunk of both messages even when the receiver returns credit in halves
-    /// (four messages' chunks); the channel needs a buffer per message, and its
-    /// buffers are `max_bytes` each, so it keeps the default count.
-    pub fn buffered<T: Transport + 'static>(max_bytes: usize) -> TransportConfig {
+    /// A configuration for messages up to `max_bytes` that gives every rank
+    /// buffered sends of two whole messages per peer (what CoMet's pairwise
+    /// exchange, shift and transpose assume, section 2.2.1, and what a
+    /// `try_send` of a whole block needs), with either transport: ring slots,
+    /// and so credit, for every chunk of four messages, since the mailbox's
+    /// receiver returns credit in halves. The channel's credit is the same
+    /// (its buffers hold a whole message each, at most 64 of them).
+    pub fn buffered(max_bytes: usize) -> TransportConfig {
         let base = TransportConfig::default();
         let chunks = max_bytes.div_ceil(base.slot_bytes).max(1);
-        let is_channel = std::any::TypeId::of::<T>() == std::any::TypeId::of::<channel::Channel>();
         TransportConfig {
             max_message_bytes: max_bytes.max(64),
-            slots: if is_channel {
-                base.slots
-            } else {
-                (4 * chunks).next_power_of_two().max(base.slots)
-            },
+            slots: (4 * chunks).next_power_of_two().max(base.slots),
             slot_bytes: base.slot_bytes,
         }
     }

@@ -465,7 +465,7 @@ pub fn barrier_time(
         Ok(start.elapsed())
     }
     let central = CentralBarrier::new(team.size());
-    let config = TransportConfig::buffered::<Mailbox>(64);
+    let config = TransportConfig::buffered(64);
     let times = match transport {
         None => team.run(BARRIER.name, vec![(); team.size()], |rc, _| {
             let mut local = false;
@@ -481,7 +481,7 @@ pub fn barrier_time(
         )?,
         Some(TransportKind::Channel) => team.run(
             BARRIER.name,
-            Channel::endpoints(team.control(), &TransportConfig::buffered::<Channel>(64)),
+            Channel::endpoints(team.control(), &TransportConfig::buffered(64)),
             |_, ep| body(ep, reps),
         )?,
     };

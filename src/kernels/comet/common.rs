@@ -321,7 +321,7 @@ pub(crate) fn sweep_team<T: Transport + 'static>(
     let on_point = |q: u64| ctx.progress.step(&label(q));
     let cancelled = || ctx.cancelled();
     let sweep = Sweep::new(ctx, params, ranks, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &TransportConfig::buffered::<T>(max_bytes));
+    let eps = T::endpoints(team.control(), &TransportConfig::buffered(max_bytes));
     let per_rank = team.run(kernel, eps, |rc, ep| body(rc, ep, &sweep))?;
     Ok(rank0(per_rank))
 }

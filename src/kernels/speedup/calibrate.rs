@@ -208,7 +208,7 @@ pub(super) fn message_latencies<T: Transport + 'static>(
             cancel: Some(Arc::clone(&ctx.cancel)),
             wash_bytes: 0,
         })?;
-        let eps = T::endpoints(team.control(), &TransportConfig::buffered::<T>(max));
+        let eps = T::endpoints(team.control(), &TransportConfig::buffered(max));
         let nodes = chain(hops, max).map_err(|e| KernelError::Failed {
             kernel: "speedup".into(),
             reason: e.to_string(),

@@ -578,7 +578,7 @@ fn run_team<T: Transport + 'static>(
     let n = team.size();
     let m = plan.order;
     let block_bytes = m / n * m * std::mem::size_of::<f64>();
-    let eps = T::endpoints(team.control(), &TransportConfig::buffered::<T>(block_bytes));
+    let eps = T::endpoints(team.control(), &TransportConfig::buffered(block_bytes));
     let per_rank = team.run(SPEEDUP.name, eps, |rc, ep| rank_body(rc, ep, plan, a, want))?;
     Ok(per_rank)
 }
