@@ -167,6 +167,7 @@ fn probed(key: &(String, String), v: Valued, states: &KernelStates) -> Probed {
         mode: moves_with_mode(name)
             .then(|| states.modes.get(&key.0).copied())
             .flatten(),
+        both_ways: super::moves_both_ways(name),
     }
 }
 

@@ -32,8 +32,8 @@
 //!    direction. Otherwise `*`;
 //!
 //!    A sync method's `r_inf` is judged the same way against the rate probe
-//!    ([`RATE_PROBE_PARAM`]: `P` times the serial rate of the master's CPU,
-//!    sampled once a round) instead of the round trip: the processors' own
+//!    ([`RATE_PROBE_PARAM`]: `P` times the serial rate of one processor while
+//!    all of them compute, sampled once a round) instead of the round trip: the processors' own
 //!    speed moves on a shared host as the line transfers do, and the round trip
 //!    cannot see it. Its `s_1/2 = r_inf t0` is judged against the product of
 //!    the two probes ([`ProbeKind::Product`]), since it moves with both;
@@ -72,7 +72,8 @@ pub const PROBE_PARAM: &str = "probe_round_trip_ns";
 
 /// The headline parameter that carries a kernel's probes of the processors'
 /// own rate: `P` times a processor's serial rate on the dyadic multiply,
-/// sampled once a round (`hockney-sync`, on the master) or once a length
+/// sampled once a round (`hockney-sync`, with every processor of the team
+/// computing at once, or the master alone without a team) or once a length
 /// (`hockney-vector`); their median, with a bootstrap over the samples as its
 /// interval. A rate (`r_inf`) is judged against it as a latency is against
 /// [`PROBE_PARAM`]: the cache-line round trip cannot say that the processors
@@ -293,6 +294,10 @@ pub struct Probed {
     /// Where the value is a sync method's `t0_ns` or `s_half_flop`: its
     /// kernel's mode.
     pub mode: Option<Mode>,
+    /// Whether the value is the ratio of two quantities that each move with
+    /// the probe, so that it may move either way with it: a ping-pong's
+    /// `n_half_bytes = t_startup / t_per_byte` ([`moves_both_ways`]).
+    pub both_ways: bool,
 }
 
 impl Probed {
@@ -305,6 +310,7 @@ impl Probed {
             probe_kind: ProbeKind::RoundTrip,
             moves_with_probe: false,
             mode: None,
+            both_ways: false,
         }
     }
 
@@ -334,6 +340,7 @@ impl Probed {
                 probe_kind: ProbeKind::Product,
                 moves_with_probe: true,
                 mode,
+                both_ways: false,
             };
         }
         if moves_with_rate(name)
@@ -346,6 +353,7 @@ impl Probed {
                 probe_kind: ProbeKind::Rate,
                 moves_with_probe: true,
                 mode,
+                both_ways: false,
             };
         }
         let probe = round_trip;
@@ -362,8 +370,18 @@ impl Probed {
             probe_kind: ProbeKind::RoundTrip,
             moves_with_probe: probe.is_some() && (recorded || moves_with_probe(name)),
             mode,
+            both_ways: moves_both_ways(name),
         }
     }
+}
+
+/// Whether a parameter is the ratio of two that move with the probe, and so
+/// moves either way with it: `n_half_bytes`, a ping-pong's `t_startup /
+/// t_per_byte` (the start-up moves with the round trip, the time per byte
+/// with the copies, which move by more: a 2-vCPU EPYC VM whose round trip
+/// fell x0.55 saw `t_per_byte` fall x0.30 and `n_half` rise x2.3).
+pub fn moves_both_ways(name: &str) -> bool {
+    name == "n_half_bytes"
 }
 
 /// Whether a parameter moves with a synchronisation method's mode (see
@@ -466,13 +484,38 @@ fn factor([a, b]: [f64; 2], [c, d]: [f64; 2]) -> Option<[f64; 2]> {
 /// plus line transfers), and on to `f min(f, PHASE_MODES)` (the floor's phase
 /// modes, [`PHASE_MODES`]); falling, the same below 1.
 pub fn explained(probe: [f64; 2], rising: bool) -> [f64; 2] {
-    if rising {
-        let f = probe[1];
-        [1.0, f * f.min(PHASE_MODES)]
-    } else {
-        let f = probe[0];
-        [f * f.max(1.0 / PHASE_MODES), 1.0]
+    let [lo, hi] = with_phase_modes(probe);
+    if rising { [1.0, hi] } else { [lo, 1.0] }
+}
+
+/// A range of factors widened by the floor's phase modes on the far side of
+/// 1: a bound `f > 1` to `f min(f, PHASE_MODES)`, a bound `f < 1` to `f
+/// max(f, 1 / PHASE_MODES)`.
+fn with_phase_modes([lo, hi]: [f64; 2]) -> [f64; 2] {
+    [
+        if lo < 1.0 {
+            lo * lo.max(1.0 / PHASE_MODES)
+        } else {
+            lo
+        },
+        if hi > 1.0 {
+            hi * hi.min(PHASE_MODES)
+        } else {
+            hi
+        },
+    ]
+}
+
+/// For a parameter that is the ratio of two quantities that each move with
+/// the machine within `[lo, hi]` (`both`): the range of their ratio, `[lo /
+/// hi, hi / lo]`, which holds 1 and reaches either way. Otherwise the range
+/// itself.
+fn both_ways([lo, hi]: [f64; 2], both: bool) -> [f64; 2] {
+    if !both {
+        return [lo, hi];
     }
+    let (lo, hi) = (lo.min(1.0), hi.max(1.0));
+    [lo / hi, hi / lo]
 }
 
 /// Whether a run's probe interval spans a change of the machine's state.
@@ -538,19 +581,23 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
                 ),
                 factor(bpci, opci),
             )
-            && overlap(change, probes)
+            && let allowed = both_ways(with_phase_modes(probes), other.both_ways)
+            && overlap(change, allowed)
         {
             return (
                 Why::MachineMoved,
                 Some(format!(
-                    "the machine changed state during a run: the probes spanned {} then {}, and the parameter changed by x{} [{}, {}], within their bounds' x[{}, {}]",
+                    "the machine changed state during a run: the probes spanned {} then {}, and the parameter changed by x{} [{}, {}], within their bounds' x[{}, {}] (with the floor's phase modes, x[{}, {}]{})",
                     kind.range(bpci),
                     kind.range(opci),
                     num(other.value / base.value),
                     num(change[0]),
                     num(change[1]),
                     num(probes[0]),
-                    num(probes[1])
+                    num(probes[1]),
+                    num(allowed[0]),
+                    num(allowed[1]),
+                    if other.both_ways { ", either way" } else { "" }
                 )),
             );
         }
@@ -588,7 +635,11 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
             )),
         );
     };
-    let explained = explained(probe, op > bp);
+    let explained = if other.both_ways {
+        both_ways(explained(probe, op > bp), true)
+    } else {
+        explained(probe, op > bp)
+    };
     let factors = format!(
         "the parameter changed by x{} [{}, {}], the probe by x{} [{}, {}]",
         num(other.value / base.value),
@@ -598,7 +649,16 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         num(probe[0]),
         num(probe[1])
     );
-    if overlap(change, explained) {
+    if overlap(change, explained) && other.both_ways {
+        (
+            Why::MachineMoved,
+            Some(format!(
+                "the machine moved: {moved}, and the parameter, a ratio of two quantities that move with it, moved within what it allows either way ({factors}; x[{}, {}])",
+                num(explained[0]),
+                num(explained[1])
+            )),
+        )
+    } else if overlap(change, explained) {
         (
             Why::MachineMoved,
             Some(format!(
@@ -628,6 +688,7 @@ mod tests {
             probe_kind: ProbeKind::RoundTrip,
             moves_with_probe: probe.is_some(),
             mode: None,
+            both_ways: false,
         }
     }
 
@@ -915,6 +976,54 @@ mod tests {
         assert!(close(explained([0.2, 0.25], false), [0.1, 1.0]));
     }
 
+    /// pingpong's mailbox `n_half_bytes = t_startup / t_per_byte`, two quick
+    /// runs (2026-11-27): 475 [382, 570] B beside probes of 96 [94, 102] ns,
+    /// then 1090 [819, 1360] B beside 53.4 [34, 55] ns, when the round trip
+    /// fell x0.55 and `t_per_byte` x0.30. Against the probe's direction, but
+    /// a ratio of two quantities that fall with it: from the probe's far
+    /// bound 34 / 102 = 0.333 and its phase modes, 0.333 x 0.5 = 0.167, it
+    /// may move from x0.167 to x6.0: `~`. As a plain latency, `*`; and x10
+    /// is beyond it either way.
+    #[test]
+    fn n_half_moves_either_way_with_the_machine() {
+        let n_half = |v: f64, ci, rt: f64, rt_ci| Probed {
+            both_ways: true,
+            ..probed(v, ci, Some((rt, rt_ci)))
+        };
+        let a = n_half(475.0, [382.0, 570.0], 96.0, [94.0, 102.0]);
+        let b = n_half(1090.0, [819.0, 1360.0], 53.4, [34.0, 55.0]);
+        let (why, note) = judge(&a, &b, DEFAULT_FLOOR);
+        assert_eq!(why, Why::MachineMoved, "{note:?}");
+        assert!(note.unwrap().contains("either way"));
+        let plain = |p: &Probed| Probed {
+            both_ways: false,
+            ..p.clone()
+        };
+        assert_eq!(
+            judge(&plain(&a), &plain(&b), DEFAULT_FLOOR).0,
+            Why::IntervalsDisjoint
+        );
+        let far = n_half(4750.0, [4700.0, 4800.0], 53.4, [34.0, 55.0]);
+        assert_eq!(judge(&a, &far, DEFAULT_FLOOR).0, Why::IntervalsDisjoint);
+        assert!(moves_both_ways("n_half_bytes") && !moves_both_ways("t_startup_ns"));
+    }
+
+    /// oneway's mailbox `t_per_byte` 0.122 [0.1215, 0.1225] ns/B beside probes
+    /// of 100 [99, 103] ns, then 0.0369 [0.0364, 0.0375] ns/B in a run whose
+    /// probes spanned 39 to 117 ns (2026-11-27): the probes' bounds allow
+    /// x[39 / 103, 117 / 99] = [0.379, 1.182], with the phase modes [0.189,
+    /// 1.397]; the parameter's factor, widened [0.0351 / 0.1281, 0.0387 /
+    /// 0.1159] = [0.274, 0.334], lies within: `~`.
+    #[test]
+    fn a_mixed_run_allows_the_phase_modes_too() {
+        let a = probed(0.122, [0.1215, 0.1225], Some((100.0, [99.0, 103.0])));
+        let b = probed(0.0369, [0.0364, 0.0375], Some((53.3, [39.0, 117.0])));
+        let (why, note) = judge(&a, &b, DEFAULT_FLOOR);
+        assert_eq!(why, Why::MachineMoved, "{note:?}");
+        let c = probed(0.02, [0.0195, 0.0205], Some((53.3, [39.0, 117.0])));
+        assert_eq!(judge(&a, &c, DEFAULT_FLOOR).0, Why::IntervalsDisjoint);
+    }
+
     /// oneway's mailbox `t_per_byte`, two quick runs (2026-11-27): 0.121
     /// [0.1205, 0.1215] ns/B beside probes of 100 [97, 104] ns, then 0.597
     /// [0.595, 0.599] ns/B beside probes whose median was 456 ns but whose
@@ -923,7 +1032,8 @@ mod tests {
     /// second spans x4.8 (more than [`STATE_SPAN`]); the parameter's factor,
     /// widened [0.567 / 0.127, 0.627 / 0.115] = [4.46, 5.45], reaches their
     /// bounds' [98 / 104, 470 / 97] = [0.94, 4.85]: `~`, the note giving both
-    /// ranges. x10 is beyond them: `*`. With both runs' probes settled (100
+    /// ranges. x20 is beyond them, even with the floor's phase modes (up to
+    /// x9.7): `*`. With both runs' probes settled (100
     /// [97, 104] then 102 [99, 106]), the same change is `*`, as before.
     #[test]
     fn a_run_whose_probes_spanned_a_change_of_state() {
@@ -937,7 +1047,7 @@ mod tests {
                 && note.contains("97.000 to 104.0 ns then 98.000 to 470.0 ns"),
             "{note}"
         );
-        let (why, _) = judge(&fast, &mixed(1.21, [1.2, 1.22]), DEFAULT_FLOOR);
+        let (why, _) = judge(&fast, &mixed(2.42, [2.4, 2.44]), DEFAULT_FLOOR);
         assert_eq!(why, Why::IntervalsDisjoint);
         let settled = probed(0.597, [0.595, 0.599], Some((102.0, [99.0, 106.0])));
         let (why, note) = judge(&fast, &settled, DEFAULT_FLOOR);
