@@ -17,6 +17,7 @@ mod rate_probe;
 mod simd;
 pub mod sync;
 mod sync_result;
+mod team_batch;
 pub mod vector;
 
 pub use simd::{Element, LineAligned, Operation, Simd, Vectors};

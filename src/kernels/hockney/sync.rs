@@ -54,10 +54,14 @@
 //!
 //! The round trip cannot say whether the processors themselves computed more
 //! slowly: on a shared host `r_inf` moved by 10 to 20 % between quiet runs
-//! with the round trip unmoved (2-vCPU EPYC VM, 2026-11-27). So the master also
-//! times one batch of the serial dyadic multiply (4096 elements, a quarter of
-//! the batch target) at the end of every round, while the other processors
-//! wait: `P` times its median is the rate probe
+//! with the round trip unmoved (2-vCPU EPYC VM, 2026-11-27). So every
+//! processor of the method's team also runs one batch of the serial dyadic
+//! multiply (4096 elements, on vectors of its own, a quarter of the batch
+//! target) at the end of every round, all at once, and the master times it to
+//! the last of them, so that two vCPUs that compute at half speed together
+//! (two hardware threads of one core) show; the TASKS, which have no team
+//! between batches, and runs on shared CPUs time the master's batch alone
+//! while the others wait: `P` times the median is the rate probe
 //! ([`crate::results::RATE_PROBE_PARAM`], a bootstrap over the rounds its
 //! interval, with a warning when the middle half of the rounds spans more than
 //! 20 %), against which `compare`
@@ -92,10 +96,9 @@
 use super::pick_cpu_set;
 use super::rate_probe::Serial;
 use super::simd::{Simd, dyadic_f64};
-use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
-use crate::kernels::probe::{
-    FlagPair, over_probe, pair_round_trips_ns, probe_param, probe_warning,
-};
+use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN, drive_team};
+use crate::control::{Placement, RankError};
+use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_warning};
 use crate::kernels::timing::{calibrate, measure, per_rep_ns};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
@@ -107,10 +110,8 @@ use crate::sync::events::{Event, ParkEvent};
 use crate::sync::locks::BinaryLock;
 use crate::sync::spin::SpinFlag;
 use crate::sync::tasks::{Pool, spawn_join};
-use crate::sync::team_method::{Events, Locks, Spin, SpinBarrierMethod, StdBarrier, TeamMethod};
-use crate::team::{RankCtx, Team, TeamSpec};
-use crossbeam_utils::CachePadded;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::team_method::{Events, Locks, Spin, SpinBarrierMethod, StdBarrier};
+use crate::team::{Team, TeamSpec};
 use std::time::{Duration, Instant};
 
 /// The kernel's name, as users type it and its results carry it.
@@ -270,8 +271,10 @@ pub struct MethodSweep {
     /// One processor's rate on the same dyadic multiply (4096 elements), flop/ns,
     /// timed before the grains (it sizes them).
     pub serial_flop_per_ns: f64,
-    /// The same rate on the master's CPU timed once a round, after the
-    /// round's grains, flop/ns: the rate probe (see the module doc).
+    /// The same rate timed once a round, after the round's grains, flop/ns:
+    /// the rate probe, one processor's while every processor of the team
+    /// computes at once (its slowest), or the master's alone for the TASKS
+    /// and on shared CPUs (see the module doc).
     pub serial_rounds: Vec<f64>,
     /// The two-flag round trip between processors 0 and 1, timed on the
     /// method's own threads at the start of every round, ns; empty for the
@@ -308,7 +311,7 @@ impl SharedOut {
 }
 
 /// The segment's data and how it is split.
-struct Work<'a> {
+pub(super) struct Work<'a> {
     out: SharedOut,
     b: &'a [f64],
     c: &'a [f64],
@@ -320,7 +323,7 @@ struct Work<'a> {
 impl Work<'_> {
     /// Processor `part`'s share of a segment of `grain` flop.
     #[inline]
-    fn share(&self, grain: usize, part: usize) {
+    pub(super) fn share(&self, grain: usize, part: usize) {
         if self.skip == Some(part) {
             return;
         }
@@ -351,14 +354,14 @@ impl Work<'_> {
     }
 
     /// Marks the first `grain` results as not computed. Only while the others idle.
-    fn prefill(&self, grain: usize) {
+    pub(super) fn prefill(&self, grain: usize) {
         // SAFETY: called by the master between batches, when no other processor
         // runs a segment.
         unsafe { self.out.range(0, grain.min(self.out.len)) }.fill(f64::NAN);
     }
 
     /// Checks the first `grain` results. Only while the others idle.
-    fn verify(&self, grain: usize, method: Method) -> Result<(), RankError> {
+    pub(super) fn verify(&self, grain: usize, method: Method) -> Result<(), RankError> {
         let grain = grain.min(self.out.len);
         // SAFETY: as in `prefill`.
         let a = unsafe { self.out.range(0, grain) };
@@ -371,174 +374,6 @@ impl Work<'_> {
             ))),
         }
     }
-}
-
-/// The command that starts a batch on the workers of a team method.
-#[derive(Default)]
-struct Gate {
-    generation: CachePadded<AtomicU64>,
-    grain: AtomicUsize,
-    reps: AtomicU64,
-    stop: AtomicBool,
-    ready: CachePadded<AtomicUsize>,
-    done: CachePadded<AtomicUsize>,
-}
-
-impl Gate {
-    /// The master's command: `reps` of `grain` to the workers, returned once
-    /// every worker has taken it (their set-up done); the command's number.
-    fn issue(
-        &self,
-        c: &TeamControl,
-        poll: Poll,
-        workers: usize,
-        grain: usize,
-        reps: u64,
-    ) -> Result<usize, RankError> {
-        // Relaxed: published by the Release bump of the generation.
-        self.grain.store(grain, Ordering::Relaxed);
-        self.reps.store(reps, Ordering::Relaxed);
-        // Release: publishes the command (and the master's prefilled vector).
-        let g = self.generation.fetch_add(1, Ordering::Release) as usize + 1;
-        // Acquire: pairs with the workers' Release (their set-up is done).
-        gate_wait(c, 1, poll, || {
-            self.ready.load(Ordering::Acquire) >= g * workers
-        })?;
-        Ok(g)
-    }
-
-    /// Waits until every worker has done command `g`.
-    fn await_done(
-        &self,
-        c: &TeamControl,
-        poll: Poll,
-        workers: usize,
-        g: usize,
-    ) -> Result<(), RankError> {
-        // Acquire: pairs with the workers' Release; their results are visible.
-        gate_wait(c, 1, poll, || {
-            self.done.load(Ordering::Acquire) >= g * workers
-        })
-    }
-}
-
-fn gate_wait(
-    c: &TeamControl,
-    peer: usize,
-    poll: Poll,
-    mut ready: impl FnMut() -> bool,
-) -> Result<(), RankError> {
-    let mut polls: u32 = 0;
-    let mut started = None;
-    while !ready() {
-        poll.pause();
-        polls = polls.wrapping_add(1);
-        if polls.is_multiple_of(256) {
-            c.check(peer, &mut started)?;
-        }
-    }
-    Ok(())
-}
-
-/// A batch: `(grain, reps) -> time of the reps segments`.
-type Batch<'a> = dyn FnMut(usize, u64) -> Result<Duration, RankError> + 'a;
-
-/// The grain that asks a team method's batch for the probe instead of
-/// segments: `reps` round trips of the two-flag ping-pong between ranks 0 and
-/// 1 of the method's own team ([`crate::kernels::probe`]), on the same
-/// threads and CPUs as the segments, while the other ranks wait at the gate.
-/// Only team methods on CPUs of their own take it ([`Method::probes_in_team`]);
-/// the master's side is in `drive_team`'s batch.
-pub(crate) const PROBE_GRAIN: usize = usize::MAX;
-
-/// Runs `driver` on the master with a batch function of a team method `m`.
-fn drive_team<M: TeamMethod, R: Send>(
-    team: &Team,
-    m: &M,
-    work: &Work<'_>,
-    method: Method,
-    driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
-) -> Result<R, KernelError> {
-    let gate = Gate::default();
-    let flags = FlagPair::default();
-    let workers = team.size() - 1;
-    let mut out = team.run(
-        method.name(),
-        vec![(); team.size()],
-        |ctx: &RankCtx<'_>, _| {
-            let c = ctx.control;
-            let poll = match c.wait_strategy(ctx.rank) {
-                WaitStrategy::Spin => Poll::Hint,
-                WaitStrategy::Block => Poll::Yield,
-            };
-            m.setup(ctx.rank);
-            let mut local = M::Local::default();
-            // Round trips done on the probe's flags; both ranks count alike.
-            let mut probed = 0u64;
-            if ctx.rank == 0 {
-                let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
-                    if grain == PROBE_GRAIN {
-                        let g = gate.issue(c, poll, workers, grain, reps)?;
-                        let took = flags.round_trips(ctx, probed, reps)?;
-                        probed += reps;
-                        gate.await_done(c, poll, workers, g)?;
-                        return Ok(took);
-                    }
-                    work.prefill(grain);
-                    let g = gate.issue(c, poll, workers, grain, reps)?;
-                    let start = Instant::now();
-                    for _ in 0..reps {
-                        m.master_begin(&mut local, c)?;
-                        work.share(grain, 0);
-                        m.master_end(&mut local, c)?;
-                    }
-                    let took = start.elapsed();
-                    gate.await_done(c, poll, workers, g)?;
-                    work.verify(grain, method)?;
-                    Ok(took)
-                };
-                let r = driver(&mut batch);
-                // Relaxed: published by the Release bump.
-                gate.stop.store(true, Ordering::Relaxed);
-                gate.generation.fetch_add(1, Ordering::Release);
-                return r.map(Some);
-            }
-            let mut seen = 0u64;
-            loop {
-                // Acquire: pairs with the master's Release bump.
-                gate_wait(c, 0, poll, || {
-                    gate.generation.load(Ordering::Acquire) > seen
-                })?;
-                seen += 1;
-                if gate.stop.load(Ordering::Relaxed) {
-                    return Ok(None);
-                }
-                let grain = gate.grain.load(Ordering::Relaxed);
-                let reps = gate.reps.load(Ordering::Relaxed);
-                // Release: the worker's set-up happens before the master's timing.
-                gate.ready.fetch_add(1, Ordering::Release);
-                if grain == PROBE_GRAIN {
-                    if ctx.rank == 1 {
-                        flags.round_trips(ctx, probed, reps)?;
-                        probed += reps;
-                    }
-                    // Release: as below (nothing to publish but the count).
-                    gate.done.fetch_add(1, Ordering::Release);
-                    continue;
-                }
-                for _ in 0..reps {
-                    m.worker_begin(&mut local, ctx.rank, c)?;
-                    work.share(grain, ctx.rank);
-                    m.worker_end(&mut local, ctx.rank, c)?;
-                }
-                // Release: publishes this worker's part of the results.
-                gate.done.fetch_add(1, Ordering::Release);
-            }
-        },
-    )?;
-    Ok(out
-        .swap_remove(0)
-        .expect("rank 0 returns the driver's result"))
 }
 
 /// Runs `driver` with the batch function of `method` on `plan`'s CPUs: the
@@ -716,7 +551,7 @@ pub fn linear_grains(lo: usize, hi: usize, count: usize, unit: usize) -> Vec<usi
 
 /// Elements of the serial dyadic multiply that sizes the grains and is the
 /// rate probe: 96 KiB in all, from L2 as the long grains.
-const SERIAL_ELEMENTS: usize = 4096;
+pub(super) const SERIAL_ELEMENTS: usize = 4096;
 
 /// One processor's rate on the dyadic multiply of [`SERIAL_ELEMENTS`]
 /// elements, flop/ns: the fastest of three batches.
@@ -789,8 +624,10 @@ pub fn sweep_method(
             .collect();
         let mut split = Vec::with_capacity(SUB_BATCHES);
         let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
-        // The rate probe: one serial batch on the master's CPU a round, a
-        // quarter of the target long, while the other processors wait.
+        // The rate probe: one serial batch a round, a quarter of the target
+        // long, on every processor at once (`RATE_GRAIN`) where the method
+        // has a team on CPUs of its own, else on the master's CPU while the
+        // others wait.
         let mut serial_probe = Serial::new(SERIAL_ELEMENTS);
         let serial_reps = serial_probe.reps_for(plan.target / 4);
         let mut serial_rounds = Vec::with_capacity(plan.trials);
@@ -830,7 +667,10 @@ pub fn sweep_method(
                 gs.preempted_per_s
                     .push(taken as f64 / elapsed.as_secs_f64().max(1e-9));
             }
-            let took = serial_probe.batch(serial_reps);
+            let took = match in_team {
+                true => batch(RATE_GRAIN, serial_reps)?,
+                false => serial_probe.batch(serial_reps),
+            };
             serial_rounds.push(serial_probe.rate(took, serial_reps, clock));
         }
         out.retain(|g| !g.samples_ns.is_empty());
