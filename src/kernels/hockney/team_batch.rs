@@ -44,9 +44,7 @@ impl Gate {
         // Release: publishes the command (and the master's prefilled vector).
         let g = self.generation.fetch_add(1, Ordering::Release) as usize + 1;
         // Acquire: pairs with the workers' Release (their set-up is done).
-        gate_wait(c, 1, poll, || {
-            self.ready.load(Ordering::Acquire) >= g * workers
-        })?;
+        poll.until(c, 1, || self.ready.load(Ordering::Acquire) >= g * workers)?;
         Ok(g)
     }
 
@@ -59,28 +57,8 @@ impl Gate {
         g: usize,
     ) -> Result<(), RankError> {
         // Acquire: pairs with the workers' Release; their results are visible.
-        gate_wait(c, 1, poll, || {
-            self.done.load(Ordering::Acquire) >= g * workers
-        })
+        poll.until(c, 1, || self.done.load(Ordering::Acquire) >= g * workers)
     }
-}
-
-fn gate_wait(
-    c: &TeamControl,
-    peer: usize,
-    poll: Poll,
-    mut ready: impl FnMut() -> bool,
-) -> Result<(), RankError> {
-    let mut polls: u32 = 0;
-    let mut started = None;
-    while !ready() {
-        poll.pause();
-        polls = polls.wrapping_add(1);
-        if polls.is_multiple_of(256) {
-            c.check(peer, &mut started)?;
-        }
-    }
-    Ok(())
 }
 
 /// A batch: `(grain, reps) -> time of the reps segments`.
@@ -169,9 +147,7 @@ pub(super) fn drive_team<M: TeamMethod, R: Send>(
             let mut seen = 0u64;
             loop {
                 // Acquire: pairs with the master's Release bump.
-                gate_wait(c, 0, poll, || {
-                    gate.generation.load(Ordering::Acquire) > seen
-                })?;
+                poll.until(c, 0, || gate.generation.load(Ordering::Acquire) > seen)?;
                 seen += 1;
                 if gate.stop.load(Ordering::Relaxed) {
                     return Ok(None);
