@@ -1,0 +1,392 @@
+//! Tests of [`super`]: the judge on the figures of real runs.
+
+use super::*;
+
+fn probed(value: f64, ci: [f64; 2], probe: Option<(f64, [f64; 2])>) -> Probed {
+    Probed {
+        value,
+        ci95: Some(ci),
+        probe,
+        probe_kind: ProbeKind::RoundTrip,
+        moves_with_probe: probe.is_some(),
+        mode: None,
+        both_ways: false,
+    }
+}
+
+/// A method's `r_inf` with the round trip 100 ns [98, 102] and the rate
+/// probe `rate` (Gflop/s, with its interval) as `hockney-sync` records
+/// them, read back as `compare` reads a card row.
+fn r_inf(value: f64, ci: [f64; 2], rate: Option<(f64, [f64; 2])>) -> Probed {
+    use crate::control::Placement;
+    let g = |v: f64| v * 1e9;
+    let mut k = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1]);
+    let of = Some("spin-nohint");
+    k.headline = vec![
+        Param::new("r_inf_flop_per_s", of, g(value)).with_ci(Some(ci.map(g)), "b"),
+        Param::new(PROBE_PARAM, of, 100.0).with_ci(Some([98.0, 102.0]), "r"),
+    ];
+    if let Some((r, [lo, hi])) = rate {
+        k.headline
+            .push(Param::new(RATE_PROBE_PARAM, of, g(r)).with_ci(Some([g(lo), g(hi)]), "r"));
+    }
+    Probed::in_kernel(&k, "r_inf_flop_per_s", of, g(value), Some(ci.map(g)))
+}
+
+/// spin-nohint's r_inf in two quiet runs of 2026-11-27: 7.70 [7.34, 7.91]
+/// then 9.43 [9.34, 9.45] Gflop/s, with the round trip unmoved. Widened to
+/// the 5 % floor the change is x[8.9585 / 8.085, 9.9015 / 7.315] =
+/// x[1.108, 1.354]. With rate probes 8.18 [8.0, 8.3] then 9.21 [9.1, 9.3]
+/// (x[1.096, 1.1625]) it reaches 1..1.1625: the processors computed
+/// faster, `~`. With the rate probes unmoved (8.9 [8.7, 9.2], 9.0 [8.8,
+/// 9.3]), or falling (9.21 then 8.18), or missing in one file, it is `*`.
+#[test]
+fn a_rate_is_judged_against_the_rate_probe() {
+    let base = r_inf(7.70, [7.34, 7.91], Some((8.18, [8.0, 8.3])));
+    assert_eq!(base.probe_kind, ProbeKind::Rate);
+    assert_eq!(base.probe.map(|p| p.0), Some(8.18e9));
+    let (why, note) = judge(
+        &base,
+        &r_inf(9.43, [9.34, 9.45], Some((9.21, [9.1, 9.3]))),
+        0.05,
+    );
+    assert_eq!(why, Why::MachineMoved);
+    let note = note.unwrap();
+    assert!(
+        note.contains("rate probe went from 8.180 to 9.210 Gflop/s"),
+        "{note}"
+    );
+    let (why, note) = judge(
+        &r_inf(7.70, [7.34, 7.91], Some((8.9, [8.7, 9.2]))),
+        &r_inf(9.43, [9.34, 9.45], Some((9.0, [8.8, 9.3]))),
+        0.05,
+    );
+    assert_eq!(why, Why::IntervalsDisjoint);
+    assert!(note.unwrap().contains("Gflop/s serial rate times P"));
+    let (why, _) = judge(
+        &r_inf(7.70, [7.34, 7.91], Some((9.21, [9.1, 9.3]))),
+        &r_inf(9.43, [9.34, 9.45], Some((8.18, [8.0, 8.3]))),
+        0.05,
+    );
+    assert_eq!(why, Why::IntervalsDisjoint);
+    let older = r_inf(9.43, [9.34, 9.45], None);
+    assert_eq!(older.probe_kind, ProbeKind::RoundTrip);
+    assert_eq!(judge(&base, &older, 0.05), (Why::IntervalsDisjoint, None));
+}
+
+/// spin-hint's `s_1/2` as `hockney-sync` records it: the value with its
+/// interval, the round trip (ns) and the rate probe (Gflop/s), each with
+/// its interval.
+fn s_half(value: f64, ci: [f64; 2], rt: (f64, [f64; 2]), rate: (f64, [f64; 2])) -> Probed {
+    use crate::control::Placement;
+    let g = |v: f64| v * 1e9;
+    let mut k = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1]);
+    let of = Some("spin-hint");
+    k.headline = vec![
+        Param::new("s_half_flop", of, value).with_ci(Some(ci), "b"),
+        Param::new(PROBE_PARAM, of, rt.0).with_ci(Some(rt.1), "r"),
+        Param::new(RATE_PROBE_PARAM, of, g(rate.0)).with_ci(Some(rate.1.map(g)), "r"),
+    ];
+    Probed::in_kernel(&k, "s_half_flop", of, value, Some(ci))
+}
+
+/// s_1/2 = r_inf t0 moves with both probes. 640 [639, 642] flop with the
+/// round trip 99.1 [97, 101] ns and the rate 9.0 [8.9, 9.1] Gflop/s, then
+/// 571 [570, 571] flop with 98.8 [97, 101] ns and 8.0 [7.9, 8.1] Gflop/s:
+/// the round trips overlap, but the products, 891.9 [863.3, 919.1] then
+/// 790.4 [766.3, 818.1] flop, do not; the parameter's factor widened to
+/// the floor, [542.45 / 672, 599.55 / 608] = [0.807, 0.986], lies within
+/// the products' [0.834, 1] (and their phase modes): `~`. With the rate
+/// unmoved (9.0 both) the same change is `*`.
+#[test]
+fn s_half_is_judged_against_both_probes() {
+    let base = s_half(
+        640.0,
+        [639.0, 642.0],
+        (99.1, [97.0, 101.0]),
+        (9.0, [8.9, 9.1]),
+    );
+    assert_eq!(base.probe_kind, ProbeKind::Product);
+    let slower = s_half(
+        571.0,
+        [570.0, 571.0],
+        (98.8, [97.0, 101.0]),
+        (8.0, [7.9, 8.1]),
+    );
+    let (why, note) = judge(&base, &slower, DEFAULT_FLOOR);
+    assert_eq!(why, Why::MachineMoved, "{note:?}");
+    let note = note.unwrap();
+    assert!(
+        note.contains("probes' product went from 891.9 to 790.4 flop"),
+        "{note}"
+    );
+    let still = s_half(
+        571.0,
+        [570.0, 571.0],
+        (98.8, [97.0, 101.0]),
+        (9.0, [8.9, 9.1]),
+    );
+    let (why, note) = judge(&base, &still, DEFAULT_FLOOR);
+    assert_eq!(why, Why::IntervalsDisjoint, "{note:?}");
+}
+
+/// A lock's t0: 105 ns [100, 110] with its hand-overs sleeping 0.02 times
+/// a segment, then 38 us [37, 40] sleeping 1.9 times: the method changed
+/// mode, `~`, whatever the probes ((38,000 - 105) / 1.88 = 20,157 ns a
+/// sleep). The same jump with the sleeps unmoved (0.02 then 0.1), or
+/// against them (t0 fell while they rose), is `*`; so is 2.5 ms with 0.58
+/// sleeps (4.3 ms a sleep: a busy loop took the woken thread's CPU).
+#[test]
+fn a_hand_over_that_slept_differently_is_a_change_of_mode() {
+    let with = |value: f64, ci: [f64; 2], blocks: f64| Probed {
+        mode: Some(Mode {
+            blocks,
+            t0_ns: value,
+        }),
+        ..probed(value, ci, Some((90.0, [88.0, 92.0])))
+    };
+    let spun = with(105.0, [100.0, 110.0], 0.02);
+    let (why, note) = judge(&spun, &with(38_000.0, [37_000.0, 40_000.0], 1.9), 0.05);
+    assert_eq!(why, Why::ModeChanged);
+    assert_eq!(why.mark(), "~");
+    let note = note.unwrap();
+    assert!(note.contains("0.02 then 1.90"), "{note}");
+    assert!(note.contains("20156.9 ns of t0 a sleep"), "{note}");
+    let (why, _) = judge(&spun, &with(2.5e6, [2.4e6, 2.6e6], 0.6), 0.05);
+    assert_eq!(why, Why::IntervalsDisjoint);
+    let (why, _) = judge(&spun, &with(38_000.0, [37_000.0, 40_000.0], 0.1), 0.05);
+    assert_eq!(why, Why::IntervalsDisjoint);
+    let (why, _) = judge(
+        &with(38_000.0, [37_000.0, 40_000.0], 0.02),
+        &with(105.0, [100.0, 110.0], 1.9),
+        0.05,
+    );
+    assert_eq!(why, Why::IntervalsDisjoint);
+    // Overlapping intervals stay unmarked whatever the sleeps.
+    let (why, _) = judge(&spun, &with(107.0, [101.0, 112.0], 1.9), 0.05);
+    assert_eq!(why, Why::IntervalsOverlap);
+}
+
+/// 120 ns [110, 130] over a 120 ns round trip [100, 140]: 2, from 110 / 70
+/// to 130 / 50.
+#[test]
+fn the_ratio_is_over_the_one_way_time_with_opposite_bounds() {
+    let (r, ci) = ratio_to_probe(120.0, Some([110.0, 130.0]), 120.0, Some([100.0, 140.0])).unwrap();
+    let [lo, hi] = ci.unwrap();
+    assert_eq!(r, 2.0);
+    assert!((lo - 110.0 / 70.0).abs() < 1e-12 && (hi - 2.6).abs() < 1e-12);
+    assert!(ratio_to_probe(1.0, None, 0.0, None).is_none());
+    assert!(latency_like("t0_ns") && latency_like("s_half_flop"));
+    assert!(!latency_like("t_per_byte_ns") && !latency_like(PROBE_PARAM));
+    assert!(!latency_like("r_inf_flop_per_s") && !latency_like("t0_over_probe"));
+    // Times in any unit, and times per byte in any unit, move with it.
+    assert!(latency_like("tl_ms") && !latency_like("tc_ms_per_byte"));
+    assert!(latency_like("one_way_ns_min") && latency_like("one_way_ns_median"));
+    assert!(!latency_like("one_way_over_probe_median"));
+    for name in [
+        "t_per_byte_ns",
+        "int_f1_ns_per_byte",
+        "tc_ms_per_byte",
+        "ti_ms",
+    ] {
+        assert!(moves_with_probe(name), "{name}");
+    }
+    for name in [
+        "r_inf_flop_per_s",
+        "mailbox_over_baseline",
+        "b",
+        PROBE_PARAM,
+    ] {
+        assert!(!moves_with_probe(name), "{name}");
+    }
+}
+
+/// A t_startup of 120 [115, 125] ns beside probes of 120 [118, 124] ns, then
+/// 440 [420, 460] ns beside 440 [430, 450] ns: the intervals are apart, the
+/// probes too, and the ratios (1.85-2.12 and 1.87-2.14) overlap: `~`, with
+/// both probes in the note. The same 440 beside an unmoved probe is `*`.
+#[test]
+fn a_latency_that_moved_with_the_probe_is_the_machine() {
+    let a = probed(120.0, [115.0, 125.0], Some((120.0, [118.0, 124.0])));
+    let b = probed(440.0, [420.0, 460.0], Some((440.0, [430.0, 450.0])));
+    let (why, note) = judge(&a, &b, DEFAULT_FLOOR);
+    assert_eq!(why, Why::MachineMoved);
+    let note = note.unwrap();
+    assert!(note.contains("from 120.0 to 440.0 ns"), "{note}");
+    let still = probed(440.0, [420.0, 460.0], Some((121.0, [119.0, 125.0])));
+    assert_eq!(judge(&a, &still, DEFAULT_FLOOR).0, Why::IntervalsDisjoint);
+    assert_eq!(Why::MachineMoved.mark(), "~");
+}
+
+/// A fixed cost plus line transfers: 500 ns [495, 505] with the probe at
+/// 430 [420, 440] ns, then 175 [170, 180] ns with it at 100 [95, 105] ns.
+/// The parameter's factor, widened to the floor [166.25/525, 183.75/475] =
+/// [0.317, 0.387], lies between the probe's far bound 95/440 = 0.216 and
+/// 1: `~`. Down to 80 [78, 82] ns, a factor [0.145, 0.177], it moved by
+/// more than the probe but within the floor's phase modes (0.216 x 0.5 =
+/// 0.108): `~`. Down to 40 [39, 41] ns, [0.072, 0.088], beyond them: `*`;
+/// up to 900 ns while the probe fell, against it: `*`.
+#[test]
+fn a_latency_moves_by_a_factor_between_one_and_the_probes() {
+    let slow = probed(500.0, [495.0, 505.0], Some((430.0, [420.0, 440.0])));
+    let fast = |v: f64, ci| probed(v, ci, Some((100.0, [95.0, 105.0])));
+    let (why, note) = judge(&slow, &fast(175.0, [170.0, 180.0]), DEFAULT_FLOOR);
+    assert_eq!(why, Why::MachineMoved, "{note:?}");
+    assert!(note.unwrap().contains("in its direction"));
+    let more = judge(&slow, &fast(80.0, [78.0, 82.0]), DEFAULT_FLOOR);
+    assert_eq!(more.0, Why::MachineMoved, "{:?}", more.1);
+    assert!(more.1.unwrap().contains("phase modes up to x0.108"));
+    let beyond = judge(&slow, &fast(40.0, [39.0, 41.0]), DEFAULT_FLOOR);
+    assert_eq!(beyond.0, Why::IntervalsDisjoint, "{:?}", beyond.1);
+    let against = judge(&slow, &fast(900.0, [890.0, 910.0]), DEFAULT_FLOOR);
+    assert_eq!(against.0, Why::IntervalsDisjoint);
+    // The same figures the other way round: the probe rose, and so did the
+    // parameter, by less.
+    let back = judge(&fast(175.0, [170.0, 180.0]), &slow, DEFAULT_FLOOR);
+    assert_eq!(back.0, Why::MachineMoved);
+}
+
+/// T_ML's `t_i` of 25.4 [-45.8, 96.6] ns then 186 [136, 236] ns beside
+/// probes of 96.7 then 420.5 ns (2026-11-27): a time, but its first
+/// interval reaches below zero, so no factor: `*`, and the note says why
+/// rather than calling it no latency.
+#[test]
+fn an_interval_through_zero_has_no_factor() {
+    let a = probed(25.4, [-45.8, 96.6], Some((96.7, [94.0, 99.0])));
+    let b = probed(186.0, [136.0, 236.0], Some((420.5, [410.0, 430.0])));
+    let (why, note) = judge(&a, &b, DEFAULT_FLOOR);
+    assert_eq!(why, Why::IntervalsDisjoint);
+    let note = note.unwrap();
+    assert!(note.contains("reaches zero or below"), "{note}");
+}
+
+/// spin-nohint's t0 342 [334, 347] ns beside probes of 427 [420, 440] ns
+/// (2-vCPU EPYC VM), then 71.8 [69.9, 72.4] ns beside 102 [99, 105] ns:
+/// a factor [0.201, 0.217] by its own intervals, within the probe's far
+/// bound 99/440 = 0.225: `~`, with the floor or without. The range goes on
+/// to 0.225 x 0.5 = 0.1125 (the phase modes). 36 [35, 37] ns, by its own
+/// intervals [0.1009, 0.1108], falls short of it: `*` with no floor;
+/// widened to the 5 % floor, [37.8 / 324.9 = 0.1163 at the top], it
+/// reaches it: `~`. Down to 25 ns (a factor of at most 0.081 widened), `*`.
+#[test]
+fn the_factor_is_taken_from_intervals_widened_to_the_floor() {
+    let slow = probed(342.0, [334.0, 347.0], Some((427.0, [420.0, 440.0])));
+    let fast = |v: f64, ci| probed(v, ci, Some((102.0, [99.0, 105.0])));
+    for floor in [DEFAULT_FLOOR, 0.0] {
+        let (why, note) = judge(&slow, &fast(71.8, [69.9, 72.4]), floor);
+        assert_eq!(why, Why::MachineMoved, "{note:?}");
+    }
+    let (why, note) = judge(&slow, &fast(36.0, [35.0, 37.0]), DEFAULT_FLOOR);
+    assert_eq!(why, Why::MachineMoved, "{note:?}");
+    assert_eq!(
+        judge(&slow, &fast(36.0, [35.0, 37.0]), 0.0).0,
+        Why::IntervalsDisjoint
+    );
+    let more = judge(&slow, &fast(25.0, [24.0, 26.0]), DEFAULT_FLOOR);
+    assert_eq!(more.0, Why::IntervalsDisjoint, "{:?}", more.1);
+}
+
+/// The phase modes' range: a probe that rose x[1.1, 1.2] explains up to
+/// 1.2 x 1.2 = 1.44; one that rose x[4, 4.5], up to 4.5 x 2 = 9; one that
+/// fell x[0.2, 0.25], down to 0.2 x 0.5 = 0.1.
+#[test]
+fn the_phase_modes_widen_the_probes_range() {
+    let close = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).abs() + (a[1] - b[1]).abs() < 1e-12;
+    assert!(close(explained([1.1, 1.2], true), [1.0, 1.44]));
+    assert!(close(explained([4.0, 4.5], true), [1.0, 9.0]));
+    assert!(close(explained([0.2, 0.25], false), [0.1, 1.0]));
+}
+
+/// pingpong's mailbox `n_half_bytes = t_startup / t_per_byte`, two quick
+/// runs (2026-11-27): 475 [382, 570] B beside probes of 96 [94, 102] ns,
+/// then 1090 [819, 1360] B beside 53.4 [34, 55] ns, when the round trip
+/// fell x0.55 and `t_per_byte` x0.30. Against the probe's direction, but
+/// a ratio of two quantities that fall with it: from the probe's far
+/// bound 34 / 102 = 0.333 and its phase modes, 0.333 x 0.5 = 0.167, it
+/// may move from x0.167 to x6.0: `~`. As a plain latency, `*`; and x10
+/// is beyond it either way.
+#[test]
+fn n_half_moves_either_way_with_the_machine() {
+    let n_half = |v: f64, ci, rt: f64, rt_ci| Probed {
+        both_ways: true,
+        ..probed(v, ci, Some((rt, rt_ci)))
+    };
+    let a = n_half(475.0, [382.0, 570.0], 96.0, [94.0, 102.0]);
+    let b = n_half(1090.0, [819.0, 1360.0], 53.4, [34.0, 55.0]);
+    let (why, note) = judge(&a, &b, DEFAULT_FLOOR);
+    assert_eq!(why, Why::MachineMoved, "{note:?}");
+    assert!(note.unwrap().contains("either way"));
+    let plain = |p: &Probed| Probed {
+        both_ways: false,
+        ..p.clone()
+    };
+    assert_eq!(
+        judge(&plain(&a), &plain(&b), DEFAULT_FLOOR).0,
+        Why::IntervalsDisjoint
+    );
+    let far = n_half(4750.0, [4700.0, 4800.0], 53.4, [34.0, 55.0]);
+    assert_eq!(judge(&a, &far, DEFAULT_FLOOR).0, Why::IntervalsDisjoint);
+    assert!(moves_both_ways("n_half_bytes") && !moves_both_ways("t_startup_ns"));
+}
+
+/// oneway's mailbox `t_per_byte` 0.122 [0.1215, 0.1225] ns/B beside probes
+/// of 100 [99, 103] ns, then 0.0369 [0.0364, 0.0375] ns/B in a run whose
+/// probes spanned 39 to 117 ns (2026-11-27): the probes' bounds allow
+/// x[39 / 103, 117 / 99] = [0.379, 1.182], with the phase modes [0.189,
+/// 1.397]; the parameter's factor, widened [0.0351 / 0.1281, 0.0387 /
+/// 0.1159] = [0.274, 0.334], lies within: `~`.
+#[test]
+fn a_mixed_run_allows_the_phase_modes_too() {
+    let a = probed(0.122, [0.1215, 0.1225], Some((100.0, [99.0, 103.0])));
+    let b = probed(0.0369, [0.0364, 0.0375], Some((53.3, [39.0, 117.0])));
+    let (why, note) = judge(&a, &b, DEFAULT_FLOOR);
+    assert_eq!(why, Why::MachineMoved, "{note:?}");
+    let c = probed(0.02, [0.0195, 0.0205], Some((53.3, [39.0, 117.0])));
+    assert_eq!(judge(&a, &c, DEFAULT_FLOOR).0, Why::IntervalsDisjoint);
+}
+
+/// oneway's mailbox `t_per_byte`, two quick runs (2026-11-27): 0.121
+/// [0.1205, 0.1215] ns/B beside probes of 100 [97, 104] ns, then 0.597
+/// [0.595, 0.599] ns/B beside probes whose median was 456 ns but whose
+/// range, 98 to 470 ns, spans the machine's change from its fast state to
+/// its slow one during the run. The probes' intervals overlap, but the
+/// second spans x4.8 (more than [`STATE_SPAN`]); the parameter's factor,
+/// widened [0.567 / 0.127, 0.627 / 0.115] = [4.46, 5.45], reaches their
+/// bounds' [98 / 104, 470 / 97] = [0.94, 4.85]: `~`, the note giving both
+/// ranges. x20 is beyond them, even with the floor's phase modes (up to
+/// x9.7): `*`. With both runs' probes settled (100
+/// [97, 104] then 102 [99, 106]), the same change is `*`, as before.
+#[test]
+fn a_run_whose_probes_spanned_a_change_of_state() {
+    let fast = probed(0.121, [0.1205, 0.1215], Some((100.0, [97.0, 104.0])));
+    let mixed = |v: f64, ci| probed(v, ci, Some((456.0, [98.0, 470.0])));
+    let (why, note) = judge(&fast, &mixed(0.597, [0.595, 0.599]), DEFAULT_FLOOR);
+    assert_eq!(why, Why::MachineMoved, "{note:?}");
+    let note = note.unwrap();
+    assert!(
+        note.contains("changed state during a run")
+            && note.contains("97.000 to 104.0 ns then 98.000 to 470.0 ns"),
+        "{note}"
+    );
+    let (why, _) = judge(&fast, &mixed(2.42, [2.4, 2.44]), DEFAULT_FLOOR);
+    assert_eq!(why, Why::IntervalsDisjoint);
+    let settled = probed(0.597, [0.595, 0.599], Some((102.0, [99.0, 106.0])));
+    let (why, note) = judge(&fast, &settled, DEFAULT_FLOOR);
+    assert_eq!(why, Why::IntervalsDisjoint);
+    assert!(note.unwrap().contains("do not show that the machine moved"));
+}
+
+/// 100 [99, 101] then 104 [103.5, 104.5]: apart by their intervals, but
+/// within the 5 % floor (widened: [95, 105] and [98.8, 109.2]); 100 then
+/// 112 [111, 113] is not (widened [106.4, 117.6]). With no floor, 104 is
+/// marked.
+#[test]
+fn the_floor_widens_both_intervals() {
+    let a = Probed::plain(100.0, Some([99.0, 101.0]));
+    let near = Probed::plain(104.0, Some([103.5, 104.5]));
+    let far = Probed::plain(112.0, Some([111.0, 113.0]));
+    assert_eq!(judge(&a, &near, 0.05).0, Why::WithinFloor);
+    assert_eq!(Why::WithinFloor.mark(), "");
+    assert_eq!(judge(&a, &far, 0.05).0, Why::IntervalsDisjoint);
+    assert_eq!(judge(&a, &near, 0.0).0, Why::IntervalsDisjoint);
+}
