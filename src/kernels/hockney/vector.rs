@@ -26,19 +26,23 @@
 //! isolation. The vector code is chosen at run time for the widest SIMD level the
 //! CPU has (recorded as `simd_width_bits` in every point and in the table).
 //!
-//! The rate probe: after every length one batch of the serial dyadic multiply
-//! on 1024 elements (L1-resident, a quarter of the batch target) is timed, and
-//! each operation's result records their median as `rate_probe_flop_per_s`
-//! (a bootstrap over the samples as its interval), against which `compare`
+//! The rate probe: after every length one batch of the same operation on 256
+//! elements (L1-resident, a quarter of the batch target) is timed, and each
+//! operation's result records their median as `rate_probe_flop_per_s` (a
+//! bootstrap over the samples as its interval), against which `compare`
 //! judges the levels' `r_inf`: a processor that ran slower through one run
-//! moves both (`crate::results::RATE_PROBE_PARAM`).
+//! moves both (`crate::results::RATE_PROBE_PARAM`). The operation's own, not
+//! the dyadic multiply's: in two of five quick runs on a 2-vCPU EPYC VM the
+//! L1 triad ran at 11 to 12 Gflop/s where it ran at 16.5 in the others, all
+//! lengths alike, while the dyadic multiply's probe read 10.0 against 9.1:
+//! what slowed one operation's instruction mix left the other's alone.
 
-use super::rate_probe::{Serial, rate_probe};
+use super::rate_probe::rate_probe;
 use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::control::{Placement, RankError};
 use crate::kernels::convert;
-use crate::kernels::timing::{measure, summarize_trials};
+use crate::kernels::timing::{calibrate, measure, per_rep_ns, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints;
@@ -199,14 +203,17 @@ pub struct OperationSweep {
     pub levels: Vec<Level>,
     /// Breakpoints between levels, in elements.
     pub breaks: Vec<f64>,
-    /// The rate probe's samples, flop/ns: the serial dyadic multiply on
-    /// `PROBE_ELEMENTS` (1024) elements, one batch after each length.
+    /// The rate probe's samples, flop/ns: the same operation on
+    /// `PROBE_ELEMENTS` (256) elements, one batch after each length.
     pub probe_rates: Vec<f64>,
 }
 
-/// Elements of the rate probe's vectors: 24 KiB in all, from L1 as the
-/// shortest lengths, whose rate is the processor's own.
-const PROBE_ELEMENTS: usize = 1024;
+/// Elements of the rate probe's batch: 6 to 8 KiB in all (three or four
+/// vectors), well inside L1 as the shortest lengths, whose rate is the
+/// processor's own, and long beside every operation's `n_1/2` (8 to 25
+/// elements). At 1024 elements (24 KiB for the triad's three f64 vectors)
+/// the triad already ran at 11.6 Gflop/s where its L1 fit gave 16.2.
+const PROBE_ELEMENTS: usize = 256;
 
 struct Stream {
     precision: &'static str,
@@ -224,12 +231,16 @@ fn sweep_precision<T: Element>(
 ) -> Result<Option<Stream>, RankError> {
     let min_bpe = 3 * T::BYTES as u64;
     let mut v = Vectors::<T>::new((plan.max_working_set / min_bpe) as usize);
-    // The rate probe: one batch, a quarter of the target long, after every
-    // length.
-    let mut probe = Serial::new(PROBE_ELEMENTS);
-    let probe_reps = probe.reps_for(plan.target / 4);
     for op in Operation::ALL {
         let (ns, levels, breaks) = plan.lengths(op.arrays() * T::BYTES, caches);
+        // The rate probe: one batch of the operation on the vectors' first
+        // `PROBE_ELEMENTS`, a quarter of the target long, after every length.
+        let probe_n = PROBE_ELEMENTS.min(v.len());
+        let probe_reps = calibrate(plan.target / 4, |reps| {
+            let start = Instant::now();
+            v.run(simd, op, probe_n, reps);
+            Ok::<_, RankError>(start.elapsed())
+        })?;
         let mut lengths = Vec::with_capacity(ns.len());
         let mut probe_rates = Vec::with_capacity(ns.len());
         for n in ns {
@@ -254,8 +265,10 @@ fn sweep_precision<T: Element>(
                 reps,
                 samples_ns,
             });
-            let took = probe.batch(probe_reps);
-            probe_rates.push(probe.rate(took, probe_reps, ctx.clock));
+            let start = Instant::now();
+            v.run(simd, op, probe_n, probe_reps);
+            let per_rep = per_rep_ns(start.elapsed(), probe_reps, ctx.clock);
+            probe_rates.push((op.flop_per_element() * probe_n) as f64 / per_rep.max(1e-3));
         }
         ctx.progress.step(&format!("{}-{}", op.name(), T::NAME));
         out.push(OperationSweep {
