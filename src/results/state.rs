@@ -569,18 +569,19 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         // change beside.
         return (Why::IntervalsDisjoint, None);
     }
+    // The parameter's factor from the intervals widened to the floor, as in
+    // step 0: each run's value is uncertain by the floor, whatever its rounds
+    // say, and so is their ratio.
+    let change = factor(
+        widened(bci, base.value, floor),
+        widened(oci, other.value, floor),
+    );
     if overlap(bpci, opci) {
         let kind = other.probe_kind;
         if base.moves_with_probe
             && other.moves_with_probe
             && (unsettled(bpci) || unsettled(opci))
-            && let (Some(change), Some(probes)) = (
-                factor(
-                    widened(bci, base.value, floor),
-                    widened(oci, other.value, floor),
-                ),
-                factor(bpci, opci),
-            )
+            && let (Some(change), Some(probes)) = (change, factor(bpci, opci))
             && let allowed = both_ways(with_phase_modes(probes), other.both_ways)
             && overlap(change, allowed)
         {
@@ -610,9 +611,6 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         );
     }
     let moved = other.probe_kind.moved(bp, op);
-    // The parameter's factor from the intervals widened to the floor, as in
-    // step 0: each run's value is uncertain by the floor, whatever its rounds
-    // say, and so is their ratio.
     if !(base.moves_with_probe && other.moves_with_probe) {
         return (
             Why::IntervalsDisjoint,
@@ -621,13 +619,7 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
             )),
         );
     }
-    let (Some(change), Some(probe)) = (
-        factor(
-            widened(bci, base.value, floor),
-            widened(oci, other.value, floor),
-        ),
-        factor(bpci, opci),
-    ) else {
+    let (Some(change), Some(probe)) = (change, factor(bpci, opci)) else {
         return (
             Why::IntervalsDisjoint,
             Some(format!(
@@ -635,11 +627,7 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
             )),
         );
     };
-    let explained = if other.both_ways {
-        both_ways(explained(probe, op > bp), true)
-    } else {
-        explained(probe, op > bp)
-    };
+    let explained = both_ways(explained(probe, op > bp), other.both_ways);
     let factors = format!(
         "the parameter changed by x{} [{}, {}], the probe by x{} [{}, {}]",
         num(other.value / base.value),

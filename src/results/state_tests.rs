@@ -107,12 +107,10 @@ fn s_half_is_judged_against_both_probes() {
         (9.0, [8.9, 9.1]),
     );
     assert_eq!(base.probe_kind, ProbeKind::Product);
-    let slower = s_half(
-        571.0,
-        [570.0, 571.0],
-        (98.8, [97.0, 101.0]),
-        (8.0, [7.9, 8.1]),
-    );
+    // 571 flop beside the round trip 98.8 ns and the rate `rate` Gflop/s.
+    let at_rate =
+        |rate: (f64, [f64; 2])| s_half(571.0, [570.0, 571.0], (98.8, [97.0, 101.0]), rate);
+    let slower = at_rate((8.0, [7.9, 8.1]));
     let (why, note) = judge(&base, &slower, DEFAULT_FLOOR);
     assert_eq!(why, Why::MachineMoved, "{note:?}");
     let note = note.unwrap();
@@ -120,12 +118,7 @@ fn s_half_is_judged_against_both_probes() {
         note.contains("probes' product went from 891.9 to 790.4 flop"),
         "{note}"
     );
-    let still = s_half(
-        571.0,
-        [570.0, 571.0],
-        (98.8, [97.0, 101.0]),
-        (9.0, [8.9, 9.1]),
-    );
+    let still = at_rate((9.0, [8.9, 9.1]));
     let (why, note) = judge(&base, &still, DEFAULT_FLOOR);
     assert_eq!(why, Why::IntervalsDisjoint, "{note:?}");
 }

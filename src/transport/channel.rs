@@ -197,8 +197,7 @@ impl ChannelEndpoint {
 
     /// The credit a message of `len` bytes takes: its chunks, at least one,
     /// at most the whole credit. A returned buffer still holds its length, so
-    /// its credit comes back with it without a field of its own (a field would
-    /// widen crossbeam's slot).
+    /// its credit comes back with it without a field of its own.
     fn credit_of(&self, len: usize) -> usize {
         len.div_ceil(self.chunk_bytes).clamp(1, self.credit_cap)
     }
