@@ -20,7 +20,19 @@
 //! of the two estimates of `t_0`, since a lock that spins before it blocks is fast
 //! only for short segments), then measures two groups of grains: short ones, evenly
 //! from the smallest to `s_1/2 / 2`, whose time is mostly the overhead, and three
-//! long ones up to 32 `s_1/2`, whose time is mostly work. The vectors fill half the
+//! long ones up to 32 `s_1/2`, whose time is mostly work. The methods whose
+//! waiter spins at short grains ([`Method::spins_at_short_grains`]) also get
+//! the grains two, three and four times the smallest (16 to 64 flop at
+//! `P = 2`, a few ns of work), so that `t_0` is the median over four
+//! near-zero segments and not the smallest one's alone: a spinning hand-over
+//! at a near-zero grain takes one of two modes a run, and which one differs
+//! between grains (spin-hint's 16-flop segment took 118 ns in one run, its
+//! 64-flop one 69 ns, with the probe at 93 ns; in another run the 16-flop one
+//! took 65 ns). Over six alternating quick runs of each build (2-vCPU EPYC
+//! VM, one run of the old build in the slow state left out), the `t_0` CV
+//! fell from 16 to 4.9 % for spin-hint, from 5.6 to 1.9 % for spin-nohint and
+//! from 12.6 to 9.9 % for locks; barrier-spin's stayed near 15 %, its four
+//! near-zero grains all in one mode a run (73 or 100 ns). The vectors fill half the
 //! L2 cache of each processor; a segment longer than they are is done as repeated
 //! passes over each processor's share of them, so that the data stays in L2 and
 //! `r_inf` is the same cache-resident rate for every method.
@@ -185,6 +197,24 @@ impl Method {
     /// TASKS, whose workers are not a team between batches.
     pub fn probes_in_team(self) -> bool {
         !matches!(self, Method::TasksSpawn | Method::TasksPool)
+    }
+
+    /// Whether its hand-overs at the shortest grains are made while the
+    /// waiter spins (the spin flags and barrier; the lock and the pool, which
+    /// spin before they park): their `t_0` is taken over several near-zero
+    /// grains (four, from the smallest up). The others block at every hand-over, or
+    /// start a thread, and a grain of a few ns would time instead whether the
+    /// partner was still on its way to sleep (the EVENTS' 16-flop segment
+    /// took 0.8 to 1 us in some runs against 30 to 60 us in the others).
+    pub fn spins_at_short_grains(self) -> bool {
+        matches!(
+            self,
+            Method::TasksPool
+                | Method::Locks
+                | Method::SpinHint
+                | Method::SpinBare
+                | Method::BarrierSpin
+        )
     }
 
     /// The method by name.
@@ -532,6 +562,11 @@ const ALIGN_BYTES: usize = 128;
 /// The longest segment, in passes over the vectors.
 const MAX_PASSES: usize = 512;
 
+/// The shortest grains: `unit`, `2 unit`, .., this many, whose work is a few
+/// ns against a hand-over of 50 ns or more, so that `t_0` is the median of
+/// several near-zero segments' overheads and not one grain's.
+const NEAR_ZERO_GRAINS: usize = 4;
+
 /// The long grains: this many, up to this multiple of the estimated `s_1/2`.
 const LONG_GRAINS: usize = 3;
 const LONG_OVER_S_HALF: f64 = 32.0;
@@ -547,6 +582,27 @@ pub fn linear_grains(lo: usize, hi: usize, count: usize, unit: usize) -> Vec<usi
         .collect();
     v.dedup();
     v
+}
+
+/// The short grains of `method`, `points` of them (at least two): evenly
+/// from `unit` to `hi`, multiples of `unit`; for a method that spins at
+/// short grains ([`Method::spins_at_short_grains`]) the first
+/// `NEAR_ZERO_GRAINS` are `unit, 2 unit, ..` and the rest evenly to `hi`.
+pub fn short_grains(method: Method, unit: usize, hi: usize, points: usize) -> Vec<usize> {
+    let near_zero = match method.spins_at_short_grains() {
+        true => NEAR_ZERO_GRAINS,
+        false => 1,
+    };
+    let mut grains: Vec<usize> = (1..=near_zero).map(|k| k * unit).collect();
+    grains.extend(linear_grains(
+        unit,
+        hi,
+        points.saturating_sub(near_zero - 1),
+        unit,
+    ));
+    grains.sort_unstable();
+    grains.dedup();
+    grains
 }
 
 /// Elements of the serial dyadic multiply that sizes the grains and is the
@@ -596,7 +652,7 @@ pub fn sweep_method(
                 let s_half = t_small.max(min(pilot) - long as f64 / rate) * rate;
                 let longest = MAX_PASSES * plan.max_grain.max(64 * plan.parts);
                 let hi = ((s_half / 2.0) as usize).clamp(8 * unit, longest / 64);
-                let mut grains = linear_grains(unit, hi, plan.points, unit);
+                let mut grains = short_grains(method, unit, hi, plan.points);
                 let short = grains.len();
                 let top = ((LONG_OVER_S_HALF * s_half) as usize).clamp(16 * hi, longest);
                 grains.extend(
@@ -818,6 +874,29 @@ mod tests {
         assert_eq!(sub_batches(14), (7, 2));
         assert_eq!(sub_batches(3), (3, 1));
         assert_eq!(sub_batches(0), (1, 1));
+    }
+
+    /// Ten short grains at P = 2 (unit 16 flop) up to 1600: a spinning method
+    /// gets 16, 32, 48, 64 and then seven evenly from 16 (so 16 once) to
+    /// 1600, every 264 flop rounded to the nearest 16 (280 to 288, halves
+    /// up); a blocking one ten evenly, every 176 flop.
+    #[test]
+    fn spinning_methods_get_four_near_zero_grains() {
+        let spin = short_grains(Method::SpinHint, 16, 1600, 10);
+        assert_eq!(
+            spin,
+            [16, 32, 48, 64, 288, 544, 816, 1072, 1344, 1600],
+            "{spin:?}"
+        );
+        let events = short_grains(Method::EventsPark, 16, 1600, 10);
+        assert_eq!(events.len(), 10);
+        assert_eq!(events[..3], [16, 192, 368], "{events:?}");
+        assert_eq!(events[9], 1600);
+        for m in Method::ALL {
+            let g = short_grains(m, 16, 1600, 10);
+            assert!(g.windows(2).all(|w| w[0] < w[1] && w[0] % 16 == 0), "{m:?}");
+            assert_eq!(g.len(), 10, "{m:?}: {g:?}");
+        }
     }
 
     /// Whatever the allocator returns (allocations of odd sizes between them
