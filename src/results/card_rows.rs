@@ -313,7 +313,7 @@ fn baseline(r: &mut Rows<'_>, what: &str, ratios: &[&str]) {
 }
 
 /// `c2c`: per distance class, the smallest, median and largest pair (each pair's
-/// median over trials).
+/// median over trials); a class of one pair, its median alone.
 fn c2c(r: &mut Rows<'_>) {
     for (i, class) in DistanceClass::ALL.iter().enumerate() {
         let mut pairs: Vec<&Summary> =
@@ -333,7 +333,13 @@ fn c2c(r: &mut Rows<'_>) {
             ("one_way_ns_median", pairs[pairs.len() / 2]),
             ("one_way_ns_max", pairs[pairs.len() - 1]),
         ];
-        for (name, s) in picks {
+        // One pair: its smallest, median and largest are one measurement,
+        // given once.
+        let picks = match pairs.len() {
+            1 => &picks[1..2],
+            _ => &picks[..],
+        };
+        for &(name, s) in picks {
             r.push(&line, name, of.clone(), Some(over_trials(s)));
         }
     }

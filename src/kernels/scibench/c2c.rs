@@ -125,8 +125,8 @@ fn over_probe_by_round(samples_ns: &[f64], probes_ns: &[f64]) -> Option<f64> {
 /// Per distance class: the minimum, median and maximum over its pairs of each
 /// pair's median one-way time (`classes[i]` the class of `points[i]`'s pair),
 /// and the median over its pairs of each pair's ratio to its probe
-/// (`one_way_over_probe_median`). One pair: its median with the trials' range
-/// (the ratio without an interval); more: percentile bootstrap over the pairs.
+/// (`one_way_over_probe_median`). One pair: its median with the trials' range,
+/// as `one_way_ns_median` alone (the ratio without an interval); more: percentile bootstrap over the pairs.
 /// Then the probe: one pair's over its rounds (their range its interval), or
 /// the median over the pairs of each pair's (their range its interval from
 /// five pairs on).
@@ -181,15 +181,13 @@ pub(super) fn class_headline(points: &[Point], classes: &[Option<DistanceClass>]
 }
 
 /// `{prefix}_min`, `_median` and `_max` over the pairs of one class, of each
-/// pair's median.
+/// pair's median; for a class of one pair, `{prefix}_median` alone.
 fn spread_over_pairs(stats: &[&Summary], prefix: &str, of: &str) -> Vec<Param> {
     let names = ["min", "median", "max"].map(|s| format!("{prefix}_{s}"));
     match stats {
         [] => Vec::new(),
-        [one] => names
-            .iter()
-            .map(|name| headline::median_with_range(name, Some(of), one))
-            .collect(),
+        // One pair: its smallest, median and largest are one measurement.
+        [one] => vec![headline::median_with_range(&names[1], Some(of), one)],
         many => {
             let v: Vec<f64> = many.iter().map(|s| s.median).collect();
             let stats = |idx: &[usize]| {
@@ -380,5 +378,40 @@ mod tests {
         ];
         let p = probe(class_headline(&two, &[classes[0]; 2]));
         assert_eq!(p.value, 250.0);
+    }
+
+    /// A class of one pair gives its one-way time once, as the median with
+    /// the trials' range (48 to 52 around 50 ns; five trials); of two pairs
+    /// (50 and 200 ns), the smallest, the median (of two, their mean) and
+    /// the largest.
+    #[test]
+    fn one_pair_s_class_gives_its_time_once() {
+        let trials = [48.0, 49.0, 50.0, 51.0, 52.0];
+        let one = [point(&trials, &[100.0], Some(1.0))];
+        let classes = [Some(DistanceClass::ALL[0])];
+        let times = |h: Vec<Param>| -> Vec<(String, f64, Option<[f64; 2]>)> {
+            h.into_iter()
+                .filter(|p| p.name.starts_with("one_way_ns"))
+                .map(|p| (p.name, p.value, p.ci95))
+                .collect()
+        };
+        assert_eq!(
+            times(class_headline(&one, &classes)),
+            [("one_way_ns_median".to_string(), 50.0, Some([48.0, 52.0]))]
+        );
+        let slow: Vec<f64> = trials.iter().map(|t| t * 4.0).collect();
+        let two = [one[0].clone(), point(&slow, &[400.0], Some(1.0))];
+        let names: Vec<String> = times(class_headline(&two, &[classes[0]; 2]))
+            .into_iter()
+            .map(|(n, v, _)| format!("{n} {v}"))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "one_way_ns_min 50",
+                "one_way_ns_median 125",
+                "one_way_ns_max 200"
+            ]
+        );
     }
 }
