@@ -30,6 +30,8 @@
 //! [`HockneyFit::pi0_per_s`] convert to per second.
 #![forbid(unsafe_code)]
 
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -191,6 +193,20 @@ impl SplitFit {
 /// scatter of the overhead-dominated points tilt the slope, and the slope then
 /// moves `t0` and `s_half = t0 r_inf` with it.
 pub fn fit_split(short: &[(f64, f64)], long: &[(f64, f64)]) -> Result<SplitFit, HockneyError> {
+    fit_split_drawing(short, long, None)
+}
+
+/// Mixed into the bootstrap's seed for the draws of the near-zero segments.
+const GRAIN_DRAWS: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// [`fit_split`], with `t0` the median over a resample (with replacement,
+/// drawn from `draw`) of the near-zero segments' overheads where `draw` is
+/// given: the grains' level of a bootstrap.
+fn fit_split_drawing(
+    short: &[(f64, f64)],
+    long: &[(f64, f64)],
+    draw: Option<&mut Xoshiro256PlusPlus>,
+) -> Result<SplitFit, HockneyError> {
     let (x, y): (Vec<f64>, Vec<f64>) = long.iter().copied().unzip();
     let line = fit_line(&x, &y)?;
     if line.slope <= 0.0 || !line.slope.is_finite() {
@@ -204,6 +220,12 @@ pub fn fit_split(short: &[(f64, f64)], long: &[(f64, f64)]) -> Result<SplitFit, 
         .filter(|&&(s, t)| s == shortest || s * line.slope <= NEAR_ZERO_WORK * t)
         .map(|(s, t)| t - s * line.slope)
         .collect();
+    if let Some(rng) = draw {
+        let drawn: Vec<f64> = (0..overhead.len())
+            .map(|_| overhead[rng.random_range(0..overhead.len())])
+            .collect();
+        overhead = drawn;
+    }
     let t0_ns = super::interval::median_in_place(&mut overhead).ok_or(HockneyError::Fit(
         FitError::TooFewPoints {
             needed: 1,
@@ -231,6 +253,18 @@ pub fn fit_split_rounds(
     short: usize,
     rounds: &[usize],
 ) -> Result<SplitFit, HockneyError> {
+    fit_split_rounds_drawing(grains, times, short, rounds, None)
+}
+
+/// [`fit_split_rounds`], drawing the near-zero segments as
+/// [`fit_split_drawing`] does.
+fn fit_split_rounds_drawing(
+    grains: &[f64],
+    times: &[Vec<f64>],
+    short: usize,
+    rounds: &[usize],
+    draw: Option<&mut Xoshiro256PlusPlus>,
+) -> Result<SplitFit, HockneyError> {
     let mut buf = Vec::with_capacity(rounds.len());
     let points: Vec<(f64, f64)> = grains
         .iter()
@@ -248,7 +282,7 @@ pub fn fit_split_rounds(
         }));
     }
     let (a, b) = points.split_at(short.min(points.len()));
-    fit_split(a, b)
+    fit_split_drawing(a, b, draw)
 }
 
 /// The 95 % intervals of `[r_inf_per_ns, t0_ns, s_half]`, where the data give them.
@@ -256,7 +290,12 @@ pub type SplitIntervals = [Option<[f64; 2]>; 3];
 
 /// [`fit_split_rounds`] over every round, with percentile-bootstrap 95 %
 /// intervals over the rounds (resampled whole, [`super::interval::bootstrap`])
-/// for `[r_inf_per_ns, t0_ns, s_half]`.
+/// and, within each resample, over the near-zero segments whose overheads
+/// give `t0` (drawn again with replacement), for `[r_inf_per_ns, t0_ns,
+/// s_half]`. A spinning hand-over takes one of two modes at each near-zero
+/// grain (spin-hint's 16- and 64-flop segments 77 and 78 ns, its 32- and
+/// 48-flop ones 63, in one run on a 2-vCPU EPYC VM): the rounds agree on
+/// each, and only the grains show how far `t0` is known.
 pub fn fit_split_with_intervals(
     grains: &[f64],
     times: &[Vec<f64>],
@@ -265,13 +304,17 @@ pub fn fit_split_with_intervals(
     let rounds = times.iter().map(Vec::len).min().unwrap_or(0);
     let all: Vec<usize> = (0..rounds).collect();
     let fit = fit_split_rounds(grains, times, short, &all)?;
+    // The near-zero segments are drawn again in every resample: each is an
+    // estimate of t0, and where they disagree (a spinning hand-over's two
+    // modes) the interval says so.
+    let mut draw = Xoshiro256PlusPlus::seed_from_u64(super::interval::SEED ^ GRAIN_DRAWS);
     let ci = super::interval::bootstrap(
         rounds,
         3,
         super::interval::RESAMPLES,
         super::interval::SEED,
         |idx| {
-            fit_split_rounds(grains, times, short, idx)
+            fit_split_rounds_drawing(grains, times, short, idx, Some(&mut draw))
                 .ok()
                 .map(|f| f.to_array().to_vec())
         },
@@ -529,5 +572,36 @@ mod tests {
             fit_hockney(&[1.0], &[1.0]),
             Err(HockneyError::Fit(FitError::TooFewPoints { .. }))
         ));
+    }
+
+    /// Three near-zero grains whose rounds agree on each but not with each
+    /// other (a spinning hand-over's two modes: 77, 63 and 63 ns at 16, 32
+    /// and 48 flop, as in a spin-hint run), and long grains on `t = 60 + s /
+    /// 8`: r_inf 8 flop/ns, and overheads of 75, 59 and 57 ns (each time less
+    /// 2, 4 and 6 ns of work, all within a tenth of their time), whose median
+    /// t0 is 59. A draw of three with replacement has a median of 75 with
+    /// probability 7/27 (two or three of the 75) and of 57 as often, so the
+    /// 95 % interval is [57, 75]; over the rounds alone it would be [59, 59].
+    #[test]
+    fn t0_s_interval_covers_the_near_zero_grains_disagreement() {
+        let grains = [16.0, 32.0, 48.0, 8000.0, 16000.0, 24000.0];
+        let times: Vec<Vec<f64>> = grains
+            .iter()
+            .map(|&s| {
+                let t = match s as u32 {
+                    16 => 77.0,
+                    32 | 48 => 63.0,
+                    _ => 60.0 + s / 8.0,
+                };
+                vec![t; 9]
+            })
+            .collect();
+        let (fit, [_, t0, _]) = fit_split_with_intervals(&grains, &times, 3).unwrap();
+        assert!((fit.t0_ns - 59.0).abs() < 1e-9, "{}", fit.t0_ns);
+        let [lo, hi] = t0.unwrap();
+        assert!(
+            (lo - 57.0).abs() < 1e-9 && (hi - 75.0).abs() < 1e-9,
+            "{lo} {hi}"
+        );
     }
 }

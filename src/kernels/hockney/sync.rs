@@ -53,7 +53,10 @@
 //! `s_1/2`, between runs (measurements in `results/README.md`). That line is still
 //! fitted, as a check: a warning says when its `r_inf` is more than 25 % from the
 //! split's. The intervals of `r_inf`, `t_0` and `s_1/2` are percentile
-//! bootstraps over the rounds. The two-flag round trip of the CPU pair is probed
+//! bootstraps over the rounds and, within each resample, over the near-zero
+//! grains whose overheads give `t_0` ([`crate::model::hockney::fit_split_with_intervals`]):
+//! a run's rounds agree on each grain's mode, and only the grains' spread
+//! says how far `t_0` is known. The two-flag round trip of the CPU pair is probed
 //! before and after every method (each probe one batch per trial) and, for the
 //! methods on a team (all but the TASKS), at the start of every round on the
 //! method's own two first threads (`PROBE_GRAIN`): a state that the machine
