@@ -198,7 +198,8 @@ pub struct RepeatSpread {
     /// ([`crate::kernels::probe`]), else the median of the probes of its
     /// repetition; NaN where the repetition has none. For a sync method's
     /// `r_inf`, the rate probe its result recorded
-    /// ([`crate::results::RATE_PROBE_PARAM`]).
+    /// ([`crate::results::RATE_PROBE_PARAM`]); for a time per byte, the copy
+    /// probe ([`crate::results::COPY_PROBE_PARAM`]) where there is one.
     pub probes: Vec<f64>,
     /// Their median.
     pub median: f64,
@@ -295,7 +296,11 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
             let rate = crate::results::moves_with_rate(&p.name)
                 .then(|| crate::results::recorded_rate_probe(r, p.of.as_deref()))
                 .flatten();
-            let probe = match rate {
+            // A time per byte with the copy probe, where the kernel took one.
+            let copy = crate::results::moves_with_copy(&p.name)
+                .then(|| crate::results::recorded_copy_probe(r, p.of.as_deref()))
+                .flatten();
+            let probe = match rate.or(copy) {
                 Some(rate) => rate.value,
                 None => probe_of(r, p.of.as_deref()).unwrap_or_else(|| rep_probe(rep)),
             };

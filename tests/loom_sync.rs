@@ -1,6 +1,6 @@
 //! Loom models of the spinning synchronisation of Hockney's kernels (src/sync):
 //! the sense-reversing spin barrier, the spin flag of Fig. 6, and the atomic flag
-//! of the park/unpark event. The data each side writes before a hand-off lives in
+//! of the park/unpark event; and of the ping-pong sweeps' copy probe. The data each side writes before a hand-off lives in
 //! loom cells, so loom reports any read that the hand-off does not order after the
 //! write (weakening the Release of a post or of the sense flip, or the Acquire of a
 //! poll, to Relaxed fails these models).
@@ -11,6 +11,7 @@
 #![cfg(loom)]
 
 use halfperf::control::{TeamControl, WaitStrategy};
+use halfperf::kernels::scibench::CopyPair;
 use halfperf::sync::Poll;
 use halfperf::sync::barrier::{LocalSense, SpinBarrier};
 use halfperf::sync::events::ParkEvent;
@@ -169,5 +170,43 @@ fn park_event_post_wait_clear_hands_data_over_without_losing_a_post() {
             a.post();
         }
         worker.join().unwrap();
+    });
+}
+
+/// The copy probe of the ping-pong sweeps (`kernels::scibench::CopyPair`):
+/// two round trips of a 16-byte copy each way, in loom cells. Every copy a
+/// rank takes must carry the round trip its peer put it in, and loom fails
+/// the model on a take that the flags do not order after the put: weakening
+/// the Release of `put`'s flag or the Acquire of `arrived` to Relaxed does.
+#[test]
+fn copy_probe_hands_every_word_over() {
+    explore("copy_probe (16 bytes, 2 round trips)", || {
+        let copy = Arc::new(CopyPair::with_bytes(16));
+        let peer = {
+            let copy = Arc::clone(&copy);
+            loom::thread::spawn(move || {
+                let (mut message, mut into) = ([0u8; 16], [0u8; 16]);
+                for i in 1..=2 {
+                    while !copy.arrived(1, i) {
+                        loom::thread::yield_now();
+                    }
+                    // SAFETY: rank 1's side, after `arrived`, then its put
+                    // after the take, as the contracts ask.
+                    assert!(unsafe { copy.take(1, i, &mut into) }, "round trip {i}");
+                    unsafe { copy.put(1, i, &mut message) };
+                }
+            })
+        };
+        let (mut message, mut into) = ([0u8; 16], [0u8; 16]);
+        for i in 1..=2 {
+            // SAFETY: rank 0's side: a put after taking the previous round
+            // trip, a take after `arrived`.
+            unsafe { copy.put(0, i, &mut message) };
+            while !copy.arrived(0, i) {
+                loom::thread::yield_now();
+            }
+            assert!(unsafe { copy.take(0, i, &mut into) }, "round trip {i}");
+        }
+        peer.join().unwrap();
     });
 }

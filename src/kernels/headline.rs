@@ -12,7 +12,9 @@
 use super::probe::PROBE_PARAM;
 use crate::model::interval::{FIT_STD_ERROR, t_interval};
 use crate::model::stats::Summary;
-use crate::results::{FitResult, KernelResult, Param, Point, PointValue, RATE_PROBE_PARAM};
+use crate::results::{
+    COPY_PROBE_PARAM, FitResult, KernelResult, Param, Point, PointValue, RATE_PROBE_PARAM,
+};
 
 /// How a half-length's interval is described.
 pub const FROM_TWO_INTERVALS: &str =
@@ -26,13 +28,14 @@ pub const RATIO_RANGE: &str = "range of the ratio over the trials";
 
 /// Fills `r.headline` when the kernel left it empty: from its fits, or, for a
 /// kernel without fits and with at most [`FEW_POINTS`] points, from the points.
-/// A kernel's probes ([`PROBE_PARAM`], [`RATE_PROBE_PARAM`]) alone do not
+/// A kernel's probes ([`PROBE_PARAM`], [`RATE_PROBE_PARAM`],
+/// [`COPY_PROBE_PARAM`]) alone do not
 /// count as its headline: they stay, after the parameters.
 pub fn fill_from_fits(r: &mut KernelResult) {
     if !r
         .headline
         .iter()
-        .all(|p| p.name == PROBE_PARAM || p.name == RATE_PROBE_PARAM)
+        .all(|p| [PROBE_PARAM, RATE_PROBE_PARAM, COPY_PROBE_PARAM].contains(&p.name.as_str()))
     {
         return;
     }

@@ -27,7 +27,7 @@ use super::headline::median_with_range;
 use super::timing::measure;
 use super::{KernelError, RunContext};
 use crate::model::stats::summarize;
-pub use crate::results::PROBE_PARAM;
+pub use crate::results::{COPY_PROBE_PARAM, PROBE_PARAM};
 use crate::results::{KernelResult, Param, num, ratio_to_probe, recorded_probe};
 
 /// The two-flag round trip of the first two of `cpus`, ns: one sample per
@@ -114,6 +114,15 @@ pub fn probe_param(probes: &[f64], of: Option<&str>) -> Option<Param> {
     let finite: Vec<f64> = probes.iter().copied().filter(|p| p.is_finite()).collect();
     let s = summarize(&finite).ok()?;
     Some(median_with_range(PROBE_PARAM, of, &s))
+}
+
+/// The headline [`COPY_PROBE_PARAM`] of a sweep's copy probes (ns per byte one
+/// way, one a round): their median, and their range as the interval from
+/// five on; `None` without a finite one.
+pub fn copy_probe_param(per_byte: &[f64]) -> Option<Param> {
+    let finite: Vec<f64> = per_byte.iter().copied().filter(|p| p.is_finite()).collect();
+    let s = summarize(&finite).ok()?;
+    Some(median_with_range(COPY_PROBE_PARAM, None, &s))
 }
 
 /// The probe a result recorded for the parameters `of` qualifies: the

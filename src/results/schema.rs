@@ -124,7 +124,10 @@ pub struct KernelResult {
     /// `hockney-sync` and `hockney-vector` add `rate_probe_flop_per_s` (`P`
     /// times a processor's serial rate, sampled once a round or once a length:
     /// the median, a bootstrap over the samples as the interval), against which
-    /// `compare` judges `r_inf` the same way.
+    /// `compare` judges `r_inf` the same way; `pingpong` and `oneway` add
+    /// `copy_probe_ns_per_byte` (a plain cross-core copy of 32 KiB each way,
+    /// ns per byte one way, once a round: the median, the rounds' range as the
+    /// interval), against which it judges `t_per_byte_ns`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headline: Vec<Param>,
     /// Which repetition of `run --repeat K` this is, from 1; absent for a run

@@ -36,7 +36,11 @@
 //!    all of them compute, sampled once a round) instead of the round trip: the processors' own
 //!    speed moves on a shared host as the line transfers do, and the round trip
 //!    cannot see it. Its `s_1/2 = r_inf t0` is judged against the product of
-//!    the two probes ([`ProbeKind::Product`]), since it moves with both;
+//!    the two probes ([`ProbeKind::Product`]), since it moves with both. A
+//!    ping-pong's or one-way sweep's time per byte is judged against its
+//!    copy probe ([`COPY_PROBE_PARAM`], a plain cross-core copy's time per
+//!    byte) where the kernel recorded one: the copies' rate moves on a shared
+//!    host with the round trip still;
 //! 3. the probes' intervals overlap, but one run's probes span more than
 //!    [`STATE_SPAN`] (the machine changed state while that run measured, and
 //!    its values mix the states), and the parameter, built of line transfers,
@@ -80,6 +84,15 @@ pub const PROBE_PARAM: &str = "probe_round_trip_ns";
 /// computed more slowly in one run, this can.
 pub const RATE_PROBE_PARAM: &str = "rate_probe_flop_per_s";
 
+/// The headline parameter that carries the copy probe of a ping-pong or
+/// one-way sweep: the time per byte, one way, of a plain cross-core copy of
+/// 32 KiB each way between the sweep's two threads, timed once a round; the
+/// median, with the rounds' range as its interval. A time per byte
+/// (`t_per_byte_ns`) is judged against it as a latency is against
+/// [`PROBE_PARAM`]: on a shared host the rate of cross-core copies moves while
+/// one line's round trip holds still.
+pub const COPY_PROBE_PARAM: &str = "copy_probe_ns_per_byte";
+
 /// What a kernel's probe measured, for [`judge`]'s sentences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProbeKind {
@@ -92,6 +105,8 @@ pub enum ProbeKind {
     /// `s_1/2 = r_inf t0` moves with, its `t0` with the one and its `r_inf`
     /// with the other.
     Product,
+    /// A plain cross-core copy's time per byte, ns/B ([`COPY_PROBE_PARAM`]).
+    Copy,
 }
 
 impl ProbeKind {
@@ -102,6 +117,7 @@ impl ProbeKind {
             ProbeKind::RoundTrip => ("probe", 1.0, "ns", "round trip"),
             ProbeKind::Rate => ("rate probe", 1e-9, "Gflop/s", "serial rate times P"),
             ProbeKind::Product => ("probes' product", 1e-9, "flop", "of round trip x rate"),
+            ProbeKind::Copy => ("copy probe", 1.0, "ns/B", "copied one way"),
         }
     }
 
@@ -343,6 +359,19 @@ impl Probed {
                 both_ways: false,
             };
         }
+        if moves_with_copy(name)
+            && let Some(copy) = recorded_copy_probe(k, of).and_then(with_ci)
+        {
+            return Probed {
+                value,
+                ci95,
+                probe: Some(copy),
+                probe_kind: ProbeKind::Copy,
+                moves_with_probe: true,
+                mode,
+                both_ways: false,
+            };
+        }
         if moves_with_rate(name)
             && let Some(rate) = rate
         {
@@ -382,6 +411,13 @@ impl Probed {
 /// fell x0.55 saw `t_per_byte` fall x0.30 and `n_half` rise x2.3).
 pub fn moves_both_ways(name: &str) -> bool {
     name == "n_half_bytes"
+}
+
+/// Whether a parameter is a time per byte that moves with the copy probe
+/// ([`COPY_PROBE_PARAM`]) where its kernel recorded one: `t_per_byte_ns`
+/// and any other `ns/B` figure but the probe itself.
+pub fn moves_with_copy(name: &str) -> bool {
+    !name.contains("probe") && unit_of(name) == "ns/B"
 }
 
 /// Whether a parameter moves with a synchronisation method's mode (see
@@ -447,6 +483,12 @@ pub fn recorded_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a P
 /// qualifies, as [`recorded_probe`].
 pub fn recorded_rate_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
     recorded(k, RATE_PROBE_PARAM, of)
+}
+
+/// The copy probe ([`COPY_PROBE_PARAM`]) `k` recorded for the parameters `of`
+/// qualifies, as [`recorded_probe`].
+pub fn recorded_copy_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
+    recorded(k, COPY_PROBE_PARAM, of)
 }
 
 /// The headline `name` with the qualifier `of`, else the result's only one.

@@ -383,3 +383,54 @@ fn the_floor_widens_both_intervals() {
     assert_eq!(judge(&a, &far, 0.05).0, Why::IntervalsDisjoint);
     assert_eq!(judge(&a, &near, 0.0).0, Why::IntervalsDisjoint);
 }
+
+/// oneway's mailbox `t_per_byte` as the sweep records it: the value with its
+/// interval, the round trip 100 ns [98, 106], and the copy probe (ns/B with
+/// its interval) where the file has one.
+fn per_byte(value: f64, ci: [f64; 2], copy: Option<(f64, [f64; 2])>) -> Probed {
+    use crate::control::Placement;
+    let mut k = KernelResult::new("oneway", "scibench", Placement::Pinned, vec![0, 1]);
+    k.headline = vec![
+        Param::new("t_per_byte_ns", None, value).with_ci(Some(ci), "fit"),
+        Param::new(PROBE_PARAM, None, 100.0).with_ci(Some([98.0, 106.0]), "r"),
+    ];
+    if let Some((c, ci)) = copy {
+        k.headline
+            .push(Param::new(COPY_PROBE_PARAM, None, c).with_ci(Some(ci), "r"));
+    }
+    Probed::in_kernel(&k, "t_per_byte_ns", None, value, Some(ci))
+}
+
+/// Three quick runs of 2026-11-27 (2-vCPU EPYC VM), their round trips all
+/// about 100 ns: `t_per_byte` 0.1185 [0.1179, 0.1191] ns/B with the copy
+/// probe 0.1651 [0.1562, 0.1729], then 0.1534 [0.1529, 0.1539] with 0.2107
+/// [0.2012, 0.2129]: the probes' factor is x[0.2012 / 0.1729, 0.2129 /
+/// 0.1562] = x[1.164, 1.363], the parameter's (widened to 5 %) x[0.14571 /
+/// 0.12443, 0.16107 / 0.11258] = x[1.171, 1.431]; they overlap: the copies
+/// slowed, `~`. A third run, 0.1241 [0.1232, 0.1249] with the copy probe
+/// 0.2074 [0.1998, 0.2113], against the second: the probes overlap, `*`.
+/// Without the copy probe the round trip judges it, as before.
+#[test]
+fn a_time_per_byte_is_judged_against_the_copy_probe() {
+    let two = per_byte(0.1185, [0.1179, 0.1191], Some((0.1651, [0.1562, 0.1729])));
+    let six = per_byte(0.1534, [0.1529, 0.1539], Some((0.2107, [0.2012, 0.2129])));
+    let seven = per_byte(0.1241, [0.1232, 0.1249], Some((0.2074, [0.1998, 0.2113])));
+    assert_eq!(two.probe_kind, ProbeKind::Copy);
+    let (why, note) = judge(&two, &six, 0.05);
+    assert_eq!(why, Why::MachineMoved);
+    let note = note.unwrap();
+    assert!(
+        note.contains("copy probe went from 0.1651 to 0.2107 ns/B"),
+        "{note}"
+    );
+    assert!(
+        note.contains("the probe by x1.276 [1.164, 1.363]"),
+        "{note}"
+    );
+    let (why, note) = judge(&seven, &six, 0.05);
+    assert_eq!(why, Why::IntervalsDisjoint);
+    assert!(note.unwrap().contains("ns/B copied one way"));
+    let old = per_byte(0.1185, [0.1179, 0.1191], None);
+    assert_eq!(old.probe_kind, ProbeKind::RoundTrip);
+    assert!(old.moves_with_probe);
+}

@@ -8,10 +8,10 @@
 
 use super::super::convert;
 use super::super::headline;
-use super::super::probe::{over_probe, probe_param, probe_warning};
+use super::super::probe::{copy_probe_param, over_probe, probe_param, probe_warning};
 use super::super::timing::{EventHistogram, calibrate, per_rep_ns, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
-use super::baseline::FlagPair;
+use super::baseline::{CopyPair, FlagPair};
 use crate::control::{Placement, RankError};
 use crate::model::fit::fit_line;
 use crate::model::stats::Summary;
@@ -208,14 +208,20 @@ pub(crate) struct PairSamples {
     pub(crate) sizes: Vec<SizeSamples>,
     /// The two-flag round trip timed at the start of each round, ns.
     pub(crate) probes_ns: Vec<f64>,
+    /// The copy probe timed after it in each round, ns per byte one way
+    /// ([`CopyPair`]); empty where the probe has none (over MPI).
+    pub(crate) copy_ns_per_byte: Vec<f64>,
 }
 
 /// A sweep's rounds: each size's repetitions a batch, each size's sample of
-/// every round, and the probe of every round.
-type Rounds = (Vec<u64>, Vec<Vec<f64>>, Vec<f64>);
+/// every round, and the probe and the copy probe of every round.
+type Rounds = (Vec<u64>, Vec<Vec<f64>>, Vec<f64>, Vec<f64>);
 
 /// The size a command names for a batch of the two-flag probe instead of messages.
 const PROBE_SIZE: usize = usize::MAX;
+
+/// The size a command names for a batch of the copy probe.
+const COPY_SIZE: usize = usize::MAX - 1;
 
 /// The round trip a sweep times once a round beside its messages, to see the
 /// machine's state: two bare flags between threads ([`FlagPair`]), the plain
@@ -230,9 +236,21 @@ pub(crate) trait Probe<E> {
         done: u64,
         reps: u64,
     ) -> Result<Duration, RankError>;
+
+    /// The copy probe beside the round trip, where there is one.
+    fn copy(&self) -> Option<&CopyPair> {
+        None
+    }
 }
 
-impl<E> Probe<E> for FlagPair {
+/// The probes of a sweep between threads: the two bare flags and the copy.
+#[derive(Default)]
+pub(crate) struct PairProbes {
+    flags: FlagPair,
+    copy: CopyPair,
+}
+
+impl<E> Probe<E> for PairProbes {
     fn round_trips(
         &self,
         ctx: &RankCtx<'_>,
@@ -240,7 +258,11 @@ impl<E> Probe<E> for FlagPair {
         done: u64,
         reps: u64,
     ) -> Result<Duration, RankError> {
-        FlagPair::round_trips(self, ctx, done, reps)
+        self.flags.round_trips(ctx, done, reps)
+    }
+
+    fn copy(&self) -> Option<&CopyPair> {
+        Some(&self.copy)
     }
 }
 
@@ -266,8 +288,9 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
     let max = plan.sizes.iter().copied().max().unwrap_or(1).max(16);
     let out: Vec<u8> = (0..max).map(|i| (i % 251) as u8).collect();
     let mut inbuf = vec![0u8; max];
-    // Round trips done on `flags`, counted alike by both ranks.
-    let mut probed = 0u64;
+    // Round trips done on `flags` and on its copy probe, counted alike by
+    // both ranks.
+    let (mut probed, mut copied) = (0u64, 0u64);
     if ctx.rank == 1 {
         loop {
             let n = ep.recv(0, &mut inbuf)?;
@@ -281,6 +304,12 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
                 _ if size == PROBE_SIZE => {
                     flags.round_trips(ctx, ep, probed, reps)?;
                     probed += reps;
+                }
+                _ if size == COPY_SIZE => {
+                    if let Some(copy) = flags.copy() {
+                        copy.round_trips(ctx, copied, reps)?;
+                        copied += reps;
+                    }
                 }
                 Pattern::PingPong => client_pingpong(ep, &out[..size], &mut inbuf, reps)?,
                 Pattern::OneWay => client_oneway(ep, &mut inbuf, size, reps)?,
@@ -300,6 +329,14 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
                 probed += reps;
                 took
             }
+            _ if size == COPY_SIZE => match flags.copy() {
+                Some(copy) => {
+                    let took = copy.round_trips(ctx, copied, reps)?;
+                    copied += reps;
+                    took
+                }
+                None => Duration::ZERO,
+            },
             Pattern::PingPong => server_pingpong(ep, &out[..size], &mut inbuf, reps)?,
             Pattern::OneWay => server_oneway(ep, &out[..size], &mut inbuf, reps)?,
         })
@@ -311,11 +348,23 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
             .map(|&size| calibrate(plan.target, |r| batch(size, r)))
             .collect::<Result<Vec<u64>, Stop>>()?;
         let probe_reps = calibrate(plan.target, |r| batch(PROBE_SIZE, r))?;
+        // The copy probe, a quarter of the target a round.
+        let copy_reps = match flags.copy() {
+            Some(_) => calibrate(plan.target / 4, |r| batch(COPY_SIZE, r))?,
+            None => 0,
+        };
         let mut samples = vec![Vec::with_capacity(plan.trials); plan.sizes.len()];
         let mut probes = Vec::with_capacity(plan.trials);
+        let mut copies = Vec::with_capacity(plan.trials);
         for round in 0..plan.trials {
             let took = batch(PROBE_SIZE, probe_reps)?;
             probes.push(per_rep_ns(took, probe_reps, plan.clock));
+            if copy_reps > 0 {
+                let took = batch(COPY_SIZE, copy_reps)?;
+                copies.push(CopyPair::ns_per_byte(per_rep_ns(
+                    took, copy_reps, plan.clock,
+                )));
+            }
             for ((&size, &r), out) in plan.sizes.iter().zip(&reps).zip(&mut samples) {
                 let per_rep = per_rep_ns(batch(size, r)?, r, plan.clock);
                 out.push(per_message_ns(plan.pattern, per_rep));
@@ -324,9 +373,9 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
                 }
             }
         }
-        Ok((reps, samples, probes))
+        Ok((reps, samples, probes, copies))
     };
-    let (reps, samples, probes_ns) = match rounds() {
+    let (reps, samples, probes_ns, copy_ns_per_byte) = match rounds() {
         Ok(m) => m,
         Err(Stop::Cancelled) => {
             ep.send(1, &command(0, 0))?;
@@ -372,6 +421,7 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
     Ok(PairSamples {
         sizes: results,
         probes_ns,
+        copy_ns_per_byte,
     })
 }
 
@@ -383,8 +433,8 @@ pub(crate) fn run_on<T: Transport>(
     plan: &PairPlan<'_>,
 ) -> Result<PairSamples, KernelError> {
     let eps = T::endpoints(team.control(), config);
-    let flags = FlagPair::default();
-    let mut per_rank = team.run(kernel, eps, |ctx, ep| pair_body(ctx, ep, &flags, plan))?;
+    let probes = PairProbes::default();
+    let mut per_rank = team.run(kernel, eps, |ctx, ep| pair_body(ctx, ep, &probes, plan))?;
     Ok(per_rank.swap_remove(0))
 }
 
@@ -567,6 +617,7 @@ pub(crate) fn latency_result(
         headline.extend(ratio);
         headline.push(probe);
     }
+    headline.extend(copy_probe_param(&measured.copy_ns_per_byte));
     KernelResult::new(kernel, "scibench", layout.placement, cpus.to_vec())
         .with_transport(transport)
         .with_distance_class(layout.distance)
