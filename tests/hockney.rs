@@ -302,3 +302,33 @@ fn one_cpu_without_oversubscribe_is_not_runnable() {
         other => panic!("expected NotRunnable, got {:?}", other.map(|r| r.len())),
     }
 }
+
+/// Every round runs on a fresh instantiation of the method, and every round
+/// takes the rate probe: three rounds give three samples per grain and
+/// three rate probes. On two CPUs of their own the TASKS start the other
+/// processor's passes as they start a task and the master times its own
+/// while they run; a processor computing beside another runs at its rate
+/// alone or slower, and not below a quarter of it (two hardware threads of
+/// one core halve it), so each probe lies within [0.25, 1.5] of the serial
+/// rate timed alone.
+#[test]
+fn every_round_takes_the_rate_probe_on_every_processor() {
+    let _turn = common::measuring();
+    let clock = measure_clock();
+    let never = || false;
+    let mut p = plan(vec![16, 2048], None);
+    p.trials = 3;
+    for m in [Method::TasksPool, Method::TasksSpawn, Method::SpinHint] {
+        let s = sweep_method(m, &p, &clock, &never).unwrap();
+        assert!(s.grains.iter().all(|g| g.samples_ns.len() == 3), "{m:?}");
+        assert_eq!(s.serial_rounds.len(), 3, "{m:?}");
+        for r in &s.serial_rounds {
+            let ratio = r / s.serial_flop_per_ns;
+            assert!(
+                (0.25..=1.5).contains(&ratio),
+                "{m:?}: rate probe {r} flop/ns against {} alone",
+                s.serial_flop_per_ns
+            );
+        }
+    }
+}

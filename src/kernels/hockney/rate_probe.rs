@@ -10,12 +10,16 @@
 //! 4.5, and to 4.0 with a second copy busy on the other vCPU.
 
 use super::simd::{Simd, dyadic_f64};
+use super::sync::{SERIAL_ELEMENTS, SyncPlan};
+use crate::control::RankError;
 use crate::kernels::probe::PROBE_MOVED;
 use crate::kernels::timing::{calibrate, per_rep_ns};
 use crate::model::interval;
 use crate::model::stats::summarize;
 use crate::platform::ClockInfo;
 use crate::results::{Param, RATE_PROBE_PARAM, num};
+use crate::sync::tasks::{Pool, spawn_join};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The dyadic multiply `A = B * C` on vectors of a fixed length, timed alone
@@ -97,6 +101,50 @@ pub(super) fn rate_probe(
         Some(vec![interval::median_in_place(&mut v)?])
     })[0];
     Some(Param::new(RATE_PROBE_PARAM, of, summary.median).with_ci(ci, interval::BOOTSTRAP_ROUNDS))
+}
+
+/// The TASKS' rate probe ([`super::team_batch::RATE_GRAIN`]): the master's `reps` passes of the
+/// serial multiply, timed while every other processor computes passes of
+/// its own, each started as the method starts its tasks (a fork of the
+/// pool, or new threads) and kept busy until the master's passes are done;
+/// the master starts its clock once every task has started, so that
+/// neither a start-up nor a join is in the time.
+pub(super) fn tasks_rate_probe(
+    pool: Option<&Pool>,
+    plan: &SyncPlan,
+    reps: u64,
+) -> Result<Duration, RankError> {
+    let others = plan.parts - 1;
+    let started = AtomicUsize::new(0);
+    let done = AtomicBool::new(false);
+    let took = std::sync::Mutex::new(Duration::ZERO);
+    let share = |p: usize| {
+        let mut serial = Serial::new(SERIAL_ELEMENTS);
+        if p == 0 {
+            // Relaxed: a count; no data depends on it.
+            while started.load(Ordering::Relaxed) < others {
+                std::hint::spin_loop();
+            }
+            let t = serial.batch(reps);
+            *took.lock().expect("no panic holds it") = t;
+            // Relaxed: a signal to stop; no data depends on it.
+            done.store(true, Ordering::Relaxed);
+        } else {
+            // Relaxed: as the master's load.
+            started.fetch_add(1, Ordering::Relaxed);
+            // Relaxed: as the master's store.
+            while !done.load(Ordering::Relaxed) {
+                serial.batch(1);
+            }
+        }
+    };
+    match pool {
+        Some(pool) => pool
+            .fork_join(&share)
+            .map_err(|e| RankError::Failed(e.to_string()))?,
+        None => spawn_join(&plan.cpus, plan.parts, &share),
+    }
+    Ok(*took.lock().expect("no panic holds it"))
 }
 
 #[cfg(test)]

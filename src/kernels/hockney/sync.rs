@@ -40,7 +40,10 @@
 //! Measurement design: every grain is calibrated once, then all grains are timed
 //! once per round, round after round, so that a change of the machine's state
 //! (cross-core costs on a VM move for milliseconds to minutes) lands on every
-//! grain alike instead of on one block of grains. Each grain's time is its median
+//! grain alike instead of on one block of grains. Every round runs on a fresh
+//! instantiation of the method (its team, its synchronisation objects, its
+//! vectors), since a spinning hand-over keeps one of its modes for as long as
+//! its instantiation lives ([`sweep_method`]). Each grain's time is its median
 //! over the rounds. `r_inf` is the slope of the long grains' line and `t_0` the
 //! shortest grains' median time less their work at `r_inf` (those whose work is
 //! at most a tenth of their time, so that an error in `r_inf` barely reaches
@@ -74,9 +77,14 @@
 //! multiply (4096 elements, on vectors of its own, a quarter of the batch
 //! target) at the end of every round, all at once, and the master times it to
 //! the last of them, so that two vCPUs that compute at half speed together
-//! (two hardware threads of one core) show; the TASKS, which have no team
-//! between batches, and runs on shared CPUs time the master's batch alone
-//! while the others wait: `P` times the median is the rate probe
+//! (two hardware threads of one core) show. The TASKS, which have no team
+//! between batches, start the others' batches as they start tasks (a fork
+//! of the pool, new threads), and the master times its own once every task
+//! has started, the others computing until it is done, so that neither a
+//! start nor a join is in the time (`tasks_rate_probe`; a master timing
+//! alone read 9.4 Gflop/s while a round of tasks-pool ran at 4.15, in the
+//! state whose round trip is 54 ns). Runs on shared CPUs time the master's
+//! batch alone while the others wait: `P` times the median is the rate probe
 //! ([`crate::results::RATE_PROBE_PARAM`], a bootstrap over the rounds its
 //! interval, with a warning when the middle half of the rounds spans more than
 //! 20 %), against which `compare`
@@ -109,7 +117,7 @@
 //! fails the kernel instead of posting a low time.
 
 use super::pick_cpu_set;
-use super::rate_probe::Serial;
+use super::rate_probe::{Serial, tasks_rate_probe};
 use super::simd::{Simd, dyadic_f64};
 use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN, drive_team};
 use crate::control::{Placement, RankError};
@@ -466,6 +474,9 @@ pub(crate) fn with_method<R: Send>(
                     _ => None,
                 };
                 let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
+                    if grain == RATE_GRAIN {
+                        return tasks_rate_probe(pool.as_ref(), plan, reps);
+                    }
                     work.prefill(grain);
                     let share = |p: usize| work.share(grain, p);
                     let start = Instant::now();
@@ -626,7 +637,35 @@ fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
             .max(1e-3)
 }
 
-/// Measures one method over its grains.
+/// What a method's first instantiation measures once for all its rounds:
+/// the grains (the first `short` of them the short ones), each grain's
+/// segments per batch, and the probes' repetitions per batch.
+#[derive(Debug, Clone)]
+struct Calibration {
+    grains: Vec<usize>,
+    short: usize,
+    reps: Vec<u64>,
+    pair_reps: u64,
+    serial_reps: u64,
+}
+
+/// One round of a method: per grain its time per segment, sleeps per
+/// segment and preemptions per second; the rate probe (flop/ns); the pair
+/// probe (ns), where the method takes it.
+struct Round {
+    grains: Vec<[f64; 3]>,
+    serial: f64,
+    pair: Option<f64>,
+}
+
+/// Measures one method over its grains, a fresh instantiation of the
+/// method (its team, its synchronisation objects, its vectors) every round:
+/// a spinning hand-over keeps one of its modes for as long as its
+/// instantiation lives (barrier-spin's `t_0` took 103, 74 and 103 ns in
+/// three repetitions in one process on a 2-vCPU EPYC VM, the rounds of each
+/// within a few ns), so rounds of one instantiation would time one mode and
+/// the bootstrap over them could not see the other. The grains and batch
+/// sizes are calibrated in the first.
 pub fn sweep_method(
     method: Method,
     plan: &SyncPlan,
@@ -634,118 +673,173 @@ pub fn sweep_method(
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<MethodSweep, KernelError> {
     let serial = serial_rate(clock, plan.target);
-    let unit = 8 * plan.parts;
-    type Swept = (Vec<GrainSamples>, usize, Vec<f64>, Vec<f64>);
-    let in_team = method.probes_in_team()
-        && !plan.shared_cpus()
-        && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
-    let driver = |batch: &mut Batch<'_>| -> Result<Swept, RankError> {
-        let (grains, short) = match &plan.grains {
-            Some(g) => (g.clone(), g.len()),
-            None => {
-                let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
-                let (_, pilot) = measure(3, plan.target, clock, |reps| batch(unit, reps))?;
-                let t_small = min(pilot);
-                let rate = serial * plan.parts as f64;
-                // A second pilot, one pass over the vectors: a method that spins
-                // before it blocks (parking_lot's locks) hands small segments over
-                // fast and long ones slowly; its t_0 is the long segments'.
-                let long = plan.max_grain.max(unit);
-                let (_, pilot) = measure(3, plan.target, clock, |reps| batch(long, reps))?;
-                let s_half = t_small.max(min(pilot) - long as f64 / rate) * rate;
-                let longest = MAX_PASSES * plan.max_grain.max(64 * plan.parts);
-                let hi = ((s_half / 2.0) as usize).clamp(8 * unit, longest / 64);
-                let mut grains = short_grains(method, unit, hi, plan.points);
-                let short = grains.len();
-                let top = ((LONG_OVER_S_HALF * s_half) as usize).clamp(16 * hi, longest);
-                grains.extend(
-                    linear_grains(top / 4, top, LONG_GRAINS, unit)
-                        .into_iter()
-                        .filter(|&g| g > hi),
-                );
-                (grains, short)
-            }
-        };
-        let reps = grains
-            .iter()
-            .map(|&g| calibrate(plan.target, |r| batch(g, r)))
-            .collect::<Result<Vec<u64>, _>>()?;
-        let mut out: Vec<GrainSamples> = grains
-            .iter()
-            .zip(&reps)
-            .map(|(&grain, &reps)| GrainSamples {
-                grain,
-                reps,
-                samples_ns: Vec::with_capacity(plan.trials),
-                blocks_per_segment: Vec::with_capacity(plan.trials),
-                preempted_per_s: Vec::with_capacity(plan.trials),
-            })
-            .collect();
-        let mut split = Vec::with_capacity(SUB_BATCHES);
-        let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
-        // The rate probe: one serial batch a round, a quarter of the target
-        // long, on every processor at once (`RATE_GRAIN`) where the method
-        // has a team on CPUs of its own, else on the master's CPU while the
-        // others wait.
-        let mut serial_probe = Serial::new(SERIAL_ELEMENTS);
-        let serial_reps = serial_probe.reps_for(plan.target / 4);
-        let mut serial_rounds = Vec::with_capacity(plan.trials);
-        // The pair probe on the method's own threads: one batch of the
-        // two-flag round trip, a quarter of the target long, at the start of
-        // every round.
-        let pair_reps = match in_team {
-            true => calibrate(plan.target / 4, |r| batch(PROBE_GRAIN, r))?,
-            false => 0,
-        };
-        let mut pair_rounds = Vec::with_capacity(plan.trials);
-        for _round in 0..plan.trials {
-            if cancelled() {
-                break;
-            }
-            if in_team {
-                let took = batch(PROBE_GRAIN, pair_reps)?;
-                pair_rounds.push(per_rep_ns(took, pair_reps, clock));
-            }
-            for gs in &mut out {
-                let (n, sub) = sub_batches(gs.reps);
-                split.clear();
-                split_blocks.clear();
-                let (mut taken, mut elapsed) = (0, Duration::ZERO);
-                for _ in 0..n {
-                    let switches = context_switches();
-                    let t = batch(gs.grain, sub)?;
-                    let switched = context_switches().since(switches);
-                    split.push(per_rep_ns(t, sub, clock));
-                    split_blocks.push(switched.voluntary as f64 / sub as f64);
-                    taken += switched.involuntary;
-                    elapsed += t;
-                }
-                let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
-                gs.samples_ns.push(median(&mut split));
-                gs.blocks_per_segment.push(median(&mut split_blocks));
-                gs.preempted_per_s
-                    .push(taken as f64 / elapsed.as_secs_f64().max(1e-9));
-            }
-            let took = match in_team {
-                true => batch(RATE_GRAIN, serial_reps)?,
-                false => serial_probe.batch(serial_reps),
-            };
-            serial_rounds.push(serial_probe.rate(took, serial_reps, clock));
+    let own_cpus = !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
+    let in_team = method.probes_in_team() && own_cpus;
+    let mut calibration: Option<Calibration> = None;
+    let mut out: Vec<GrainSamples> = Vec::new();
+    let (mut serial_rounds, mut pair_rounds) = (Vec::new(), Vec::new());
+    let mut placement = None;
+    for _round in 0..plan.trials {
+        if cancelled() {
+            break;
         }
-        out.retain(|g| !g.samples_ns.is_empty());
-        let short = short.min(out.len());
-        Ok((out, short, serial_rounds, pair_rounds))
-    };
-    let ((grains, short, serial_rounds, pair_rounds), placement) =
-        with_method(method, plan, &driver)?;
+        let known = calibration.as_ref();
+        let driver = |batch: &mut Batch<'_>| -> Result<(Calibration, Round), RankError> {
+            let cal = match known {
+                Some(c) => c.clone(),
+                None => calibrate_method(method, plan, serial, in_team, clock, batch)?,
+            };
+            let round = one_round(&cal, in_team, own_cpus, clock, batch)?;
+            Ok((cal, round))
+        };
+        let ((cal, round), placed) = with_method(method, plan, &driver)?;
+        if out.is_empty() {
+            out = cal
+                .grains
+                .iter()
+                .zip(&cal.reps)
+                .map(|(&grain, &reps)| GrainSamples {
+                    grain,
+                    reps,
+                    samples_ns: Vec::with_capacity(plan.trials),
+                    blocks_per_segment: Vec::with_capacity(plan.trials),
+                    preempted_per_s: Vec::with_capacity(plan.trials),
+                })
+                .collect();
+        }
+        for (gs, [t, blocks, preempted]) in out.iter_mut().zip(round.grains) {
+            gs.samples_ns.push(t);
+            gs.blocks_per_segment.push(blocks);
+            gs.preempted_per_s.push(preempted);
+        }
+        serial_rounds.push(round.serial);
+        pair_rounds.extend(round.pair);
+        placement.get_or_insert(placed);
+        calibration = Some(cal);
+    }
+    out.retain(|g| !g.samples_ns.is_empty());
+    let short = calibration.map_or(0, |c| c.short).min(out.len());
     Ok(MethodSweep {
         method,
-        grains,
+        grains: out,
         short,
         serial_flop_per_ns: serial,
         serial_rounds,
         pair_rounds,
-        placement,
+        placement: placement.unwrap_or(Placement::Pinned),
+    })
+}
+
+/// The grains of `method` (from a pilot of the smallest segment and of one
+/// pass over the vectors, unless the plan gives them) and the batch sizes.
+fn calibrate_method(
+    method: Method,
+    plan: &SyncPlan,
+    serial: f64,
+    in_team: bool,
+    clock: &ClockInfo,
+    batch: &mut Batch<'_>,
+) -> Result<Calibration, RankError> {
+    let unit = 8 * plan.parts;
+    let (grains, short) = match &plan.grains {
+        Some(g) => (g.clone(), g.len()),
+        None => {
+            let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
+            let (_, pilot) = measure(3, plan.target, clock, |reps| batch(unit, reps))?;
+            let t_small = min(pilot);
+            let rate = serial * plan.parts as f64;
+            // A second pilot, one pass over the vectors: a method that spins
+            // before it blocks (parking_lot's locks) hands small segments over
+            // fast and long ones slowly; its t_0 is the long segments'.
+            let long = plan.max_grain.max(unit);
+            let (_, pilot) = measure(3, plan.target, clock, |reps| batch(long, reps))?;
+            let s_half = t_small.max(min(pilot) - long as f64 / rate) * rate;
+            let longest = MAX_PASSES * plan.max_grain.max(64 * plan.parts);
+            let hi = ((s_half / 2.0) as usize).clamp(8 * unit, longest / 64);
+            let mut grains = short_grains(method, unit, hi, plan.points);
+            let short = grains.len();
+            let top = ((LONG_OVER_S_HALF * s_half) as usize).clamp(16 * hi, longest);
+            grains.extend(
+                linear_grains(top / 4, top, LONG_GRAINS, unit)
+                    .into_iter()
+                    .filter(|&g| g > hi),
+            );
+            (grains, short)
+        }
+    };
+    let reps = grains
+        .iter()
+        .map(|&g| calibrate(plan.target, |r| batch(g, r)))
+        .collect::<Result<Vec<u64>, _>>()?;
+    // The pair probe on the method's own threads: one batch of the two-flag
+    // round trip, a quarter of the target long, at the start of every round.
+    let pair_reps = match in_team {
+        true => calibrate(plan.target / 4, |r| batch(PROBE_GRAIN, r))?,
+        false => 0,
+    };
+    // The rate probe: one serial batch a round, a quarter of the target long.
+    let serial_reps = Serial::new(SERIAL_ELEMENTS).reps_for(plan.target / 4);
+    Ok(Calibration {
+        grains,
+        short,
+        reps,
+        pair_reps,
+        serial_reps,
+    })
+}
+
+/// One round: the pair probe where the method takes it (`in_team`), every
+/// grain's batch as sub-batches, then the rate probe, on every processor at
+/// once (`RATE_GRAIN`) where the method's processors have CPUs of their own
+/// (`own_cpus`), else on the master's CPU while the others wait.
+fn one_round(
+    cal: &Calibration,
+    in_team: bool,
+    own_cpus: bool,
+    clock: &ClockInfo,
+    batch: &mut Batch<'_>,
+) -> Result<Round, RankError> {
+    let pair = match in_team {
+        true => Some(per_rep_ns(
+            batch(PROBE_GRAIN, cal.pair_reps)?,
+            cal.pair_reps,
+            clock,
+        )),
+        false => None,
+    };
+    let mut split = Vec::with_capacity(SUB_BATCHES);
+    let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
+    let mut grains = Vec::with_capacity(cal.grains.len());
+    for (&grain, &reps) in cal.grains.iter().zip(&cal.reps) {
+        let (n, sub) = sub_batches(reps);
+        split.clear();
+        split_blocks.clear();
+        let (mut taken, mut elapsed) = (0, Duration::ZERO);
+        for _ in 0..n {
+            let switches = context_switches();
+            let t = batch(grain, sub)?;
+            let switched = context_switches().since(switches);
+            split.push(per_rep_ns(t, sub, clock));
+            split_blocks.push(switched.voluntary as f64 / sub as f64);
+            taken += switched.involuntary;
+            elapsed += t;
+        }
+        let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
+        grains.push([
+            median(&mut split),
+            median(&mut split_blocks),
+            taken as f64 / elapsed.as_secs_f64().max(1e-9),
+        ]);
+    }
+    let mut serial_probe = Serial::new(SERIAL_ELEMENTS);
+    let took = match own_cpus {
+        true => batch(RATE_GRAIN, cal.serial_reps)?,
+        false => serial_probe.batch(cal.serial_reps),
+    };
+    Ok(Round {
+        grains,
+        serial: serial_probe.rate(took, cal.serial_reps, clock),
+        pair,
     })
 }
 
@@ -866,55 +960,5 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 const ROUNDS_AT_LEAST: usize = 9;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// 10,000 segments: 7 sub-batches of 1,428 (4 left out); 3 segments: 3 of
-    /// one; none still times one segment.
-    #[test]
-    fn a_batch_splits_into_at_most_seven_equal_sub_batches() {
-        assert_eq!(sub_batches(10_000), (7, 1_428));
-        assert_eq!(sub_batches(14), (7, 2));
-        assert_eq!(sub_batches(3), (3, 1));
-        assert_eq!(sub_batches(0), (1, 1));
-    }
-
-    /// Ten short grains at P = 2 (unit 16 flop) up to 1600: a spinning method
-    /// gets 16, 32, 48, 64 and then seven evenly from 16 (so 16 once) to
-    /// 1600, every 264 flop rounded to the nearest 16 (280 to 288, halves
-    /// up); a blocking one ten evenly, every 176 flop.
-    #[test]
-    fn spinning_methods_get_four_near_zero_grains() {
-        let spin = short_grains(Method::SpinHint, 16, 1600, 10);
-        assert_eq!(
-            spin,
-            [16, 32, 48, 64, 288, 544, 816, 1072, 1344, 1600],
-            "{spin:?}"
-        );
-        let events = short_grains(Method::EventsPark, 16, 1600, 10);
-        assert_eq!(events.len(), 10);
-        assert_eq!(events[..3], [16, 192, 368], "{events:?}");
-        assert_eq!(events[9], 1600);
-        for m in Method::ALL {
-            let g = short_grains(m, 16, 1600, 10);
-            assert!(g.windows(2).all(|w| w[0] < w[1] && w[0] % 16 == 0), "{m:?}");
-            assert_eq!(g.len(), 10, "{m:?}: {g:?}");
-        }
-    }
-
-    /// Whatever the allocator returns (allocations of odd sizes between them
-    /// move the next one's address), the vector starts on a 128-byte
-    /// boundary and holds the values asked for.
-    #[test]
-    fn the_vectors_start_on_a_128_byte_boundary() {
-        let mut keep = Vec::new();
-        for n in [1, 3, 17, 1000, 4097] {
-            keep.push(vec![0u8; n * 8 + 24]);
-            let mut v = LineAligned::from_fn_on(ALIGN_BYTES, n, |i| i as f64 * 0.5);
-            assert_eq!(v.as_ptr() as usize % ALIGN_BYTES, 0, "{n}");
-            assert_eq!(v.as_mut_ptr().cast_const(), v.as_ptr());
-            assert_eq!(v.len(), n);
-            assert_eq!(v[n - 1], (n - 1) as f64 * 0.5);
-        }
-    }
-}
+#[path = "sync_tests.rs"]
+mod tests;

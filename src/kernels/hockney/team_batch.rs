@@ -81,7 +81,8 @@ pub(crate) const PROBE_GRAIN: usize = usize::MAX;
 /// threads, a processor alone computed at 4.4 flop/ns and a segment's
 /// `r_inf` at P = 2 fell to 4.1 to 4.2 Gflop/s (a 2-vCPU EPYC VM, its round
 /// trip 54 ns against 100 in its other states), which a master computing
-/// alone does not see.
+/// alone does not see. The TASKS take the same grain in their own batch
+/// (`tasks_rate_probe` in `rate_probe.rs`).
 pub(crate) const RATE_GRAIN: usize = usize::MAX - 1;
 
 /// Runs `driver` on the master with a batch function of a team method `m`.
