@@ -303,9 +303,8 @@ fn one_cpu_without_oversubscribe_is_not_runnable() {
     }
 }
 
-/// Every round runs on a fresh instantiation of the method, and every round
-/// takes the rate probe: three rounds give three samples per grain and
-/// three rate probes. On two CPUs of their own the TASKS start the other
+/// Every round takes the rate probe: three rounds give three samples per
+/// grain and three rate probes. On two CPUs of their own the TASKS start the other
 /// processor's passes as they start a task and the master times its own
 /// while they run; a processor computing beside another runs at its rate
 /// alone or slower, and not below a quarter of it (two hardware threads of

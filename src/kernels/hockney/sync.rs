@@ -40,10 +40,7 @@
 //! Measurement design: every grain is calibrated once, then all grains are timed
 //! once per round, round after round, so that a change of the machine's state
 //! (cross-core costs on a VM move for milliseconds to minutes) lands on every
-//! grain alike instead of on one block of grains. Every round runs on a fresh
-//! instantiation of the method (its team, its synchronisation objects, its
-//! vectors), since a spinning hand-over keeps one of its modes for as long as
-//! its instantiation lives ([`sweep_method`]). Each grain's time is its median
+//! grain alike instead of on one block of grains. Each grain's time is its median
 //! over the rounds. `r_inf` is the slope of the long grains' line and `t_0` the
 //! shortest grains' median time less their work at `r_inf` (those whose work is
 //! at most a tenth of their time, so that an error in `r_inf` barely reaches
@@ -637,8 +634,7 @@ fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
             .max(1e-3)
 }
 
-/// What a method's first instantiation measures once for all its rounds:
-/// the grains (the first `short` of them the short ones), each grain's
+/// What a method measures once before its rounds: the grains (the first `short` of them the short ones), each grain's
 /// segments per batch, and the probes' repetitions per batch.
 #[derive(Debug, Clone)]
 struct Calibration {
@@ -658,14 +654,15 @@ struct Round {
     pair: Option<f64>,
 }
 
-/// Measures one method over its grains, a fresh instantiation of the
-/// method (its team, its synchronisation objects, its vectors) every round:
-/// a spinning hand-over keeps one of its modes for as long as its
-/// instantiation lives (barrier-spin's `t_0` took 103, 74 and 103 ns in
-/// three repetitions in one process on a 2-vCPU EPYC VM, the rounds of each
-/// within a few ns), so rounds of one instantiation would time one mode and
-/// the bootstrap over them could not see the other. The grains and batch
-/// sizes are calibrated in the first.
+/// Measures one method over its grains: calibrates them, then times them
+/// round after round on one instantiation of the method.
+///
+/// A fresh instantiation every round (team, synchronisation objects,
+/// vectors) was tried and not kept: the rounds of one run still agreed on
+/// the near-zero grains' mode (barrier-spin's 16-flop segment 102 to 103 ns
+/// over nine instantiations in one run, 62 to 66 in another), so the mode
+/// is the machine's for a second or more, not the instantiation's, and the
+/// rounds' spread was the same as with one (2-vCPU EPYC VM, ten runs).
 pub fn sweep_method(
     method: Method,
     plan: &SyncPlan,
@@ -675,58 +672,50 @@ pub fn sweep_method(
     let serial = serial_rate(clock, plan.target);
     let own_cpus = !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
     let in_team = method.probes_in_team() && own_cpus;
-    let mut calibration: Option<Calibration> = None;
-    let mut out: Vec<GrainSamples> = Vec::new();
+    let driver = |batch: &mut Batch<'_>| -> Result<(Calibration, Vec<Round>), RankError> {
+        let cal = calibrate_method(method, plan, serial, in_team, clock, batch)?;
+        let mut rounds = Vec::with_capacity(plan.trials);
+        for _round in 0..plan.trials {
+            if cancelled() {
+                break;
+            }
+            rounds.push(one_round(&cal, in_team, own_cpus, clock, batch)?);
+        }
+        Ok((cal, rounds))
+    };
+    let ((cal, rounds), placement) = with_method(method, plan, &driver)?;
+    let mut grains: Vec<GrainSamples> = cal
+        .grains
+        .iter()
+        .zip(&cal.reps)
+        .map(|(&grain, &reps)| GrainSamples {
+            grain,
+            reps,
+            samples_ns: Vec::with_capacity(rounds.len()),
+            blocks_per_segment: Vec::with_capacity(rounds.len()),
+            preempted_per_s: Vec::with_capacity(rounds.len()),
+        })
+        .collect();
     let (mut serial_rounds, mut pair_rounds) = (Vec::new(), Vec::new());
-    let mut placement = None;
-    for _round in 0..plan.trials {
-        if cancelled() {
-            break;
-        }
-        let known = calibration.as_ref();
-        let driver = |batch: &mut Batch<'_>| -> Result<(Calibration, Round), RankError> {
-            let cal = match known {
-                Some(c) => c.clone(),
-                None => calibrate_method(method, plan, serial, in_team, clock, batch)?,
-            };
-            let round = one_round(&cal, in_team, own_cpus, clock, batch)?;
-            Ok((cal, round))
-        };
-        let ((cal, round), placed) = with_method(method, plan, &driver)?;
-        if out.is_empty() {
-            out = cal
-                .grains
-                .iter()
-                .zip(&cal.reps)
-                .map(|(&grain, &reps)| GrainSamples {
-                    grain,
-                    reps,
-                    samples_ns: Vec::with_capacity(plan.trials),
-                    blocks_per_segment: Vec::with_capacity(plan.trials),
-                    preempted_per_s: Vec::with_capacity(plan.trials),
-                })
-                .collect();
-        }
-        for (gs, [t, blocks, preempted]) in out.iter_mut().zip(round.grains) {
+    for round in rounds {
+        for (gs, [t, blocks, preempted]) in grains.iter_mut().zip(round.grains) {
             gs.samples_ns.push(t);
             gs.blocks_per_segment.push(blocks);
             gs.preempted_per_s.push(preempted);
         }
         serial_rounds.push(round.serial);
         pair_rounds.extend(round.pair);
-        placement.get_or_insert(placed);
-        calibration = Some(cal);
     }
-    out.retain(|g| !g.samples_ns.is_empty());
-    let short = calibration.map_or(0, |c| c.short).min(out.len());
+    grains.retain(|g| !g.samples_ns.is_empty());
+    let short = cal.short.min(grains.len());
     Ok(MethodSweep {
         method,
-        grains: out,
+        grains,
         short,
         serial_flop_per_ns: serial,
         serial_rounds,
         pair_rounds,
-        placement: placement.unwrap_or(Placement::Pinned),
+        placement,
     })
 }
 
