@@ -301,7 +301,7 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                 .then(|| crate::results::recorded_copy_probe(r, p.of.as_deref()))
                 .flatten();
             let probe = match rate.or(copy) {
-                Some(rate) => rate.value,
+                Some(own) => own.value,
                 None => probe_of(r, p.of.as_deref()).unwrap_or_else(|| rep_probe(rep)),
             };
             let same = |s: &RepeatSpread| {

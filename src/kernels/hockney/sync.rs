@@ -636,7 +636,7 @@ fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
 
 /// What a method measures once before its rounds: the grains (the first `short` of them the short ones), each grain's
 /// segments per batch, and the probes' repetitions per batch.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Calibration {
     grains: Vec<usize>,
     short: usize,
@@ -673,13 +673,18 @@ pub fn sweep_method(
     let own_cpus = !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
     let in_team = method.probes_in_team() && own_cpus;
     let driver = |batch: &mut Batch<'_>| -> Result<(Calibration, Vec<Round>), RankError> {
-        let cal = calibrate_method(method, plan, serial, in_team, clock, batch)?;
+        // The rate probe's vectors, one set for the whole sweep: warmed by
+        // the calibration, so that no round's timed pass touches new pages.
+        let mut probe = Serial::new(SERIAL_ELEMENTS);
+        let cal = calibrate_method(method, plan, serial, in_team, clock, batch, &mut probe)?;
         let mut rounds = Vec::with_capacity(plan.trials);
         for _round in 0..plan.trials {
             if cancelled() {
                 break;
             }
-            rounds.push(one_round(&cal, in_team, own_cpus, clock, batch)?);
+            rounds.push(one_round(
+                &cal, in_team, own_cpus, clock, batch, &mut probe,
+            )?);
         }
         Ok((cal, rounds))
     };
@@ -728,6 +733,7 @@ fn calibrate_method(
     in_team: bool,
     clock: &ClockInfo,
     batch: &mut Batch<'_>,
+    probe: &mut Serial,
 ) -> Result<Calibration, RankError> {
     let unit = 8 * plan.parts;
     let (grains, short) = match &plan.grains {
@@ -767,7 +773,7 @@ fn calibrate_method(
         false => 0,
     };
     // The rate probe: one serial batch a round, a quarter of the target long.
-    let serial_reps = Serial::new(SERIAL_ELEMENTS).reps_for(plan.target / 4);
+    let serial_reps = probe.reps_for(plan.target / 4);
     Ok(Calibration {
         grains,
         short,
@@ -787,6 +793,7 @@ fn one_round(
     own_cpus: bool,
     clock: &ClockInfo,
     batch: &mut Batch<'_>,
+    probe: &mut Serial,
 ) -> Result<Round, RankError> {
     let pair = match in_team {
         true => Some(per_rep_ns(
@@ -820,14 +827,13 @@ fn one_round(
             taken as f64 / elapsed.as_secs_f64().max(1e-9),
         ]);
     }
-    let mut serial_probe = Serial::new(SERIAL_ELEMENTS);
     let took = match own_cpus {
         true => batch(RATE_GRAIN, cal.serial_reps)?,
-        false => serial_probe.batch(cal.serial_reps),
+        false => probe.batch(cal.serial_reps),
     };
     Ok(Round {
         grains,
-        serial: serial_probe.rate(took, cal.serial_reps, clock),
+        serial: probe.rate(took, cal.serial_reps, clock),
         pair,
     })
 }
