@@ -193,20 +193,25 @@ impl SplitFit {
 /// scatter of the overhead-dominated points tilt the slope, and the slope then
 /// moves `t0` and `s_half = t0 r_inf` with it.
 pub fn fit_split(short: &[(f64, f64)], long: &[(f64, f64)]) -> Result<SplitFit, HockneyError> {
-    fit_split_drawing(short, long, None)
+    fit_split_drawing(short, long_slope(long)?, None)
 }
 
-/// Mixed into the bootstrap's seed for the draws of the near-zero segments.
-const GRAIN_DRAWS: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Where a split fit takes `r_inf` from.
+#[derive(Debug, Clone, Copy)]
+pub enum RateFrom<'a> {
+    /// The slope of the long segments' line, which is the work's as long as
+    /// their overhead is the same for all of them.
+    LongLine,
+    /// A rate measured beside the segments, one sample per round (units of
+    /// work per ns): `r_inf` is its median over the rounds, and the long
+    /// segments are not fitted. For a method whose long segments' overheads
+    /// differ (a lock whose waiter sleeps at some long grains and not at
+    /// others), where no line through them has the work's slope.
+    Probe(&'a [f64]),
+}
 
-/// [`fit_split`], with `t0` the median over a resample (with replacement,
-/// drawn from `draw`) of the near-zero segments' overheads where `draw` is
-/// given: the grains' level of a bootstrap.
-fn fit_split_drawing(
-    short: &[(f64, f64)],
-    long: &[(f64, f64)],
-    draw: Option<&mut Xoshiro256PlusPlus>,
-) -> Result<SplitFit, HockneyError> {
+/// The slope (ns per unit of work) of the long segments' least-squares line.
+fn long_slope(long: &[(f64, f64)]) -> Result<f64, HockneyError> {
     let (x, y): (Vec<f64>, Vec<f64>) = long.iter().copied().unzip();
     let line = fit_line(&x, &y)?;
     if line.slope <= 0.0 || !line.slope.is_finite() {
@@ -214,11 +219,26 @@ fn fit_split_drawing(
             slope_ns: line.slope,
         });
     }
+    Ok(line.slope)
+}
+
+/// Mixed into the bootstrap's seed for the draws of the near-zero segments.
+const GRAIN_DRAWS: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// `t0` from the short segments at a known `slope` (ns per unit of work),
+/// with `t0` the median over a resample (with replacement, drawn from
+/// `draw`) of the near-zero segments' overheads where `draw` is given: the
+/// grains' level of a bootstrap.
+fn fit_split_drawing(
+    short: &[(f64, f64)],
+    slope: f64,
+    draw: Option<&mut Xoshiro256PlusPlus>,
+) -> Result<SplitFit, HockneyError> {
     let shortest = short.iter().map(|(s, _)| *s).fold(f64::INFINITY, f64::min);
     let mut overhead: Vec<f64> = short
         .iter()
-        .filter(|&&(s, t)| s == shortest || s * line.slope <= NEAR_ZERO_WORK * t)
-        .map(|(s, t)| t - s * line.slope)
+        .filter(|&&(s, t)| s == shortest || s * slope <= NEAR_ZERO_WORK * t)
+        .map(|(s, t)| t - s * slope)
         .collect();
     if let Some(rng) = draw {
         let drawn: Vec<f64> = (0..overhead.len())
@@ -235,7 +255,7 @@ fn fit_split_drawing(
     if t0_ns <= 0.0 {
         return Err(HockneyError::NonPositiveStartup { t0_ns });
     }
-    let r_inf_per_ns = 1.0 / line.slope;
+    let r_inf_per_ns = 1.0 / slope;
     Ok(SplitFit {
         r_inf_per_ns,
         t0_ns,
@@ -246,14 +266,16 @@ fn fit_split_drawing(
 /// [`fit_split`] on interleaved rounds: `grains[i]` was timed once per round,
 /// `times[i][r]` in round `r`; the first `short` grains are the short segments,
 /// the others the long ones. Each grain's time is its median over the rounds in
-/// `rounds` (indices, repeats allowed: a bootstrap resample).
+/// `rounds` (indices, repeats allowed: a bootstrap resample), and `r_inf` comes
+/// from `rate` (a probe's median over the same rounds).
 pub fn fit_split_rounds(
     grains: &[f64],
     times: &[Vec<f64>],
     short: usize,
+    rate: RateFrom<'_>,
     rounds: &[usize],
 ) -> Result<SplitFit, HockneyError> {
-    fit_split_rounds_drawing(grains, times, short, rounds, None)
+    fit_split_rounds_drawing(grains, times, short, rate, rounds, None)
 }
 
 /// [`fit_split_rounds`], drawing the near-zero segments as
@@ -262,18 +284,20 @@ fn fit_split_rounds_drawing(
     grains: &[f64],
     times: &[Vec<f64>],
     short: usize,
+    rate: RateFrom<'_>,
     rounds: &[usize],
     draw: Option<&mut Xoshiro256PlusPlus>,
 ) -> Result<SplitFit, HockneyError> {
     let mut buf = Vec::with_capacity(rounds.len());
+    let mut median_over_rounds = |t: &[f64]| {
+        buf.clear();
+        buf.extend(rounds.iter().filter_map(|&r| t.get(r)));
+        super::interval::median_in_place(&mut buf)
+    };
     let points: Vec<(f64, f64)> = grains
         .iter()
         .zip(times)
-        .filter_map(|(&s, t)| {
-            buf.clear();
-            buf.extend(rounds.iter().filter_map(|&r| t.get(r)));
-            super::interval::median_in_place(&mut buf).map(|m| (s, m))
-        })
+        .filter_map(|(&s, t)| median_over_rounds(t).map(|m| (s, m)))
         .collect();
     if points.len() != grains.len() {
         return Err(HockneyError::Fit(FitError::TooFewPoints {
@@ -282,7 +306,21 @@ fn fit_split_rounds_drawing(
         }));
     }
     let (a, b) = points.split_at(short.min(points.len()));
-    fit_split_drawing(a, b, draw)
+    let slope = match rate {
+        RateFrom::LongLine => long_slope(b)?,
+        RateFrom::Probe(r) => {
+            let rate = median_over_rounds(r).unwrap_or(f64::NAN);
+            match rate > 0.0 && rate.is_finite() {
+                true => 1.0 / rate,
+                false => {
+                    return Err(HockneyError::NonPositiveSlope {
+                        slope_ns: 1.0 / rate,
+                    });
+                }
+            }
+        }
+    };
+    fit_split_drawing(a, slope, draw)
 }
 
 /// The 95 % intervals of `[r_inf_per_ns, t0_ns, s_half]`, where the data give them.
@@ -300,10 +338,11 @@ pub fn fit_split_with_intervals(
     grains: &[f64],
     times: &[Vec<f64>],
     short: usize,
+    rate: RateFrom<'_>,
 ) -> Result<(SplitFit, SplitIntervals), HockneyError> {
     let rounds = times.iter().map(Vec::len).min().unwrap_or(0);
     let all: Vec<usize> = (0..rounds).collect();
-    let fit = fit_split_rounds(grains, times, short, &all)?;
+    let fit = fit_split_rounds(grains, times, short, rate, &all)?;
     // The near-zero segments are drawn again in every resample: each is an
     // estimate of t0, and where they disagree (a spinning hand-over's two
     // modes) the interval says so.
@@ -314,7 +353,7 @@ pub fn fit_split_with_intervals(
         super::interval::RESAMPLES,
         super::interval::SEED,
         |idx| {
-            fit_split_rounds_drawing(grains, times, short, idx, Some(&mut draw))
+            fit_split_rounds_drawing(grains, times, short, rate, idx, Some(&mut draw))
                 .ok()
                 .map(|f| f.to_array().to_vec())
         },
@@ -503,7 +542,8 @@ mod tests {
                     t.push((t0_r + s / r_r) * (1.0 + own.sample(&mut rng)));
                 }
             }
-            let (_, ci) = fit_split_with_intervals(&grains, &times, short.len()).unwrap();
+            let (_, ci) =
+                fit_split_with_intervals(&grains, &times, short.len(), RateFrom::LongLine).unwrap();
             for k in 0..3 {
                 let [lo, hi] = ci[k].unwrap();
                 covered[k] += usize::from(lo <= truth[k] && truth[k] <= hi);
@@ -596,12 +636,66 @@ mod tests {
                 vec![t; 9]
             })
             .collect();
-        let (fit, [_, t0, _]) = fit_split_with_intervals(&grains, &times, 3).unwrap();
+        let (fit, [_, t0, _]) =
+            fit_split_with_intervals(&grains, &times, 3, RateFrom::LongLine).unwrap();
         assert!((fit.t0_ns - 59.0).abs() < 1e-9, "{}", fit.t0_ns);
         let [lo, hi] = t0.unwrap();
         assert!(
             (lo - 57.0).abs() < 1e-9 && (hi - 75.0).abs() < 1e-9,
             "{lo} {hi}"
         );
+    }
+
+    /// A lock whose waiter spins at short grains and sleeps at some long
+    /// ones: short segments on `t = 120 + s / 8`, long ones of 40 000,
+    /// 100 000 and 160 000 flop with overheads of 5, 30 and 30 µs (the last
+    /// two slept). Their line has a slope of 1/8 + 25 000 / 120 000 ns per
+    /// flop, an `r_inf` of 3 flop/ns where the work runs at 8. With the rate
+    /// probe's rounds (7.9, 8.0 and 8.1 flop/ns, three times over) `r_inf`
+    /// is their median, 8, and `t0` is 120 ns less nothing: the 16-flop
+    /// segment's 2 ns of work come off at 8 flop/ns. Its interval is the
+    /// probe's medians over resampled rounds, inside [7.9, 8.1].
+    #[test]
+    fn a_probed_rate_replaces_long_segments_that_slept_differently() {
+        let grains = [16.0, 32.0, 48.0, 40_000.0, 100_000.0, 160_000.0];
+        let times: Vec<Vec<f64>> = grains
+            .iter()
+            .map(|&s| {
+                let overhead = match s as u32 {
+                    40_000 => 5_000.0,
+                    100_000 | 160_000 => 30_000.0,
+                    _ => 120.0,
+                };
+                vec![overhead + s / 8.0; 9]
+            })
+            .collect();
+        let (line, _) = fit_split_with_intervals(&grains, &times, 3, RateFrom::LongLine).unwrap();
+        assert!(
+            (line.r_inf_per_ns - 3.0).abs() < 1e-9,
+            "{}",
+            line.r_inf_per_ns
+        );
+        let probe = [7.9, 8.0, 8.1, 7.9, 8.0, 8.1, 7.9, 8.0, 8.1];
+        let (fit, [r, t0, s_half]) =
+            fit_split_with_intervals(&grains, &times, 3, RateFrom::Probe(&probe)).unwrap();
+        assert!(
+            (fit.r_inf_per_ns - 8.0).abs() < 1e-9,
+            "{}",
+            fit.r_inf_per_ns
+        );
+        assert!((fit.t0_ns - 120.0).abs() < 1e-9, "{}", fit.t0_ns);
+        assert!((fit.s_half - 960.0).abs() < 1e-9, "{}", fit.s_half);
+        let [lo, hi] = r.unwrap();
+        assert!(lo >= 7.9 && hi <= 8.1 && lo < hi, "{lo} {hi}");
+        // t0 moves with the rate only through the 2 to 6 ns of work.
+        let [lo, hi] = t0.unwrap();
+        assert!(lo > 119.0 && hi < 121.0, "{lo} {hi}");
+        let [lo, hi] = s_half.unwrap();
+        assert!(lo > 940.0 && hi < 980.0, "{lo} {hi}");
+        // A probe that reads nothing is an error, not a rate.
+        assert!(matches!(
+            fit_split_with_intervals(&grains, &times, 3, RateFrom::Probe(&[0.0; 9])),
+            Err(HockneyError::NonPositiveSlope { .. })
+        ));
     }
 }

@@ -41,7 +41,11 @@
 //! once per round, round after round, so that a change of the machine's state
 //! (cross-core costs on a VM move for milliseconds to minutes) lands on every
 //! grain alike instead of on one block of grains. Each grain's time is its median
-//! over the rounds. `r_inf` is the slope of the long grains' line and `t_0` the
+//! over the rounds. `r_inf` is the slope of the long grains' line (or, where
+//! their hand-overs slept a different number of times a segment, so that
+//! their overheads differ, the rate probe's below: a lock's waiter slept at
+//! two of three long grains in one quick run, and their line gave 4.3
+//! Gflop/s where the probe read 8.0) and `t_0` the
 //! shortest grains' median time less their work at `r_inf` (those whose work is
 //! at most a tenth of their time, so that an error in `r_inf` barely reaches
 //! `t_0`: the pilot's `s_1/2` comes from one pass over the vectors, which runs

@@ -21,13 +21,18 @@ use super::rate_probe::rate_probe;
 use super::sync::{GrainSamples, MethodSweep, NAME, SyncPlan, sub_batches};
 use super::{Fitted, hockney_fit_result};
 use crate::control::Placement;
-use crate::model::hockney::{HockneyFit, fit_hockney, fit_split_with_intervals};
+use crate::model::hockney::{HockneyFit, RateFrom, fit_hockney, fit_split_with_intervals};
 use crate::model::interval;
 use crate::results::{BLOCKS_PARAM, KernelResult, PREEMPTED_PARAM, Param, Point, num};
 
 /// The rounds' blocks per segment at the short grains may differ by this
-/// much before a warning says the method changed mode within the run.
+/// much before a warning says the method changed mode within the run; the
+/// long grains' by this much before `r_inf` comes from the rate probe.
 const MODE_SPREAD: f64 = 0.25;
+
+/// A fit parameter, 1 where `r_inf` is the rate probe's and not the long
+/// grains' slope ([`long_sleeps`]).
+const R_INF_FROM_PROBE: &str = "r_inf_from_rate_probe";
 
 /// A method's result: points, eq. (10b) from the split fit, its check line,
 /// warnings, and the headline `r_inf`, `t_0`, `s_1/2` with bootstrap intervals.
@@ -72,8 +77,23 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
     let mut headline = Vec::new();
     let line = fit_hockney(&x, &y);
     let long = s.grains.len() - s.short;
-    let split = if long >= 2 && s.short >= 1 {
-        Some(fit_split_with_intervals(&x, &times, s.short))
+    let probed: Vec<f64> = s
+        .serial_rounds
+        .iter()
+        .map(|r| r * plan.parts as f64)
+        .collect();
+    let rate = match long_sleeps(s) {
+        Some([lo, hi]) if hi - lo > MODE_SPREAD && !probed.is_empty() => {
+            warnings.push(format!(
+                "the long grains' hand-overs slept {lo:.2} to {hi:.2} times a segment: their overheads differ, so r_inf is the rate probe's ({} times the serial rate, all processors at once), not their line's slope",
+                plan.parts
+            ));
+            RateFrom::Probe(&probed)
+        }
+        _ => RateFrom::LongLine,
+    };
+    let split = if (long >= 2 || matches!(rate, RateFrom::Probe(_))) && s.short >= 1 {
+        Some(fit_split_with_intervals(&x, &times, s.short, rate))
     } else {
         None
     };
@@ -140,8 +160,12 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
                 .insert("line_r_inf_flop_per_s".into(), l.r_inf_per_s());
             f.params.insert("line_t0_ns".into(), l.t0_ns);
             if split.is_some() && (l.r_inf_per_ns / r_inf - 1.0).abs() > 0.25 {
+                let from = match rate {
+                    RateFrom::LongLine => "the long grains'",
+                    RateFrom::Probe(_) => "the rate probe's",
+                };
                 warnings.push(format!(
-                    "{model}: one line through all grains gives r_inf = {} Gflop/s, {} from the long grains' {}",
+                    "{model}: one line through all grains gives r_inf = {} Gflop/s, {} from {from} {}",
                     num(l.r_inf_per_ns),
                     pct(l.r_inf_per_ns / r_inf - 1.0),
                     num(r_inf)
@@ -149,10 +173,14 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
             }
         }
         let of = Some(s.method.name());
-        let (ci, how) = match &split {
-            Some(Ok((_, ci))) => (*ci, interval::BOOTSTRAP_ROUNDS),
-            _ => ([None; 3], interval::BOOTSTRAP_ROUNDS),
+        let ci = match &split {
+            Some(Ok((_, ci))) => *ci,
+            _ => [None; 3],
         };
+        let how = interval::BOOTSTRAP_ROUNDS;
+        if let RateFrom::Probe(_) = rate {
+            f.params.insert(R_INF_FROM_PROBE.into(), 1.0);
+        }
         let per_s = |c: Option<[f64; 2]>| c.map(|[a, b]| [a * 1e9, b * 1e9]);
         headline.push(Param::new("r_inf_flop_per_s", of, r_inf * 1e9).with_ci(per_s(ci[0]), how));
         headline.push(Param::new("t0_ns", of, t0).with_ci(ci[1], how));
@@ -180,6 +208,21 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         .with_headline(headline)
 }
 
+/// The long grains' sleeps per segment (each grain's median over the
+/// rounds): their smallest and largest. A hand-over that sleeps costs a
+/// wake-up (tens of µs on a VM) where one that spins costs a line transfer,
+/// so long grains that slept differently have different overheads, and the
+/// slope of their line is not the work's: locks' long grains slept 0, 1.5
+/// and 1.5 times a segment in one quick run, and their line gave 4.3
+/// Gflop/s where the rate probe read 8.0 (2-vCPU EPYC VM).
+fn long_sleeps(s: &MethodSweep) -> Option<[f64; 2]> {
+    let long = &s.grains[s.short..];
+    let sleeps = long.iter().map(|g| median(&g.blocks_per_segment));
+    let lo = sleeps.clone().fold(f64::INFINITY, f64::min);
+    let hi = sleeps.fold(f64::NEG_INFINITY, f64::max);
+    (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
+}
+
 /// A per-round figure of the short grains (`of` picks it from a grain): per
 /// round its mean over the short grains; the median over the rounds and the
 /// rounds' range.
@@ -202,4 +245,87 @@ fn median(v: &[f64]) -> f64 {
 /// A signed percentage.
 fn pct(x: f64) -> String {
     format!("{:+.0} %", x * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::hockney::Method;
+    use std::time::Duration;
+
+    /// A LOCKS-like sweep: short grains of 16, 32 and 48 flop on `t = 120 +
+    /// s / 8`, and long ones of 40 000, 100 000 and 160 000 flop whose
+    /// overheads are 5, 30 and 30 µs, their hand-overs sleeping `sleeps`
+    /// times a segment; every processor's serial rate 4 flop/ns each round.
+    fn sweep(sleeps: [f64; 3]) -> MethodSweep {
+        let grain = |s: usize, t: f64, blocks: f64| GrainSamples {
+            grain: s,
+            reps: 1000,
+            samples_ns: vec![t; 9],
+            blocks_per_segment: vec![blocks; 9],
+            preempted_per_s: vec![0.0; 9],
+        };
+        let mut grains: Vec<GrainSamples> = [16, 32, 48]
+            .iter()
+            .map(|&s| grain(s, 120.0 + s as f64 / 8.0, 0.0))
+            .collect();
+        for ((s, overhead), blocks) in [(40_000, 5e3), (100_000, 3e4), (160_000, 3e4)]
+            .into_iter()
+            .zip(sleeps)
+        {
+            grains.push(grain(s, overhead + s as f64 / 8.0, blocks));
+        }
+        MethodSweep {
+            method: Method::Locks,
+            grains,
+            short: 3,
+            serial_flop_per_ns: 4.0,
+            serial_rounds: vec![4.0; 9],
+            pair_rounds: Vec::new(),
+            placement: Placement::Pinned,
+        }
+    }
+
+    fn plan() -> SyncPlan {
+        SyncPlan {
+            cpus: vec![0, 1],
+            parts: 2,
+            grains: None,
+            points: 3,
+            max_grain: 1 << 16,
+            trials: 9,
+            target: Duration::from_millis(1),
+            wait_timeout: Duration::from_secs(1),
+            oversubscribe: false,
+            skip_part: None,
+        }
+    }
+
+    fn headline(r: &KernelResult, name: &str) -> f64 {
+        r.headline.iter().find(|p| p.name == name).unwrap().value
+    }
+
+    /// Long grains that slept 0, 1.5 and 1.5 times a segment: their line
+    /// gives `r_inf` = 1 / (1/8 + 25 000 / 120 000) = 3 flop/ns, the rate
+    /// probe 2 x 4 = 8. The result takes the probe's, says so in a warning
+    /// and in the fit, and `s_1/2` = 120 ns x 8 flop/ns = 960 flop. Long
+    /// grains that all slept alike keep their line's slope.
+    #[test]
+    fn long_grains_that_slept_differently_give_way_to_the_rate_probe() {
+        let r = method_result(&sweep([0.0, 1.5, 1.5]), &plan(), 20.0);
+        assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
+        assert!((headline(&r, "t0_ns") - 120.0).abs() < 1e-9);
+        assert!((headline(&r, "s_half_flop") - 960.0).abs() < 1e-6);
+        assert_eq!(r.fits[0].params.get(R_INF_FROM_PROBE), Some(&1.0));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("slept 0.00 to 1.50") && w.contains("rate probe")),
+            "{:?}",
+            r.warnings
+        );
+        let r = method_result(&sweep([1.5, 1.5, 1.5]), &plan(), 20.0);
+        assert!((headline(&r, "r_inf_flop_per_s") - 3e9).abs() < 1e3);
+        assert!(!r.fits[0].params.contains_key(R_INF_FROM_PROBE));
+    }
 }
