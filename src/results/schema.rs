@@ -409,7 +409,8 @@ pub struct FitResult {
     pub params: BTreeMap<String, f64>,
     /// Standard errors of the parameters, same names.
     pub std_errors: BTreeMap<String, f64>,
-    /// Coefficient of determination.
+    /// Coefficient of determination (the weighted one where the fit weighs its
+    /// points, as `pingpong`'s and `oneway`'s do by `1 / t²`).
     pub r2: f64,
     /// Points fitted.
     pub n_points: usize,

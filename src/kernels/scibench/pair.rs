@@ -13,7 +13,7 @@ use super::super::timing::{EventHistogram, calibrate, per_rep_ns, summarize_tria
 use super::super::{Fault, KernelError, RunContext};
 use super::baseline::{CopyPair, FlagPair};
 use crate::control::{Placement, RankError};
-use crate::model::fit::fit_line;
+use crate::model::fit::fit_line_relative;
 use crate::model::stats::Summary;
 use crate::platform::{ClockInfo, DistanceClass};
 use crate::results::{FitResult, KernelResult, Point};
@@ -535,7 +535,10 @@ pub(crate) struct PairLayout {
 }
 
 /// Builds the result of a latency sweep: points, bandwidth, the line fit on the
-/// minimum latencies, the accuracy, goodness-of-fit and state-change warnings,
+/// minimum latencies (relative to them,
+/// [`crate::model::fit::fit_line_relative`]: their spread grows with the
+/// time, and by ordinary least squares the 64 KiB point's scatter set the
+/// start-up), the accuracy, goodness-of-fit and state-change warnings,
 /// and the headline: the fit's parameters, `t_startup` over the probe's one-way
 /// time, and the probe ([`crate::kernels::probe`]).
 pub(crate) fn latency_result(
@@ -568,13 +571,24 @@ pub(crate) fn latency_result(
         .iter()
         .map(|p| p.stats("one_way_ns").map_or(f64::NAN, |s| s.min))
         .collect();
-    match fit_line(&x, &y) {
+    match fit_line_relative(&x, &y) {
         Ok(line) => {
             let flagged = line.r2 < R2_THRESHOLD;
             if flagged {
+                let (size, off) = x
+                    .iter()
+                    .zip(&y)
+                    .zip(&line.residuals)
+                    .map(|((n, t), r)| (*n, r / (t - r)))
+                    .fold(
+                        (0.0, 0.0_f64),
+                        |a, b| if b.1.abs() > a.1.abs() { b } else { a },
+                    );
+                let side = if off < 0.0 { "below" } else { "above" };
                 warnings.push(format!(
-                    "fit t_startup + N t_per_byte has R^2 = {:.3} < {R2_THRESHOLD}: the line does not describe these latencies",
-                    line.r2
+                    "fit t_startup + N t_per_byte has R^2 = {:.3} < {R2_THRESHOLD} relative to the times: the line does not describe these latencies ({size} B took {:.0} % {side} it)",
+                    line.r2,
+                    off.abs() * 100.0
                 ));
             }
             let mut params = BTreeMap::new();
