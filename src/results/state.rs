@@ -40,7 +40,9 @@
 //!    ping-pong's or one-way sweep's time per byte is judged against its
 //!    copy probe ([`COPY_PROBE_PARAM`], a plain cross-core copy's time per
 //!    byte) where the kernel recorded one: the copies' rate moves on a shared
-//!    host with the round trip still;
+//!    host with the round trip still. A ratio over `pingpong`'s two-flag
+//!    baseline (`mailbox_over_baseline`) is judged against the reciprocal of
+//!    that baseline ([`ProbeKind::Baseline`]): it moves against it;
 //! 3. the probes' intervals overlap, but one run's probes span more than
 //!    [`STATE_SPAN`] (the machine changed state while that run measured, and
 //!    its values mix the states), and the parameter, built of line transfers,
@@ -107,6 +109,13 @@ pub enum ProbeKind {
     Product,
     /// A plain cross-core copy's time per byte, ns/B ([`COPY_PROBE_PARAM`]).
     Copy,
+    /// The reciprocal of `pingpong`'s two-flag baseline, its 8-byte one-way
+    /// time (1/ns): what a ratio over that baseline (`mailbox_over_baseline`)
+    /// moves with. The baseline takes the floor's phase modes and the
+    /// machine's states, and the ratio moves against it: the channel's 8
+    /// bytes took 320 then 991 ns where the flags took 50.5 then 220, and
+    /// `channel_over_baseline` went from 6.27 to 4.43 (2-vCPU EPYC VM).
+    Baseline,
 }
 
 impl ProbeKind {
@@ -118,29 +127,55 @@ impl ProbeKind {
             ProbeKind::Rate => ("rate probe", 1e-9, "Gflop/s", "serial rate times P"),
             ProbeKind::Product => ("probes' product", 1e-9, "flop", "of round trip x rate"),
             ProbeKind::Copy => ("copy probe", 1.0, "ns/B", "copied one way"),
+            ProbeKind::Baseline => ("two-flag baseline", 1.0, "ns", "one way"),
+        }
+    }
+
+    /// A probe's value as it is printed: scaled, and for the baseline the
+    /// one-way time it is the reciprocal of.
+    fn shown(self, v: f64) -> f64 {
+        match self {
+            ProbeKind::Baseline => 1.0 / v,
+            _ => v * self.words().1,
         }
     }
 
     /// Two probes' values in words: `100.3 then 95.6 ns round trip`.
     fn then(self, a: f64, b: f64) -> String {
-        let (_, scale, unit, what) = self.words();
-        format!("{} then {} {unit} {what}", num(a * scale), num(b * scale))
+        let (_, _, unit, what) = self.words();
+        format!(
+            "{} then {} {unit} {what}",
+            num(self.shown(a)),
+            num(self.shown(b))
+        )
     }
 
     /// A run's probes' range in words: `99.00 to 456.5 ns`.
     fn range(self, [lo, hi]: [f64; 2]) -> String {
-        let (_, scale, unit, _) = self.words();
-        format!("{} to {} {unit}", num(lo * scale), num(hi * scale))
+        let (_, _, unit, _) = self.words();
+        let (a, b) = (self.shown(lo), self.shown(hi));
+        format!("{} to {} {unit}", num(a.min(b)), num(a.max(b)))
     }
 
     /// That the probe moved from `a` to `b`: `the probe went from 100 to 440 ns`.
     fn moved(self, a: f64, b: f64) -> String {
-        let (name, scale, unit, _) = self.words();
+        let (name, _, unit, _) = self.words();
         format!(
             "the {name} went from {} to {} {unit}",
-            num(a * scale),
-            num(b * scale)
+            num(self.shown(a)),
+            num(self.shown(b))
         )
+    }
+
+    /// The probe's factor `f` and its interval in words, `x1.276 [1.164,
+    /// 1.363]`; the baseline's the other way up.
+    fn factor(self, f: f64, [lo, hi]: [f64; 2]) -> String {
+        match self {
+            ProbeKind::Baseline => {
+                format!("x{} [{}, {}]", num(1.0 / f), num(1.0 / hi), num(1.0 / lo))
+            }
+            _ => format!("x{} [{}, {}]", num(f), num(lo), num(hi)),
+        }
     }
 }
 
@@ -359,6 +394,20 @@ impl Probed {
                 both_ways: false,
             };
         }
+        if name.ends_with("_over_baseline")
+            && let Some((b, [lo, hi])) = recorded(k, BASELINE_PARAM, of).and_then(with_ci)
+            && lo > 0.0
+        {
+            return Probed {
+                value,
+                ci95,
+                probe: Some((1.0 / b, [1.0 / hi, 1.0 / lo])),
+                probe_kind: ProbeKind::Baseline,
+                moves_with_probe: true,
+                mode,
+                both_ways: false,
+            };
+        }
         if moves_with_copy(name)
             && let Some(copy) = recorded_copy_probe(k, of).and_then(with_ci)
         {
@@ -490,6 +539,10 @@ pub fn recorded_rate_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<
 pub fn recorded_copy_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
     recorded(k, COPY_PROBE_PARAM, of)
 }
+
+/// The headline of `pingpong`'s two-flag baseline, beside its ratios over it
+/// (`mailbox_over_baseline`): the flags' 8-byte one-way time.
+const BASELINE_PARAM: &str = "one_way_ns";
 
 /// The headline `name` with the qualifier `of`, else the result's only one.
 fn recorded<'a>(k: &'a KernelResult, name: &str, of: Option<&str>) -> Option<&'a Param> {
@@ -671,13 +724,12 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
     };
     let explained = both_ways(explained(probe, op > bp), other.both_ways);
     let factors = format!(
-        "the parameter changed by x{} [{}, {}], the probe by x{} [{}, {}]",
+        "the parameter changed by x{} [{}, {}], the {} by {}",
         num(other.value / base.value),
         num(change[0]),
         num(change[1]),
-        num(op / bp),
-        num(probe[0]),
-        num(probe[1])
+        other.probe_kind.words().0,
+        other.probe_kind.factor(op / bp, probe)
     );
     if overlap(change, explained) && other.both_ways {
         (
@@ -692,7 +744,11 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         (
             Why::MachineMoved,
             Some(format!(
-                "the machine moved: {moved}, and the parameter moved with it, in its direction ({factors}; with the floor's phase modes up to x{})",
+                "the machine moved: {moved}, and the parameter {} ({factors}; with the floor's phase modes up to x{})",
+                match other.probe_kind {
+                    ProbeKind::Baseline => "moved against it, as a ratio over it does",
+                    _ => "moved with it, in its direction",
+                },
                 num(if op > bp { explained[1] } else { explained[0] })
             )),
         )

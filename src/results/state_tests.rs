@@ -424,7 +424,7 @@ fn a_time_per_byte_is_judged_against_the_copy_probe() {
         "{note}"
     );
     assert!(
-        note.contains("the probe by x1.276 [1.164, 1.363]"),
+        note.contains("the copy probe by x1.276 [1.164, 1.363]"),
         "{note}"
     );
     let (why, note) = judge(&seven, &six, 0.05);
@@ -433,4 +433,47 @@ fn a_time_per_byte_is_judged_against_the_copy_probe() {
     let old = per_byte(0.1185, [0.1179, 0.1191], None);
     assert_eq!(old.probe_kind, ProbeKind::RoundTrip);
     assert!(old.moves_with_probe);
+}
+
+/// `pingpong/atomic-flags`' `channel_over_baseline` with its baseline, the
+/// flags' 8-byte one-way time.
+fn over_baseline(value: f64, ci: [f64; 2], flags: f64, flags_ci: [f64; 2]) -> Probed {
+    let mut k = KernelResult::new(
+        "pingpong",
+        "scibench",
+        crate::control::Placement::Pinned,
+        vec![0, 1],
+    )
+    .with_transport(Some("atomic-flags"));
+    k.headline = vec![
+        Param::new("one_way_ns", Some("8 B"), flags).with_ci(Some(flags_ci), "r"),
+        Param::new(PROBE_PARAM, None, 100.0).with_ci(Some([98.0, 106.0]), "r"),
+    ];
+    Probed::in_kernel(&k, "channel_over_baseline", Some("8 B"), value, Some(ci))
+}
+
+/// Two quick runs of 2026-11-28 (2-vCPU EPYC VM): `channel_over_baseline`
+/// 6.27 [6.00, 6.57] with the flags at 50.5 [49.3, 55.0] ns, then 4.43
+/// [4.14, 4.55] with the flags at 220.0 [217.8, 233.5] (the slow state; the
+/// channel's 8 bytes 320 then 991 ns). The ratio fell as its baseline rose:
+/// `~`, the baseline's move. A ratio that rose to 8.0 [7.6, 8.3] with the
+/// flags at 48 [46, 52] is `*`: its baseline did not move.
+#[test]
+fn a_ratio_over_the_baseline_moves_against_it() {
+    let one = over_baseline(6.27, [6.0, 6.57], 50.5, [49.3, 55.0]);
+    let two = over_baseline(4.43, [4.14, 4.55], 220.0, [217.8, 233.5]);
+    assert_eq!(one.probe_kind, ProbeKind::Baseline);
+    let (why, note) = judge(&one, &two, 0.05);
+    let note = note.unwrap();
+    assert_eq!(why, Why::MachineMoved, "{note}");
+    assert!(
+        note.contains("two-flag baseline went from 50.500 to 220.0 ns")
+            && note.contains("against it")
+            && note.contains("the two-flag baseline by x4.356 [3.960, 4.736]"),
+        "{note}"
+    );
+    let three = over_baseline(8.0, [7.6, 8.3], 48.0, [46.0, 52.0]);
+    let (why, note) = judge(&one, &three, 0.05);
+    assert_eq!(why, Why::IntervalsDisjoint);
+    assert!(note.unwrap().contains("ns one way"));
 }
