@@ -230,15 +230,35 @@ pub const BLOCKS_PARAM: &str = "short_blocks_per_segment";
 /// being busy, not the method's mode.
 pub const MAX_SLEEP_NS: f64 = 1e6;
 
-/// A `hockney-sync` method's mode in one run: how often its short grains'
-/// hand-overs slept ([`BLOCKS_PARAM`]) and the `t0` they gave.
+/// A method's mode in one run: how often its waits slept and the time they
+/// gave. For a `hockney-sync` method, its short grains' hand-overs' sleeps
+/// per segment ([`BLOCKS_PARAM`]) and its `t0`; for a `comet-barrier`
+/// barrier, its sleeps per barrier at one `P` ([`SLEEPS_PARAM`]) and its
+/// time there.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Mode {
-    /// Sleeps per segment.
+    /// Sleeps per segment, or per barrier.
     pub blocks: f64,
-    /// The fit's `t0_ns`.
+    /// The fit's `t0_ns`, or the barrier's time, ns.
     pub t0_ns: f64,
+    /// Whose waits they are.
+    pub of: ModeOf,
 }
+
+/// Whose waits a [`Mode`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModeOf {
+    /// A `hockney-sync` method's hand-overs, per segment.
+    #[default]
+    Segment,
+    /// A `comet-barrier` barrier's waiters, per barrier.
+    Barrier,
+}
+
+/// The point field of a `comet-barrier` result with its sleeps per barrier:
+/// the process's voluntary context switches over that barrier's sweep at
+/// that `P`, per barrier.
+pub const SLEEPS_PARAM: &str = "sleeps_per_barrier";
 
 impl Mode {
     /// Whether runs whose sleeps a segment differ by `slept` and whose `t0`
@@ -254,7 +274,23 @@ impl Mode {
             Some(Mode {
                 blocks: *f.params.get(BLOCKS_PARAM)?,
                 t0_ns: *f.params.get("t0_ns")?,
+                of: ModeOf::Segment,
             })
+        })
+    }
+
+    /// The mode of a barrier's point at `of` (`P = 2`) whose time is
+    /// `time_ns`, where the point records its sleeps ([`SLEEPS_PARAM`]).
+    pub fn of_barrier(k: &KernelResult, of: Option<&str>, time_ns: f64) -> Option<Mode> {
+        let p: f64 = of?.strip_prefix("P = ")?.trim().parse().ok()?;
+        let point = k
+            .points
+            .iter()
+            .find(|pt| pt.number("processors") == Some(p))?;
+        Some(Mode {
+            blocks: point.number(SLEEPS_PARAM)?,
+            t0_ns: time_ns,
+            of: ModeOf::Barrier,
         })
     }
 }
@@ -375,7 +411,10 @@ impl Probed {
         value: f64,
         ci95: Option<[f64; 2]>,
     ) -> Probed {
-        let mode = moves_with_mode(name).then(|| Mode::of(&k.fits)).flatten();
+        let mode = match name {
+            "barrier_ns" => Mode::of_barrier(k, of, value),
+            _ => moves_with_mode(name).then(|| Mode::of(&k.fits)).flatten(),
+        };
         let with_ci = |p: &Param| Some((p.value, p.ci95?));
         let round_trip = recorded_probe(k, of).and_then(with_ci);
         let rate = recorded_rate_probe(k, of).and_then(with_ci);
@@ -646,14 +685,19 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         && (o.blocks > b.blocks) == (other.value > base.value)
         && Mode::changed(o.blocks - b.blocks, o.t0_ns - b.t0_ns)
     {
+        let per_sleep = num((o.t0_ns - b.t0_ns) / (o.blocks - b.blocks));
         return (
             Why::ModeChanged,
-            Some(format!(
-                "the short grains' hand-overs slept {:.2} then {:.2} times a segment: the method waited in its other mode ({} ns of t0 a sleep)",
-                b.blocks,
-                o.blocks,
-                num((o.t0_ns - b.t0_ns) / (o.blocks - b.blocks))
-            )),
+            Some(match o.of {
+                ModeOf::Segment => format!(
+                    "the short grains' hand-overs slept {:.2} then {:.2} times a segment: the method waited in its other mode ({per_sleep} ns of t0 a sleep)",
+                    b.blocks, o.blocks
+                ),
+                ModeOf::Barrier => format!(
+                    "the barrier's waiters slept {:.2} then {:.2} times a barrier: it waited in its other mode ({per_sleep} ns a sleep)",
+                    b.blocks, o.blocks
+                ),
+            }),
         );
     }
     let (Some((bp, bpci)), Some((op, opci))) = (base.probe, other.probe) else {

@@ -135,6 +135,7 @@ fn a_hand_over_that_slept_differently_is_a_change_of_mode() {
         mode: Some(Mode {
             blocks,
             t0_ns: value,
+            of: ModeOf::Segment,
         }),
         ..probed(value, ci, Some((90.0, [88.0, 92.0])))
     };
@@ -476,4 +477,43 @@ fn a_ratio_over_the_baseline_moves_against_it() {
     let (why, note) = judge(&one, &three, 0.05);
     assert_eq!(why, Why::IntervalsDisjoint);
     assert!(note.unwrap().contains("ns one way"));
+}
+
+/// `comet-barrier`'s std barrier at P = 2 in two quick runs of 2026-11-28
+/// (2-vCPU EPYC VM): 16.8 us [16.5, 17.1] where its waiter slept about once
+/// a barrier, 0.411 us [0.403, 0.420] where it did not, the probe unmoved:
+/// a change of mode, `~`, with the sleeps in the note; without the sleeps
+/// recorded, `*`.
+#[test]
+fn a_barrier_whose_waiters_slept_differently_changed_mode() {
+    let barrier = |value: f64, ci: [f64; 2], sleeps: Option<f64>| {
+        let mut k = KernelResult::new(
+            "comet-barrier",
+            "comet",
+            crate::control::Placement::Pinned,
+            vec![0, 1],
+        );
+        let mut point = crate::results::Point::new().with("processors", 2.0);
+        if let Some(s) = sleeps {
+            point = point.with(SLEEPS_PARAM, s);
+        }
+        k.points = vec![point];
+        k.headline = vec![Param::new(PROBE_PARAM, None, 100.0).with_ci(Some([98.0, 106.0]), "r")];
+        Probed::in_kernel(&k, "barrier_ns", Some("P = 2"), value, Some(ci))
+    };
+    let slept = barrier(16_800.0, [16_500.0, 17_100.0], Some(1.02));
+    let spun = barrier(411.0, [403.0, 420.0], Some(0.01));
+    let (why, note) = judge(&slept, &spun, 0.05);
+    let note = note.unwrap();
+    assert_eq!(why, Why::ModeChanged, "{note}");
+    assert!(
+        note.contains("the barrier's waiters slept 1.02 then 0.01 times a barrier"),
+        "{note}"
+    );
+    let (why, _) = judge(
+        &barrier(16_800.0, [16_500.0, 17_100.0], None),
+        &barrier(411.0, [403.0, 420.0], None),
+        0.05,
+    );
+    assert_eq!(why, Why::IntervalsDisjoint);
 }

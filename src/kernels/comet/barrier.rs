@@ -12,12 +12,22 @@
 //!
 //! Each time is fitted against `log2 P` (the paper plots the barrier against the
 //! log of the number of nodes).
+//!
+//! Beside each time, `sleeps_per_barrier` ([`SLEEPS_PARAM`]): the process's
+//! voluntary context switches over the sweep of that barrier and `P`, per
+//! barrier of rank 0's batches (calibration included). A waiter that sleeps
+//! in the kernel is one; a spin is none. std's barrier sleeps on a condition
+//! variable unless the last rank arrives before its waiter has gone to
+//! sleep, and the two cost 16.8 us and 0.41 us a barrier at P = 2 on a
+//! 2-vCPU EPYC VM, one or the other a run: `compare` calls such a change a
+//! change of mode where the sleeps moved with it.
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{self, Check, drive_with_prologue, processors_point, push_line, stats_point};
 use crate::control::{RankError, TeamControl, WaitStrategy};
+use crate::platform::context_switches;
 use crate::primitive::{AtomicBool, AtomicU64, Ordering};
-use crate::results::KernelResult;
+use crate::results::{KernelResult, SLEEPS_PARAM};
 use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
@@ -177,13 +187,17 @@ fn std_batch(b: &std::sync::Barrier, reps: u64) {
     }
 }
 
-/// One barrier's samples on a team of `p` ranks, commands carried by `T`.
+/// One barrier's samples on a team of `p` ranks, commands carried by `T`,
+/// and the barriers its batches held (rank 0's count, calibration included).
 fn run_kind<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
     kind: Kind,
-) -> Result<Vec<common::Samples>, KernelError> {
+) -> Result<(Vec<common::Samples>, u64), KernelError> {
     let p = team.size();
+    // Relaxed: rank 0's own count, added once a batch and read after the team
+    // has joined.
+    let episodes = AtomicU64::new(0);
     let central = CentralBarrier::new(p);
     let std_barrier = std::sync::Barrier::new(p);
     let params = [p as u64];
@@ -242,17 +256,23 @@ fn run_kind<T: Transport + 'static>(
                     // skew of the command (the paper discards the first barrier).
                     wait(ep, local)
                 },
-                |ep, (local, _), _, reps| match kind {
+                |ep, (local, _), _, reps| {
+                    if rc.rank == 0 {
+                        episodes.fetch_add(reps, Ordering::Relaxed);
+                    }
+                    match kind {
                     Kind::Central => central_batch(&central, local, rc.control, rc.rank, reps),
                     Kind::Dissemination(_) => dissemination_batch(ep, reps),
                     Kind::Std => {
                         std_batch(&std_barrier, reps);
                         Ok(())
                     }
+                    }
                 },
             )
         },
     )
+    .map(|samples| (samples, episodes.load(Ordering::Relaxed)))
 }
 
 /// The barrier kernel over the given processor counts.
@@ -286,14 +306,21 @@ pub(super) fn run_with(
             let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
             let r = res.get_or_insert_with(|| common::result(kind.name(), transport, &team, p));
             common::merge_placement(r, &team);
-            let samples = match kind {
+            let before = context_switches();
+            let (samples, episodes) = match kind {
                 Kind::Dissemination(TransportKind::Channel) => {
                     run_kind::<Channel>(ctx, &team, kind)?
                 }
                 _ => run_kind::<Mailbox>(ctx, &team, kind)?,
             };
+            let slept = context_switches()
+                .voluntary
+                .saturating_sub(before.voluntary);
             for s in &samples {
-                let point = processors_point(p, ctx.cpus().len()).with("reps", s.reps as f64);
+                let mut point = processors_point(p, ctx.cpus().len()).with("reps", s.reps as f64);
+                if episodes > 0 {
+                    point = point.with(SLEEPS_PARAM, slept as f64 / episodes as f64);
+                }
                 let (point, min) = stats_point(
                     point,
                     "barrier_ns",
