@@ -260,13 +260,14 @@ fn run_kind<T: Transport + 'static>(
                     if rc.rank == 0 {
                         episodes.fetch_add(reps, Ordering::Relaxed);
                     }
+                    let control = rc.control;
                     match kind {
-                    Kind::Central => central_batch(&central, local, rc.control, rc.rank, reps),
-                    Kind::Dissemination(_) => dissemination_batch(ep, reps),
-                    Kind::Std => {
-                        std_batch(&std_barrier, reps);
-                        Ok(())
-                    }
+                        Kind::Central => central_batch(&central, local, control, rc.rank, reps),
+                        Kind::Dissemination(_) => dissemination_batch(ep, reps),
+                        Kind::Std => {
+                            std_batch(&std_barrier, reps);
+                            Ok(())
+                        }
                     }
                 },
             )

@@ -13,7 +13,7 @@ use super::super::timing::{EventHistogram, calibrate, per_rep_ns, summarize_tria
 use super::super::{Fault, KernelError, RunContext};
 use super::baseline::{CopyPair, FlagPair};
 use crate::control::{Placement, RankError};
-use crate::model::fit::fit_line_relative;
+use crate::model::fit::{FitError, fit_line, fit_line_relative};
 use crate::model::stats::Summary;
 use crate::platform::{ClockInfo, DistanceClass};
 use crate::results::{FitResult, KernelResult, Point};
@@ -571,7 +571,17 @@ pub(crate) fn latency_result(
         .iter()
         .map(|p| p.stats("one_way_ns").map_or(f64::NAN, |s| s.min))
         .collect();
-    match fit_line_relative(&x, &y) {
+    let fitted = match fit_line_relative(&x, &y) {
+        Err(FitError::NonPositive { index }) => {
+            warnings.push(format!(
+                "the {} B point's time is zero or less, which a fit relative to the times cannot weigh: t_startup + N t_per_byte by ordinary least squares",
+                x[index]
+            ));
+            fit_line(&x, &y)
+        }
+        other => other,
+    };
+    match fitted {
         Ok(line) => {
             let flagged = line.r2 < R2_THRESHOLD;
             if flagged {
@@ -727,5 +737,54 @@ mod tests {
         assert_eq!(per_message_ns(Pattern::PingPong, 300.0), 150.0);
         assert_eq!(per_message_ns(Pattern::PingPong, 139.0), 69.5);
         assert_eq!(per_message_ns(Pattern::OneWay, 300.0), 300.0);
+    }
+
+    fn sweep_of(points: &[(usize, f64)]) -> KernelResult {
+        let samples = PairSamples {
+            sizes: points
+                .iter()
+                .map(|&(size, t)| SizeSamples {
+                    size,
+                    reps: 100,
+                    samples_ns: vec![t; 5],
+                    single_round_trip_ns: None,
+                })
+                .collect(),
+            ..PairSamples::default()
+        };
+        let layout = PairLayout {
+            placement: Placement::Pinned,
+            ranks: 2,
+            distance: None,
+        };
+        latency_result("oneway", Some("mailbox"), &layout, &[0, 1], &samples)
+    }
+
+    /// Times on `t = 60 + 0.15 n` from 1 B to 64 KiB give the line relative
+    /// to them, unflagged. A streamed size whose time read zero (a clock's
+    /// cost subtracted from a batch) cannot be weighed relative to itself:
+    /// the line is then fitted by ordinary least squares, and a warning
+    /// names the size.
+    #[test]
+    fn the_latency_line_is_fitted_relative_to_the_times() {
+        let line: Vec<(usize, f64)> = (0..17)
+            .map(|k| (1usize << k, 60.0 + 0.15 * f64::from(1u32 << k)))
+            .collect();
+        let r = sweep_of(&line);
+        let f = &r.fits[0];
+        assert!((f.params["t_startup_ns"] - 60.0).abs() < 1e-6, "{f:?}");
+        assert!((f.params["t_per_byte_ns"] - 0.15).abs() < 1e-9);
+        assert!(!f.flagged && (f.r2 - 1.0).abs() < 1e-9);
+        let mut zero = line.clone();
+        zero[0].1 = 0.0;
+        let r = sweep_of(&zero);
+        assert!(r.fits[0].params.contains_key("t_startup_ns"));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("the 1 B point's time is zero or less")),
+            "{:?}",
+            r.warnings
+        );
     }
 }
