@@ -246,10 +246,9 @@ pub struct Mode {
 }
 
 /// Whose waits a [`Mode`] counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModeOf {
     /// A `hockney-sync` method's hand-overs, per segment.
-    #[default]
     Segment,
     /// A `comet-barrier` barrier's waiters, per barrier.
     Barrier,
@@ -418,60 +417,38 @@ impl Probed {
         let with_ci = |p: &Param| Some((p.value, p.ci95?));
         let round_trip = recorded_probe(k, of).and_then(with_ci);
         let rate = recorded_rate_probe(k, of).and_then(with_ci);
+        // A parameter judged against a probe of its own kind, in its direction.
+        let against = |probe: (f64, [f64; 2]), probe_kind| Probed {
+            value,
+            ci95,
+            probe: Some(probe),
+            probe_kind,
+            moves_with_probe: true,
+            mode,
+            both_ways: false,
+        };
         // s_1/2 = r_inf t0: against the product of the two probes, whose
         // interval is the product of their bounds (both positive).
         if name == "s_half_flop"
             && let (Some((t, [t_lo, t_hi])), Some((r, [r_lo, r_hi]))) = (round_trip, rate)
         {
-            return Probed {
-                value,
-                ci95,
-                probe: Some((t * r, [t_lo * r_lo, t_hi * r_hi])),
-                probe_kind: ProbeKind::Product,
-                moves_with_probe: true,
-                mode,
-                both_ways: false,
-            };
+            return against((t * r, [t_lo * r_lo, t_hi * r_hi]), ProbeKind::Product);
         }
         if name.ends_with("_over_baseline")
             && let Some((b, [lo, hi])) = recorded(k, BASELINE_PARAM, of).and_then(with_ci)
             && lo > 0.0
         {
-            return Probed {
-                value,
-                ci95,
-                probe: Some((1.0 / b, [1.0 / hi, 1.0 / lo])),
-                probe_kind: ProbeKind::Baseline,
-                moves_with_probe: true,
-                mode,
-                both_ways: false,
-            };
+            return against((1.0 / b, [1.0 / hi, 1.0 / lo]), ProbeKind::Baseline);
         }
         if moves_with_copy(name)
             && let Some(copy) = recorded_copy_probe(k, of).and_then(with_ci)
         {
-            return Probed {
-                value,
-                ci95,
-                probe: Some(copy),
-                probe_kind: ProbeKind::Copy,
-                moves_with_probe: true,
-                mode,
-                both_ways: false,
-            };
+            return against(copy, ProbeKind::Copy);
         }
         if moves_with_rate(name)
             && let Some(rate) = rate
         {
-            return Probed {
-                value,
-                ci95,
-                probe: Some(rate),
-                probe_kind: ProbeKind::Rate,
-                moves_with_probe: true,
-                mode,
-                both_ways: false,
-            };
+            return against(rate, ProbeKind::Rate);
         }
         let probe = round_trip;
         let stem = name.strip_suffix("_ns").unwrap_or(name);

@@ -216,10 +216,12 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
 /// and 1.5 times a segment in one quick run, and their line gave 4.3
 /// Gflop/s where the rate probe read 8.0 (2-vCPU EPYC VM).
 fn long_sleeps(s: &MethodSweep) -> Option<[f64; 2]> {
-    let long = &s.grains[s.short..];
-    let sleeps = long.iter().map(|g| median(&g.blocks_per_segment));
-    let lo = sleeps.clone().fold(f64::INFINITY, f64::min);
-    let hi = sleeps.fold(f64::NEG_INFINITY, f64::max);
+    let sleeps: Vec<f64> = s.grains[s.short..]
+        .iter()
+        .map(|g| median(&g.blocks_per_segment))
+        .collect();
+    let lo = sleeps.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = sleeps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
 }
 

@@ -227,8 +227,8 @@ impl CopyPair {
 
     /// A round trip's time over the bytes it moved one way and back: ns per
     /// byte one way.
-    pub fn ns_per_byte(round_trip_ns: f64) -> f64 {
-        round_trip_ns / (2 * COPY_PROBE_BYTES) as f64
+    pub fn ns_per_byte(&self, round_trip_ns: f64) -> f64 {
+        round_trip_ns / (2 * self.bytes) as f64
     }
 }
 
@@ -240,7 +240,7 @@ mod tests {
     /// 65,536 ns a round trip of 32 KiB each way is 1 ns a byte one way.
     #[test]
     fn the_copy_probe_s_time_is_per_byte_one_way() {
-        assert_eq!(CopyPair::ns_per_byte(65_536.0), 1.0);
+        assert_eq!(CopyPair::default().ns_per_byte(65_536.0), 1.0);
     }
 
     /// Two ranks (on two CPUs where there are two, else oversubscribed on

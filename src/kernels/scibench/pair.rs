@@ -359,11 +359,9 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
         for round in 0..plan.trials {
             let took = batch(PROBE_SIZE, probe_reps)?;
             probes.push(per_rep_ns(took, probe_reps, plan.clock));
-            if copy_reps > 0 {
+            if let Some(copy) = flags.copy().filter(|_| copy_reps > 0) {
                 let took = batch(COPY_SIZE, copy_reps)?;
-                copies.push(CopyPair::ns_per_byte(per_rep_ns(
-                    took, copy_reps, plan.clock,
-                )));
+                copies.push(copy.ns_per_byte(per_rep_ns(took, copy_reps, plan.clock)));
             }
             for ((&size, &r), out) in plan.sizes.iter().zip(&reps).zip(&mut samples) {
                 let per_rep = per_rep_ns(batch(size, r)?, r, plan.clock);
