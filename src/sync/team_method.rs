@@ -9,6 +9,7 @@ use crate::sync::barrier::{LocalSense, SpinBarrier};
 use crate::sync::events::{Event, ParkEvent};
 use crate::sync::locks::BinaryLock;
 use crate::sync::spin::{DONE, GO, SpinFlag};
+use crossbeam_utils::CachePadded;
 
 /// The waits of a method whose processors stay alive between segments.
 pub(crate) trait TeamMethod: Sync {
@@ -39,14 +40,14 @@ pub(crate) trait TeamMethod: Sync {
 /// Fig. 4: `go[w]` and `done[w]` start set; the master clears `go`, works, sets
 /// `done` (blocking until the worker clears it).
 pub(crate) struct Locks {
-    pub(crate) go: Vec<BinaryLock>,
-    pub(crate) done: Vec<BinaryLock>,
+    pub(crate) go: Vec<CachePadded<BinaryLock>>,
+    pub(crate) done: Vec<CachePadded<BinaryLock>>,
 }
 
 impl TeamMethod for Locks {
     type Local = ();
     fn master_begin(&self, _: &mut (), _: &TeamControl) -> Result<(), RankError> {
-        self.go.iter().for_each(BinaryLock::lock_off);
+        self.go.iter().for_each(|l| l.lock_off());
         Ok(())
     }
     fn master_end(&self, _: &mut (), c: &TeamControl) -> Result<(), RankError> {

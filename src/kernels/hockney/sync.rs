@@ -136,6 +136,7 @@ use crate::sync::spin::SpinFlag;
 use crate::sync::tasks::{Pool, spawn_join};
 use crate::sync::team_method::{Events, Locks, Spin, SpinBarrierMethod, StdBarrier};
 use crate::team::{Team, TeamSpec};
+use crossbeam_utils::CachePadded;
 use std::time::{Duration, Instant};
 
 /// The kernel's name, as users type it and its results carry it.
@@ -504,8 +505,12 @@ pub(crate) fn with_method<R: Send>(
         }
         Method::Locks => {
             let m = Locks {
-                go: (0..workers).map(|_| BinaryLock::new_locked()).collect(),
-                done: (0..workers).map(|_| BinaryLock::new_locked()).collect(),
+                go: (0..workers)
+                    .map(|_| CachePadded::new(BinaryLock::new_locked()))
+                    .collect(),
+                done: (0..workers)
+                    .map(|_| CachePadded::new(BinaryLock::new_locked()))
+                    .collect(),
             };
             let team = Team::new(&spec(plan.parts))?;
             (
