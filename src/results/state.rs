@@ -42,7 +42,10 @@
 //!    byte) where the kernel recorded one: the copies' rate moves on a shared
 //!    host with the round trip still. A ratio over `pingpong`'s two-flag
 //!    baseline (`mailbox_over_baseline`) is judged against the reciprocal of
-//!    that baseline ([`ProbeKind::Baseline`]): it moves against it;
+//!    that baseline ([`ProbeKind::Baseline`]): it moves against it. A
+//!    `hockney-vector` level's `n_1/2 = r_inf t0` is judged against the
+//!    rate probe either way ([`moves_both_ways`]): its `r_inf` moves with
+//!    the processor's rate and its `t0` against it;
 //! 3. the probes' intervals overlap, but one run's probes span more than
 //!    [`STATE_SPAN`] (the machine changed state while that run measured, and
 //!    its values mix the states), and the parameter, built of line transfers,
@@ -380,9 +383,10 @@ pub struct Probed {
     /// Where the value is a sync method's `t0_ns` or `s_half_flop`: its
     /// kernel's mode.
     pub mode: Option<Mode>,
-    /// Whether the value is the ratio of two quantities that each move with
-    /// the probe, so that it may move either way with it: a ping-pong's
-    /// `n_half_bytes = t_startup / t_per_byte` ([`moves_both_ways`]).
+    /// Whether the value is built of two quantities that each move with
+    /// the probe, by different factors, so that it may move either way with
+    /// it: a ping-pong's `n_half_bytes = t_startup / t_per_byte`, a vector
+    /// level's `n_half_flop = r_inf t0` ([`moves_both_ways`]).
     pub both_ways: bool,
 }
 
@@ -450,6 +454,16 @@ impl Probed {
         {
             return against(rate, ProbeKind::Rate);
         }
+        // A vector level's n_1/2 = r_inf t0: r_inf moves with the rate probe
+        // and t0 against it, so n_1/2 either way.
+        if moves_both_ways(name)
+            && let Some(rate) = rate
+        {
+            return Probed {
+                both_ways: true,
+                ..against(rate, ProbeKind::Rate)
+            };
+        }
         let probe = round_trip;
         let stem = name.strip_suffix("_ns").unwrap_or(name);
         let recorded = k.headline.iter().any(|p| {
@@ -469,13 +483,17 @@ impl Probed {
     }
 }
 
-/// Whether a parameter is the ratio of two that move with the probe, and so
-/// moves either way with it: `n_half_bytes`, a ping-pong's `t_startup /
-/// t_per_byte` (the start-up moves with the round trip, the time per byte
-/// with the copies, which move by more: a 2-vCPU EPYC VM whose round trip
-/// fell x0.55 saw `t_per_byte` fall x0.30 and `n_half` rise x2.3).
+/// Whether a parameter is built of two quantities that move with the
+/// machine by different factors, and so moves either way with it:
+/// `n_half_bytes`, a ping-pong's `t_startup / t_per_byte` (the start-up
+/// moves with the round trip, the time per byte with the copies, which move
+/// by more: a 2-vCPU EPYC VM whose round trip fell x0.55 saw `t_per_byte`
+/// fall x0.30 and `n_half` rise x2.3); and `hockney-vector`'s `n_half_flop`
+/// per level, `r_inf t0`, judged against the rate probe, with which `r_inf`
+/// moves and against which `t0` does (the f64 L1 triad's probe fell x0.55,
+/// its `r_inf` x0.57, its `t0` rose x3.5 and `n_1/2` x2.1).
 pub fn moves_both_ways(name: &str) -> bool {
-    name == "n_half_bytes"
+    name == "n_half_bytes" || name.ends_with("n_half_flop")
 }
 
 /// Whether a parameter is a time per byte that moves with the copy probe
@@ -617,10 +635,10 @@ fn with_phase_modes([lo, hi]: [f64; 2]) -> [f64; 2] {
     ]
 }
 
-/// For a parameter that is the ratio of two quantities that each move with
-/// the machine within `[lo, hi]` (`both`): the range of their ratio, `[lo /
-/// hi, hi / lo]`, which holds 1 and reaches either way. Otherwise the range
-/// itself.
+/// For a parameter built of two quantities that each move with the machine
+/// within `[lo, hi]` (`both`), as their ratio or as the product of one and
+/// the other's reciprocal: the range `[lo / hi, hi / lo]`, which holds 1 and
+/// reaches either way. Otherwise the range itself.
 fn both_ways([lo, hi]: [f64; 2], both: bool) -> [f64; 2] {
     if !both {
         return [lo, hi];
@@ -756,7 +774,7 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         (
             Why::MachineMoved,
             Some(format!(
-                "the machine moved: {moved}, and the parameter, a ratio of two quantities that move with it, moved within what it allows either way ({factors}; x[{}, {}])",
+                "the machine moved: {moved}, and the parameter, built of two quantities that move with it by different factors, moved within what that allows either way ({factors}; x[{}, {}])",
                 num(explained[0]),
                 num(explained[1])
             )),

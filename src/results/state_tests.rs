@@ -517,3 +517,44 @@ fn a_barrier_whose_waiters_slept_differently_changed_mode() {
     );
     assert_eq!(why, Why::IntervalsDisjoint);
 }
+
+/// `hockney-vector`'s f64 triad, L1 `n_1/2`, in three of five quick runs of
+/// 2026-11-28 (2-vCPU EPYC VM), as `compare` reads a card row: 13.2 [11.9,
+/// 14.5] flop beside a rate probe of 16.29 [16.29, 16.30] Gflop/s; then
+/// 27.6 [22.5, 33.0] where the probe read 8.94 [8.90, 9.05] (`r_inf` fell
+/// x0.57, `t0` rose x3.5). The probe's far bound 8.90 / 16.30 = 0.546 with
+/// the phase modes gives 0.546 x 0.546 = 0.298, so `r_inf t0` may move from
+/// x0.298 to x3.36: the change, x[22.5 / 14.5, 33.0 / 11.9] = x[1.55,
+/// 2.77], lies within it, `~`. In the third run, 31.7 [28.0, 35.6] with the
+/// probe at 14.0 [13.65, 14.41] (x[0.837, 0.885], so x[0.70, 1.43] either
+/// way), the change x[1.93, 2.99] is more than the probe explains: `*`.
+#[test]
+fn a_vector_n_half_moves_either_way_with_the_rate_probe() {
+    use crate::control::Placement;
+    let n_half = |value: f64, ci: [f64; 2], rate: f64, rate_ci: [f64; 2]| {
+        let g = |v: f64| v * 1e9;
+        let mut k = KernelResult::new("hockney-vector", "hockney", Placement::Pinned, vec![0]);
+        k.headline = vec![
+            Param::new("l1_n_half_flop", Some("L1"), value).with_ci(Some(ci), "b"),
+            Param::new(RATE_PROBE_PARAM, None, g(rate)).with_ci(Some(rate_ci.map(g)), "r"),
+        ];
+        Probed::in_kernel(&k, "l1_n_half_flop", Some("L1"), value, Some(ci))
+    };
+    let first = n_half(13.2, [11.9, 14.5], 16.29, [16.29, 16.30]);
+    assert!(first.both_ways && first.probe_kind == ProbeKind::Rate);
+    let slow = n_half(27.6, [22.5, 33.0], 8.94, [8.90, 9.05]);
+    let (why, note) = judge(&first, &slow, DEFAULT_FLOOR);
+    assert_eq!(why, Why::MachineMoved, "{note:?}");
+    let note = note.unwrap();
+    assert!(
+        note.contains("rate probe went from 16.290 to 8.940"),
+        "{note}"
+    );
+    assert!(note.contains("either way"), "{note}");
+    let mixed = n_half(31.7, [28.0, 35.6], 14.0, [13.65, 14.41]);
+    assert_eq!(
+        judge(&first, &mixed, DEFAULT_FLOOR).0,
+        Why::IntervalsDisjoint
+    );
+    assert!(moves_both_ways("l1_n_half_flop") && !moves_both_ways("s_half_flop"));
+}
