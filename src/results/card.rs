@@ -8,7 +8,8 @@
 //! here from the same fits and points, each row's `interval` saying how: a fit's
 //! standard error times Student's t quantile, the error propagated to a ratio or a
 //! product of fitted parameters, or the median over trials with the median's
-//! standard error (`1.2533 s / sqrt(n)`, normal samples).
+//! standard error (`1.2533 s / sqrt(n)`, normal samples), cut to the trials'
+//! range.
 
 use super::card_rows::derived_rows;
 use super::decisions::decisions;
