@@ -27,7 +27,9 @@
 //!    slow one; see the transport's README), so the range reaches on to `f`
 //!    times `min(f, PHASE_MODES)` ([`explained`]). Where the parameter's
 //!    change (from opposite bounds of its two intervals, each widened to the
-//!    floor as in step 0) reaches that range, the value is marked `~`
+//!    floor as in step 0, and for a positive value cut at zero, so that an
+//!    interval through zero allows any change that far) reaches that range,
+//!    the value is marked `~`
 //!    ([`Why::MachineMoved`]): the parameter moved with the machine, in its
 //!    direction. Otherwise `*`;
 //!
@@ -607,6 +609,24 @@ fn factor([a, b]: [f64; 2], [c, d]: [f64; 2]) -> Option<[f64; 2]> {
     (a > 0.0 && c > 0.0).then(|| [c / b, d / a])
 }
 
+/// A parameter's factor from `base` to `other` (each its value and its
+/// interval), as [`factor`], but where both values are positive an interval
+/// that reaches zero or below is cut at zero: a time or a time per byte is
+/// not negative, and the part of a fit's interval below zero says only that
+/// the value may be near it. The factor then reaches 0 (`other`'s) or
+/// infinity (`base`'s): the change may be any that far. `None` where a value
+/// is not above zero.
+fn change_factor(
+    (base, [a, b]): (f64, [f64; 2]),
+    (other, [c, d]): (f64, [f64; 2]),
+) -> Option<[f64; 2]> {
+    if !(base > 0.0 && other > 0.0) {
+        return None;
+    }
+    let (a, c) = (a.max(0.0), c.max(0.0));
+    Some([c / b, if a > 0.0 { d / a } else { f64::INFINITY }])
+}
+
 /// The factors by which a latency may change with the machine when the
 /// probe changed by `probe` (its interval, from opposite bounds, apart from
 /// 1), rising or falling: from 1 to the probe's far bound `f` (a fixed cost
@@ -706,9 +726,9 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
     // The parameter's factor from the intervals widened to the floor, as in
     // step 0: each run's value is uncertain by the floor, whatever its rounds
     // say, and so is their ratio.
-    let change = factor(
-        widened(bci, base.value, floor),
-        widened(oci, other.value, floor),
+    let change = change_factor(
+        (base.value, widened(bci, base.value, floor)),
+        (other.value, widened(oci, other.value, floor)),
     );
     if overlap(bpci, opci) {
         let kind = other.probe_kind;
@@ -757,7 +777,7 @@ pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>)
         return (
             Why::IntervalsDisjoint,
             Some(format!(
-                "{moved}; an interval reaches zero or below, so the parameter's change has no factor to set beside the probe's"
+                "{moved}; a value is not above zero, so the parameter's change has no factor to set beside the probe's"
             )),
         );
     };

@@ -241,17 +241,37 @@ fn a_latency_moves_by_a_factor_between_one_and_the_probes() {
 }
 
 /// T_ML's `t_i` of 25.4 [-45.8, 96.6] ns then 186 [136, 236] ns beside
-/// probes of 96.7 then 420.5 ns (2026-11-27): a time, but its first
-/// interval reaches below zero, so no factor: `*`, and the note says why
-/// rather than calling it no latency.
+/// probes of 96.7 then 420.5 ns (2026-11-27): a time, its first interval
+/// reaching below zero, cut there, so the change is x[136 / 96.6, inf] =
+/// x[1.408, inf], which the probe's x[4.14, 4.57] (x[1, 9.15] with the phase
+/// modes) reaches: `~`. The other way round, 186 then 25.4 with the probe
+/// rising, the change x[0, 96.6 / 136 = 0.71] is against it: `*`. And the
+/// decomposition's mailbox `int_s1` (2026-11-28, six virtual processors)
+/// 0.439 [0.282, 0.596] ns/B beside probes of 422 [409, 480] ns, then
+/// 0.0736 [-0.0984, 0.246] beside 92.0 [89.5, 99.5]: x[0, 0.246 / 0.282 =
+/// 0.872] against the probe's x[0.186, 0.243] (x[0.093, 1]): `~`. A value
+/// at zero or below has no factor: `*`, and the note says why.
 #[test]
-fn an_interval_through_zero_has_no_factor() {
+fn an_interval_through_zero_is_cut_there() {
     let a = probed(25.4, [-45.8, 96.6], Some((96.7, [94.0, 99.0])));
     let b = probed(186.0, [136.0, 236.0], Some((420.5, [410.0, 430.0])));
     let (why, note) = judge(&a, &b, DEFAULT_FLOOR);
-    assert_eq!(why, Why::IntervalsDisjoint);
+    assert_eq!(why, Why::MachineMoved, "{note:?}");
     let note = note.unwrap();
-    assert!(note.contains("reaches zero or below"), "{note}");
+    assert!(note.contains("[1.408, inf]"), "{note}");
+    let b_first = probed(186.0, [136.0, 236.0], Some((96.7, [94.0, 99.0])));
+    let a_then = probed(25.4, [-45.8, 96.6], Some((420.5, [410.0, 430.0])));
+    assert_eq!(
+        judge(&b_first, &a_then, DEFAULT_FLOOR).0,
+        Why::IntervalsDisjoint
+    );
+    let s1 = probed(0.439, [0.282, 0.596], Some((422.0, [409.0, 480.0])));
+    let s1_then = probed(0.0736, [-0.0984, 0.246], Some((92.0, [89.5, 99.5])));
+    assert_eq!(judge(&s1, &s1_then, DEFAULT_FLOOR).0, Why::MachineMoved);
+    let negative = probed(-0.053, [-0.055, -0.051], Some((92.0, [89.5, 99.5])));
+    let (why, note) = judge(&negative, &s1, DEFAULT_FLOOR);
+    assert_eq!(why, Why::IntervalsDisjoint);
+    assert!(note.unwrap().contains("not above zero"));
 }
 
 /// spin-nohint's t0 342 [334, 347] ns beside probes of 427 [420, 440] ns
