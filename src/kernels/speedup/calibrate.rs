@@ -15,7 +15,8 @@
 //! intermediate rank takes the whole message into a system buffer and sends it on
 //! (store and forward, [`Mailroom`] routes), rank `H` sends it back the same way,
 //! and rank 0 times the round trip; the one-way time is half of it, the minimum
-//! over trials of the mean over a batch. Every link is one copy into the
+//! over rounds of the mean over a batch, every chain and size timed once a
+//! round ([`message_latencies`]). Every link is one copy into the
 //! transport and one copy out of it, so the bytes cost `L H t_c`; each
 //! intermediate node adds its poll, receive and send, `t_i`. The three are fitted
 //! by least squares over the block sizes of the benchmark and `H = 1..4`.
@@ -62,7 +63,7 @@ use std::time::Instant;
 
 use crate::control::RankError;
 use crate::kernels::decomposition::{Samples, ns, system_return};
-use crate::kernels::timing::measure;
+use crate::kernels::timing::{calibrate, per_rep_ns};
 use crate::kernels::{KernelError, RunContext};
 use crate::model::regression::{LinearFit, Regressor, least_squares};
 use crate::team::TeamError;
@@ -190,71 +191,90 @@ pub(super) struct ChainTimes {
 
 /// `T_ML` of every size over chains of `1..=MAX_HOPS` links on the first two of
 /// `cpus`, and rank 0's send call of every size on the one-link chain.
+///
+/// The chains are timed in rounds, one batch of every size on every chain a
+/// round (each chain's batch size calibrated in the first), and each point
+/// keeps its fastest batch over the rounds: timed chain after chain, a change
+/// of the machine's state that lasted a few hundred milliseconds fell on the
+/// long chains alone (a quick run of 2026-11-28, 2-vCPU EPYC VM: 16 KiB took
+/// 0.78 us over one link and 13.9, 23.9 and 31.6 over two, three and four,
+/// where another run read 2.0, 4.1, 6.0 and 7.5), and the fit gave `t_i` 1.6
+/// us and `t_l` -3.1 us.
 pub(super) fn message_latencies<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     cpus: &[usize],
     sizes: &[usize],
 ) -> Result<ChainTimes, KernelError> {
     let max = sizes.iter().copied().max().unwrap_or(8);
-    let trials = ctx.config.trials();
+    let rounds = ctx.config.trials();
     let target = ctx.config.batch_target(ctx.clock);
     let clock = ctx.clock;
-    let mut out = ChainTimes::default();
-    for hops in 1..=MAX_HOPS {
-        let team = HostedTeam::new(&HostedSpec {
-            cpus: cpus.iter().copied().take(2).collect(),
-            ranks: hops + 1,
-            wait_timeout: ctx.config.wait_timeout,
-            cancel: Some(Arc::clone(&ctx.cancel)),
-            wash_bytes: 0,
-        })?;
-        let eps = T::endpoints(team.control(), &TransportConfig::buffered(max));
-        let nodes = chain(hops, max).map_err(|e| KernelError::Failed {
-            kernel: "speedup".into(),
-            reason: e.to_string(),
-        })?;
-        let one_way = team.run("speedup-latency", eps, nodes, |host| {
-            let mut buf = vec![0x5au8; max];
-            let mut per_size = Vec::with_capacity(sizes.len());
-            for &size in sizes {
-                let (_, samples) = measure(trials, target, clock, |reps| {
-                    let start = Instant::now();
-                    for _ in 0..reps {
-                        round_trip(host, &mut buf[..size])?;
+    // Per chain and size: the batch's repetitions and the fastest round
+    // trip so far, ns.
+    let mut reps = vec![vec![0u64; sizes.len()]; MAX_HOPS];
+    let mut best = vec![vec![f64::INFINITY; sizes.len()]; MAX_HOPS];
+    let mut calls = Vec::new();
+    for round in 0..rounds {
+        for hops in 1..=MAX_HOPS {
+            let team = HostedTeam::new(&HostedSpec {
+                cpus: cpus.iter().copied().take(2).collect(),
+                ranks: hops + 1,
+                wait_timeout: ctx.config.wait_timeout,
+                cancel: Some(Arc::clone(&ctx.cancel)),
+                wash_bytes: 0,
+            })?;
+            let eps = T::endpoints(team.control(), &TransportConfig::buffered(max));
+            let nodes = chain(hops, max).map_err(|e| KernelError::Failed {
+                kernel: "speedup".into(),
+                reason: e.to_string(),
+            })?;
+            let (reps, best) = (&mut reps[hops - 1], &mut best[hops - 1]);
+            let timed = team.run("speedup-latency", eps, nodes, |host| {
+                let mut buf = vec![0x5au8; max];
+                for (i, &size) in sizes.iter().enumerate() {
+                    let mut batch = |n: u64| {
+                        let start = Instant::now();
+                        for _ in 0..n {
+                            round_trip(host, &mut buf[..size])?;
+                        }
+                        Ok::<_, RankError>(start.elapsed())
+                    };
+                    if reps[i] == 0 {
+                        reps[i] = calibrate(target, &mut batch)?;
                     }
-                    Ok::<_, RankError>(start.elapsed())
-                })?;
-                let best = samples.iter().copied().fold(f64::INFINITY, f64::min);
-                per_size.push(crate::kernels::convert::one_way_ns(best) / 1e6);
+                    let took = batch(reps[i])?;
+                    best[i] = best[i].min(per_rep_ns(took, reps[i], clock));
+                }
+                if hops == 1 && round == 0 {
+                    send_calls(host, &mut buf, sizes, clock.read_overhead_ns)
+                } else {
+                    Ok(Vec::new())
+                }
+            });
+            match timed {
+                Err(TeamError::Cancelled { .. }) => return Err(KernelError::Interrupted),
+                Ok(c) if !c.is_empty() => calls = c,
+                other => {
+                    other?;
+                }
             }
-            let calls = if hops == 1 {
-                send_calls(host, &mut buf, sizes, clock.read_overhead_ns)?
-            } else {
-                Vec::new()
-            };
-            Ok((per_size, calls))
-        });
-        let (one_way, calls) = match one_way {
-            Err(TeamError::Cancelled { .. }) => return Err(KernelError::Interrupted),
-            other => other?,
-        };
-        out.latencies.extend(
-            sizes
-                .iter()
-                .zip(one_way)
-                .map(|(&size, one_way_ms)| Latency {
-                    size,
-                    hops,
-                    one_way_ms,
-                }),
-        );
-        out.send_calls.extend(
-            sizes
-                .iter()
-                .zip(calls)
-                .map(|(&size, call_ms)| SendCall { size, call_ms }),
-        );
+        }
     }
+    let mut out = ChainTimes::default();
+    for (h, best) in best.iter().enumerate() {
+        out.latencies
+            .extend(sizes.iter().zip(best).map(|(&size, &ns)| Latency {
+                size,
+                hops: h + 1,
+                one_way_ms: crate::kernels::convert::one_way_ns(ns) / 1e6,
+            }));
+    }
+    out.send_calls.extend(
+        sizes
+            .iter()
+            .zip(calls)
+            .map(|(&size, call_ms)| SendCall { size, call_ms }),
+    );
     Ok(out)
 }
 
