@@ -84,8 +84,9 @@ pub const PROBE_PARAM: &str = "probe_round_trip_ns";
 /// The headline parameter that carries a kernel's probes of the processors'
 /// own rate: `P` times a processor's serial rate on the dyadic multiply,
 /// sampled once a round (`hockney-sync`, with every processor of the team
-/// computing at once, or the master alone without a team) or once a length
-/// (`hockney-vector`); their median, with a bootstrap over the samples as its
+/// computing at once, or the master alone without a team) or once a round
+/// per operation (`hockney-vector`, on the operation itself); their median,
+/// with a bootstrap over the samples as its
 /// interval. A rate (`r_inf`) is judged against it as a latency is against
 /// [`PROBE_PARAM`]: the cache-line round trip cannot say that the processors
 /// computed more slowly in one run, this can.

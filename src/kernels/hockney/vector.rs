@@ -32,9 +32,22 @@
 //! isolation. The vector code is chosen at run time for the widest SIMD level the
 //! CPU has (recorded as `simd_width_bits` in every point and in the table).
 //!
-//! The rate probe: after every length one batch of the same operation on 256
-//! elements (L1-resident, a quarter of the batch target) is timed, and each
-//! operation's result records their median as `rate_probe_flop_per_s` (a
+//! Measurement design: the lengths of all four operations of a precision are
+//! timed in rounds, one batch of each length a round (batch sizes calibrated
+//! in the first), and each length keeps its minimum over the rounds, so that
+//! a change of the processor's speed lasting a second lands on every
+//! operation and length alike instead of on one operation's whole sweep.
+//! Swept operation by operation, the f64 operations' L1 `n_1/2` had CVs of 54
+//! to 106 % over six quick runs, one run's sweep of an operation slow
+//! throughout (the triad's rate probe at 9.1 Gflop/s where the others read
+//! 16.3); in rounds, 1.8 to 2.7 % for three of them and 35 % for the triad
+//! over six runs, each alternating with one of the other build (2-vCPU EPYC
+//! VM, 2026-11-28).
+//!
+//! The rate probe: after each operation's lengths in every round one batch
+//! of the same operation on 256 elements (L1-resident, a quarter of the
+//! batch target) is timed, and each operation's result records their median
+//! as `rate_probe_flop_per_s` (a
 //! bootstrap over the samples as its interval), against which `compare`
 //! judges the levels' `r_inf`: a processor that ran slower through one run
 //! moves both (`crate::results::RATE_PROBE_PARAM`). The operation's own, not
@@ -48,7 +61,7 @@ use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::control::{Placement, RankError};
 use crate::kernels::convert;
-use crate::kernels::timing::{calibrate, measure, per_rep_ns, summarize_trials};
+use crate::kernels::timing::{calibrate, per_rep_ns, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints_relative;
@@ -210,7 +223,7 @@ pub struct OperationSweep {
     /// Breakpoints between levels, in elements.
     pub breaks: Vec<f64>,
     /// The rate probe's samples, flop/ns: the same operation on
-    /// `PROBE_ELEMENTS` (256) elements, one batch after each length.
+    /// `PROBE_ELEMENTS` (256) elements, one batch after the operation's lengths in every round.
     pub probe_rates: Vec<f64>,
 }
 
@@ -227,7 +240,13 @@ struct Stream {
     samples_ns: Vec<f64>,
 }
 
-/// Measures every operation of one precision on the calling (pinned) thread.
+/// Measures every operation of one precision on the calling (pinned) thread,
+/// in rounds: each round times one batch of every length of every operation
+/// (each batch size calibrated in the first round), then the operation's
+/// rate probe, so that a change of the processor's speed lasting a second
+/// falls on every operation and length alike rather than on one operation's
+/// whole sweep, and the minimum over the rounds finds each length's fast
+/// state.
 fn sweep_precision<T: Element>(
     ctx: &RunContext<'_>,
     plan: &VectorPlan,
@@ -237,55 +256,72 @@ fn sweep_precision<T: Element>(
 ) -> Result<Option<Stream>, RankError> {
     let min_bpe = 3 * T::BYTES as u64;
     let mut v = Vectors::<T>::new((plan.max_working_set / min_bpe) as usize);
+    let probe_n = PROBE_ELEMENTS.min(v.len());
+    let first = out.len();
     for op in Operation::ALL {
         let (ns, levels, breaks) = plan.lengths(op.arrays() * T::BYTES, caches);
-        // The rate probe: one batch of the operation on the vectors' first
-        // `PROBE_ELEMENTS`, a quarter of the target long, after every length.
-        let probe_n = PROBE_ELEMENTS.min(v.len());
-        let probe_reps = calibrate(plan.target / 4, |reps| {
-            let start = Instant::now();
-            v.run(simd, op, probe_n, reps);
-            Ok::<_, RankError>(start.elapsed())
-        })?;
-        let mut lengths = Vec::with_capacity(ns.len());
-        let mut probe_rates = Vec::with_capacity(ns.len());
-        for n in ns {
-            if ctx.cancelled() {
-                return Ok(None);
-            }
-            let n = n.min(v.len());
-            let (reps, samples_ns) = measure(plan.trials, plan.target, ctx.clock, |reps| {
-                let start = Instant::now();
-                v.run(simd, op, n, reps);
-                Ok::<_, RankError>(start.elapsed())
-            })?;
-            if !v.check(op, n) {
-                return Err(RankError::Failed(format!(
-                    "{} {}: the result vector of length {n} is wrong",
-                    op.name(),
-                    T::NAME
-                )));
-            }
-            lengths.push(LengthSamples {
-                n,
-                reps,
-                samples_ns,
-            });
-            let start = Instant::now();
-            v.run(simd, op, probe_n, probe_reps);
-            let per_rep = per_rep_ns(start.elapsed(), probe_reps, ctx.clock);
-            probe_rates.push((op.flop_per_element() * probe_n) as f64 / per_rep.max(1e-3));
-        }
-        ctx.progress.step(&format!("{}-{}", op.name(), T::NAME));
         out.push(OperationSweep {
             op,
             precision: T::NAME,
             element_bytes: T::BYTES,
-            lengths,
+            lengths: ns
+                .into_iter()
+                .map(|n| LengthSamples {
+                    n: n.min(v.len()),
+                    reps: 0,
+                    samples_ns: Vec::with_capacity(plan.trials),
+                })
+                .collect(),
             levels,
             breaks,
-            probe_rates,
+            probe_rates: Vec::with_capacity(plan.trials),
         });
+    }
+    // The rate probe's batch size per operation: a quarter of the target.
+    let mut probe_reps = vec![0u64; Operation::ALL.len()];
+    for round in 0..plan.trials {
+        for (i, sweep) in out[first..].iter_mut().enumerate() {
+            let op = sweep.op;
+            for l in &mut sweep.lengths {
+                if ctx.cancelled() {
+                    return Ok(None);
+                }
+                let n = l.n;
+                let mut batch = |reps: u64| {
+                    let start = Instant::now();
+                    v.run(simd, op, n, reps);
+                    Ok::<_, RankError>(start.elapsed())
+                };
+                if l.reps == 0 {
+                    l.reps = calibrate(plan.target, &mut batch)?;
+                }
+                let took = batch(l.reps)?;
+                l.samples_ns.push(per_rep_ns(took, l.reps, ctx.clock));
+                if !v.check(op, n) {
+                    return Err(RankError::Failed(format!(
+                        "{} {}: the result vector of length {n} is wrong",
+                        op.name(),
+                        T::NAME
+                    )));
+                }
+            }
+            // The rate probe: one batch of the operation on the vectors'
+            // first `PROBE_ELEMENTS`, a quarter of the target long.
+            let mut probe = |reps: u64| {
+                let start = Instant::now();
+                v.run(simd, op, probe_n, reps);
+                Ok::<_, RankError>(start.elapsed())
+            };
+            if probe_reps[i] == 0 {
+                probe_reps[i] = calibrate(plan.target / 4, &mut probe)?;
+            }
+            let per_rep = per_rep_ns(probe(probe_reps[i])?, probe_reps[i], ctx.clock);
+            sweep
+                .probe_rates
+                .push((op.flop_per_element() * probe_n) as f64 / per_rep.max(1e-3));
+        }
+        ctx.progress
+            .step(&format!("{} round {}", T::NAME, round + 1));
     }
     if T::BYTES != 8 {
         return Ok(None);
@@ -318,7 +354,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         ctx.config.batch_target(ctx.clock),
     );
     let simd = Simd::detect();
-    ctx.progress.begin(NAME, 2 * Operation::ALL.len() as u64);
+    ctx.progress.begin(NAME, 2 * ctx.config.trials() as u64);
     let mut per_rank = team.run(NAME, vec![()], |_, _| {
         let mut sweeps = Vec::new();
         let stream = sweep_precision::<f64>(ctx, &plan, &caches, simd, &mut sweeps)?;
