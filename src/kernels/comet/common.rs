@@ -3,7 +3,7 @@
 //! buffered semantics, byte views of `f64` vectors, processor counts, and the
 //! builders of points and fits.
 
-use super::super::timing::{measure, summarize_trials};
+use super::super::timing::{calibrate, per_rep_ns, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
 use crate::control::{Placement, RankError};
 use crate::model::fit::{LineFit, fit_line, r_squared};
@@ -192,10 +192,14 @@ impl<'a> Sweep<'a> {
 
 /// Runs a sweep on one rank. Rank 0 sends every other taking part a command
 /// before each batch (outside the timing), then times `batch(ep, param, reps)`;
-/// the others run the same batch on command. Before each point every rank runs
-/// `check(ep, state, param, Check::Before)`, after it `Check::After`; a failed
-/// check is an error of the whole kernel. `state` is the rank's own buffers,
-/// shared by both closures. Rank 0 returns the samples, the others nothing.
+/// the others run the same batch on command. The points are timed in rounds,
+/// one batch of each a round (the batch size calibrated in the first), so a
+/// point's trials are spread over the whole sweep. Before each point's batch
+/// every rank runs `check(ep, state, param, Check::Before)`, after it
+/// `Check::After`; a failed check is an error of the whole kernel. `state` is
+/// the rank's own buffers, shared by both closures. Rank 0 returns the
+/// samples (of the points with at least one trial where the run was
+/// interrupted), the others nothing.
 pub(crate) fn drive<E: Endpoint, S>(
     ctx: &RankCtx<'_>,
     ep: &mut E,
@@ -261,29 +265,50 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
         }
         Ok(())
     };
-    let mut out = Vec::with_capacity(sweep.params.len());
-    for &param in sweep.params {
-        if (sweep.cancelled)() {
-            break;
+    // The points in rounds, one batch of each a round (each batch size
+    // calibrated in the first), as the decomposition kernel times its
+    // experiments: a change of the machine's state lands on every point alike.
+    let n = sweep.params.len();
+    let mut reps = vec![0u64; n];
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(sweep.trials); n];
+    'rounds: for round in 0..sweep.trials {
+        for (i, &param) in sweep.params.iter().enumerate() {
+            if (sweep.cancelled)() {
+                break 'rounds;
+            }
+            tell(ep, CMD_BEFORE, 0, param)?;
+            check(ep, state, param, Check::Before)?;
+            let mut timed = |reps: u64| {
+                tell(ep, CMD_BATCH, reps, param)?;
+                prologue(ep, state, param)?;
+                let start = Instant::now();
+                batch(ep, state, param, reps)?;
+                Ok::<_, RankError>(start.elapsed())
+            };
+            if reps[i] == 0 {
+                reps[i] = calibrate(sweep.target, &mut timed)?;
+            }
+            let took = timed(reps[i])?;
+            samples[i].push(per_rep_ns(took, reps[i], sweep.clock));
+            tell(ep, CMD_AFTER, 0, param)?;
+            check(ep, state, param, Check::After)?;
+            if round + 1 == sweep.trials {
+                (sweep.on_point)(param);
+            }
         }
-        tell(ep, CMD_BEFORE, 0, param)?;
-        check(ep, state, param, Check::Before)?;
-        let (reps, samples_ns) = measure(sweep.trials, sweep.target, sweep.clock, |reps| {
-            tell(ep, CMD_BATCH, reps, param)?;
-            prologue(ep, state, param)?;
-            let start = Instant::now();
-            batch(ep, state, param, reps)?;
-            Ok::<_, RankError>(start.elapsed())
-        })?;
-        tell(ep, CMD_AFTER, 0, param)?;
-        check(ep, state, param, Check::After)?;
-        out.push(Samples {
+    }
+    let out = sweep
+        .params
+        .iter()
+        .zip(reps)
+        .zip(samples)
+        .filter(|(_, samples_ns)| !samples_ns.is_empty())
+        .map(|((&param, reps), samples_ns)| Samples {
             param,
             reps,
             samples_ns,
-        });
-        (sweep.on_point)(param);
-    }
+        })
+        .collect();
     tell(ep, CMD_END, 0, 0)?;
     Ok(out)
 }
