@@ -49,10 +49,12 @@
 //! - Fig. 13b: rings of 2..9 nodes at 64 bytes, ping `floor(n/2)` hops, pong the rest.
 //!
 //! Each point is the minimum over trials of batches timed on worker 0 (the source's
-//! worker), half the round trip, with scibench's accuracy warning. The first
+//! worker), half the round trip, with scibench's accuracy warning; an
+//! experiment's sizes are timed in rounds, one batch of each a round, so that a
+//! change of the machine's state lands on every size alike. The first
 //! experiment runs once untimed before them all (see `run`).
 
-use super::super::timing::{measure, summarize_trials};
+use super::super::timing::{calibrate, measure, per_rep_ns, summarize_trials};
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::pair::choose_pair;
 use super::sci_model;
@@ -386,19 +388,36 @@ pub(super) fn run_experiment(
             worker.serve(rctx.control)?;
             return Ok(Vec::new());
         }
-        let mut out = Vec::with_capacity(sizes.len());
-        for &size in sizes {
-            // Relaxed: a flag polled between points, carrying no data.
-            if cancel.load(Ordering::Relaxed) {
-                break;
+        // The sizes in rounds, one batch of each a round (batch sizes
+        // calibrated in the first), so that a change of the machine's
+        // state lands on every size alike.
+        let mut reps = vec![0u64; sizes.len()];
+        let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(trials); sizes.len()];
+        'rounds: for round in 0..trials {
+            for (i, &size) in sizes.iter().enumerate() {
+                // Relaxed: a flag polled between points, carrying no data.
+                if cancel.load(Ordering::Relaxed) {
+                    break 'rounds;
+                }
+                let mut batch = |n: u64| worker.ping_pong_batch(rctx.control, n, size);
+                if reps[i] == 0 {
+                    batch(WARMUP_REPS)?;
+                    reps[i] = calibrate(target, &mut batch)?;
+                }
+                let took = batch(reps[i])?;
+                samples[i].push(per_rep_ns(took, reps[i], clock));
+                if round + 1 == trials {
+                    progress.step(&format!("{name} {size} B"));
+                }
             }
-            worker.ping_pong_batch(rctx.control, WARMUP_REPS, size)?;
-            let (reps, samples) = measure(trials, target, clock, |reps| {
-                worker.ping_pong_batch(rctx.control, reps, size)
-            })?;
-            out.push((size, reps, samples));
-            progress.step(&format!("{name} {size} B"));
         }
+        let out: Vec<(usize, u64, Vec<f64>)> = sizes
+            .iter()
+            .zip(reps)
+            .zip(samples)
+            .filter(|(_, s)| !s.is_empty())
+            .map(|((&size, reps), samples)| (size, reps, samples))
+            .collect();
         worker.stop_all();
         Ok(out)
     })?;
