@@ -148,6 +148,14 @@ pub enum RegressionError {
         /// Column name.
         column: String,
     },
+    /// A weight is not a positive finite number.
+    #[error(
+        "weight {index} is not a positive finite number; weigh every observation by more than zero"
+    )]
+    BadWeight {
+        /// Observation index.
+        index: usize,
+    },
     /// The total sum of squares is zero, so R^2 is undefined.
     #[error("the response has no variation (total sum of squares is zero), so R^2 is undefined")]
     ConstantResponse,
@@ -162,8 +170,45 @@ pub fn least_squares(
     regressors: &[Regressor<'_>],
     intercept: bool,
 ) -> Result<LinearFit, RegressionError> {
+    fit(y, regressors, intercept, None)
+}
+
+/// [`least_squares`] weighing observation `i` by `weights[i] > 0`: minimises
+/// `sum w_i (y_i - yhat_i)^2`, each row of the design and `y` scaled by
+/// `sqrt(w_i)` before the QR factorisation. With `w_i = 1 / y_i^2` the fit is
+/// relative to the observations, for times whose spread grows with them.
+/// `r_squared` is the weighted one (`1 - SSE_w / SST_w`, centred on the
+/// weighted mean with an intercept), `residual_std_error` is in the unit of
+/// `sqrt(w) y` (a relative error for `w = 1 / y^2`), and the standard errors
+/// are `s sqrt(((X' W X)^-1)_jj)`; `residuals` stay in the unit of `y`.
+pub fn weighted_least_squares(
+    y: &[f64],
+    regressors: &[Regressor<'_>],
+    intercept: bool,
+    weights: &[f64],
+) -> Result<LinearFit, RegressionError> {
+    if weights.len() != y.len() {
+        return Err(RegressionError::LengthMismatch {
+            column: "weights".into(),
+            expected: y.len(),
+            found: weights.len(),
+        });
+    }
+    if let Some(index) = weights.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
+        return Err(RegressionError::BadWeight { index });
+    }
+    fit(y, regressors, intercept, Some(weights))
+}
+
+fn fit(
+    y: &[f64],
+    regressors: &[Regressor<'_>],
+    intercept: bool,
+    weights: Option<&[f64]>,
+) -> Result<LinearFit, RegressionError> {
     validate(y, regressors)?;
     let ones = vec![1.0; y.len()];
+    let w: Vec<f64> = weights.map_or_else(|| ones.clone(), <[f64]>::to_vec);
     let mut free: Vec<Regressor<'_>> = Vec::with_capacity(regressors.len() + 1);
     if intercept {
         free.push(Regressor::free(INTERCEPT, &ones));
@@ -185,7 +230,17 @@ pub fn least_squares(
             y[i] - fixed_part
         })
         .collect();
-    let (beta, unscaled_variance) = solve_qr(&free, &adjusted)?;
+    // Rows scaled by sqrt(w): ordinary least squares of the scaled system is
+    // the weighted fit of the original one.
+    let root: Vec<f64> = w.iter().map(|w| w.sqrt()).collect();
+    let scale = |v: &[f64]| -> Vec<f64> { v.iter().zip(&root).map(|(v, r)| v * r).collect() };
+    let scaled_columns: Vec<Vec<f64>> = free.iter().map(|r| scale(r.values)).collect();
+    let scaled: Vec<Regressor<'_>> = free
+        .iter()
+        .zip(&scaled_columns)
+        .map(|(r, c)| Regressor::free(r.name, c))
+        .collect();
+    let (beta, unscaled_variance) = solve_qr(&scaled, &scale(&adjusted))?;
 
     let residuals: Vec<f64> = (0..y.len())
         .map(|i| {
@@ -197,8 +252,8 @@ pub fn least_squares(
                     .sum::<f64>()
         })
         .collect();
-    let sse: f64 = residuals.iter().map(|r| r * r).sum();
-    let sst = total_sum_of_squares(y, intercept);
+    let sse: f64 = residuals.iter().zip(&w).map(|(r, w)| w * r * r).sum();
+    let sst = total_sum_of_squares(y, &w, intercept);
     if sst == 0.0 {
         return Err(RegressionError::ConstantResponse);
     }
@@ -264,13 +319,13 @@ fn validate(y: &[f64], regressors: &[Regressor<'_>]) -> Result<(), RegressionErr
     Ok(())
 }
 
-fn total_sum_of_squares(y: &[f64], centred: bool) -> f64 {
+fn total_sum_of_squares(y: &[f64], w: &[f64], centred: bool) -> f64 {
     let centre = if centred {
-        y.iter().sum::<f64>() / y.len() as f64
+        y.iter().zip(w).map(|(y, w)| w * y).sum::<f64>() / w.iter().sum::<f64>()
     } else {
         0.0
     };
-    y.iter().map(|v| (v - centre).powi(2)).sum()
+    y.iter().zip(w).map(|(v, w)| w * (v - centre).powi(2)).sum()
 }
 
 /// Householder QR of the free columns. Returns the coefficients and the diagonal of
@@ -471,6 +526,37 @@ mod tests {
         assert!(matches!(
             least_squares(&y, &[Regressor::free("zero", &zeros)], true),
             Err(RegressionError::SingularDesign { .. })
+        ));
+    }
+
+    /// y = 1, 2, 4 at x = 0, 1, 2, weighed 1, 1, 4. By hand from the
+    /// weighted normal equations (sum w = 6, sum w x = 9, sum w x^2 = 17,
+    /// sum w y = 19, sum w x y = 34, determinant 21): a = 17/21 = 0.809524,
+    /// b = 33/21 = 1.571429; SSE_w = 4/21, s = sqrt(4/21) = 0.436436 on one
+    /// degree of freedom, se(a) = s sqrt(17/21) = 0.392676, se(b) = s
+    /// sqrt(6/21) = 0.233285; about the weighted mean 19/6, SST_w = 8.833333
+    /// and R^2 = 1 - (4/21) / 8.833333 = 0.978437. Weights of one give the
+    /// ordinary fit; a weight of zero is refused.
+    #[test]
+    fn weighted_fit_by_hand() {
+        let (x, y) = ([0.0, 1.0, 2.0], [1.0, 2.0, 4.0]);
+        let fit = weighted_least_squares(&y, &[Regressor::free("x", &x)], true, &[1.0, 1.0, 4.0])
+            .unwrap();
+        let a = fit.coefficient(INTERCEPT).unwrap();
+        let b = fit.coefficient("x").unwrap();
+        assert!(close(a.value, 17.0 / 21.0, 1e-12) && close(b.value, 33.0 / 21.0, 1e-12));
+        assert!(close(fit.residual_std_error, (4.0f64 / 21.0).sqrt(), 1e-12));
+        assert!(close(a.standard_error, 0.392676, 1e-6));
+        assert!(close(b.standard_error, 0.233285, 1e-6));
+        assert!(close(fit.r_squared, 0.978437, 1e-6));
+        assert!(close(fit.residuals[1], 2.0 - 50.0 / 21.0, 1e-12));
+        let plain = least_squares(&y, &[Regressor::free("x", &x)], true).unwrap();
+        let ones =
+            weighted_least_squares(&y, &[Regressor::free("x", &x)], true, &[1.0; 3]).unwrap();
+        assert_eq!(plain, ones);
+        assert!(matches!(
+            weighted_least_squares(&y, &[Regressor::free("x", &x)], true, &[1.0, 0.0, 1.0]),
+            Err(RegressionError::BadWeight { index: 1 })
         ));
     }
 }

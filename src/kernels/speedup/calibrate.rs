@@ -19,7 +19,8 @@
 //! round ([`message_latencies`]). Every link is one copy into the
 //! transport and one copy out of it, so the bytes cost `L H t_c`; each
 //! intermediate node adds its poll, receive and send, `t_i`. The three are fitted
-//! by least squares over the block sizes of the benchmark and `H = 1..4`.
+//! by least squares relative to the times (weights `1 / T_ML^2`,
+//! [`fit_message_latency`]) over the block sizes of the benchmark and `H = 1..4`.
 //!
 //! # Where the start-up is paid: sender and destination
 //! The thesis's simulation (the SLAM listing of Appendix B, see
@@ -65,7 +66,7 @@ use crate::control::RankError;
 use crate::kernels::decomposition::{Samples, ns, system_return};
 use crate::kernels::timing::{calibrate, per_rep_ns};
 use crate::kernels::{KernelError, RunContext};
-use crate::model::regression::{LinearFit, Regressor, least_squares};
+use crate::model::regression::{LinearFit, Regressor, least_squares, weighted_least_squares};
 use crate::team::TeamError;
 use crate::team::hosted::{Host, HostedSpec, HostedTeam, NodeCtx, VirtualNode};
 use crate::transport::mailroom::Mailroom;
@@ -278,18 +279,30 @@ pub(super) fn message_latencies<T: Transport + 'static>(
     Ok(out)
 }
 
-/// `T_ML = t_l + L H t_c + I t_i` by least squares: the intercept is `t_l` (ms),
-/// the coefficient `"L H"` is `t_c` (ms/byte), `"I"` is `t_i` (ms).
+/// `T_ML = t_l + L H t_c + I t_i` by least squares relative to the times
+/// (weights `1 / T_ML^2`; by ordinary least squares where a time is not
+/// above zero): the intercept is `t_l` (ms), the coefficient `"L H"` is `t_c`
+/// (ms/byte), `"I"` is `t_i` (ms).
+///
+/// The times run from about 100 ns (64 bytes, one link) to 8 us (16 KiB,
+/// four), and spread by a few per cent of themselves, so by ordinary least
+/// squares the long messages' scatter set the intercept and `I`'s
+/// coefficient: over the five repetitions of a quick `--repeat 5` run of
+/// 2026-11-28 (2-vCPU EPYC VM) the mailbox's `t_l` read 154 to 357 ns (CV
+/// 33 %) and `t_i` -11 to 42 ns; fitted relative to the times, the same
+/// points give `t_l` 83 to 109 ns (11 %) and `t_i` 106 to 137 ns (10 %),
+/// the channel's `t_l` 238 to 322 ns where it read 292 to 706.
 pub(super) fn fit_message_latency(points: &[Latency]) -> Option<LinearFit> {
     let y: Vec<f64> = points.iter().map(|p| p.one_way_ms).collect();
     let lh: Vec<f64> = points.iter().map(|p| (p.size * p.hops) as f64).collect();
     let i: Vec<f64> = points.iter().map(|p| (p.hops - 1) as f64).collect();
-    least_squares(
-        &y,
-        &[Regressor::free("L H", &lh), Regressor::free("I", &i)],
-        true,
-    )
-    .ok()
+    let columns = [Regressor::free("L H", &lh), Regressor::free("I", &i)];
+    if y.iter().all(|&t| t > 0.0) {
+        let weights: Vec<f64> = y.iter().map(|t| 1.0 / (t * t)).collect();
+        weighted_least_squares(&y, &columns, true, &weights).ok()
+    } else {
+        least_squares(&y, &columns, true).ok()
+    }
 }
 
 /// `t_l` split between the sender's processor and the destination's, ms.
