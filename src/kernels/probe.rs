@@ -53,6 +53,37 @@ pub(crate) fn pair_round_trips_ns(
     Ok(samples)
 }
 
+/// The copy probe of the first two of `cpus`, ns per byte one way
+/// ([`crate::kernels::scibench::CopyPair`]): one sample per trial, each a
+/// batch of the run's target length; empty with fewer than two CPUs, or one
+/// CPU named twice.
+pub(crate) fn pair_copy_ns_per_byte(
+    ctx: &RunContext<'_>,
+    cpus: &[usize],
+) -> Result<Vec<f64>, KernelError> {
+    let [a, b, ..] = cpus else {
+        return Ok(Vec::new());
+    };
+    if a == b {
+        return Ok(Vec::new());
+    }
+    let team = crate::team::Team::new(&ctx.team_spec(vec![*a, *b], 2, false))?;
+    let mut pair = None;
+    let (_, samples) = measure(
+        ctx.config.trials(),
+        ctx.config.batch_target(ctx.clock),
+        ctx.clock,
+        |reps| {
+            let (took, copy) = super::scibench::copy_round_trip(&team, reps)?;
+            pair = Some(copy);
+            Ok::<_, KernelError>(took)
+        },
+    )?;
+    Ok(pair.map_or_else(Vec::new, |pair| {
+        samples.into_iter().map(|ns| pair.ns_per_byte(ns)).collect()
+    }))
+}
+
 /// Runs `kernel` between two probes of the run's first CPU pair and records
 /// them on every result it returns that carries no probe of its own
 /// ([`record`]). With fewer than two CPUs nothing is probed.

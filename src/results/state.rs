@@ -39,9 +39,9 @@
 //!    speed moves on a shared host as the line transfers do, and the round trip
 //!    cannot see it. Its `s_1/2 = r_inf t0` is judged against the product of
 //!    the two probes ([`ProbeKind::Product`]), since it moves with both. A
-//!    ping-pong's or one-way sweep's time per byte is judged against its
-//!    copy probe ([`COPY_PROBE_PARAM`], a plain cross-core copy's time per
-//!    byte) where the kernel recorded one: the copies' rate moves on a shared
+//!    ping-pong's or one-way sweep's time per byte, and `speedup`'s `T_ML`
+//!    `t_c`, is judged against its copy probe ([`COPY_PROBE_PARAM`], a plain
+//!    cross-core copy's time per byte) where the kernel recorded one: the copies' rate moves on a shared
 //!    host with the round trip still. A ratio over `pingpong`'s two-flag
 //!    baseline (`mailbox_over_baseline`) is judged against the reciprocal of
 //!    that baseline ([`ProbeKind::Baseline`]): it moves against it. A
@@ -93,10 +93,12 @@ pub const PROBE_PARAM: &str = "probe_round_trip_ns";
 pub const RATE_PROBE_PARAM: &str = "rate_probe_flop_per_s";
 
 /// The headline parameter that carries the copy probe of a ping-pong or
-/// one-way sweep: the time per byte, one way, of a plain cross-core copy of
-/// 32 KiB each way between the sweep's two threads, timed once a round; the
-/// median, with the rounds' range as its interval. A time per byte
-/// (`t_per_byte_ns`) is judged against it as a latency is against
+/// one-way sweep, or of `speedup`'s `T_ML` calibration: the time per byte,
+/// one way, of a plain cross-core copy of 32 KiB each way between two
+/// threads on the kernel's two CPUs, timed once a round (before and after
+/// the calibration, a batch per trial, for `speedup`); the median, with the
+/// samples' range as its interval. A time per byte (`t_per_byte_ns`,
+/// `tc_ms_per_byte`) is judged against it as a latency is against
 /// [`PROBE_PARAM`]: on a shared host the rate of cross-core copies moves while
 /// one line's round trip holds still.
 pub const COPY_PROBE_PARAM: &str = "copy_probe_ns_per_byte";
@@ -500,10 +502,11 @@ pub fn moves_both_ways(name: &str) -> bool {
 }
 
 /// Whether a parameter is a time per byte that moves with the copy probe
-/// ([`COPY_PROBE_PARAM`]) where its kernel recorded one: `t_per_byte_ns`
-/// and any other `ns/B` figure but the probe itself.
+/// ([`COPY_PROBE_PARAM`]) where its kernel recorded one: `t_per_byte_ns`,
+/// `T_ML`'s `tc_ms_per_byte` and any other `ns/B` or `ms/B` figure but the
+/// probe itself.
 pub fn moves_with_copy(name: &str) -> bool {
-    !name.contains("probe") && unit_of(name) == "ns/B"
+    !name.contains("probe") && matches!(unit_of(name), "ns/B" | "ms/B")
 }
 
 /// Whether a parameter moves with a synchronisation method's mode (see

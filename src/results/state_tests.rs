@@ -454,6 +454,20 @@ fn a_time_per_byte_is_judged_against_the_copy_probe() {
     let old = per_byte(0.1185, [0.1179, 0.1191], None);
     assert_eq!(old.probe_kind, ProbeKind::RoundTrip);
     assert!(old.moves_with_probe);
+    // T_ML's time per byte and link, in ms/B, beside `speedup`'s copy probe.
+    let mut k = KernelResult::new(
+        "speedup",
+        "lamanna",
+        crate::control::Placement::Pinned,
+        vec![0, 1],
+    );
+    k.headline = vec![
+        Param::new("tc_ms_per_byte", None, 1.17e-7).with_ci(Some([1.1e-7, 1.2e-7]), "fit"),
+        Param::new(COPY_PROBE_PARAM, None, 0.15).with_ci(Some([0.14, 0.16]), "r"),
+    ];
+    let tc = Probed::in_kernel(&k, "tc_ms_per_byte", None, 1.17e-7, Some([1.1e-7, 1.2e-7]));
+    assert_eq!(tc.probe_kind, ProbeKind::Copy);
+    assert!(moves_with_copy("tc_ms_per_byte") && !moves_with_copy("copy_probe_ns_per_byte"));
 }
 
 /// `pingpong/atomic-flags`' `channel_over_baseline` with its baseline, the

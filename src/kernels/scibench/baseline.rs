@@ -71,6 +71,18 @@ pub fn atomic_flag_round_trip(team: &Team, reps: u64) -> Result<Duration, TeamEr
     Ok(times[0])
 }
 
+/// Times `reps` round trips of the copy probe ([`CopyPair`]) on the team's
+/// two ranks, after 64 untimed ones (`WARM_UP_ROUND_TRIPS`), on a fresh pair
+/// of buffers; returns rank 0's time and the pair (for its bytes).
+pub fn copy_round_trip(team: &Team, reps: u64) -> Result<(Duration, CopyPair), TeamError> {
+    let copy = CopyPair::default();
+    let times = team.run("copy-probe", vec![(); 2], |ctx, _| {
+        copy.round_trips(ctx, 0, WARM_UP_ROUND_TRIPS)?;
+        copy.round_trips(ctx, WARM_UP_ROUND_TRIPS, reps)
+    })?;
+    Ok((times[0], copy))
+}
+
 /// Bytes each way of one round trip of the copy probe ([`CopyPair`]): 32 KiB,
 /// half of the largest default message, so that the probe crosses the same
 /// caches as the messages that decide `t_per_byte` and stays within L2.

@@ -28,7 +28,7 @@ mod sci_model;
 mod topology;
 
 pub(crate) use baseline::FlagPair;
-pub use baseline::{COPY_PROBE_BYTES, CopyPair, atomic_flag_round_trip};
+pub use baseline::{COPY_PROBE_BYTES, CopyPair, atomic_flag_round_trip, copy_round_trip};
 pub(crate) use c2c::NAME as C2C;
 pub use c2c::check_against_pingpong;
 pub(crate) use oneway::NAME as ONEWAY;

@@ -46,7 +46,11 @@
 //! The calibration's chain crosses the first two CPUs on every link, so its
 //! costs move with the machine's state: it is probed before and after
 //! ([`crate::kernels::probe`]; the headline `probe_round_trip_ns`), and
-//! `compare` judges `t_l`, `t_c` and `t_i` against the probe. In five quiet
+//! `compare` judges `t_l` and `t_i` against the probe; `t_c` against the copy
+//! probe (`copy_probe_ns_per_byte`, a plain cross-core copy's time per byte
+//! on the same two CPUs, before and after), since the rate of copies moves
+//! with the round trip still: `t_c` took 0.107 to 0.136 ns/B over five quick
+//! runs whose round trips all read 92 to 101 ns (2026-11-28). In five quiet
 //! `--quick` runs on a 2-vCPU EPYC VM, `t_c` over the mailbox was 0.47 and 0.51
 //! ns/B in the two run in the slow state (round trips of 400 to 455 ns beside
 //! it) and 0.11 to 0.12 ns/B in the three in the fast one (about 100 ns).
@@ -239,14 +243,20 @@ pub fn run_with(
             // T_ML's chain crosses the first two CPUs on every link: the
             // pair's round trip, probed before and after it, says which state
             // of the machine its t_l, t_c and t_i were measured in.
+            // And its bytes move with the rate of cross-core copies, which
+            // moves on a shared host with the round trip still: the copy
+            // probe, before and after, is what `compare` sets `t_c` beside.
+            let copies_before = probe::pair_copy_ns_per_byte(ctx, &cpus)?;
             let (latencies, probes) = probe::between(ctx, &cpus, || {
                 Ok(crate::with_transport!(
                     t,
                     calibrate::message_latencies(ctx, &cpus, &sizes)
                 )?)
             })?;
+            let copies = [copies_before, probe::pair_copy_ns_per_byte(ctx, &cpus)?].concat();
             validate(&mut result, plan, &totals, &latencies);
             probe::record(&mut result, &probes);
+            result.headline.extend(probe::copy_probe_param(&copies));
         } else if cpus.len() < 2 {
             result.warnings.push(
                 "one CPU: no message latency T_ML (its forwarding chain needs two spinning workers), so no simulation".into(),
