@@ -37,13 +37,9 @@ pub(crate) fn pair_round_trips_ns(
     ctx: &RunContext<'_>,
     cpus: &[usize],
 ) -> Result<Vec<f64>, KernelError> {
-    let [a, b, ..] = cpus else {
+    let Some(team) = pair_team(ctx, cpus)? else {
         return Ok(Vec::new());
     };
-    if a == b {
-        return Ok(Vec::new());
-    }
-    let team = crate::team::Team::new(&ctx.team_spec(vec![*a, *b], 2, false))?;
     let (_, samples) = measure(
         ctx.config.trials(),
         ctx.config.batch_target(ctx.clock),
@@ -51,6 +47,22 @@ pub(crate) fn pair_round_trips_ns(
         |reps| super::scibench::atomic_flag_round_trip(&team, reps),
     )?;
     Ok(samples)
+}
+
+/// A team on the first two of `cpus`; `None` with fewer than two, or one
+/// CPU named twice.
+fn pair_team(
+    ctx: &RunContext<'_>,
+    cpus: &[usize],
+) -> Result<Option<crate::team::Team>, KernelError> {
+    match cpus {
+        [a, b, ..] if a != b => Ok(Some(crate::team::Team::new(&ctx.team_spec(
+            vec![*a, *b],
+            2,
+            false,
+        ))?)),
+        _ => Ok(None),
+    }
 }
 
 /// The copy probe of the first two of `cpus`, ns per byte one way
@@ -61,13 +73,9 @@ pub(crate) fn pair_copy_ns_per_byte(
     ctx: &RunContext<'_>,
     cpus: &[usize],
 ) -> Result<Vec<f64>, KernelError> {
-    let [a, b, ..] = cpus else {
+    let Some(team) = pair_team(ctx, cpus)? else {
         return Ok(Vec::new());
     };
-    if a == b {
-        return Ok(Vec::new());
-    }
-    let team = crate::team::Team::new(&ctx.team_spec(vec![*a, *b], 2, false))?;
     let mut pair = None;
     let (_, samples) = measure(
         ctx.config.trials(),
