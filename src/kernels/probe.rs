@@ -76,20 +76,20 @@ pub(crate) fn pair_copy_ns_per_byte(
     let Some(team) = pair_team(ctx, cpus)? else {
         return Ok(Vec::new());
     };
-    let mut pair = None;
+    // One pair of buffers for every batch, its round trips numbered on.
+    let copy = super::scibench::CopyPair::default();
+    let mut done = 0;
     let (_, samples) = measure(
         ctx.config.trials(),
         ctx.config.batch_target(ctx.clock),
         ctx.clock,
         |reps| {
-            let (took, copy) = super::scibench::copy_round_trip(&team, reps)?;
-            pair = Some(copy);
-            Ok::<_, KernelError>(took)
+            Ok::<_, KernelError>(super::scibench::copy_round_trip(
+                &team, &copy, &mut done, reps,
+            )?)
         },
     )?;
-    Ok(pair.map_or_else(Vec::new, |pair| {
-        samples.into_iter().map(|ns| pair.ns_per_byte(ns)).collect()
-    }))
+    Ok(samples.into_iter().map(|ns| copy.ns_per_byte(ns)).collect())
 }
 
 /// Runs `kernel` between two probes of the run's first CPU pair and records

@@ -71,16 +71,22 @@ pub fn atomic_flag_round_trip(team: &Team, reps: u64) -> Result<Duration, TeamEr
     Ok(times[0])
 }
 
-/// Times `reps` round trips of the copy probe ([`CopyPair`]) on the team's
-/// two ranks, after 64 untimed ones (`WARM_UP_ROUND_TRIPS`), on a fresh pair
-/// of buffers; returns rank 0's time and the pair (for its bytes).
-pub fn copy_round_trip(team: &Team, reps: u64) -> Result<(Duration, CopyPair), TeamError> {
-    let copy = CopyPair::default();
+/// Times `reps` round trips of `copy` on the team's two ranks, after 64
+/// untimed ones (`WARM_UP_ROUND_TRIPS`), numbered on from `done` (both ranks
+/// count alike), which it advances past them; returns rank 0's time.
+pub fn copy_round_trip(
+    team: &Team,
+    copy: &CopyPair,
+    done: &mut u64,
+    reps: u64,
+) -> Result<Duration, TeamError> {
+    let from = *done;
     let times = team.run("copy-probe", vec![(); 2], |ctx, _| {
-        copy.round_trips(ctx, 0, WARM_UP_ROUND_TRIPS)?;
-        copy.round_trips(ctx, WARM_UP_ROUND_TRIPS, reps)
+        copy.round_trips(ctx, from, WARM_UP_ROUND_TRIPS)?;
+        copy.round_trips(ctx, from + WARM_UP_ROUND_TRIPS, reps)
     })?;
-    Ok((times[0], copy))
+    *done = from + WARM_UP_ROUND_TRIPS + reps;
+    Ok(times[0])
 }
 
 /// Bytes each way of one round trip of the copy probe ([`CopyPair`]): 32 KiB,
