@@ -3,7 +3,9 @@
 
 #![forbid(unsafe_code)]
 
-use crate::kernels::{KernelError, KernelSpec, RunConfig, RunContext, run_kernel};
+use crate::kernels::{
+    KernelError, KernelSpec, LoadCheck, RunConfig, RunContext, run_kernel_checked,
+};
 use crate::platform::{ClockInfo, Topology};
 use crate::results::{
     KernelResult, MachineInfo, ResultFile, SCHEMA_VERSION, SoftwareInfo, TOOL_NAME,
@@ -111,6 +113,7 @@ pub fn run_suite_repeated(
     let mut results = Vec::new();
     let mut skipped: Vec<(String, String)> = Vec::new();
     let mut failure = None;
+    let mut check = LoadCheck::default();
     'reps: for rep in 1..=repeat.max(1) {
         for spec in kernels {
             if skipped.iter().any(|(k, _)| k == spec.name) {
@@ -120,7 +123,7 @@ pub fn run_suite_repeated(
                 failure = Some(KernelError::Interrupted);
                 break 'reps;
             }
-            match run_kernel(spec, ctx) {
+            match run_kernel_checked(spec, ctx, &mut check) {
                 Ok(mut rs) => {
                     if repeat > 1 {
                         rs.iter_mut().for_each(|r| r.repetition = Some(rep));

@@ -14,7 +14,7 @@ pub mod scibench;
 pub mod speedup;
 pub mod timing;
 
-use crate::platform::{ClockInfo, LoadWindow, Topology};
+use crate::platform::{ClockInfo, IdleSample, LoadReport, LoadWindow, Topology};
 use crate::results::KernelResult;
 use crate::team::{TeamError, TeamSpec};
 use crate::transport::TransportKind;
@@ -361,6 +361,45 @@ pub fn find(name: &str) -> Option<&'static KernelSpec> {
     registry().into_iter().find(|k| k.name == name)
 }
 
+/// The idle sample before a kernel: 100 ms, long enough that tick counting
+/// resolves a neighbour using half a CPU (see
+/// [`crate::platform::counting_error_cpus`]).
+pub const IDLE_SAMPLE: Duration = Duration::from_millis(100);
+
+/// How long a suite's idle sample serves the kernels after it: a sample at
+/// most this old, with no other work seen during the kernels since, is not
+/// taken again. A quick suite's twenty kernels slept 2 s of its 27 s in
+/// their own samples.
+pub const IDLE_SAMPLE_REUSE: Duration = Duration::from_secs(10);
+
+/// The load check of a run of kernels: the last idle sample while it still
+/// serves ([`IDLE_SAMPLE_REUSE`]).
+#[derive(Debug, Default)]
+pub struct LoadCheck {
+    last: Option<IdleSample>,
+}
+
+impl LoadCheck {
+    /// The window around the next kernel: the last idle sample if it still
+    /// serves, else a new one.
+    fn begin(&mut self) -> LoadWindow {
+        let idle = match self.last {
+            Some(s) if s.age() < IDLE_SAMPLE_REUSE => s,
+            _ => IdleSample::take(IDLE_SAMPLE),
+        };
+        self.last = Some(idle);
+        LoadWindow::begin_after(idle)
+    }
+
+    /// After a kernel whose load check said `load`: a kernel that saw others'
+    /// work (before or during) makes the next one sample afresh.
+    fn end(&mut self, load: &LoadReport) {
+        if load.busy {
+            self.last = None;
+        }
+    }
+}
+
 /// Runs one kernel with the load check around it, attaching the load report, its
 /// warning and the elapsed time to every result it returns; on a busy machine
 /// every fit is flagged too, with the reason among the warnings.
@@ -368,12 +407,20 @@ pub fn run_kernel(
     spec: &KernelSpec,
     ctx: &RunContext<'_>,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    // 100 ms: long enough that tick counting resolves a neighbour using half a
-    // CPU (see `counting_error_cpus`).
-    let window = LoadWindow::begin(Duration::from_millis(100));
+    run_kernel_checked(spec, ctx, &mut LoadCheck::default())
+}
+
+/// [`run_kernel`] as one of a run's kernels, sharing the run's `check`.
+pub fn run_kernel_checked(
+    spec: &KernelSpec,
+    ctx: &RunContext<'_>,
+    check: &mut LoadCheck,
+) -> Result<Vec<KernelResult>, KernelError> {
+    let window = check.begin();
     let start = Instant::now();
     let mut results = (spec.run)(ctx)?;
     let load = window.finish();
+    check.end(&load);
     let elapsed = start.elapsed().as_secs_f64();
     for r in &mut results {
         if let Some(w) = load.warning() {
@@ -392,4 +439,35 @@ pub fn run_kernel(
         headline::fill_from_fits(r);
     }
     Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_shares_a_recent_idle_sample_until_others_work() {
+        let mut check = LoadCheck::default();
+        let t = Instant::now();
+        let _first = check.begin();
+        assert!(t.elapsed() >= IDLE_SAMPLE, "the first kernel samples");
+        let t = Instant::now();
+        let _second = check.begin();
+        assert!(
+            t.elapsed() < IDLE_SAMPLE / 2,
+            "the next kernel reuses the sample: {:?}",
+            t.elapsed()
+        );
+        check.end(&LoadReport {
+            others_before_cpus: Some(0.0),
+            others_during_cpus: Some(1.0),
+            busy: true,
+        });
+        let t = Instant::now();
+        let _third = check.begin();
+        assert!(
+            t.elapsed() >= IDLE_SAMPLE,
+            "after a busy kernel the next one samples again"
+        );
+    }
 }

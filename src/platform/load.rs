@@ -117,26 +117,54 @@ pub fn busy_others_cpus(before: &LoadSnapshot, after: &LoadSnapshot) -> f64 {
     ((machine - own) / wall).max(0.0)
 }
 
-/// A window of the load check around one kernel: a short idle sample just before
-/// it, and the whole time it ran.
+/// A window of the load check around one kernel: a short idle sample before
+/// it (its own, or a recent one it shares with the kernels before it), and
+/// the whole time it ran.
 #[derive(Debug, Clone, Copy)]
 pub struct LoadWindow {
-    before_cpus: Option<f64>,
-    before_seconds: f64,
+    idle: IdleSample,
     start: Option<LoadSnapshot>,
+}
+
+/// An idle sample: others' work while this process slept, and when it ended.
+#[derive(Debug, Clone, Copy)]
+pub struct IdleSample {
+    cpus: Option<f64>,
+    seconds: f64,
+    ended: Instant,
+}
+
+impl IdleSample {
+    /// Samples the machine for `length` while this process sleeps.
+    pub fn take(length: Duration) -> IdleSample {
+        let a = LoadSnapshot::now();
+        std::thread::sleep(length);
+        let b = LoadSnapshot::now();
+        IdleSample {
+            cpus: a.zip(b).map(|(a, b)| busy_others_cpus(&a, &b)),
+            seconds: length.as_secs_f64(),
+            ended: Instant::now(),
+        }
+    }
+
+    /// How long ago the sample ended.
+    pub fn age(&self) -> Duration {
+        self.ended.elapsed()
+    }
 }
 
 impl LoadWindow {
     /// Samples the machine for `idle_sample` (while this process sleeps), then
     /// starts the window that [`LoadWindow::finish`] closes.
     pub fn begin(idle_sample: Duration) -> LoadWindow {
-        let a = LoadSnapshot::now();
-        std::thread::sleep(idle_sample);
-        let b = LoadSnapshot::now();
+        LoadWindow::begin_after(IdleSample::take(idle_sample))
+    }
+
+    /// Starts the window now, with `idle` as the sample before it.
+    pub fn begin_after(idle: IdleSample) -> LoadWindow {
         LoadWindow {
-            before_cpus: a.zip(b).map(|(a, b)| busy_others_cpus(&a, &b)),
-            before_seconds: idle_sample.as_secs_f64(),
-            start: b,
+            idle,
+            start: LoadSnapshot::now(),
         }
     }
 
@@ -150,13 +178,11 @@ impl LoadWindow {
         });
         let over =
             |cpus: f64, seconds: f64| cpus > BUSY_THRESHOLD_CPUS + counting_error_cpus(seconds);
-        let busy = self
-            .before_cpus
-            .is_some_and(|c| over(c, self.before_seconds))
+        let busy = self.idle.cpus.is_some_and(|c| over(c, self.idle.seconds))
             || during.is_some_and(|(c, s)| over(c, s));
         let during = during.map(|(c, _)| c);
         LoadReport {
-            others_before_cpus: self.before_cpus,
+            others_before_cpus: self.idle.cpus,
             others_during_cpus: during,
             busy,
         }
@@ -166,7 +192,9 @@ impl LoadWindow {
 /// The load check recorded with every kernel result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadReport {
-    /// CPUs' worth of other processes' work in a short sample just before the kernel.
+    /// CPUs' worth of other processes' work in a short idle sample before the
+    /// kernel: its own, or in a suite the one a kernel before it took, at most
+    /// 10 s earlier and with no other work seen since.
     pub others_before_cpus: Option<f64>,
     /// CPUs' worth of other processes' work while the kernel ran.
     pub others_during_cpus: Option<f64>,

@@ -17,8 +17,8 @@ pub use aligned::{LINE, LineAligned};
 pub use clock::{ClockInfo, measure_clock};
 pub use lists::{CpuListError, SizeError, parse_cpu_list, parse_size};
 pub use load::{
-    BUSY_THRESHOLD_CPUS, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus, count_as_own,
-    counting_error_cpus,
+    BUSY_THRESHOLD_CPUS, IdleSample, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus,
+    count_as_own, counting_error_cpus,
 };
 pub use pin::{PinError, allowed_cpus, current_affinity, pin_current_thread};
 pub use switches::{Switches, context_switches};
