@@ -37,7 +37,9 @@
 //! passes over each processor's share of them, so that the data stays in L2 and
 //! `r_inf` is the same cache-resident rate for every method.
 //!
-//! Measurement design: every grain is calibrated once, then all grains are timed
+//! Measurement design: every grain is calibrated once (a batch that later
+//! takes more than four times its target, or less than a quarter, is resized
+//! for the rounds after it: [`resized_reps`]), then all grains are timed
 //! once per round, round after round, so that a change of the machine's state
 //! (cross-core costs on a VM move for milliseconds to minutes) lands on every
 //! grain alike instead of on one block of grains. Each grain's time is its median
@@ -687,12 +689,20 @@ pub fn sweep_method(
         let mut probe = Serial::new(SERIAL_ELEMENTS);
         let cal = calibrate_method(method, plan, serial, in_team, clock, batch, &mut probe)?;
         let mut rounds = Vec::with_capacity(plan.trials);
+        let mut reps = cal.reps.clone();
         for _round in 0..plan.trials {
             if cancelled() {
                 break;
             }
             rounds.push(one_round(
-                &cal, in_team, own_cpus, clock, batch, &mut probe,
+                &cal,
+                &mut reps,
+                plan.target,
+                in_team,
+                own_cpus,
+                clock,
+                batch,
+                &mut probe,
             )?);
         }
         Ok((cal, rounds))
@@ -796,8 +806,11 @@ fn calibrate_method(
 /// grain's batch as sub-batches, then the rate probe, on every processor at
 /// once (`RATE_GRAIN`) where the method's processors have CPUs of their own
 /// (`own_cpus`), else on the master's CPU while the others wait.
+#[allow(clippy::too_many_arguments)]
 fn one_round(
     cal: &Calibration,
+    reps: &mut [u64],
+    target: Duration,
     in_team: bool,
     own_cpus: bool,
     clock: &ClockInfo,
@@ -815,8 +828,8 @@ fn one_round(
     let mut split = Vec::with_capacity(SUB_BATCHES);
     let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
     let mut grains = Vec::with_capacity(cal.grains.len());
-    for (&grain, &reps) in cal.grains.iter().zip(&cal.reps) {
-        let (n, sub) = sub_batches(reps);
+    for ((&grain, reps), &calibrated) in cal.grains.iter().zip(reps.iter_mut()).zip(&cal.reps) {
+        let (n, sub) = sub_batches(*reps);
         split.clear();
         split_blocks.clear();
         let (mut taken, mut elapsed) = (0, Duration::ZERO);
@@ -829,6 +842,7 @@ fn one_round(
             taken += switched.involuntary;
             elapsed += t;
         }
+        *reps = resized_reps(*reps, calibrated, elapsed, target);
         let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
         grains.push([
             median(&mut split),
@@ -845,6 +859,26 @@ fn one_round(
         serial: probe.rate(took, cal.serial_reps, clock),
         pair,
     })
+}
+
+/// The segments of a grain's batch in the next round, after a batch of
+/// `reps` took `elapsed` against its `target`: unchanged while it took a
+/// quarter to four times the target, else scaled to the target, at least
+/// [`SUB_BATCHES`] (or the `calibrated` count, if fewer) and at most the
+/// `calibrated` count. A hand-over that was
+/// calibrated fast and then slept made a round last fifty to eighty times
+/// its plan (events-park's 16-flop grain, 13,506 segments of 74 ns
+/// calibrated, then 60 us each: 5.9 to 9.8 s of rounds where 0.12 s were
+/// planned, 2-vCPU EPYC VM); each segment's time is its batch's over its
+/// count, so a round with fewer segments measures the same quantity.
+pub fn resized_reps(reps: u64, calibrated: u64, elapsed: Duration, target: Duration) -> u64 {
+    let ratio = elapsed.as_secs_f64() / target.as_secs_f64().max(1e-9);
+    if (0.25..=4.0).contains(&ratio) || target.is_zero() {
+        return reps;
+    }
+    let scaled = (reps as f64 / ratio.max(1e-9)).round() as u64;
+    let most = calibrated.max(1);
+    scaled.clamp((SUB_BATCHES as u64).min(most), most)
 }
 
 /// A grain's batch in a round is timed as this many sub-batches (fewer when
