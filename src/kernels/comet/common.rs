@@ -3,7 +3,7 @@
 //! buffered semantics, byte views of `f64` vectors, processor counts, and the
 //! builders of points and fits.
 
-use super::super::timing::{calibrate, per_rep_ns, summarize_trials};
+use super::super::timing::{calibrate, per_rep_ns, resized_reps, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
 use crate::control::{Placement, RankError};
 use crate::model::fit::{LineFit, fit_line, r_squared};
@@ -193,8 +193,10 @@ impl<'a> Sweep<'a> {
 /// Runs a sweep on one rank. Rank 0 sends every other taking part a command
 /// before each batch (outside the timing), then times `batch(ep, param, reps)`;
 /// the others run the same batch on command. The points are timed in rounds,
-/// one batch of each a round (the batch size calibrated in the first), so a
-/// point's trials are spread over the whole sweep. Before each point's batch
+/// one batch of each a round (the batch size calibrated in the first, and
+/// resized for the next round where a batch took more than four times its
+/// target or less than a quarter: [`resized_reps`]), so a point's trials are
+/// spread over the whole sweep. Before each point's batch
 /// every rank runs `check(ep, state, param, Check::Before)`, after it
 /// `Check::After`; a failed check is an error of the whole kernel. `state` is
 /// the rank's own buffers, shared by both closures. Rank 0 returns the
@@ -270,6 +272,7 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
     // experiments: a change of the machine's state lands on every point alike.
     let n = sweep.params.len();
     let mut reps = vec![0u64; n];
+    let mut calibrated = vec![0u64; n];
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(sweep.trials); n];
     'rounds: for round in 0..sweep.trials {
         for (i, &param) in sweep.params.iter().enumerate() {
@@ -287,9 +290,13 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
             };
             if reps[i] == 0 {
                 reps[i] = calibrate(sweep.target, &mut timed)?;
+                calibrated[i] = reps[i];
             }
             let took = timed(reps[i])?;
             samples[i].push(per_rep_ns(took, reps[i], sweep.clock));
+            // A batch far from its target (a hand-over that began to sleep
+            // after its calibration) is resized for the next round.
+            reps[i] = resized_reps(reps[i], calibrated[i], 1, took, sweep.target);
             tell(ep, CMD_AFTER, 0, param)?;
             check(ep, state, param, Check::After)?;
             if round + 1 == sweep.trials {
@@ -300,7 +307,7 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
     let out = sweep
         .params
         .iter()
-        .zip(reps)
+        .zip(calibrated)
         .zip(samples)
         .filter(|(_, samples_ns)| !samples_ns.is_empty())
         .map(|((&param, reps), samples_ns)| Samples {

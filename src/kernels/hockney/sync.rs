@@ -39,7 +39,8 @@
 //!
 //! Measurement design: every grain is calibrated once (a batch that later
 //! takes more than four times its target, or less than a quarter, is resized
-//! for the rounds after it: [`resized_reps`]), then all grains are timed
+//! for the rounds after it, at least [`SUB_BATCHES`] segments:
+//! [`crate::kernels::timing::resized_reps`]), then all grains are timed
 //! once per round, round after round, so that a change of the machine's state
 //! (cross-core costs on a VM move for milliseconds to minutes) lands on every
 //! grain alike instead of on one block of grains. Each grain's time is its median
@@ -125,7 +126,7 @@ use super::simd::{Simd, dyadic_f64};
 use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN, drive_team};
 use crate::control::{Placement, RankError};
 use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_warning};
-use crate::kernels::timing::{calibrate, measure, per_rep_ns};
+use crate::kernels::timing::{calibrate, measure, per_rep_ns, resized_reps};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
 use crate::platform::{ClockInfo, LineAligned, context_switches};
@@ -842,7 +843,7 @@ fn one_round(
             taken += switched.involuntary;
             elapsed += t;
         }
-        *reps = resized_reps(*reps, calibrated, elapsed, target);
+        *reps = resized_reps(*reps, calibrated, SUB_BATCHES as u64, elapsed, target);
         let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
         grains.push([
             median(&mut split),
@@ -859,26 +860,6 @@ fn one_round(
         serial: probe.rate(took, cal.serial_reps, clock),
         pair,
     })
-}
-
-/// The segments of a grain's batch in the next round, after a batch of
-/// `reps` took `elapsed` against its `target`: unchanged while it took a
-/// quarter to four times the target, else scaled to the target, at least
-/// [`SUB_BATCHES`] (or the `calibrated` count, if fewer) and at most the
-/// `calibrated` count. A hand-over that was
-/// calibrated fast and then slept made a round last fifty to eighty times
-/// its plan (events-park's 16-flop grain, 13,506 segments of 74 ns
-/// calibrated, then 60 us each: 5.9 to 9.8 s of rounds where 0.12 s were
-/// planned, 2-vCPU EPYC VM); each segment's time is its batch's over its
-/// count, so a round with fewer segments measures the same quantity.
-pub fn resized_reps(reps: u64, calibrated: u64, elapsed: Duration, target: Duration) -> u64 {
-    let ratio = elapsed.as_secs_f64() / target.as_secs_f64().max(1e-9);
-    if (0.25..=4.0).contains(&ratio) || target.is_zero() {
-        return reps;
-    }
-    let scaled = (reps as f64 / ratio.max(1e-9)).round() as u64;
-    let most = calibrated.max(1);
-    scaled.clamp((SUB_BATCHES as u64).min(most), most)
 }
 
 /// A grain's batch in a round is timed as this many sub-batches (fewer when

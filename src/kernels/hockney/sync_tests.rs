@@ -17,27 +17,6 @@ fn a_batch_splits_into_at_most_seven_equal_sub_batches() {
 /// 1600, every 264 flop rounded to the nearest 16 (280 to 288, halves
 /// up); a blocking one ten evenly, every 176 flop.
 #[test]
-fn a_batch_far_from_its_target_is_resized_for_the_next_round() {
-    let ms = Duration::from_millis;
-    // Within a quarter to four times the target: unchanged.
-    assert_eq!(resized_reps(13_506, 13_506, ms(3), ms(1)), 13_506);
-    assert_eq!(
-        resized_reps(100, 13_506, Duration::from_micros(300), ms(1)),
-        100
-    );
-    // Hand-overs that slept: 13,506 segments took 810 ms; 17 fill 1 ms.
-    assert_eq!(resized_reps(13_506, 13_506, ms(810), ms(1)), 17);
-    // Never below the sub-batches, never above the calibration.
-    assert_eq!(resized_reps(100, 100, ms(1000), ms(1)), SUB_BATCHES as u64);
-    assert_eq!(resized_reps(3, 3, ms(1000), ms(1)), 3);
-    assert_eq!(
-        resized_reps(17, 13_506, Duration::from_micros(2), ms(1)),
-        8_500
-    );
-    assert_eq!(resized_reps(100, 120, Duration::from_micros(2), ms(1)), 120);
-}
-
-#[test]
 fn spinning_methods_get_four_near_zero_grains() {
     let spin = short_grains(Method::SpinHint, 16, 1600, 10);
     assert_eq!(
