@@ -54,7 +54,7 @@
 //! change of the machine's state lands on every size alike. The first
 //! experiment runs once untimed before them all (see `run`).
 
-use super::super::timing::{calibrate, measure, per_rep_ns, summarize_trials};
+use super::super::timing::{calibrate, measure, per_rep_ns, resized_reps, summarize_trials};
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::pair::choose_pair;
 use super::sci_model;
@@ -392,6 +392,7 @@ pub(super) fn run_experiment(
         // calibrated in the first), so that a change of the machine's
         // state lands on every size alike.
         let mut reps = vec![0u64; sizes.len()];
+        let mut calibrated = reps.clone();
         let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(trials); sizes.len()];
         'rounds: for round in 0..trials {
             for (i, &size) in sizes.iter().enumerate() {
@@ -403,9 +404,11 @@ pub(super) fn run_experiment(
                 if reps[i] == 0 {
                     batch(WARMUP_REPS)?;
                     reps[i] = calibrate(target, &mut batch)?;
+                    calibrated[i] = reps[i];
                 }
                 let took = batch(reps[i])?;
                 samples[i].push(per_rep_ns(took, reps[i], clock));
+                reps[i] = resized_reps(reps[i], calibrated[i], 1, took, target);
                 if round + 1 == trials {
                     progress.step(&format!("{name} {size} B"));
                 }
@@ -413,7 +416,7 @@ pub(super) fn run_experiment(
         }
         let out: Vec<(usize, u64, Vec<f64>)> = sizes
             .iter()
-            .zip(reps)
+            .zip(calibrated)
             .zip(samples)
             .filter(|(_, s)| !s.is_empty())
             .map(|((&size, reps), samples)| (size, reps, samples))
