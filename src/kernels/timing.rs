@@ -26,9 +26,14 @@ pub fn next_reps(reps: u64, took: Duration, target: Duration) -> u64 {
     ((reps as f64 * factor).ceil() as u64).max(reps + 1)
 }
 
+/// How far a batch may stray from its target, either way, before
+/// [`resized_reps`] resizes it.
+pub const STRAY_FACTOR: u32 = 4;
+
 /// The repetitions of a point's batch in the next round of an interleaved
 /// sweep, after a batch of `reps` took `elapsed` against its `target`:
-/// unchanged while it took a quarter to four times the target, else scaled to
+/// unchanged while it took a quarter to four times the target
+/// ([`STRAY_FACTOR`]), else scaled to
 /// the target, at least `least` (or the `calibrated` count, if fewer) and at
 /// most the `calibrated` count. A hand-over that was calibrated fast and then
 /// slept made a round last fifty to eighty times its plan (`hockney-sync`'s
@@ -44,7 +49,8 @@ pub fn resized_reps(
     target: Duration,
 ) -> u64 {
     let ratio = elapsed.as_secs_f64() / target.as_secs_f64().max(1e-9);
-    if (0.25..=4.0).contains(&ratio) || target.is_zero() {
+    let stray = f64::from(STRAY_FACTOR);
+    if (1.0 / stray..=stray).contains(&ratio) || target.is_zero() {
         return reps;
     }
     let scaled = (reps as f64 / ratio.max(1e-9)).round() as u64;
@@ -58,20 +64,24 @@ pub fn per_rep_ns(took: Duration, reps: u64, clock: &ClockInfo) -> f64 {
 }
 
 /// Calibrates a batch size with `batch(reps) -> time`, then runs `trials` batches
-/// and returns the repetitions and the per-repetition times in ns.
+/// (each resized by [`resized_reps`] after one that strayed far from the
+/// target) and returns the calibrated repetitions and the per-repetition times
+/// in ns.
 pub fn measure<E>(
     trials: usize,
     target: Duration,
     clock: &ClockInfo,
     mut batch: impl FnMut(u64) -> Result<Duration, E>,
 ) -> Result<(u64, Vec<f64>), E> {
-    let reps = calibrate(target, &mut batch)?;
+    let calibrated = calibrate(target, &mut batch)?;
     let mut samples = Vec::with_capacity(trials);
+    let mut reps = calibrated;
     for _ in 0..trials {
         let took = batch(reps)?;
         samples.push(per_rep_ns(took, reps, clock));
+        reps = resized_reps(reps, calibrated, 1, took, target);
     }
-    Ok((reps, samples))
+    Ok((calibrated, samples))
 }
 
 /// The repetitions per batch that make `batch(reps) -> time` last at least

@@ -38,8 +38,9 @@
 //! `r_inf` is the same cache-resident rate for every method.
 //!
 //! Measurement design: every grain is calibrated once (a batch that later
-//! takes more than four times its target, or less than a quarter, is resized
-//! for the rounds after it, at least [`SUB_BATCHES`] segments:
+//! takes more than four times its target ends after the sub-batch that
+//! passed it, and such a batch, or one that took less than a quarter, is
+//! resized for the rounds after it, at least [`SUB_BATCHES`] segments:
 //! [`crate::kernels::timing::resized_reps`]), then all grains are timed
 //! once per round, round after round, so that a change of the machine's state
 //! (cross-core costs on a VM move for milliseconds to minutes) lands on every
@@ -126,7 +127,7 @@ use super::simd::{Simd, dyadic_f64};
 use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN, drive_team};
 use crate::control::{Placement, RankError};
 use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_warning};
-use crate::kernels::timing::{calibrate, measure, per_rep_ns, resized_reps};
+use crate::kernels::timing::{STRAY_FACTOR, calibrate, measure, per_rep_ns, resized_reps};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
 use crate::platform::{ClockInfo, LineAligned, context_switches};
@@ -833,7 +834,7 @@ fn one_round(
         let (n, sub) = sub_batches(*reps);
         split.clear();
         split_blocks.clear();
-        let (mut taken, mut elapsed) = (0, Duration::ZERO);
+        let (mut taken, mut elapsed, mut done) = (0, Duration::ZERO, 0);
         for _ in 0..n {
             let switches = context_switches();
             let t = batch(grain, sub)?;
@@ -842,8 +843,16 @@ fn one_round(
             split_blocks.push(switched.voluntary as f64 / sub as f64);
             taken += switched.involuntary;
             elapsed += t;
+            done += 1;
+            // A batch already past its bound (hand-overs that began to
+            // sleep after the calibration) ends here: the round keeps the
+            // sub-batches it has, and the next round's batch is resized.
+            if !target.is_zero() && elapsed > target * STRAY_FACTOR {
+                break;
+            }
         }
-        *reps = resized_reps(*reps, calibrated, SUB_BATCHES as u64, elapsed, target);
+        let whole = elapsed.mul_f64(n as f64 / done as f64);
+        *reps = resized_reps(*reps, calibrated, SUB_BATCHES as u64, whole, target);
         let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
         grains.push([
             median(&mut split),
