@@ -29,6 +29,8 @@ use super::{KernelError, RunContext};
 use crate::model::stats::summarize;
 pub use crate::results::{COPY_PROBE_PARAM, PROBE_PARAM};
 use crate::results::{KernelResult, Param, num, ratio_to_probe, recorded_probe};
+use crate::team::TeamError;
+use std::time::Duration;
 
 /// The two-flag round trip of the first two of `cpus`, ns: one sample per
 /// trial, each a batch of the run's target length; empty with fewer than two
@@ -37,32 +39,31 @@ pub(crate) fn pair_round_trips_ns(
     ctx: &RunContext<'_>,
     cpus: &[usize],
 ) -> Result<Vec<f64>, KernelError> {
-    let Some(team) = pair_team(ctx, cpus)? else {
+    pair_samples(ctx, cpus, super::scibench::atomic_flag_round_trip)
+}
+
+/// Per-repetition times, ns, of `batch(team, reps)` on a team of the first two
+/// of `cpus`: one sample per trial, each a batch of the run's target length;
+/// empty with fewer than two CPUs, or one CPU named twice.
+fn pair_samples(
+    ctx: &RunContext<'_>,
+    cpus: &[usize],
+    mut batch: impl FnMut(&crate::team::Team, u64) -> Result<Duration, TeamError>,
+) -> Result<Vec<f64>, KernelError> {
+    let [a, b, ..] = cpus else {
         return Ok(Vec::new());
     };
+    if a == b {
+        return Ok(Vec::new());
+    }
+    let team = crate::team::Team::new(&ctx.team_spec(vec![*a, *b], 2, false))?;
     let (_, samples) = measure(
         ctx.config.trials(),
         ctx.config.batch_target(ctx.clock),
         ctx.clock,
-        |reps| super::scibench::atomic_flag_round_trip(&team, reps),
+        |reps| batch(&team, reps),
     )?;
     Ok(samples)
-}
-
-/// A team on the first two of `cpus`; `None` with fewer than two, or one
-/// CPU named twice.
-fn pair_team(
-    ctx: &RunContext<'_>,
-    cpus: &[usize],
-) -> Result<Option<crate::team::Team>, KernelError> {
-    match cpus {
-        [a, b, ..] if a != b => Ok(Some(crate::team::Team::new(&ctx.team_spec(
-            vec![*a, *b],
-            2,
-            false,
-        ))?)),
-        _ => Ok(None),
-    }
 }
 
 /// The copy probe of the first two of `cpus`, ns per byte one way
@@ -73,22 +74,12 @@ pub(crate) fn pair_copy_ns_per_byte(
     ctx: &RunContext<'_>,
     cpus: &[usize],
 ) -> Result<Vec<f64>, KernelError> {
-    let Some(team) = pair_team(ctx, cpus)? else {
-        return Ok(Vec::new());
-    };
     // One pair of buffers for every batch, its round trips numbered on.
     let copy = super::scibench::CopyPair::default();
     let mut done = 0;
-    let (_, samples) = measure(
-        ctx.config.trials(),
-        ctx.config.batch_target(ctx.clock),
-        ctx.clock,
-        |reps| {
-            Ok::<_, KernelError>(super::scibench::copy_round_trip(
-                &team, &copy, &mut done, reps,
-            )?)
-        },
-    )?;
+    let samples = pair_samples(ctx, cpus, |team, reps| {
+        super::scibench::copy_round_trip(team, &copy, &mut done, reps)
+    })?;
     Ok(samples.into_iter().map(|ns| copy.ns_per_byte(ns)).collect())
 }
 

@@ -58,6 +58,45 @@ pub fn resized_reps(
     scaled.clamp(least.clamp(1, most), most)
 }
 
+/// One point's batch in an interleaved sweep: its repetitions calibrated at
+/// the first batch, then resized after a batch that strayed ([`resized_reps`],
+/// at least one repetition).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RoundBatch {
+    reps: u64,
+    calibrated: u64,
+}
+
+impl RoundBatch {
+    /// Whether no batch has been calibrated yet.
+    pub fn is_new(&self) -> bool {
+        self.calibrated == 0
+    }
+
+    /// The repetitions found by the calibration (0 before it).
+    pub fn calibrated(&self) -> u64 {
+        self.calibrated
+    }
+
+    /// Times one batch with `batch(reps) -> time` (calibrating first if this
+    /// is the point's first) and returns its per-repetition time in ns.
+    pub fn time<E>(
+        &mut self,
+        target: Duration,
+        clock: &ClockInfo,
+        mut batch: impl FnMut(u64) -> Result<Duration, E>,
+    ) -> Result<f64, E> {
+        if self.is_new() {
+            self.calibrated = calibrate(target, &mut batch)?;
+            self.reps = self.calibrated;
+        }
+        let took = batch(self.reps)?;
+        let ns = per_rep_ns(took, self.reps, clock);
+        self.reps = resized_reps(self.reps, self.calibrated, 1, took, target);
+        Ok(ns)
+    }
+}
+
 /// Per-repetition time of a batch in ns, with the clock overhead subtracted.
 pub fn per_rep_ns(took: Duration, reps: u64, clock: &ClockInfo) -> f64 {
     ((took.as_nanos() as f64 - clock.read_overhead_ns).max(0.0)) / reps as f64
@@ -73,15 +112,15 @@ pub fn measure<E>(
     clock: &ClockInfo,
     mut batch: impl FnMut(u64) -> Result<Duration, E>,
 ) -> Result<(u64, Vec<f64>), E> {
-    let calibrated = calibrate(target, &mut batch)?;
+    let mut point = RoundBatch::default();
     let mut samples = Vec::with_capacity(trials);
-    let mut reps = calibrated;
-    for _ in 0..trials {
-        let took = batch(reps)?;
-        samples.push(per_rep_ns(took, reps, clock));
-        reps = resized_reps(reps, calibrated, 1, took, target);
+    if trials == 0 {
+        point.calibrated = calibrate(target, &mut batch)?;
     }
-    Ok((calibrated, samples))
+    for _ in 0..trials {
+        samples.push(point.time(target, clock, &mut batch)?);
+    }
+    Ok((point.calibrated, samples))
 }
 
 /// The repetitions per batch that make `batch(reps) -> time` last at least

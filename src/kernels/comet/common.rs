@@ -3,7 +3,7 @@
 //! buffered semantics, byte views of `f64` vectors, processor counts, and the
 //! builders of points and fits.
 
-use super::super::timing::{calibrate, per_rep_ns, resized_reps, summarize_trials};
+use super::super::timing::{RoundBatch, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
 use crate::control::{Placement, RankError};
 use crate::model::fit::{LineFit, fit_line, r_squared};
@@ -271,8 +271,7 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
     // calibrated in the first), as the decomposition kernel times its
     // experiments: a change of the machine's state lands on every point alike.
     let n = sweep.params.len();
-    let mut reps = vec![0u64; n];
-    let mut calibrated = vec![0u64; n];
+    let mut points = vec![RoundBatch::default(); n];
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(sweep.trials); n];
     'rounds: for round in 0..sweep.trials {
         for (i, &param) in sweep.params.iter().enumerate() {
@@ -288,15 +287,9 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
                 batch(ep, state, param, reps)?;
                 Ok::<_, RankError>(start.elapsed())
             };
-            if reps[i] == 0 {
-                reps[i] = calibrate(sweep.target, &mut timed)?;
-                calibrated[i] = reps[i];
-            }
-            let took = timed(reps[i])?;
-            samples[i].push(per_rep_ns(took, reps[i], sweep.clock));
             // A batch far from its target (a hand-over that began to sleep
             // after its calibration) is resized for the next round.
-            reps[i] = resized_reps(reps[i], calibrated[i], 1, took, sweep.target);
+            samples[i].push(points[i].time(sweep.target, sweep.clock, &mut timed)?);
             tell(ep, CMD_AFTER, 0, param)?;
             check(ep, state, param, Check::After)?;
             if round + 1 == sweep.trials {
@@ -307,12 +300,12 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
     let out = sweep
         .params
         .iter()
-        .zip(calibrated)
+        .zip(points)
         .zip(samples)
         .filter(|(_, samples_ns)| !samples_ns.is_empty())
-        .map(|((&param, reps), samples_ns)| Samples {
+        .map(|((&param, point), samples_ns)| Samples {
             param,
-            reps,
+            reps: point.calibrated(),
             samples_ns,
         })
         .collect();

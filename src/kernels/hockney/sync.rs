@@ -651,6 +651,8 @@ fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
 /// segments per batch, and the probes' repetitions per batch.
 #[derive(Debug)]
 struct Calibration {
+    /// How long a grain's batch should last.
+    target: Duration,
     grains: Vec<usize>,
     short: usize,
     reps: Vec<u64>,
@@ -697,14 +699,7 @@ pub fn sweep_method(
                 break;
             }
             rounds.push(one_round(
-                &cal,
-                &mut reps,
-                plan.target,
-                in_team,
-                own_cpus,
-                clock,
-                batch,
-                &mut probe,
+                &cal, &mut reps, in_team, own_cpus, clock, batch, &mut probe,
             )?);
         }
         Ok((cal, rounds))
@@ -796,6 +791,7 @@ fn calibrate_method(
     // The rate probe: one serial batch a round, a quarter of the target long.
     let serial_reps = probe.reps_for(plan.target / 4);
     Ok(Calibration {
+        target: plan.target,
         grains,
         short,
         reps,
@@ -808,11 +804,9 @@ fn calibrate_method(
 /// grain's batch as sub-batches, then the rate probe, on every processor at
 /// once (`RATE_GRAIN`) where the method's processors have CPUs of their own
 /// (`own_cpus`), else on the master's CPU while the others wait.
-#[allow(clippy::too_many_arguments)]
 fn one_round(
     cal: &Calibration,
     reps: &mut [u64],
-    target: Duration,
     in_team: bool,
     own_cpus: bool,
     clock: &ClockInfo,
@@ -847,12 +841,12 @@ fn one_round(
             // A batch already past its bound (hand-overs that began to
             // sleep after the calibration) ends here: the round keeps the
             // sub-batches it has, and the next round's batch is resized.
-            if !target.is_zero() && elapsed > target * STRAY_FACTOR {
+            if !cal.target.is_zero() && elapsed > cal.target * STRAY_FACTOR {
                 break;
             }
         }
         let whole = elapsed.mul_f64(n as f64 / done as f64);
-        *reps = resized_reps(*reps, calibrated, SUB_BATCHES as u64, whole, target);
+        *reps = resized_reps(*reps, calibrated, SUB_BATCHES as u64, whole, cal.target);
         let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
         grains.push([
             median(&mut split),

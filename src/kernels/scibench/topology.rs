@@ -54,7 +54,7 @@
 //! change of the machine's state lands on every size alike. The first
 //! experiment runs once untimed before them all (see `run`).
 
-use super::super::timing::{calibrate, measure, per_rep_ns, resized_reps, summarize_trials};
+use super::super::timing::{RoundBatch, measure, summarize_trials};
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::pair::choose_pair;
 use super::sci_model;
@@ -391,8 +391,7 @@ pub(super) fn run_experiment(
         // The sizes in rounds, one batch of each a round (batch sizes
         // calibrated in the first), so that a change of the machine's
         // state lands on every size alike.
-        let mut reps = vec![0u64; sizes.len()];
-        let mut calibrated = reps.clone();
+        let mut points = vec![RoundBatch::default(); sizes.len()];
         let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(trials); sizes.len()];
         'rounds: for round in 0..trials {
             for (i, &size) in sizes.iter().enumerate() {
@@ -401,14 +400,10 @@ pub(super) fn run_experiment(
                     break 'rounds;
                 }
                 let mut batch = |n: u64| worker.ping_pong_batch(rctx.control, n, size);
-                if reps[i] == 0 {
+                if points[i].is_new() {
                     batch(WARMUP_REPS)?;
-                    reps[i] = calibrate(target, &mut batch)?;
-                    calibrated[i] = reps[i];
                 }
-                let took = batch(reps[i])?;
-                samples[i].push(per_rep_ns(took, reps[i], clock));
-                reps[i] = resized_reps(reps[i], calibrated[i], 1, took, target);
+                samples[i].push(points[i].time(target, clock, &mut batch)?);
                 if round + 1 == trials {
                     progress.step(&format!("{name} {size} B"));
                 }
@@ -416,10 +411,10 @@ pub(super) fn run_experiment(
         }
         let out: Vec<(usize, u64, Vec<f64>)> = sizes
             .iter()
-            .zip(calibrated)
+            .zip(points)
             .zip(samples)
             .filter(|(_, s)| !s.is_empty())
-            .map(|((&size, reps), samples)| (size, reps, samples))
+            .map(|((&size, point), samples)| (size, point.calibrated(), samples))
             .collect();
         worker.stop_all();
         Ok(out)

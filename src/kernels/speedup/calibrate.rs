@@ -64,7 +64,7 @@ use std::time::Instant;
 
 use crate::control::RankError;
 use crate::kernels::decomposition::{Samples, ns, system_return};
-use crate::kernels::timing::{calibrate, per_rep_ns, resized_reps};
+use crate::kernels::timing::RoundBatch;
 use crate::kernels::{KernelError, RunContext};
 use crate::model::regression::{LinearFit, Regressor, least_squares, weighted_least_squares};
 use crate::team::TeamError;
@@ -212,8 +212,7 @@ pub(super) fn message_latencies<T: Transport + 'static>(
     let clock = ctx.clock;
     // Per chain and size: the batch's repetitions and the fastest round
     // trip so far, ns.
-    let mut reps = vec![vec![0u64; sizes.len()]; MAX_HOPS];
-    let mut calibrated = reps.clone();
+    let mut points = vec![vec![RoundBatch::default(); sizes.len()]; MAX_HOPS];
     let mut best = vec![vec![f64::INFINITY; sizes.len()]; MAX_HOPS];
     let mut calls = Vec::new();
     for round in 0..rounds {
@@ -230,8 +229,7 @@ pub(super) fn message_latencies<T: Transport + 'static>(
                 kernel: "speedup".into(),
                 reason: e.to_string(),
             })?;
-            let (reps, best) = (&mut reps[hops - 1], &mut best[hops - 1]);
-            let calibrated = &mut calibrated[hops - 1];
+            let (points, best) = (&mut points[hops - 1], &mut best[hops - 1]);
             let timed = team.run("speedup-latency", eps, nodes, |host| {
                 let mut buf = vec![0x5au8; max];
                 for (i, &size) in sizes.iter().enumerate() {
@@ -242,13 +240,7 @@ pub(super) fn message_latencies<T: Transport + 'static>(
                         }
                         Ok::<_, RankError>(start.elapsed())
                     };
-                    if reps[i] == 0 {
-                        reps[i] = calibrate(target, &mut batch)?;
-                        calibrated[i] = reps[i];
-                    }
-                    let took = batch(reps[i])?;
-                    best[i] = best[i].min(per_rep_ns(took, reps[i], clock));
-                    reps[i] = resized_reps(reps[i], calibrated[i], 1, took, target);
+                    best[i] = best[i].min(points[i].time(target, clock, &mut batch)?);
                 }
                 if hops == 1 && round == 0 {
                     send_calls(host, &mut buf, sizes, clock.read_overhead_ns)
