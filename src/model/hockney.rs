@@ -266,8 +266,9 @@ fn fit_split_drawing(
 /// [`fit_split`] on interleaved rounds: `grains[i]` was timed once per round,
 /// `times[i][r]` in round `r`; the first `short` grains are the short segments,
 /// the others the long ones. Each grain's time is its median over the rounds in
-/// `rounds` (indices, repeats allowed: a bootstrap resample), and `r_inf` comes
-/// from `rate` (a probe's median over the same rounds).
+/// `rounds` (indices, repeats allowed: a bootstrap resample) whose time is a
+/// number (NaN leaves a round out of a grain; a short grain other than the
+/// shortest that is left with none is skipped, any other fails the fit), and `r_inf` comes from `rate` (a probe's median over the same rounds).
 pub fn fit_split_rounds(
     grains: &[f64],
     times: &[Vec<f64>],
@@ -291,21 +292,40 @@ fn fit_split_rounds_drawing(
     let mut buf = Vec::with_capacity(rounds.len());
     let mut median_over_rounds = |t: &[f64]| {
         buf.clear();
-        buf.extend(rounds.iter().filter_map(|&r| t.get(r)));
+        // A round that is not a number was left out of that grain (a
+        // hand-over that slept, where the fit takes those that did not).
+        buf.extend(
+            rounds
+                .iter()
+                .filter_map(|&r| t.get(r))
+                .filter(|v| v.is_finite()),
+        );
         super::interval::median_in_place(&mut buf)
     };
-    let points: Vec<(f64, f64)> = grains
-        .iter()
-        .zip(times)
-        .filter_map(|(&s, t)| median_over_rounds(t).map(|m| (s, m)))
-        .collect();
-    if points.len() != grains.len() {
+    // The shortest grain and every long one need a time; a short grain
+    // whose rounds were all left out of this resample is skipped.
+    let short = short.min(grains.len());
+    let mut points = Vec::with_capacity(grains.len());
+    let mut skipped = 0;
+    for (i, (&s, t)) in grains.iter().zip(times).enumerate() {
+        match median_over_rounds(t) {
+            Some(m) => points.push((s, m)),
+            None if i > 0 && i < short => skipped += 1,
+            None => {
+                return Err(HockneyError::Fit(FitError::TooFewPoints {
+                    needed: grains.len(),
+                    got: points.len(),
+                }));
+            }
+        }
+    }
+    if points.len() + skipped != grains.len() {
         return Err(HockneyError::Fit(FitError::TooFewPoints {
             needed: grains.len(),
             got: points.len(),
         }));
     }
-    let (a, b) = points.split_at(short.min(points.len()));
+    let (a, b) = points.split_at(short - skipped);
     let slope = match rate {
         RateFrom::LongLine => long_slope(b)?,
         RateFrom::Probe(r) => {

@@ -110,9 +110,10 @@
 //! seventh of the segments holds a park far less often, and the median of
 //! seven ignores up to three that do: the round measures the hand-over the
 //! lock makes when nobody is late. The same holds for a preemption in any
-//! other method's batch; a method whose every hand-over blocks (the events,
-//! the std barrier, the tasks) has one mode, and the median of seven equal
-//! sub-batches is then their mean's estimate. The clock's read overhead is
+//! other method's batch. The events and the std barrier, whose waits block,
+//! take two modes a round: a batch whose waits find their posts already
+//! made, or one that sleeps once or twice a segment (`t_0` then comes from
+//! the rounds that did not sleep: see `sync_result`). The clock's read overhead is
 //! still taken from each sub-batch, which is at least a seventh of the target
 //! batch time. Interleaved runs of the two builds are in `results/README.md`.
 //!
