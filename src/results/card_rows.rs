@@ -235,6 +235,8 @@ pub(super) fn derived_rows(k: &KernelResult) -> Vec<CardRow> {
                     None,
                     fitted(fit, "r_inf_flop_per_s"),
                 );
+                // What a sleep adds, where t0 is the awake rounds'.
+                r.push(line, "t_wake_ns", None, fitted(fit, "t_wake_ns"));
             }
         }
         "decomposition" => {

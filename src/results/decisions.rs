@@ -229,30 +229,53 @@ fn spin_or_park(rows: &[CardRow], kernels: &[KernelResult]) -> Option<Decision> 
         range: r.range.map(|[lo, hi]| [1e9 / hi, 1e9 / lo]),
         ..r
     };
+    // Where parking's t0 is its awake hand-overs' (the rounds whose waits
+    // found their posts made), the parking that a choice between the two is
+    // about, a waiter that sleeps, costs t0 + t_wake: the sum, its interval
+    // the sum of the ends.
+    let t0_park = find(rows, park, "t0_ns", "t0 (events-park)")?;
+    let wake = find(rows, park, "t_wake_ns", "t_wake (events-park)");
+    let asleep = wake.map(|w| Input {
+        label: "t0 + t_wake (events-park)",
+        value: t0_park.value + w.value,
+        range: t0_park
+            .range
+            .zip(w.range)
+            .map(|([a, b], [c, d])| [a + c, b + d]),
+    });
     let inputs = [
         find(rows, spin, "t0_ns", "t0 (spin-hint)")?,
-        find(rows, park, "t0_ns", "t0 (events-park)")?,
+        asleep.unwrap_or(t0_park),
         per_flop(r_spin),
         per_flop(r_park),
     ];
+    let park_t0 = match wake {
+        Some(w) => format!(
+            "{} + {} a sleep",
+            quantity(t0_park.value, "ns"),
+            quantity(w.value, "ns")
+        ),
+        None => quantity(t0_park.value, "ns"),
+    };
     if inputs[1].value <= inputs[0].value {
         let saving = inputs[1].value - inputs[0].value;
         let text = format!(
-            "parking (events-park) costs no more than spinning (spin-hint) per synchronisation: t0 {} against {}",
-            quantity(inputs[1].value, "ns"),
+            "parking (events-park) costs no more than spinning (spin-hint) per synchronisation: t0 {park_t0} against {}",
             quantity(inputs[0].value, "ns")
         );
         return Some(decision(text, Some(saving), "ns", None, &[spin, park]));
     }
     let facts = format!(
-        "t0 {} against {}, r_inf {} against {}",
+        "t0 {} against {park_t0}, r_inf {} against {}",
         quantity(inputs[0].value, "ns"),
-        quantity(inputs[1].value, "ns"),
         quantity(r_spin.value, "flop/s"),
         quantity(r_park.value, "flop/s")
     );
     let words = Crossing {
-        who: "spinning (spin-hint) beats parking (events-park)",
+        who: match wake {
+            Some(_) => "spinning (spin-hint) beats parking (events-park) with its waiter asleep",
+            None => "spinning (spin-hint) beats parking (events-park)",
+        },
         swept: "grain",
         below: "for work below about",
         per: " per synchronisation",
@@ -505,6 +528,42 @@ mod tests {
         assert!(
             d.text
                 .contains("below about 2.00 kflop (95 %: 1.78 kflop to 2.22 kflop)")
+        );
+    }
+
+    /// Parking's t0 from its awake rounds, 200 ns [100, 250], and a sleep
+    /// 900 ns [900, 950]: its waiter asleep costs 1100 ns [1000, 1200], the
+    /// line of the test above, crossing at 2000 flop, said with the sleep.
+    #[test]
+    fn parking_with_an_awake_t0_is_judged_with_its_waiter_asleep() {
+        let mut rows = sync_rows(1e9, Some([1e9, 1e9]));
+        rows[1] = row(
+            "hockney-sync/events-park",
+            "t0_ns",
+            200.0,
+            Some([100.0, 250.0]),
+        );
+        rows.push(row(
+            "hockney-sync/events-park",
+            "t_wake_ns",
+            900.0,
+            Some([900.0, 950.0]),
+        ));
+        let grains = [swept("hockney-sync", "spin-hint", "grain_flop", 1e4)];
+        let d = spin_or_park(&rows, &grains).unwrap();
+        // 100 ns + s / 1 against 1100 ns + s / 2: s = 2000 flop; the saving's
+        // interval 1000 - 110 = 890 to 1200 - 90 = 1110 ns: 1780 to 2220 flop.
+        assert_eq!(d.value, Some(2000.0));
+        let [lo, hi] = d.ci95.unwrap();
+        assert!(
+            (lo - 1780.0).abs() < 1e-6 && (hi - 2220.0).abs() < 1e-6,
+            "{d:?}"
+        );
+        assert!(d.text.contains("with its waiter asleep"), "{}", d.text);
+        assert!(
+            d.text.contains("against 200 ns + 900 ns a sleep"),
+            "{}",
+            d.text
         );
     }
 

@@ -223,6 +223,7 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         headline.push(Param::new("t0_ns", of, t0).with_ci(ci[1], how));
         headline.push(Param::new("s_half_flop", of, n_half).with_ci(ci[2], how));
         if let Some(w) = awake.as_ref().and_then(|a| a.wake(t0, slope, of)) {
+            f.params.insert(WAKE_PARAM.into(), w.value);
             headline.push(w);
         }
         headline.extend(rate_probe(
