@@ -202,7 +202,12 @@ pub struct RepeatSpread {
     /// repetition; NaN where the repetition has none. For a sync method's
     /// `r_inf`, the rate probe its result recorded
     /// ([`crate::results::RATE_PROBE_PARAM`]); for a time per byte, the copy
-    /// probe ([`crate::results::COPY_PROBE_PARAM`]) where there is one.
+    /// probe ([`crate::results::COPY_PROBE_PARAM`]) where there is one; for
+    /// a ping-pong's `n_half_bytes`, the round trip over the copy probe
+    /// where there is one (its start-up moves with the first, its time per
+    /// byte with the second: a repetition of a `--quick --repeat 5` whose
+    /// round trip read x0.59 the others' had its copy probe at x0.26 and its
+    /// `n_1/2` at x1.77).
     pub probes: Vec<f64>,
     /// Their median.
     pub median: f64,
@@ -262,6 +267,9 @@ impl Verdict {
     }
 }
 
+/// A ping-pong's half-performance length, `t_startup / t_per_byte`.
+const N_HALF_BYTES: &str = "n_half_bytes";
+
 /// The CV over repetitions a headline parameter should stay within.
 pub const TARGET_CV: f64 = 0.10;
 
@@ -306,6 +314,14 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
             let probe = match rate.or(copy) {
                 Some(own) => own.value,
                 None => probe_of(r, p.of.as_deref()).unwrap_or_else(|| rep_probe(rep)),
+            };
+            // A ping-pong's n_1/2 = t_startup / t_per_byte moves with the
+            // round trip over the copy probe, where the kernel took both.
+            let probe = match p.name == N_HALF_BYTES {
+                true => crate::results::recorded_copy_probe(r, p.of.as_deref())
+                    .filter(|c| c.value > 0.0)
+                    .map_or(probe, |c| probe / c.value),
+                false => probe,
             };
             let same = |s: &RepeatSpread| {
                 s.kernel == r.kernel
@@ -413,6 +429,41 @@ mod tests {
         assert!((s[0].cv - 0.1).abs() < 1e-12);
         assert!(s[0].probe_cv.is_nan() && s[0].probes.iter().all(|p| p.is_nan()));
         assert_eq!(s[0].verdict, Verdict::Stable);
+    }
+
+    /// A ping-pong's n_1/2 of 450, 800, 450 B beside round trips of 120, 70,
+    /// 120 ns and copy probes of 0.18, 0.047, 0.18 ns/B: its state figure is
+    /// their ratio, 666.7, 1489.4, 666.7 B, whose CV (0.505) covers n_1/2's
+    /// (0.357): the machine moved, where against the round trip alone (CV
+    /// 0.279) it was unstable.
+    #[test]
+    fn a_ping_pong_n_half_moves_with_the_round_trip_over_the_copy_probe() {
+        use crate::kernels::probe::PROBE_PARAM;
+        let pp = |rep, n_half, rt, copy| {
+            let mut r = KernelResult::new("pingpong", "scibench", Placement::Pinned, vec![0, 1])
+                .with_transport(Some("mailbox"))
+                .with_headline(vec![
+                    Param::new(N_HALF_BYTES, None, n_half),
+                    Param::new(PROBE_PARAM, None, rt),
+                    Param::new(crate::results::COPY_PROBE_PARAM, None, copy),
+                ]);
+            r.repetition = Some(rep);
+            r
+        };
+        let rs = [
+            pp(1, 450.0, 120.0, 0.18),
+            pp(2, 800.0, 70.0, 0.047),
+            pp(3, 450.0, 120.0, 0.18),
+        ];
+        let s = repeat_spread(&rs);
+        let n = s.iter().find(|s| s.name == N_HALF_BYTES).unwrap();
+        assert!((n.probes[1] - 70.0 / 0.047).abs() < 1e-9, "{:?}", n.probes);
+        assert!((n.probes[0] - 120.0 / 0.18).abs() < 1e-9);
+        assert!((n.cv - 0.3566).abs() < 1e-3, "{}", n.cv);
+        assert!((n.probe_cv - 0.5048).abs() < 1e-3, "{}", n.probe_cv);
+        assert_eq!(n.verdict, Verdict::MachineMoved);
+        let rt = s.iter().find(|s| s.name == PROBE_PARAM).unwrap();
+        assert!((rt.cv - 0.2794).abs() < 1e-3, "{}", rt.cv);
     }
 
     /// t_startup 120, 440, 120 ns beside probes 60, 220, 60 ns: the values are

@@ -12,7 +12,7 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Headline parameters over {repeat} repetitions (median, range, CV = std dev / mean), beside the probe of each repetition (the CPU pair's two-flag round trip, ns; for an r_inf, its kernel's rate probe, P times the serial rate):"
+        "Headline parameters over {repeat} repetitions (median, range, CV = std dev / mean), beside the probe of each repetition (the CPU pair's two-flag round trip, ns; for an r_inf, its kernel's rate probe, P times the serial rate; for a time per byte, the copy probe, ns/B; for a ping-pong's n_half_bytes, the round trip over the copy probe, B):"
     );
     let _ = writeln!(
         s,
