@@ -93,11 +93,16 @@ pub(crate) fn evaluate_fit<'a>(
     group: Option<(&str, f64)>,
 ) -> Result<Model<'a>, String> {
     let p = |k: &str| fit.params.get(k).copied();
+    // The parameter named `suffix`, else one a prefix qualifies
+    // (`l2_r_inf_flop_per_s`); never the check line's (`line_t0_ns`, which
+    // `hockney-sync` records beside its split fit's `t0_ns`).
     let ends = |suffix: &str| {
-        fit.params
-            .iter()
-            .find(|(k, _)| k.ends_with(suffix))
-            .map(|(_, v)| *v)
+        p(suffix).or_else(|| {
+            fit.params
+                .iter()
+                .find(|(k, _)| k.ends_with(suffix) && !k.starts_with("line_"))
+                .map(|(_, v)| *v)
+        })
     };
     let div = y_divisor(&fit.y);
     let ok = |f: Box<dyn Fn(f64) -> f64 + 'a>| Model { f, note: None };
@@ -279,5 +284,38 @@ pub(super) fn add_breakpoints(plot: &mut plot::XyPlot, f: &FitResult, same_x: bo
                 colour,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `hockney-sync` fit records its check line (`line_t0_ns`,
+    /// `line_r_inf_flop_per_s`) beside the split fit, and the keys sort
+    /// before it: the curve is the split fit's, `t = 1200 + s / 6` ns at 6
+    /// Gflop/s (2200 ns at 6000 flop), not the line's `19 000 + s / 5`.
+    #[test]
+    fn a_sync_fit_is_drawn_from_its_split_not_its_check_line() {
+        let params = [
+            ("line_r_inf_flop_per_s", 5e9),
+            ("line_t0_ns", 19_000.0),
+            ("r_inf_flop_per_s", 6e9),
+            ("t0_all_rounds_ns", 30_000.0),
+            ("t0_ns", 1200.0),
+        ];
+        let fit = FitResult {
+            model: "t = t0 + s/r_inf (eq. 10b)".into(),
+            x: "grain_flop".into(),
+            y: "time_ns.median".into(),
+            params: params.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
+            std_errors: Default::default(),
+            r2: 0.99,
+            n_points: 13,
+            flagged: false,
+        };
+        let m = evaluate_fit(&fit, None).unwrap();
+        assert!(((m.f)(0.0) - 1200.0).abs() < 1e-9);
+        assert!(((m.f)(6000.0) - 2200.0).abs() < 1e-9);
     }
 }
