@@ -21,8 +21,9 @@
 //! only for short segments), then measures two groups of grains: short ones, evenly
 //! from the smallest to `s_1/2 / 2`, whose time is mostly the overhead, and three
 //! long ones up to 32 `s_1/2`, whose time is mostly work. The methods whose
-//! waiter spins at short grains ([`Method::spins_at_short_grains`]) also get
-//! the grains two, three and four times the smallest (16 to 64 flop at
+//! waiter spins at short grains ([`Method::spins_at_short_grains`]), and
+//! the EVENTS and the std barrier ([`Method::near_zero_grains`]), also get the
+//! grains two, three and four times the smallest (16 to 64 flop at
 //! `P = 2`, a few ns of work), so that `t_0` is the median over four
 //! near-zero segments and not the smallest one's alone: a spinning hand-over
 //! at a near-zero grain takes one of two modes a run, and which one differs
@@ -219,11 +220,8 @@ impl Method {
 
     /// Whether its hand-overs at the shortest grains are made while the
     /// waiter spins (the spin flags and barrier; the lock and the pool, which
-    /// spin before they park): their `t_0` is taken over several near-zero
-    /// grains (four, from the smallest up). The others block at every hand-over, or
-    /// start a thread, and a grain of a few ns would time instead whether the
-    /// partner was still on its way to sleep (the EVENTS' 16-flop segment
-    /// took 0.8 to 1 us in some runs against 30 to 60 us in the others).
+    /// spin before they park). The others block at every hand-over, or
+    /// start a thread.
     pub fn spins_at_short_grains(self) -> bool {
         matches!(
             self,
@@ -233,6 +231,18 @@ impl Method {
                 | Method::SpinBare
                 | Method::BarrierSpin
         )
+    }
+
+    /// Whether its `t_0` is taken over four near-zero grains: those that spin
+    /// at short grains, and the EVENTS and the std barrier, whose `t_0` comes
+    /// from the rounds that did not sleep (`sync_result`), two to four of
+    /// nine a grain in a quick run. Not a new thread's start, which sleeps.
+    pub fn near_zero_grains(self) -> bool {
+        self.spins_at_short_grains()
+            || matches!(
+                self,
+                Method::EventsCondvar | Method::EventsPark | Method::BarrierStd
+            )
     }
 
     /// The method by name.
@@ -611,10 +621,10 @@ pub fn linear_grains(lo: usize, hi: usize, count: usize, unit: usize) -> Vec<usi
 
 /// The short grains of `method`, `points` of them (at least two): evenly
 /// from `unit` to `hi`, multiples of `unit`; for a method that spins at
-/// short grains ([`Method::spins_at_short_grains`]) the first
+/// short grains ([`Method::near_zero_grains`]) the first
 /// `NEAR_ZERO_GRAINS` are `unit, 2 unit, ..` and the rest evenly to `hi`.
 pub fn short_grains(method: Method, unit: usize, hi: usize, points: usize) -> Vec<usize> {
-    let near_zero = match method.spins_at_short_grains() {
+    let near_zero = match method.near_zero_grains() {
         true => NEAR_ZERO_GRAINS,
         false => 1,
     };

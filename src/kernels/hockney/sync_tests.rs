@@ -15,7 +15,7 @@ fn a_batch_splits_into_at_most_seven_equal_sub_batches() {
 /// Ten short grains at P = 2 (unit 16 flop) up to 1600: a spinning method
 /// gets 16, 32, 48, 64 and then seven evenly from 16 (so 16 once) to
 /// 1600, every 264 flop rounded to the nearest 16 (280 to 288, halves
-/// up); a blocking one ten evenly, every 176 flop.
+/// up), as do the events; a new thread's start ten evenly, every 176 flop.
 #[test]
 fn spinning_methods_get_four_near_zero_grains() {
     let spin = short_grains(Method::SpinHint, 16, 1600, 10);
@@ -24,10 +24,11 @@ fn spinning_methods_get_four_near_zero_grains() {
         [16, 32, 48, 64, 288, 544, 816, 1072, 1344, 1600],
         "{spin:?}"
     );
-    let events = short_grains(Method::EventsPark, 16, 1600, 10);
-    assert_eq!(events.len(), 10);
-    assert_eq!(events[..3], [16, 192, 368], "{events:?}");
-    assert_eq!(events[9], 1600);
+    assert_eq!(short_grains(Method::EventsPark, 16, 1600, 10), spin);
+    let spawn = short_grains(Method::TasksSpawn, 16, 1600, 10);
+    assert_eq!(spawn.len(), 10);
+    assert_eq!(spawn[..3], [16, 192, 368], "{spawn:?}");
+    assert_eq!(spawn[9], 1600);
     for m in Method::ALL {
         let g = short_grains(m, 16, 1600, 10);
         assert!(g.windows(2).all(|w| w[0] < w[1] && w[0] % 16 == 0), "{m:?}");
