@@ -267,8 +267,9 @@ fn fit_split_drawing(
 /// `times[i][r]` in round `r`; the first `short` grains are the short segments,
 /// the others the long ones. Each grain's time is its median over the rounds in
 /// `rounds` (indices, repeats allowed: a bootstrap resample) whose time is a
-/// number (NaN leaves a round out of a grain; a short grain other than the
-/// shortest that is left with none is skipped, any other fails the fit), and `r_inf` comes from `rate` (a probe's median over the same rounds).
+/// number (NaN leaves a round out of a grain; a short grain left with none
+/// is skipped while another short grain remains, a long one fails the
+/// fit), and `r_inf` comes from `rate` (a probe's median over the same rounds).
 pub fn fit_split_rounds(
     grains: &[f64],
     times: &[Vec<f64>],
@@ -302,15 +303,15 @@ fn fit_split_rounds_drawing(
         );
         super::interval::median_in_place(&mut buf)
     };
-    // The shortest grain and every long one need a time; a short grain
-    // whose rounds were all left out of this resample is skipped.
+    // Every long grain and one short grain at least need a time; a short
+    // grain whose rounds were all left out of this resample is skipped.
     let short = short.min(grains.len());
     let mut points = Vec::with_capacity(grains.len());
     let mut skipped = 0;
     for (i, (&s, t)) in grains.iter().zip(times).enumerate() {
         match median_over_rounds(t) {
             Some(m) => points.push((s, m)),
-            None if i > 0 && i < short => skipped += 1,
+            None if i < short && skipped + 1 < short => skipped += 1,
             None => {
                 return Err(HockneyError::Fit(FitError::TooFewPoints {
                     needed: grains.len(),
@@ -717,5 +718,27 @@ mod tests {
             fit_split_with_intervals(&grains, &times, 3, RateFrom::Probe(&[0.0; 9])),
             Err(HockneyError::NonPositiveSlope { .. })
         ));
+    }
+
+    /// A short grain whose every round is NaN (left out: its hand-overs
+    /// slept) is skipped, the shortest too: grains 16 and 32 flop, the 16's
+    /// rounds all left out, the 32's at 100 ns; long grains of 10 000 and
+    /// 20 000 flop on `t = 100 + s / 10`: `r_inf` 10 flop/ns and
+    /// `t0` the 32-flop grain's 100 - 3.2 = 96.8 ns. With no short grain
+    /// left the fit fails.
+    #[test]
+    fn a_short_grain_left_without_rounds_is_skipped() {
+        let grains = [16.0, 32.0, 10_000.0, 20_000.0];
+        let mut times = vec![
+            vec![f64::NAN; 3],
+            vec![100.0; 3],
+            vec![1100.0; 3],
+            vec![2100.0; 3],
+        ];
+        let f = fit_split_rounds(&grains, &times, 2, RateFrom::LongLine, &[0, 1, 2]).unwrap();
+        assert!((f.t0_ns - 96.8).abs() < 1e-9, "{f:?}");
+        assert!((f.r_inf_per_ns - 10.0).abs() < 1e-9);
+        times[1] = vec![f64::NAN; 3];
+        assert!(fit_split_rounds(&grains, &times, 2, RateFrom::LongLine, &[0, 1, 2]).is_err());
     }
 }

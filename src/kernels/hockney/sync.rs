@@ -600,7 +600,7 @@ const MAX_PASSES: usize = 512;
 /// The shortest grains: `unit`, `2 unit`, .., this many, whose work is a few
 /// ns against a hand-over of 50 ns or more, so that `t_0` is the median of
 /// several near-zero segments' overheads and not one grain's.
-const NEAR_ZERO_GRAINS: usize = 4;
+pub(super) const NEAR_ZERO_GRAINS: usize = 4;
 
 /// The long grains: this many, up to this multiple of the estimated `s_1/2`.
 const LONG_GRAINS: usize = 3;
