@@ -511,20 +511,26 @@ mod tests {
         ]
     }
 
-    #[test]
-    fn spinning_wins_below_the_crossing_of_the_two_lines() {
-        // t = t0 + s / r: 100 ns + s / (1 Gflop/s) against 1100 ns + s / (2 Gflop/s)
-        // cross where 1000 ns = s (1 - 0.5) ns/flop: s = 2000 flop; the saving's
-        // interval 890 to 1110 ns gives 1780 to 2220 flop.
-        let rows = sync_rows(1e9, Some([1e9, 1e9]));
+    /// The decision on `rows` over grains up to 10 kflop, which must cross
+    /// at 2000 flop [1780, 2220].
+    fn crossing_at_2000_flop(rows: &[CardRow]) -> Decision {
         let grains = [swept("hockney-sync", "spin-hint", "grain_flop", 1e4)];
-        let d = spin_or_park(&rows, &grains).unwrap();
+        let d = spin_or_park(rows, &grains).unwrap();
         assert_eq!(d.value, Some(2000.0));
         let [lo, hi] = d.ci95.unwrap();
         assert!(
             (lo - 1780.0).abs() < 1e-6 && (hi - 2220.0).abs() < 1e-6,
             "{d:?}"
         );
+        d
+    }
+
+    #[test]
+    fn spinning_wins_below_the_crossing_of_the_two_lines() {
+        // t = t0 + s / r: 100 ns + s / (1 Gflop/s) against 1100 ns + s / (2 Gflop/s)
+        // cross where 1000 ns = s (1 - 0.5) ns/flop: s = 2000 flop; the saving's
+        // interval 890 to 1110 ns gives 1780 to 2220 flop.
+        let d = crossing_at_2000_flop(&sync_rows(1e9, Some([1e9, 1e9])));
         assert!(
             d.text
                 .contains("below about 2.00 kflop (95 %: 1.78 kflop to 2.22 kflop)")
@@ -549,16 +555,9 @@ mod tests {
             900.0,
             Some([900.0, 950.0]),
         ));
-        let grains = [swept("hockney-sync", "spin-hint", "grain_flop", 1e4)];
-        let d = spin_or_park(&rows, &grains).unwrap();
         // 100 ns + s / 1 against 1100 ns + s / 2: s = 2000 flop; the saving's
         // interval 1000 - 110 = 890 to 1200 - 90 = 1110 ns: 1780 to 2220 flop.
-        assert_eq!(d.value, Some(2000.0));
-        let [lo, hi] = d.ci95.unwrap();
-        assert!(
-            (lo - 1780.0).abs() < 1e-6 && (hi - 2220.0).abs() < 1e-6,
-            "{d:?}"
-        );
+        let d = crossing_at_2000_flop(&rows);
         assert!(d.text.contains("with its waiter asleep"), "{}", d.text);
         assert!(
             d.text.contains("against 200 ns + 900 ns a sleep"),
