@@ -127,7 +127,11 @@ pub struct KernelResult {
     /// `compare` judges `r_inf` the same way; `pingpong` and `oneway` add
     /// `copy_probe_ns_per_byte` (a plain cross-core copy of 32 KiB each way,
     /// ns per byte one way, once a round: the median, the rounds' range as the
-    /// interval), against which it judges `t_per_byte_ns`.
+    /// interval), against which it judges `t_per_byte_ns`. A `hockney-sync`
+    /// method whose short grains slept in some rounds and not in others
+    /// takes `t0_ns` and `s_half_flop` from the rounds that did not sleep and
+    /// adds `t_wake_ns` (what a sleep adds to a segment: a bootstrap over the
+    /// sleeping rounds as the interval).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headline: Vec<Param>,
     /// Which repetition of `run --repeat K` this is, from 1; absent for a run
