@@ -22,8 +22,8 @@
 //! every wait finding its event posted, or sleeps once or twice a segment),
 //! `t_0` is taken from the rounds that did not sleep ([`awake_rounds`]), and
 //! what a sleep adds, `t_wake_ns`, from those that did: per round, its time
-//! over the awake `t_0` divided by its sleeps per segment, the median over the
-//! short grains' sleeping rounds. The median over all rounds took whichever
+//! less its work and the awake `t_0`, divided by its sleeps per segment, the
+//! median over the short grains' sleeping rounds. The median over all rounds took whichever
 //! mode held the majority, and which one did moved from run to run: six
 //! quick runs on the 2-vCPU EPYC VM gave events-condvar's all-rounds median
 //! 1.36, 5.70, 51.1, 1.46, 1.54 and 56.2 us, where its awake rounds gave
