@@ -317,12 +317,11 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
             };
             // A ping-pong's n_1/2 = t_startup / t_per_byte moves with the
             // round trip over the copy probe, where the kernel took both.
-            let probe = match p.name == N_HALF_BYTES {
-                true => crate::results::recorded_copy_probe(r, p.of.as_deref())
-                    .filter(|c| c.value > 0.0)
-                    .map_or(probe, |c| probe / c.value),
-                false => probe,
-            };
+            let copy_for_n_half = (p.name == N_HALF_BYTES)
+                .then(|| crate::results::recorded_copy_probe(r, p.of.as_deref()))
+                .flatten()
+                .filter(|c| c.value > 0.0);
+            let probe = copy_for_n_half.map_or(probe, |c| probe / c.value);
             let same = |s: &RepeatSpread| {
                 s.kernel == r.kernel
                     && s.transport == r.transport

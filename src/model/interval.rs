@@ -101,6 +101,18 @@ pub fn t_interval(value: f64, se: f64, dof: usize) -> Option<[f64; 2]> {
     Some([value - t * se, value + t * se])
 }
 
+/// The percentile-bootstrap 95 % interval of the median of `samples`, each
+/// sample a unit ([`bootstrap`] with [`RESAMPLES`] and [`SEED`]); `None`
+/// for fewer than two samples.
+pub fn median_bootstrap(samples: &[f64]) -> Option<[f64; 2]> {
+    let mut buf = Vec::with_capacity(samples.len());
+    bootstrap(samples.len(), 1, RESAMPLES, SEED, |idx| {
+        buf.clear();
+        buf.extend(idx.iter().map(|&i| samples[i]));
+        median_in_place(&mut buf).map(|m| vec![m])
+    })[0]
+}
+
 /// The median of `v` (mean of the two middle values for an even count); `None` for
 /// an empty or non-finite input. Sorts `v`.
 pub fn median_in_place(v: &mut [f64]) -> Option<f64> {
@@ -195,5 +207,20 @@ mod tests {
         assert_eq!(median_in_place(&mut [4.0, 1.0, 2.0, 3.0]), Some(2.5));
         assert_eq!(median_in_place(&mut []), None);
         assert_eq!(median_in_place(&mut [1.0, f64::NAN]), None);
+    }
+
+    /// The median of 1..=9 is 5; its bootstrap interval lies within the
+    /// samples' range and holds it, and is the same on a second call (the
+    /// seed); one sample has none.
+    #[test]
+    fn the_median_bootstrap_brackets_the_median() {
+        let v: Vec<f64> = (1..=9).map(f64::from).collect();
+        let [lo, hi] = median_bootstrap(&v).unwrap();
+        assert!(
+            (1.0..=5.0).contains(&lo) && (5.0..=9.0).contains(&hi),
+            "{lo} {hi}"
+        );
+        assert_eq!(median_bootstrap(&v), Some([lo, hi]));
+        assert_eq!(median_bootstrap(&[3.0]), None);
     }
 }

@@ -96,10 +96,7 @@ pub(super) fn rate_probe(
             rates.len()
         ));
     }
-    let ci = interval::bootstrap(rates.len(), 1, interval::RESAMPLES, interval::SEED, |idx| {
-        let mut v: Vec<f64> = idx.iter().map(|&i| rates[i]).collect();
-        Some(vec![interval::median_in_place(&mut v)?])
-    })[0];
+    let ci = interval::median_bootstrap(&rates);
     Some(Param::new(RATE_PROBE_PARAM, of, summary.median).with_ci(ci, interval::BOOTSTRAP_ROUNDS))
 }
 

@@ -366,19 +366,8 @@ impl Awake {
             return None;
         }
         let value = median(&per_sleep);
-        let mut buf = Vec::with_capacity(per_sleep.len());
-        let ci = interval::bootstrap(
-            per_sleep.len(),
-            1,
-            interval::RESAMPLES,
-            interval::SEED,
-            |idx| {
-                buf.clear();
-                buf.extend(idx.iter().map(|&i| per_sleep[i]));
-                interval::median_in_place(&mut buf).map(|m| vec![m])
-            },
-        );
-        Some(Param::new(WAKE_PARAM, of, value).with_ci(ci[0], interval::BOOTSTRAP_ROUNDS))
+        let ci = interval::median_bootstrap(&per_sleep);
+        Some(Param::new(WAKE_PARAM, of, value).with_ci(ci, interval::BOOTSTRAP_ROUNDS))
     }
 }
 

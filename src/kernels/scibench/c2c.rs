@@ -150,16 +150,7 @@ pub(super) fn class_headline(points: &[Point], classes: &[Option<DistanceClass>]
             .filter_map(|p| p.number(OVER_PROBE))
             .collect();
         if let Some(median) = interval::median_in_place(&mut ratios.clone()) {
-            let ci = (ratios.len() > 1)
-                .then(|| {
-                    let med = |idx: &[usize]| {
-                        let mut x: Vec<f64> = idx.iter().map(|&i| ratios[i]).collect();
-                        interval::median_in_place(&mut x).map(|m| vec![m])
-                    };
-                    interval::bootstrap(ratios.len(), 1, interval::RESAMPLES, interval::SEED, med)
-                        [0]
-                })
-                .flatten();
+            let ci = interval::median_bootstrap(&ratios);
             out.push(
                 Param::new(&format!("{OVER_PROBE}_median"), Some(&of), median)
                     .with_ci(ci, "percentile bootstrap over the class's CPU pairs"),
