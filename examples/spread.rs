@@ -13,8 +13,9 @@
 //! repetition: per parameter the median, the range, the CV over the files, the
 //! probe's CV and a verdict (stable: CV at most 10 %; machine moved: at most the
 //! probe's CV plus 5 points; mode changed: a sync method's hand-overs slept in
-//! some files and not in others; else unstable), then every file's value with
-//! its probe. The second part compares each file's machine card with the first's as
+//! some files and not in others; moved with the probe: `compare` marks no file
+//! `*` against the file of the median value and one or more `~`; else
+//! unstable), then every file's value with its probe and that mark. The second part compares each file's machine card with the first's as
 //! `compare` does: a parameter differs (`*`) when the two 95 % intervals do not
 //! overlap and the machine's probe does not explain it, and moved with the
 //! machine (`~`) when the probes moved too and its ratio to the probe held.
@@ -86,14 +87,6 @@ fn spread(results: &[KernelResult], files: usize) {
     print!(
         "{}",
         halfperf::text::repeat::repeat_spread(&rows, files as u32)
-    );
-    let unstable = rows
-        .iter()
-        .filter(|r| r.verdict == halfperf::suite::Verdict::Unstable)
-        .count();
-    println!(
-        "{unstable} of {} headline parameters unstable (CV above 10 % and above the probe's CV + 5 points)",
-        rows.len()
     );
     println!();
 }

@@ -222,6 +222,12 @@ pub struct RepeatSpread {
     /// repetition's mode, how often its short grains' hand-overs slept
     /// and the `t0` they gave ([`crate::results::Mode`]); else empty.
     pub modes: Vec<crate::results::Mode>,
+    /// Each repetition set beside the reference one (the repetition of the
+    /// median value, the lower of two for an even count) as `compare` sets
+    /// two runs ([`crate::results::judge`], with the default floor): why it
+    /// is marked or not. The reference's own is
+    /// [`crate::results::Why::IntervalsOverlap`].
+    pub marks: Vec<crate::results::Why>,
     /// The parameter's CV judged against the target and the probe's CV.
     pub verdict: Verdict,
 }
@@ -240,6 +246,16 @@ pub enum Verdict {
     /// repetitions than in others (by more than
     /// [`crate::results::MODE_SHIFT`] a segment): the method changed mode.
     ModeChanged,
+    /// CV above both, but `compare` marks no repetition against the
+    /// median one (`*`), and the machine moved under at least one (`~`):
+    /// every repetition lies within the run-to-run floor of the median one
+    /// or moved with its probe by no more than the probe explains
+    /// ([`RepeatSpread::marks`]). A single repetition in another state of
+    /// the machine can take a CV far beyond the probe's when the parameter
+    /// moves by more than the probe (a spin hand-over x4.4 with the round
+    /// trip x3.2), which the CV rule cannot tell from a parameter that moved
+    /// on its own.
+    MovedWithProbe,
     /// CV above both: the parameter moved by more than the machine did.
     Unstable,
 }
@@ -251,6 +267,7 @@ impl Verdict {
             Verdict::Stable => "stable",
             Verdict::MachineMoved => "machine moved",
             Verdict::ModeChanged => "mode changed",
+            Verdict::MovedWithProbe => "moved with the probe",
             Verdict::Unstable => "unstable",
         }
     }
@@ -299,6 +316,8 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
             .map_or(f64::NAN, |s| s.median)
     };
     let mut out: Vec<RepeatSpread> = Vec::new();
+    // Each value as `compare` would judge it, beside `out`'s rows.
+    let mut probed: Vec<Vec<crate::results::Probed>> = Vec::new();
     for r in results {
         let Some(rep) = r.repetition else { continue };
         for p in &r.headline {
@@ -331,30 +350,38 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
             let mode = crate::results::moves_with_mode(&p.name)
                 .then(|| crate::results::Mode::of(&r.fits))
                 .flatten();
-            match out.iter_mut().find(|s| same(s)) {
-                Some(s) => {
+            let judged =
+                crate::results::Probed::in_kernel(r, &p.name, p.of.as_deref(), p.value, p.ci95);
+            match out.iter().position(same) {
+                Some(i) => {
+                    let s = &mut out[i];
                     s.values.push(p.value);
                     s.probes.push(probe);
                     s.modes.extend(mode);
+                    probed[i].push(judged);
                 }
-                None => out.push(RepeatSpread {
-                    kernel: r.kernel.clone(),
-                    transport: r.transport.clone(),
-                    name: p.name.clone(),
-                    of: p.of.clone(),
-                    values: vec![p.value],
-                    probes: vec![probe],
-                    median: 0.0,
-                    range: [0.0; 2],
-                    cv: 0.0,
-                    probe_cv: f64::NAN,
-                    modes: mode.into_iter().collect(),
-                    verdict: Verdict::Stable,
-                }),
+                None => {
+                    out.push(RepeatSpread {
+                        kernel: r.kernel.clone(),
+                        transport: r.transport.clone(),
+                        name: p.name.clone(),
+                        of: p.of.clone(),
+                        values: vec![p.value],
+                        probes: vec![probe],
+                        median: 0.0,
+                        range: [0.0; 2],
+                        cv: 0.0,
+                        probe_cv: f64::NAN,
+                        modes: mode.into_iter().collect(),
+                        marks: Vec::new(),
+                        verdict: Verdict::Stable,
+                    });
+                    probed.push(vec![judged]);
+                }
             }
         }
     }
-    for s in &mut out {
+    for (s, judged) in out.iter_mut().zip(&probed) {
         match crate::model::stats::summarize(&s.values) {
             Ok(m) => {
                 s.median = m.median;
@@ -373,12 +400,50 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
         } else {
             f64::NAN
         };
+        s.marks = marks_against_median(&s.values, judged);
         s.verdict = Verdict::of(s.cv, s.probe_cv);
         if s.verdict == Verdict::Unstable && changed_mode(&s.modes) {
             s.verdict = Verdict::ModeChanged;
         }
+        if s.verdict == Verdict::Unstable && moved_with_probe(&s.marks) {
+            s.verdict = Verdict::MovedWithProbe;
+        }
     }
     out
+}
+
+/// Each of `judged` (the repetitions' values with their intervals and
+/// probes) set beside the repetition of the median of `values` (the lower of
+/// the two middle ones for an even count) as `compare` judges two runs,
+/// with its default floor.
+fn marks_against_median(
+    values: &[f64],
+    judged: &[crate::results::Probed],
+) -> Vec<crate::results::Why> {
+    let mut order: Vec<usize> = (0..values.len())
+        .filter(|&i| values[i].is_finite())
+        .collect();
+    if order.len() != values.len() || judged.len() != values.len() {
+        return Vec::new();
+    }
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let Some(&reference) = order.get((order.len().saturating_sub(1)) / 2) else {
+        return Vec::new();
+    };
+    judged
+        .iter()
+        .map(|j| crate::results::judge(&judged[reference], j, crate::results::DEFAULT_FLOOR).0)
+        .collect()
+}
+
+/// Whether `marks` hold no `*` and no missing interval, and at least one
+/// repetition moved with the machine ([`Verdict::MovedWithProbe`]).
+fn moved_with_probe(marks: &[crate::results::Why]) -> bool {
+    use crate::results::Why;
+    marks.contains(&Why::MachineMoved)
+        && marks
+            .iter()
+            .all(|&w| !matches!(w, Why::IntervalsDisjoint | Why::NoInterval))
 }
 
 /// Whether repetitions in `modes` took different modes, judged on their
@@ -551,5 +616,63 @@ mod tests {
         assert_eq!(t0.verdict, Verdict::ModeChanged);
         assert_eq!(t0.verdict.label(), "mode changed");
         assert_eq!(Verdict::of(0.3, 0.24).label(), "unstable");
+    }
+    /// A spin hand-over's t0 of 80, 82, 360, 76, 81 ns (each +-2 %) beside
+    /// round trips of 129, 130, 417, 121, 129 ns (each +-1.5 %): CV 0.923
+    /// (mean 135.8, sample standard deviation 125.4) against the probe's
+    /// 0.700 (mean 185.2, 129.6), beyond the probe's CV + 5 points. Set
+    /// beside the median repetition (81 ns), 80 and 82 ns overlap it, 76 ns
+    /// (74.5..77.5 against 79.4..82.6) only within the 5 % floor, and 360 ns moved x[4.02, 4.91] (from the floor-widened bounds
+    /// 76.95..85.05 and 342..378) with the probe x[3.13, 3.34], within the
+    /// x[1, 6.68] that allows: moved with the probe. With the third probe at
+    /// 140 ns (x[1.05, 1.12], allowing x1.25) it is marked `*`, and
+    /// without intervals nothing can be judged: unstable.
+    #[test]
+    fn one_repetition_in_another_state_moved_with_the_probe() {
+        use crate::kernels::probe::PROBE_PARAM;
+        use crate::results::Why;
+        let spin = |rep, t0: f64, rt: f64, ci: bool| {
+            let ci_of = |v: f64, f: f64| ci.then_some([v * (1.0 - f), v * (1.0 + f)]);
+            let mut r = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1])
+                .with_transport(Some("spin-hint"))
+                .with_headline(vec![
+                    Param::new("t0_ns", Some("spin-hint"), t0).with_ci(ci_of(t0, 0.02), "test"),
+                    Param::new(PROBE_PARAM, Some("spin-hint"), rt)
+                        .with_ci(ci_of(rt, 0.015), "test"),
+                ]);
+            r.repetition = Some(rep);
+            r
+        };
+        let t0 = [80.0, 82.0, 360.0, 76.0, 81.0];
+        let set = |third_probe: f64, ci: bool| {
+            let rt = [129.0, 130.0, third_probe, 121.0, 129.0];
+            let rs: Vec<KernelResult> = (0..5)
+                .map(|i| spin(i as u32 + 1, t0[i], rt[i], ci))
+                .collect();
+            repeat_spread(&rs).remove(0)
+        };
+        let moved = set(417.0, true);
+        assert!((moved.cv - 0.9231).abs() < 1e-3, "{}", moved.cv);
+        assert!((moved.probe_cv - 0.6999).abs() < 1e-3, "{}", moved.probe_cv);
+        assert_eq!(Verdict::of(moved.cv, moved.probe_cv), Verdict::Unstable);
+        use Why::{IntervalsDisjoint, IntervalsOverlap, MachineMoved, WithinFloor};
+        assert_eq!(
+            moved.marks,
+            vec![
+                IntervalsOverlap,
+                IntervalsOverlap,
+                MachineMoved,
+                WithinFloor,
+                IntervalsOverlap
+            ]
+        );
+        assert_eq!(moved.verdict, Verdict::MovedWithProbe);
+        assert_eq!(moved.verdict.label(), "moved with the probe");
+        let still = set(140.0, true);
+        assert_eq!(still.marks[2], IntervalsDisjoint);
+        assert_eq!(still.verdict, Verdict::Unstable);
+        let bare = set(417.0, false);
+        assert!(bare.marks.iter().all(|&w| w == Why::NoInterval));
+        assert_eq!(bare.verdict, Verdict::Unstable);
     }
 }

@@ -1,8 +1,8 @@
 //! The spread of every headline parameter over the repetitions of `run --repeat K`,
 //! with the machine's probe beside each repetition.
 
-use crate::results::num;
-use crate::suite::{MOVED_ALLOWANCE, RepeatSpread, TARGET_CV};
+use crate::results::{DEFAULT_FLOOR, num};
+use crate::suite::{MOVED_ALLOWANCE, RepeatSpread, TARGET_CV, Verdict};
 use std::fmt::Write;
 
 /// Two lines per parameter: kernel, transport, name and qualifier, the median, the
@@ -16,9 +16,10 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
     );
     let _ = writeln!(
         s,
-        "  stable: CV <= {:.0} %; machine moved: CV <= the probe's CV + {:.0} points; mode changed: a sync method's hand-overs slept in some repetitions and not in others (times a segment in brackets); else unstable",
+        "  stable: CV <= {:.0} %; machine moved: CV <= the probe's CV + {:.0} points; mode changed: a sync method's hand-overs slept in some repetitions and not in others (times a segment in brackets); moved with the probe: compare, setting each repetition beside the median one (floor {:.0} %), marks none * and one or more ~; else unstable. After a value, compare's mark against the median repetition: * differs, ~ moved with the machine or the method's mode",
         TARGET_CV * 100.0,
-        MOVED_ALLOWANCE * 100.0
+        MOVED_ALLOWANCE * 100.0,
+        DEFAULT_FLOOR * 100.0
     );
     for r in rows {
         let what = match (&r.transport, &r.of) {
@@ -52,14 +53,87 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
                     .get(i)
                     .filter(|_| r.modes.len() == r.values.len())
                     .map_or(String::new(), |m| format!(" [slept {:.2}]", m.blocks));
+                let mark = r.marks.get(i).map_or(String::new(), |w| match w.mark() {
+                    "" => String::new(),
+                    m => format!(" {m}"),
+                });
                 if p.is_finite() {
-                    format!("{} (probe {}){slept}", num(*v), num(*p))
+                    format!("{} (probe {}){slept}{mark}", num(*v), num(*p))
                 } else {
-                    format!("{}{slept}", num(*v))
+                    format!("{}{slept}{mark}", num(*v))
                 }
             })
             .collect();
         let _ = writeln!(s, "      {}", each.join(", "));
     }
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let _ = writeln!(
+        s,
+        "Of {} headline parameters: {} stable, {} machine moved, {} mode changed, {} moved with the probe, {} unstable",
+        rows.len(),
+        count(Verdict::Stable),
+        count(Verdict::MachineMoved),
+        count(Verdict::ModeChanged),
+        count(Verdict::MovedWithProbe),
+        count(Verdict::Unstable)
+    );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Why;
+
+    /// A row whose third repetition moved with the probe shows `~` after
+    /// that value alone, and the closing line counts each verdict.
+    #[test]
+    fn marks_follow_the_values_and_the_verdicts_are_counted() {
+        let row = |verdict, marks: Vec<Why>| RepeatSpread {
+            kernel: "hockney-sync".into(),
+            transport: Some("spin-hint".into()),
+            name: "t0_ns".into(),
+            of: Some("spin-hint".into()),
+            values: vec![80.0, 360.0, 81.0],
+            probes: vec![129.0, 417.0, 129.0],
+            median: 81.0,
+            range: [80.0, 360.0],
+            cv: 0.92,
+            probe_cv: 0.70,
+            modes: Vec::new(),
+            marks,
+            verdict,
+        };
+        let moved = vec![
+            Why::IntervalsOverlap,
+            Why::MachineMoved,
+            Why::IntervalsOverlap,
+        ];
+        let apart = vec![
+            Why::WithinFloor,
+            Why::IntervalsDisjoint,
+            Why::IntervalsOverlap,
+        ];
+        let text = repeat_spread(
+            &[
+                row(Verdict::MovedWithProbe, moved),
+                row(Verdict::Unstable, apart),
+                row(Verdict::Stable, Vec::new()),
+            ],
+            3,
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].ends_with("moved with the probe"), "{}", lines[2]);
+        assert_eq!(
+            lines[3].trim(),
+            "80.000 (probe 129.0), 360.0 (probe 417.0) ~, 81.000 (probe 129.0)"
+        );
+        assert!(lines[5].contains("360.0 (probe 417.0) *,"), "{}", lines[5]);
+        assert_eq!(
+            lines.last().copied(),
+            Some(
+                "Of 3 headline parameters: 1 stable, 0 machine moved, 0 mode changed, 1 moved with the probe, 1 unstable"
+            )
+        );
+    }
 }
