@@ -365,10 +365,16 @@ fn committed_result_files_validate() {
             .unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
     let mut files: Vec<PathBuf> = Vec::new();
-    for dir in ["results", "tests/data"] {
-        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+    // The folders' files, and those of their folders one level down (a set of
+    // separate runs of one command).
+    let mut dirs: Vec<PathBuf> = vec![root.join("results"), root.join("tests/data")];
+    while let Some(dir) = dirs.pop() {
+        let top = dir.parent() == Some(root) || dir.ends_with("tests/data");
+        for e in std::fs::read_dir(&dir).unwrap() {
             let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "json") && !p.ends_with("schema.json") {
+            if p.is_dir() && top {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") && !p.ends_with("schema.json") {
                 files.push(p);
             }
         }
