@@ -359,7 +359,12 @@ struct RunArgs {
     trials: Option<u32>,
     /// Run the chosen kernels K times, interleaved (A, B, A, B, ...); every
     /// repetition is kept in the result file, and the median, range and CV of each
-    /// headline parameter over the repetitions are printed.
+    /// headline parameter over the repetitions are printed, each repetition's
+    /// value beside its probe, with a verdict: stable (CV <= 10 %), machine
+    /// moved (CV <= the probe's + 5 points), mode changed (a sync method's
+    /// hand-overs slept in some repetitions only), moved with the probe (no
+    /// repetition differs from the median one as `compare` judges), or
+    /// unstable.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = parse_repeat, allow_negative_numbers = true)]
     repeat: u32,
     /// Write the result file here (default: halfperf-HOST-TIME.json; not with --json).

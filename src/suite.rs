@@ -400,7 +400,16 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
         } else {
             f64::NAN
         };
-        s.marks = marks_against_median(&s.values, judged);
+        // A probe is the machine's state, which the marks judge against.
+        let is_probe = [
+            PROBE_PARAM,
+            crate::results::RATE_PROBE_PARAM,
+            crate::results::COPY_PROBE_PARAM,
+        ]
+        .contains(&s.name.as_str());
+        if !is_probe {
+            s.marks = marks_against_median(&s.values, judged);
+        }
         s.verdict = Verdict::of(s.cv, s.probe_cv);
         if s.verdict == Verdict::Unstable && changed_mode(&s.modes) {
             s.verdict = Verdict::ModeChanged;
@@ -649,7 +658,10 @@ mod tests {
             let rs: Vec<KernelResult> = (0..5)
                 .map(|i| spin(i as u32 + 1, t0[i], rt[i], ci))
                 .collect();
-            repeat_spread(&rs).remove(0)
+            let rows = repeat_spread(&rs);
+            // The probe's own row is not judged against itself.
+            assert!(rows[1].name == PROBE_PARAM && rows[1].marks.is_empty());
+            rows[0].clone()
         };
         let moved = set(417.0, true);
         assert!((moved.cv - 0.9231).abs() < 1e-3, "{}", moved.cv);
