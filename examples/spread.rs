@@ -7,7 +7,11 @@
 //!
 //! ```text
 //! cargo run --release --example spread -- run-1.json run-2.json run-3.json
+//! cargo run --release --example spread -- repeat-3.json   # one `run --repeat K` file
 //! ```
+//!
+//! Given one file written by `run --repeat K`, it prints that run's summary
+//! over its repetitions again, and nothing else.
 //!
 //! The first part is `run --repeat K`'s summary, each file taken as one
 //! repetition: per parameter the median, the range, the CV over the files, the
@@ -31,9 +35,9 @@ fn main() -> ExitCode {
     if compare_only {
         paths.remove(0);
     }
-    if paths.len() < 2 {
+    if paths.is_empty() || (compare_only && paths.len() < 2) {
         eprintln!(
-            "usage: spread [--compare-only] FILE FILE...: two or more result files of the same command"
+            "usage: spread [--compare-only] FILE FILE...: two or more result files of the same command, or one written by `run --repeat K`"
         );
         return ExitCode::from(2);
     }
@@ -46,6 +50,20 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    if let [one] = files.as_slice() {
+        // One file: the summary over its own repetitions, as `run --repeat K`
+        // printed it.
+        let reps = one.kernels.iter().filter_map(|r| r.repetition).max();
+        let Some(reps) = reps.filter(|&k| k >= 2) else {
+            eprintln!(
+                "spread: {} holds one repetition; give two or more files, or one written by `run --repeat K` with K of 2 or more",
+                paths[0]
+            );
+            return ExitCode::from(2);
+        };
+        spread(&one.kernels, reps as usize);
+        return ExitCode::SUCCESS;
     }
     let mut results = Vec::new();
     for (i, f) in files.iter().enumerate() {
