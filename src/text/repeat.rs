@@ -22,12 +22,7 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
         DEFAULT_FLOOR * 100.0
     );
     for r in rows {
-        let what = match (&r.transport, &r.of) {
-            (Some(t), Some(o)) => format!("{} {t} {} [{o}]", r.kernel, r.name),
-            (Some(t), None) => format!("{} {t} {}", r.kernel, r.name),
-            (None, Some(o)) => format!("{} {} [{o}]", r.kernel, r.name),
-            (None, None) => format!("{} {}", r.kernel, r.name),
-        };
+        let what = what(r);
         let probe_cv = if r.probe_cv.is_finite() {
             format!("{:>5.1} %", r.probe_cv * 100.0)
         } else {
@@ -77,7 +72,25 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
         count(Verdict::MovedWithProbe),
         count(Verdict::Unstable)
     );
+    let unstable: Vec<String> = rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Unstable)
+        .map(what)
+        .collect();
+    if !unstable.is_empty() {
+        let _ = writeln!(s, "Unstable: {}", unstable.join("; "));
+    }
     s
+}
+
+/// A row's kernel, transport, name and qualifier.
+fn what(r: &RepeatSpread) -> String {
+    match (&r.transport, &r.of) {
+        (Some(t), Some(o)) => format!("{} {t} {} [{o}]", r.kernel, r.name),
+        (Some(t), None) => format!("{} {t} {}", r.kernel, r.name),
+        (None, Some(o)) => format!("{} {} [{o}]", r.kernel, r.name),
+        (None, None) => format!("{} {}", r.kernel, r.name),
+    }
 }
 
 #[cfg(test)]
@@ -129,11 +142,14 @@ mod tests {
             "80.000 (probe 129.0), 360.0 (probe 417.0) ~, 81.000 (probe 129.0)"
         );
         assert!(lines[5].contains("360.0 (probe 417.0) *,"), "{}", lines[5]);
+        let n = lines.len();
         assert_eq!(
-            lines.last().copied(),
-            Some(
-                "Of 3 headline parameters: 1 stable, 0 machine moved, 0 mode changed, 1 moved with the probe, 1 unstable"
-            )
+            lines[n - 2],
+            "Of 3 headline parameters: 1 stable, 0 machine moved, 0 mode changed, 1 moved with the probe, 1 unstable"
+        );
+        assert_eq!(
+            lines[n - 1],
+            "Unstable: hockney-sync spin-hint t0_ns [spin-hint]"
         );
     }
 }
