@@ -401,13 +401,7 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
             f64::NAN
         };
         // A probe is the machine's state, which the marks judge against.
-        let is_probe = [
-            PROBE_PARAM,
-            crate::results::RATE_PROBE_PARAM,
-            crate::results::COPY_PROBE_PARAM,
-        ]
-        .contains(&s.name.as_str());
-        if !is_probe {
+        if !crate::results::is_probe(&s.name) {
             s.marks = marks_against_median(&s.values, judged);
         }
         s.verdict = Verdict::of(s.cv, s.probe_cv);
@@ -429,16 +423,12 @@ fn marks_against_median(
     values: &[f64],
     judged: &[crate::results::Probed],
 ) -> Vec<crate::results::Why> {
-    let mut order: Vec<usize> = (0..values.len())
-        .filter(|&i| values[i].is_finite())
-        .collect();
-    if order.len() != values.len() || judged.len() != values.len() {
+    if values.is_empty() || judged.len() != values.len() || values.iter().any(|v| !v.is_finite()) {
         return Vec::new();
     }
+    let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
-    let Some(&reference) = order.get((order.len().saturating_sub(1)) / 2) else {
-        return Vec::new();
-    };
+    let reference = order[(order.len() - 1) / 2];
     judged
         .iter()
         .map(|j| crate::results::judge(&judged[reference], j, crate::results::DEFAULT_FLOOR).0)

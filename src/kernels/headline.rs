@@ -9,12 +9,9 @@
 //! load` from `... under 50% load`), else the fit's model when a kernel reports
 //! the name in several fits.
 
-use super::probe::PROBE_PARAM;
 use crate::model::interval::{FIT_STD_ERROR, t_interval};
 use crate::model::stats::Summary;
-use crate::results::{
-    COPY_PROBE_PARAM, FitResult, KernelResult, Param, Point, PointValue, RATE_PROBE_PARAM,
-};
+use crate::results::{FitResult, KernelResult, Param, Point, PointValue, is_probe};
 
 /// How a half-length's interval is described.
 pub const FROM_TWO_INTERVALS: &str =
@@ -28,15 +25,10 @@ pub const RATIO_RANGE: &str = "range of the ratio over the trials";
 
 /// Fills `r.headline` when the kernel left it empty: from its fits, or, for a
 /// kernel without fits and with at most [`FEW_POINTS`] points, from the points.
-/// A kernel's probes ([`PROBE_PARAM`], [`RATE_PROBE_PARAM`],
-/// [`COPY_PROBE_PARAM`]) alone do not
-/// count as its headline: they stay, after the parameters.
+/// A kernel's probes ([`is_probe`]) alone do not count as its headline: they
+/// stay, after the parameters.
 pub fn fill_from_fits(r: &mut KernelResult) {
-    if !r
-        .headline
-        .iter()
-        .all(|p| [PROBE_PARAM, RATE_PROBE_PARAM, COPY_PROBE_PARAM].contains(&p.name.as_str()))
-    {
+    if !r.headline.iter().all(|p| is_probe(&p.name)) {
         return;
     }
     let probes = std::mem::take(&mut r.headline);

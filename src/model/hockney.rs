@@ -320,12 +320,6 @@ fn fit_split_rounds_drawing(
             }
         }
     }
-    if points.len() + skipped != grains.len() {
-        return Err(HockneyError::Fit(FitError::TooFewPoints {
-            needed: grains.len(),
-            got: points.len(),
-        }));
-    }
     let (a, b) = points.split_at(short - skipped);
     let slope = match rate {
         RateFrom::LongLine => long_slope(b)?,
@@ -347,6 +341,19 @@ fn fit_split_rounds_drawing(
 /// The 95 % intervals of `[r_inf_per_ns, t0_ns, s_half]`, where the data give them.
 pub type SplitIntervals = [Option<[f64; 2]>; 3];
 
+/// [`fit_split_rounds`] over every round that every grain has: the point
+/// estimate, without a resample.
+pub fn fit_split_all_rounds(
+    grains: &[f64],
+    times: &[Vec<f64>],
+    short: usize,
+    rate: RateFrom<'_>,
+) -> Result<SplitFit, HockneyError> {
+    let rounds = times.iter().map(Vec::len).min().unwrap_or(0);
+    let all: Vec<usize> = (0..rounds).collect();
+    fit_split_rounds(grains, times, short, rate, &all)
+}
+
 /// [`fit_split_rounds`] over every round, with percentile-bootstrap 95 %
 /// intervals over the rounds (resampled whole, [`super::interval::bootstrap`])
 /// and, within each resample, over the near-zero segments whose overheads
@@ -362,8 +369,7 @@ pub fn fit_split_with_intervals(
     rate: RateFrom<'_>,
 ) -> Result<(SplitFit, SplitIntervals), HockneyError> {
     let rounds = times.iter().map(Vec::len).min().unwrap_or(0);
-    let all: Vec<usize> = (0..rounds).collect();
-    let fit = fit_split_rounds(grains, times, short, rate, &all)?;
+    let fit = fit_split_all_rounds(grains, times, short, rate)?;
     // The near-zero segments are drawn again in every resample: each is an
     // estimate of t0, and where they disagree (a spinning hand-over's two
     // modes) the interval says so.

@@ -103,6 +103,13 @@ pub const RATE_PROBE_PARAM: &str = "rate_probe_flop_per_s";
 /// one line's round trip holds still.
 pub const COPY_PROBE_PARAM: &str = "copy_probe_ns_per_byte";
 
+/// Whether `name` is one of a kernel's probes of the machine's state
+/// ([`PROBE_PARAM`], [`RATE_PROBE_PARAM`], [`COPY_PROBE_PARAM`]) rather than
+/// a parameter measured on it.
+pub fn is_probe(name: &str) -> bool {
+    [PROBE_PARAM, RATE_PROBE_PARAM, COPY_PROBE_PARAM].contains(&name)
+}
+
 /// What a kernel's probe measured, for [`judge`]'s sentences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProbeKind {

@@ -39,7 +39,7 @@ use super::sync::{GrainSamples, MethodSweep, NAME, NEAR_ZERO_GRAINS, SyncPlan, s
 use super::{Fitted, hockney_fit_result};
 use crate::control::Placement;
 use crate::model::hockney::{
-    HockneyFit, RateFrom, fit_hockney, fit_split_rounds, fit_split_with_intervals,
+    HockneyFit, RateFrom, fit_hockney, fit_split_all_rounds, fit_split_with_intervals,
 };
 use crate::model::interval;
 use crate::results::{BLOCKS_PARAM, KernelResult, PREEMPTED_PARAM, Param, Point, num};
@@ -178,9 +178,7 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
             (Some(a), _) => {
                 f.params.insert(BLOCKS_PARAM.into(), a.blocks);
                 f.params.insert("awake_rounds_share".into(), a.share);
-                let rounds = times.iter().map(Vec::len).min().unwrap_or(0);
-                let every: Vec<usize> = (0..rounds).collect();
-                if let Ok(all) = fit_split_rounds(&x, &times, s.short, rate, &every) {
+                if let Ok(all) = fit_split_all_rounds(&x, &times, s.short, rate) {
                     f.params.insert("t0_all_rounds_ns".into(), all.t0_ns);
                 }
             }
