@@ -18,8 +18,10 @@
 //! probe's CV and a verdict (stable: CV at most 10 %; machine moved: at most the
 //! probe's CV plus 5 points; mode changed: a sync method's hand-overs slept in
 //! some files and not in others; moved with the probe: `compare` marks no file
-//! `*` against the file of the median value and one or more `~`; else
-//! unstable), then every file's value with its probe and that mark. The second part compares each file's machine card with the first's as
+//! `*` against the file of the median value and one or more `~`; within its
+//! intervals: `compare` marks nothing, every file's 95 % interval overlapping
+//! the median one's; else unstable), then every file's value with its probe
+//! and that mark. The second part compares each file's machine card with the first's as
 //! `compare` does: a parameter differs (`*`) when the two 95 % intervals do not
 //! overlap and the machine's probe does not explain it, and moved with the
 //! machine (`~`) when the probes moved too and its ratio to the probe held.

@@ -363,8 +363,9 @@ struct RunArgs {
     /// value beside its probe, with a verdict: stable (CV <= 10 %), machine
     /// moved (CV <= the probe's + 5 points), mode changed (a sync method's
     /// hand-overs slept in some repetitions only), moved with the probe (no
-    /// repetition differs from the median one as `compare` judges), or
-    /// unstable.
+    /// repetition differs from the median one as `compare` judges, and one
+    /// or more moved with the machine), within its intervals (every
+    /// repetition's 95 % interval overlaps the median one's), or unstable.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = parse_repeat, allow_negative_numbers = true)]
     repeat: u32,
     /// Write the result file here (default: halfperf-HOST-TIME.json; not with --json).

@@ -207,7 +207,8 @@ pub struct RepeatSpread {
     /// where there is one (its start-up moves with the first, its time per
     /// byte with the second: a repetition of a `--quick --repeat 5` whose
     /// round trip read x0.59 the others' had its copy probe at x0.26 and its
-    /// `n_1/2` at x1.77).
+    /// `n_1/2` at x1.77); for a sync method's `s_half_flop = r_inf t0`, the
+    /// round trip times the rate probe, flop, as `compare` judges it.
     pub probes: Vec<f64>,
     /// Their median.
     pub median: f64,
@@ -256,6 +257,16 @@ pub enum Verdict {
     /// trip x3.2), which the CV rule cannot tell from a parameter that moved
     /// on its own.
     MovedWithProbe,
+    /// CV above both, but `compare` marks nothing against the median
+    /// repetition, and the machine did not move: every repetition's 95 %
+    /// interval overlaps the median one's (or does within the run-to-run
+    /// floor). The spread is no wider than the run's own intervals say; the
+    /// parameter is known only as well as its interval, which is the figure
+    /// to quote. So are a value near zero and a weakly determined one: the
+    /// decomposition's `A` slope over five quick repetitions read 0.045,
+    /// 0.036, 0.008, 0.009 and -0.011 ns/B, CV 130 %, with intervals 0.02
+    /// to 0.27 ns/B wide on either side.
+    WithinIntervals,
     /// CV above both: the parameter moved by more than the machine did.
     Unstable,
 }
@@ -268,6 +279,7 @@ impl Verdict {
             Verdict::MachineMoved => "machine moved",
             Verdict::ModeChanged => "mode changed",
             Verdict::MovedWithProbe => "moved with the probe",
+            Verdict::WithinIntervals => "within its intervals",
             Verdict::Unstable => "unstable",
         }
     }
@@ -286,6 +298,9 @@ impl Verdict {
 
 /// A ping-pong's half-performance length, `t_startup / t_per_byte`.
 const N_HALF_BYTES: &str = "n_half_bytes";
+
+/// A sync method's half-performance grain, flop.
+const S_HALF_FLOP: &str = "s_half_flop";
 
 /// The CV over repetitions a headline parameter should stay within.
 pub const TARGET_CV: f64 = 0.10;
@@ -341,6 +356,18 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                 .flatten()
                 .filter(|c| c.value > 0.0);
             let probe = copy_for_n_half.map_or(probe, |c| probe / c.value);
+            // A sync method's s_1/2 = r_inf t0 moves with the round trip
+            // times the rate probe, as `compare` judges it: the flop the
+            // processors do in one round trip.
+            let rate_for_s_half = (p.name == S_HALF_FLOP)
+                .then(|| crate::results::recorded_rate_probe(r, p.of.as_deref()))
+                .flatten();
+            let probe = rate_for_s_half.map_or(probe, |rate| probe * rate.value * 1e-9);
+            // A probe is the machine's state: its own figure.
+            let probe = match crate::results::is_probe(&p.name) {
+                true => p.value,
+                false => probe,
+            };
             let same = |s: &RepeatSpread| {
                 s.kernel == r.kernel
                     && s.transport == r.transport
@@ -411,6 +438,9 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
         if s.verdict == Verdict::Unstable && moved_with_probe(&s.marks) {
             s.verdict = Verdict::MovedWithProbe;
         }
+        if s.verdict == Verdict::Unstable && within_intervals(&s.marks, s.values.len()) {
+            s.verdict = Verdict::WithinIntervals;
+        }
     }
     out
 }
@@ -443,6 +473,18 @@ fn moved_with_probe(marks: &[crate::results::Why]) -> bool {
         && marks
             .iter()
             .all(|&w| !matches!(w, Why::IntervalsDisjoint | Why::NoInterval))
+}
+
+/// Whether `marks`, one for each of `count` repetitions, hold no mark at
+/// all: every interval overlaps the median repetition's, or does within the
+/// floor ([`Verdict::WithinIntervals`]).
+fn within_intervals(marks: &[crate::results::Why], count: usize) -> bool {
+    use crate::results::Why;
+    count > 1
+        && marks.len() == count
+        && marks
+            .iter()
+            .all(|&w| matches!(w, Why::IntervalsOverlap | Why::WithinFloor))
 }
 
 /// Whether repetitions in `modes` took different modes, judged on their
@@ -676,5 +718,92 @@ mod tests {
         let bare = set(417.0, false);
         assert!(bare.marks.iter().all(|&w| w == Why::NoInterval));
         assert_eq!(bare.verdict, Verdict::Unstable);
+    }
+
+    /// A slope near zero, 0.045, 0.036, 0.008, 0.009, -0.011 ns/B, each
+    /// +-0.03: mean 0.0174, CV far above any rule, no probe. Beside the
+    /// median repetition (0.009, -0.021..0.039) every interval overlaps:
+    /// within its intervals. With the first at +-0.001 (0.044..0.046) it
+    /// lies apart, `*`: unstable.
+    #[test]
+    fn a_spread_no_wider_than_the_intervals_is_within_them() {
+        let slope = |rep, value: f64, half: f64| {
+            let mut r = KernelResult::new(
+                "decomposition",
+                "decomposition",
+                Placement::Pinned,
+                vec![0, 1],
+            )
+            .with_transport(Some("mailbox"))
+            .with_headline(vec![
+                Param::new("float_a1_ns_per_byte", None, value)
+                    .with_ci(Some([value - half, value + half]), "test"),
+            ]);
+            r.repetition = Some(rep);
+            r
+        };
+        let values = [0.045, 0.036, 0.008, 0.009, -0.011];
+        let rows = |first_half: f64| {
+            let rs: Vec<KernelResult> = (0..5)
+                .map(|i| {
+                    let half = if i == 0 { first_half } else { 0.03 };
+                    slope(i as u32 + 1, values[i], half)
+                })
+                .collect();
+            repeat_spread(&rs).remove(0)
+        };
+        let wide = rows(0.03);
+        assert!(wide.cv > 1.0 && wide.probe_cv.is_nan(), "{}", wide.cv);
+        assert_eq!(Verdict::of(wide.cv, wide.probe_cv), Verdict::Unstable);
+        assert!(
+            wide.marks
+                .iter()
+                .all(|&w| w == crate::results::Why::IntervalsOverlap)
+        );
+        assert_eq!(wide.verdict, Verdict::WithinIntervals);
+        assert_eq!(wide.verdict.label(), "within its intervals");
+        let apart = rows(0.001);
+        assert_eq!(apart.marks[0], crate::results::Why::IntervalsDisjoint);
+        assert_eq!(apart.verdict, Verdict::Unstable);
+    }
+
+    /// A sync method's s_1/2 of 8048, 6775, 8396 flop beside round trips of
+    /// 126.8, 117.2, 127.2 ns and rate probes of 6.89, 6.27, 7.44 Gflop/s:
+    /// its state figure is their product, 873.7, 734.8, 946.4 flop (the
+    /// work the processors do in one round trip), CV 0.1262, which covers
+    /// s_1/2's 0.1103 (mean 7739.7, sample standard deviation 853.4); against
+    /// the round trip alone (CV 0.0458) it was unstable.
+    #[test]
+    fn s_half_moves_with_the_round_trip_times_the_rate_probe() {
+        use crate::kernels::probe::PROBE_PARAM;
+        let sync = |rep, s_half, rt, rate| {
+            let mut r = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1])
+                .with_transport(Some("events-condvar"))
+                .with_headline(vec![
+                    Param::new(S_HALF_FLOP, Some("events-condvar"), s_half),
+                    Param::new(PROBE_PARAM, Some("events-condvar"), rt),
+                    Param::new(
+                        crate::results::RATE_PROBE_PARAM,
+                        Some("events-condvar"),
+                        rate,
+                    ),
+                ]);
+            r.repetition = Some(rep);
+            r
+        };
+        let rs = [
+            sync(1, 8048.0, 126.8, 6.89e9),
+            sync(2, 6775.0, 117.2, 6.27e9),
+            sync(3, 8396.0, 127.2, 7.44e9),
+        ];
+        let rows = repeat_spread(&rs);
+        let s = rows.iter().find(|s| s.name == S_HALF_FLOP).unwrap();
+        assert!((s.probes[0] - 873.652).abs() < 1e-6, "{:?}", s.probes);
+        assert!((s.probes[1] - 734.844).abs() < 1e-6, "{:?}", s.probes);
+        assert!((s.cv - 0.1103).abs() < 1e-3, "{}", s.cv);
+        assert!((s.probe_cv - 0.1262).abs() < 1e-3, "{}", s.probe_cv);
+        assert_eq!(s.verdict, Verdict::MachineMoved);
+        let rt = rows.iter().find(|s| s.name == PROBE_PARAM).unwrap();
+        assert!((rt.cv - 0.0458).abs() < 1e-3, "{}", rt.cv);
     }
 }

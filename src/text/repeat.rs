@@ -12,11 +12,11 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Headline parameters over {repeat} repetitions (median, range, CV = std dev / mean), beside the probe of each repetition (the CPU pair's two-flag round trip, ns; for an r_inf, its kernel's rate probe, P times the serial rate; for a time per byte, the copy probe, ns/B; for a ping-pong's n_half_bytes, the round trip over the copy probe, B):"
+        "Headline parameters over {repeat} repetitions (median, range, CV = std dev / mean), beside the probe of each repetition (the CPU pair's two-flag round trip, ns; for an r_inf, its kernel's rate probe, P times the serial rate; for a time per byte, the copy probe, ns/B; for a ping-pong's n_half_bytes, the round trip over the copy probe, B; for an s_half_flop, the round trip times the rate probe, flop):"
     );
     let _ = writeln!(
         s,
-        "  stable: CV <= {:.0} %; machine moved: CV <= the probe's CV + {:.0} points; mode changed: a sync method's hand-overs slept in some repetitions and not in others (times a segment in brackets); moved with the probe: compare, setting each repetition beside the median one (floor {:.0} %), marks none * and one or more ~; else unstable. After a value, compare's mark against the median repetition: * differs, ~ moved with the machine or the method's mode",
+        "  stable: CV <= {:.0} %; machine moved: CV <= the probe's CV + {:.0} points; mode changed: a sync method's hand-overs slept in some repetitions and not in others (times a segment in brackets); moved with the probe: compare, setting each repetition beside the median one (floor {:.0} %), marks none * and one or more ~; within its intervals: compare marks nothing, every repetition's 95 % interval overlapping the median one's (quote the interval); else unstable. After a value, compare's mark against the median repetition: * differs, ~ moved with the machine or the method's mode",
         TARGET_CV * 100.0,
         MOVED_ALLOWANCE * 100.0,
         DEFAULT_FLOOR * 100.0
@@ -64,12 +64,13 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
     let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
     let _ = writeln!(
         s,
-        "Of {} headline parameters: {} stable, {} machine moved, {} mode changed, {} moved with the probe, {} unstable",
+        "Of {} headline parameters: {} stable, {} machine moved, {} mode changed, {} moved with the probe, {} within their intervals, {} unstable",
         rows.len(),
         count(Verdict::Stable),
         count(Verdict::MachineMoved),
         count(Verdict::ModeChanged),
         count(Verdict::MovedWithProbe),
+        count(Verdict::WithinIntervals),
         count(Verdict::Unstable)
     );
     let unstable: Vec<String> = rows
@@ -127,11 +128,13 @@ mod tests {
             Why::IntervalsDisjoint,
             Why::IntervalsOverlap,
         ];
+        let overlap = vec![Why::IntervalsOverlap; 3];
         let text = repeat_spread(
             &[
                 row(Verdict::MovedWithProbe, moved),
                 row(Verdict::Unstable, apart),
                 row(Verdict::Stable, Vec::new()),
+                row(Verdict::WithinIntervals, overlap),
             ],
             3,
         );
@@ -142,10 +145,16 @@ mod tests {
             "80.000 (probe 129.0), 360.0 (probe 417.0) ~, 81.000 (probe 129.0)"
         );
         assert!(lines[5].contains("360.0 (probe 417.0) *,"), "{}", lines[5]);
+        assert!(lines[8].ends_with("within its intervals"), "{}", lines[8]);
+        assert!(
+            !lines[9].contains('*') && !lines[9].contains('~'),
+            "{}",
+            lines[9]
+        );
         let n = lines.len();
         assert_eq!(
             lines[n - 2],
-            "Of 3 headline parameters: 1 stable, 0 machine moved, 0 mode changed, 1 moved with the probe, 1 unstable"
+            "Of 4 headline parameters: 1 stable, 0 machine moved, 0 mode changed, 1 moved with the probe, 1 within their intervals, 1 unstable"
         );
         assert_eq!(
             lines[n - 1],
