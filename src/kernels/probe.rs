@@ -27,7 +27,7 @@ use super::headline::median_with_range;
 use super::timing::measure;
 use super::{KernelError, RunContext};
 use crate::model::stats::summarize;
-pub use crate::results::{COPY_PROBE_PARAM, PROBE_PARAM};
+pub use crate::results::{COPY_PROBE_PARAM, PROBE_PARAM, SYSCALL_PROBE_PARAM};
 use crate::results::{KernelResult, Param, num, ratio_to_probe, recorded_probe};
 use crate::team::TeamError;
 use std::time::Duration;
@@ -118,6 +118,35 @@ pub(crate) fn between<T>(
 pub(crate) fn record(r: &mut KernelResult, probes: &[f64]) {
     r.headline.extend(probe_param(probes, None));
     r.warnings.extend(probe_warning(probes));
+}
+
+/// The system-call probe of a method ([`SYSCALL_PROBE_PARAM`]) from its
+/// rounds' samples, ns: their median, a bootstrap over them its interval;
+/// with a warning in `warnings` when the middle half of them spans more than
+/// [`PROBE_MOVED`]. None without samples.
+pub(crate) fn syscall_probe(
+    rounds: &[f64],
+    of: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> Option<Param> {
+    let mut sorted: Vec<f64> = rounds.iter().copied().filter(|v| *v > 0.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = crate::model::interval::median_in_place(&mut sorted.clone())?;
+    let quartile = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    let (q1, q3) = (quartile(0.25), quartile(0.75));
+    if q3 / q1 - 1.0 > PROBE_MOVED {
+        warnings.push(format!(
+            "the way into the kernel changed speed during the kernel: a system call's middle half ranged {} to {} ns over {} rounds",
+            num(q1),
+            num(q3),
+            sorted.len()
+        ));
+    }
+    let ci = crate::model::interval::median_bootstrap(&sorted);
+    Some(
+        Param::new(SYSCALL_PROBE_PARAM, of, median)
+            .with_ci(ci, crate::model::interval::BOOTSTRAP_ROUNDS),
+    )
 }
 
 /// How far (relative) the round-trip probes may move before [`probe_warning`] warns.

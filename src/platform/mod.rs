@@ -1,6 +1,7 @@
 //! The machine: topology from `/sys`, distance classes between CPUs, pinning with
-//! read-back, the clock and its measured overhead, the load check, and the parsers
-//! of CPU lists and sizes that `/sys` and the command line share.
+//! read-back, the clock and its measured overhead, the cost of a system call, the
+//! load check, and the parsers of CPU lists and sizes that `/sys` and the command
+//! line share.
 //!
 //! Everything above this layer (team, transports, kernels) asks this module which
 //! CPUs exist, how far apart two of them are, and how to pin a thread to one.
@@ -11,6 +12,7 @@ mod lists;
 mod load;
 mod pin;
 mod switches;
+mod syscall;
 mod topology;
 
 pub use aligned::{LINE, LineAligned};
@@ -22,4 +24,5 @@ pub use load::{
 };
 pub use pin::{PinError, allowed_cpus, current_affinity, pin_current_thread};
 pub use switches::{Switches, context_switches};
+pub use syscall::futex_wakes;
 pub use topology::{Cache, CacheKind, Cpu, DistanceClass, Topology, TopologyError};

@@ -127,7 +127,11 @@ pub struct KernelResult {
     /// `compare` judges `r_inf` the same way; `pingpong` and `oneway` add
     /// `copy_probe_ns_per_byte` (a plain cross-core copy of 32 KiB each way,
     /// ns per byte one way, once a round: the median, the rounds' range as the
-    /// interval), against which it judges `t_per_byte_ns`. A `hockney-sync`
+    /// interval), against which it judges `t_per_byte_ns`. `hockney-sync` also
+    /// adds `syscall_probe_ns` per method (one `FUTEX_WAKE` that wakes nobody on
+    /// the master's CPU, once a round: the median, a bootstrap over the rounds
+    /// as the interval), against which `compare` judges a `t0_ns` that the
+    /// round trip does not explain. A `hockney-sync`
     /// method whose short grains slept in some rounds and not in others
     /// takes `t0_ns` and `s_half_flop` from the rounds that did not sleep and
     /// adds `t_wake_ns` (what a sleep adds to a segment: a bootstrap over the

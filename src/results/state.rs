@@ -103,11 +103,27 @@ pub const RATE_PROBE_PARAM: &str = "rate_probe_flop_per_s";
 /// one line's round trip holds still.
 pub const COPY_PROBE_PARAM: &str = "copy_probe_ns_per_byte";
 
+/// The headline parameter that carries `hockney-sync`'s system-call probe
+/// of a method: one `FUTEX_WAKE` that wakes nobody, timed on the master's CPU
+/// once a round ([`crate::platform::futex_wakes`]), ns; the median, with a
+/// bootstrap over the rounds as its interval. A method's `t0_ns` that moved
+/// where the round trip did not is judged against it too ([`Probed::also`]):
+/// on a shared host the way into the kernel slows while the line round trip
+/// holds still, and the blocking hand-overs' `t0` (and the spin barrier's)
+/// follow it.
+pub const SYSCALL_PROBE_PARAM: &str = "syscall_probe_ns";
+
 /// Whether `name` is one of a kernel's probes of the machine's state
-/// ([`PROBE_PARAM`], [`RATE_PROBE_PARAM`], [`COPY_PROBE_PARAM`]) rather than
-/// a parameter measured on it.
+/// ([`PROBE_PARAM`], [`RATE_PROBE_PARAM`], [`COPY_PROBE_PARAM`],
+/// [`SYSCALL_PROBE_PARAM`]) rather than a parameter measured on it.
 pub fn is_probe(name: &str) -> bool {
-    [PROBE_PARAM, RATE_PROBE_PARAM, COPY_PROBE_PARAM].contains(&name)
+    [
+        PROBE_PARAM,
+        RATE_PROBE_PARAM,
+        COPY_PROBE_PARAM,
+        SYSCALL_PROBE_PARAM,
+    ]
+    .contains(&name)
 }
 
 /// What a kernel's probe measured, for [`judge`]'s sentences.
@@ -131,6 +147,8 @@ pub enum ProbeKind {
     /// bytes took 320 then 991 ns where the flags took 50.5 then 220, and
     /// `channel_over_baseline` went from 6.27 to 4.43 (2-vCPU EPYC VM).
     Baseline,
+    /// A system call's time on the master's CPU, ns ([`SYSCALL_PROBE_PARAM`]).
+    Syscall,
 }
 
 impl ProbeKind {
@@ -143,6 +161,7 @@ impl ProbeKind {
             ProbeKind::Product => ("probes' product", 1e-9, "flop", "of round trip x rate"),
             ProbeKind::Copy => ("copy probe", 1.0, "ns/B", "copied one way"),
             ProbeKind::Baseline => ("two-flag baseline", 1.0, "ns", "one way"),
+            ProbeKind::Syscall => ("system-call probe", 1.0, "ns", "a futex wake"),
         }
     }
 
@@ -400,6 +419,10 @@ pub struct Probed {
     /// it: a ping-pong's `n_half_bytes = t_startup / t_per_byte`, a vector
     /// level's `n_half_flop = r_inf t0` ([`moves_both_ways`]).
     pub both_ways: bool,
+    /// A second probe to judge the value against where the first does not
+    /// explain its change, and its interval: for a sync method's `t0_ns`,
+    /// the system-call probe ([`SYSCALL_PROBE_PARAM`]).
+    pub also: Option<(f64, [f64; 2])>,
 }
 
 impl Probed {
@@ -413,6 +436,7 @@ impl Probed {
             moves_with_probe: false,
             mode: None,
             both_ways: false,
+            also: None,
         }
     }
 
@@ -433,6 +457,10 @@ impl Probed {
         let with_ci = |p: &Param| Some((p.value, p.ci95?));
         let round_trip = recorded_probe(k, of).and_then(with_ci);
         let rate = recorded_rate_probe(k, of).and_then(with_ci);
+        // A sync method's t0 may move with the way into the kernel too.
+        let also = (name == "t0_ns")
+            .then(|| recorded(k, SYSCALL_PROBE_PARAM, of).and_then(with_ci))
+            .flatten();
         // A parameter judged against a probe of its own kind, in its direction.
         let against = |probe: (f64, [f64; 2]), probe_kind| Probed {
             value,
@@ -442,6 +470,7 @@ impl Probed {
             moves_with_probe: true,
             mode,
             both_ways: false,
+            also: None,
         };
         // s_1/2 = r_inf t0: against the product of the two probes, whose
         // interval is the product of their bounds (both positive).
@@ -491,6 +520,7 @@ impl Probed {
             moves_with_probe: probe.is_some() && (recorded || moves_with_probe(name)),
             mode,
             both_ways: moves_both_ways(name),
+            also,
         }
     }
 }
@@ -687,6 +717,29 @@ fn unsettled([lo, hi]: [f64; 2]) -> bool {
 /// `floor` (a fraction of the value): why it is marked or not, and, where the
 /// probes moved, a sentence with the figures.
 pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>) {
+    let first = judge_once(base, other, floor);
+    // Where the first probe does not explain the change, the second may.
+    if first.0 == Why::IntervalsDisjoint
+        && let (Some(b), Some(o)) = (base.also, other.also)
+    {
+        let against = |p: &Probed, probe| Probed {
+            probe: Some(probe),
+            probe_kind: ProbeKind::Syscall,
+            moves_with_probe: true,
+            both_ways: false,
+            also: None,
+            ..p.clone()
+        };
+        let second = judge_once(&against(base, b), &against(other, o), floor);
+        if second.0 == Why::MachineMoved {
+            return second;
+        }
+    }
+    first
+}
+
+/// [`judge`] against the first probe alone.
+fn judge_once(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>) {
     let (Some(bci), Some(oci)) = (base.ci95, other.ci95) else {
         return (Why::NoInterval, None);
     };

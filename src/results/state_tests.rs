@@ -11,6 +11,7 @@ fn probed(value: f64, ci: [f64; 2], probe: Option<(f64, [f64; 2])>) -> Probed {
         moves_with_probe: probe.is_some(),
         mode: None,
         both_ways: false,
+        also: None,
     }
 }
 
@@ -121,6 +122,68 @@ fn s_half_is_judged_against_both_probes() {
     let still = at_rate((9.0, [8.9, 9.1]));
     let (why, note) = judge(&base, &still, DEFAULT_FLOOR);
     assert_eq!(why, Why::IntervalsDisjoint, "{note:?}");
+}
+
+/// barrier-spin's `t0` in two quick runs of 2026-11-28: 83 ns [80, 86] then
+/// 135 [130, 140], the round trip unmoved (127 [124, 131], 129 [125, 133]),
+/// the system-call probe 304 ns [300, 308] then 431 [425, 437]. Widened to
+/// the 5 % floor the change is x[128.25 / 87.15, 141.75 / 78.85] =
+/// x[1.472, 1.798]; the system call's x[425 / 308, 437 / 300] = x[1.380,
+/// 1.457] explains up to x1.457^2 = x2.122 with the phase modes: `~`, in its
+/// words. With the system call unmoved (306 [301, 310]) the round trip's
+/// verdict stands, `*`; so it does where `t0` rose to 400 ns (x4.5 at least).
+/// Only `t0` takes the second probe.
+#[test]
+fn a_t0_the_round_trip_does_not_explain_may_follow_the_system_call() {
+    use crate::control::Placement;
+    let run = |t0: f64, ci: [f64; 2], rt: [f64; 3], sys: [f64; 3]| {
+        let mut k = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1]);
+        let of = Some("barrier-spin");
+        k.headline = vec![
+            Param::new("t0_ns", of, t0).with_ci(Some(ci), "b"),
+            Param::new(PROBE_PARAM, of, rt[0]).with_ci(Some([rt[1], rt[2]]), "r"),
+            Param::new(SYSCALL_PROBE_PARAM, of, sys[0]).with_ci(Some([sys[1], sys[2]]), "b"),
+        ];
+        k
+    };
+    let t0 = |k: &KernelResult, v: f64, ci: [f64; 2]| {
+        Probed::in_kernel(k, "t0_ns", Some("barrier-spin"), v, Some(ci))
+    };
+    let base_k = run(
+        83.0,
+        [80.0, 86.0],
+        [127.0, 124.0, 131.0],
+        [304.0, 300.0, 308.0],
+    );
+    let base = t0(&base_k, 83.0, [80.0, 86.0]);
+    assert_eq!(base.also, Some((304.0, [300.0, 308.0])));
+    let slow = run(
+        135.0,
+        [130.0, 140.0],
+        [129.0, 125.0, 133.0],
+        [431.0, 425.0, 437.0],
+    );
+    let (why, note) = judge(&base, &t0(&slow, 135.0, [130.0, 140.0]), DEFAULT_FLOOR);
+    assert_eq!(why, Why::MachineMoved, "{note:?}");
+    let note = note.unwrap();
+    assert!(
+        note.contains("system-call probe went from 304.0 to 431.0 ns"),
+        "{note}"
+    );
+    assert!(note.contains("x2.122"), "{note}");
+    let still = run(
+        135.0,
+        [130.0, 140.0],
+        [129.0, 125.0, 133.0],
+        [306.0, 301.0, 310.0],
+    );
+    let (why, note) = judge(&base, &t0(&still, 135.0, [130.0, 140.0]), DEFAULT_FLOOR);
+    assert_eq!(why, Why::IntervalsDisjoint);
+    assert!(note.unwrap().contains("round trip"));
+    let far = t0(&slow, 400.0, [390.0, 410.0]);
+    assert_eq!(judge(&base, &far, DEFAULT_FLOOR).0, Why::IntervalsDisjoint);
+    let s_half = Probed::in_kernel(&base_k, "s_half_flop", Some("barrier-spin"), 600.0, None);
+    assert_eq!(s_half.also, None);
 }
 
 /// A lock's t0: 105 ns [100, 110] with its hand-overs sleeping 0.02 times

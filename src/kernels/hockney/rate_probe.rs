@@ -13,7 +13,7 @@ use super::simd::{Simd, dyadic_f64};
 use super::sync::{SERIAL_ELEMENTS, SyncPlan};
 use crate::control::RankError;
 use crate::kernels::probe::PROBE_MOVED;
-use crate::kernels::timing::{calibrate, per_rep_ns};
+use crate::kernels::timing::{calibrate, measure, per_rep_ns};
 use crate::model::interval;
 use crate::model::stats::summarize;
 use crate::platform::ClockInfo;
@@ -98,6 +98,20 @@ pub(super) fn rate_probe(
     }
     let ci = interval::median_bootstrap(&rates);
     Some(Param::new(RATE_PROBE_PARAM, of, summary.median).with_ci(ci, interval::BOOTSTRAP_ROUNDS))
+}
+
+/// One processor's rate on the dyadic multiply of [`SERIAL_ELEMENTS`]
+/// elements, flop/ns: the fastest of three batches.
+pub(super) fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
+    let mut serial = Serial::new(SERIAL_ELEMENTS);
+    let (_, samples) =
+        measure::<()>(3, target, clock, |reps| Ok(serial.batch(reps))).expect("infallible");
+    SERIAL_ELEMENTS as f64
+        / samples
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+            .max(1e-3)
 }
 
 /// The TASKS' rate probe ([`super::team_batch::RATE_GRAIN`]): the master's `reps` passes of the

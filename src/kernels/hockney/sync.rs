@@ -124,7 +124,7 @@
 //! fails the kernel instead of posting a low time.
 
 use super::pick_cpu_set;
-use super::rate_probe::{Serial, tasks_rate_probe};
+use super::rate_probe::{Serial, serial_rate, tasks_rate_probe};
 use super::simd::{Simd, dyadic_f64};
 use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN, drive_team};
 use crate::control::{Placement, RankError};
@@ -132,7 +132,7 @@ use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_
 use crate::kernels::timing::{STRAY_FACTOR, calibrate, measure, per_rep_ns, resized_reps};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
-use crate::platform::{ClockInfo, LineAligned, context_switches};
+use crate::platform::{ClockInfo, LineAligned, context_switches, futex_wakes};
 use crate::results::KernelResult;
 use crate::sync::Poll;
 use crate::sync::barrier::SpinBarrier;
@@ -338,6 +338,9 @@ pub struct MethodSweep {
     /// method's own threads at the start of every round, ns; empty for the
     /// TASKS and on shared CPUs (see the module doc).
     pub pair_rounds: Vec<f64>,
+    /// A system call's time on the master's CPU, once a round after the rate
+    /// probe, ns ([`crate::platform::futex_wakes`]).
+    pub syscall_rounds: Vec<f64>,
     /// How processors were placed.
     pub placement: Placement,
 }
@@ -644,20 +647,6 @@ pub fn short_grains(method: Method, unit: usize, hi: usize, points: usize) -> Ve
 /// rate probe: 96 KiB in all, from L2 as the long grains.
 pub(super) const SERIAL_ELEMENTS: usize = 4096;
 
-/// One processor's rate on the dyadic multiply of [`SERIAL_ELEMENTS`]
-/// elements, flop/ns: the fastest of three batches.
-fn serial_rate(clock: &ClockInfo, target: Duration) -> f64 {
-    let mut serial = Serial::new(SERIAL_ELEMENTS);
-    let (_, samples) =
-        measure::<()>(3, target, clock, |reps| Ok(serial.batch(reps))).expect("infallible");
-    SERIAL_ELEMENTS as f64
-        / samples
-            .iter()
-            .copied()
-            .fold(f64::INFINITY, f64::min)
-            .max(1e-3)
-}
-
 /// What a method measures once before its rounds: the grains (the first `short` of them the short ones), each grain's
 /// segments per batch, and the probes' repetitions per batch.
 #[derive(Debug)]
@@ -669,15 +658,17 @@ struct Calibration {
     reps: Vec<u64>,
     pair_reps: u64,
     serial_reps: u64,
+    syscall_reps: u64,
 }
 
 /// One round of a method: per grain its time per segment, sleeps per
 /// segment and preemptions per second; the rate probe (flop/ns); the pair
-/// probe (ns), where the method takes it.
+/// probe (ns), where the method takes it; the system-call probe (ns).
 struct Round {
     grains: Vec<[f64; 3]>,
     serial: f64,
     pair: Option<f64>,
+    syscall: f64,
 }
 
 /// Measures one method over its grains: calibrates them, then times them
@@ -729,6 +720,7 @@ pub fn sweep_method(
         })
         .collect();
     let (mut serial_rounds, mut pair_rounds) = (Vec::new(), Vec::new());
+    let mut syscall_rounds = Vec::new();
     for round in rounds {
         for (gs, [t, blocks, preempted]) in grains.iter_mut().zip(round.grains) {
             gs.samples_ns.push(t);
@@ -737,6 +729,7 @@ pub fn sweep_method(
         }
         serial_rounds.push(round.serial);
         pair_rounds.extend(round.pair);
+        syscall_rounds.push(round.syscall);
     }
     grains.retain(|g| !g.samples_ns.is_empty());
     let short = cal.short.min(grains.len());
@@ -747,6 +740,7 @@ pub fn sweep_method(
         serial_flop_per_ns: serial,
         serial_rounds,
         pair_rounds,
+        syscall_rounds,
         placement,
     })
 }
@@ -799,8 +793,10 @@ fn calibrate_method(
         true => calibrate(plan.target / 4, |r| batch(PROBE_GRAIN, r))?,
         false => 0,
     };
-    // The rate probe: one serial batch a round, a quarter of the target long.
+    // The rate probe: one serial batch a round, a quarter of the target long;
+    // the system-call probe an eighth.
     let serial_reps = probe.reps_for(plan.target / 4);
+    let syscall_reps = calibrate(plan.target / 8, |r| Ok::<_, RankError>(futex_wakes(r)))?;
     Ok(Calibration {
         target: plan.target,
         grains,
@@ -808,13 +804,15 @@ fn calibrate_method(
         reps,
         pair_reps,
         serial_reps,
+        syscall_reps,
     })
 }
 
 /// One round: the pair probe where the method takes it (`in_team`), every
 /// grain's batch as sub-batches, then the rate probe, on every processor at
 /// once (`RATE_GRAIN`) where the method's processors have CPUs of their own
-/// (`own_cpus`), else on the master's CPU while the others wait.
+/// (`own_cpus`), else on the master's CPU while the others wait, then the
+/// system-call probe on the master's CPU.
 fn one_round(
     cal: &Calibration,
     reps: &mut [u64],
@@ -869,10 +867,12 @@ fn one_round(
         true => batch(RATE_GRAIN, cal.serial_reps)?,
         false => probe.batch(cal.serial_reps),
     };
+    let syscall = per_rep_ns(futex_wakes(cal.syscall_reps), cal.syscall_reps, clock);
     Ok(Round {
         grains,
         serial: probe.rate(took, cal.serial_reps, clock),
         pair,
+        syscall,
     })
 }
 

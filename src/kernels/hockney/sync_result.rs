@@ -38,6 +38,7 @@ use super::rate_probe::rate_probe;
 use super::sync::{GrainSamples, MethodSweep, NAME, NEAR_ZERO_GRAINS, SyncPlan, sub_batches};
 use super::{Fitted, hockney_fit_result};
 use crate::control::Placement;
+use crate::kernels::probe::syscall_probe;
 use crate::model::hockney::{
     HockneyFit, RateFrom, fit_hockney, fit_split_all_rounds, fit_split_with_intervals,
 };
@@ -232,6 +233,8 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         ));
         fits.push(f);
     }
+    let of = Some(s.method.name());
+    headline.extend(syscall_probe(&s.syscall_rounds, of, &mut warnings));
     if s.placement != Placement::Pinned {
         warnings.push(format!(
             "processors share CPUs ({}): waits yield or block, so times include scheduling",
@@ -449,6 +452,7 @@ mod tests {
             serial_flop_per_ns: 4.0,
             serial_rounds: vec![4.0; 9],
             pair_rounds: Vec::new(),
+            syscall_rounds: vec![300.0; 9],
             placement: Placement::Pinned,
         }
     }
@@ -483,6 +487,8 @@ mod tests {
         assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
         assert!((headline(&r, "t0_ns") - 120.0).abs() < 1e-9);
         assert!((headline(&r, "s_half_flop") - 960.0).abs() < 1e-6);
+        // The system-call probe: nine rounds at 300 ns.
+        assert!((headline(&r, crate::results::SYSCALL_PROBE_PARAM) - 300.0).abs() < 1e-9);
         assert_eq!(r.fits[0].params.get(R_INF_FROM_PROBE), Some(&1.0));
         assert!(
             r.warnings
