@@ -6,14 +6,11 @@
 //! condition variable's notify, the std barrier's last arrival). Nothing
 //! crosses between CPUs: what it measures is the calling CPU's own way into
 //! the kernel and back, which a virtual machine's host slows now and then
-//! while the cache-line round trip between two CPUs stays where it was. On a
-//! 2-vCPU EPYC VM (2026-11-28, eighteen quick `hockney-sync` runs) it read
-//! 290 to 446 ns a call, and the runs' `t0` followed it rather than the
-//! round trip: the std barrier's with a correlation of +0.82 (+0.26 with
-//! the round trip), the condition-variable event's +0.73 (-0.32), and the
-//! spin barrier's, whose two levels (75 and 135 ns) the round trip never
-//! showed, +0.93 (+0.25). `hockney-sync` times it once a round beside each
-//! method ([`crate::results::SYSCALL_PROBE_PARAM`]).
+//! while the cache-line round trip between two CPUs stays where it was; the
+//! blocking hand-overs' `t0`, and the spin barrier's, were found to follow it
+//! rather than the round trip (`results/README.md`, "A system-call probe").
+//! `hockney-sync` times it once a round beside each method
+//! ([`crate::results::SYSCALL_PROBE_PARAM`]).
 
 use std::time::{Duration, Instant};
 

@@ -74,7 +74,10 @@
 //! with it, the median of the probes' batches with their range as its interval
 //! (`probe_round_trip_ns`, and `t0_over_probe` beside `t0_ns`), and a warning
 //! gives the methods' probes' range when it moved by more than 20 % during the
-//! kernel.
+//! kernel. A batch of system calls that wake nobody, an eighth of the target
+//! long, follows every round's grains on the master's CPU ([`crate::platform::futex_wakes`]):
+//! the blocking hand-overs' `t0`, and the spin barrier's, follow the way into the
+//! kernel where the round trip holds still (`syscall_probe_ns`).
 //!
 //! The round trip cannot say whether the processors themselves computed more
 //! slowly: on a shared host `r_inf` moved by 10 to 20 % between quiet runs
@@ -338,7 +341,7 @@ pub struct MethodSweep {
     /// method's own threads at the start of every round, ns; empty for the
     /// TASKS and on shared CPUs (see the module doc).
     pub pair_rounds: Vec<f64>,
-    /// A system call's time on the master's CPU, once a round after the rate
+    /// A system call's time on the master's CPU, once a round before the rate
     /// probe, ns ([`crate::platform::futex_wakes`]).
     pub syscall_rounds: Vec<f64>,
     /// How processors were placed.
@@ -498,18 +501,21 @@ pub(crate) fn with_method<R: Send>(
                         return tasks_rate_probe(pool.as_ref(), plan, reps);
                     }
                     work.prefill(grain);
-                    let share = |p: usize| work.share(grain, p);
+                    // The job the tasks read, on lines of its own: beside the
+                    // master's locals, some builds paid a line transfer more.
+                    let w = &work;
+                    let share = CachePadded::new(move |p: usize| w.share(grain, p));
                     let start = Instant::now();
                     match &pool {
                         Some(pool) => {
                             for _ in 0..reps {
-                                pool.fork_join(&share)
+                                pool.fork_join(&*share)
                                     .map_err(|e| RankError::Failed(e.to_string()))?;
                             }
                         }
                         None => {
                             for _ in 0..reps {
-                                spawn_join(&plan.cpus, plan.parts, &share);
+                                spawn_join(&plan.cpus, plan.parts, &*share);
                             }
                         }
                     }
@@ -676,10 +682,7 @@ struct Round {
 ///
 /// A fresh instantiation every round (team, synchronisation objects,
 /// vectors) was tried and not kept: the rounds of one run still agreed on
-/// the near-zero grains' mode (barrier-spin's 16-flop segment 102 to 103 ns
-/// over nine instantiations in one run, 62 to 66 in another), so the mode
-/// is the machine's for a second or more, not the instantiation's, and the
-/// rounds' spread was the same as with one (2-vCPU EPYC VM, ten runs).
+/// the near-zero grains' mode, and their spread was the same as with one.
 pub fn sweep_method(
     method: Method,
     plan: &SyncPlan,
@@ -809,10 +812,10 @@ fn calibrate_method(
 }
 
 /// One round: the pair probe where the method takes it (`in_team`), every
-/// grain's batch as sub-batches, then the rate probe, on every processor at
-/// once (`RATE_GRAIN`) where the method's processors have CPUs of their own
-/// (`own_cpus`), else on the master's CPU while the others wait, then the
-/// system-call probe on the master's CPU.
+/// grain's batch as sub-batches, the system-call probe on the master's CPU,
+/// then the rate probe, on every processor at once (`RATE_GRAIN`) where the
+/// method's processors have CPUs of their own (`own_cpus`), else on the
+/// master's CPU while the others wait.
 fn one_round(
     cal: &Calibration,
     reps: &mut [u64],
@@ -863,11 +866,11 @@ fn one_round(
             taken as f64 / elapsed.as_secs_f64().max(1e-9),
         ]);
     }
+    let syscall = per_rep_ns(futex_wakes(cal.syscall_reps), cal.syscall_reps, clock);
     let took = match own_cpus {
         true => batch(RATE_GRAIN, cal.serial_reps)?,
         false => probe.batch(cal.serial_reps),
     };
-    let syscall = per_rep_ns(futex_wakes(cal.syscall_reps), cal.syscall_reps, clock);
     Ok(Round {
         grains,
         serial: probe.rate(took, cal.serial_reps, clock),
