@@ -136,7 +136,7 @@ pub(crate) fn syscall_probe(
     let (q1, q3) = (quartile(0.25), quartile(0.75));
     if q3 / q1 - 1.0 > PROBE_MOVED {
         warnings.push(format!(
-            "the way into the kernel changed speed during the kernel: a system call's middle half ranged {} to {} ns over {} rounds",
+            "system calls changed speed during the kernel: a futex wake's middle half ranged {} to {} ns over {} rounds",
             num(q1),
             num(q3),
             sorted.len()

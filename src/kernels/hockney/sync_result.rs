@@ -234,7 +234,13 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         fits.push(f);
     }
     let of = Some(s.method.name());
-    headline.extend(syscall_probe(&s.syscall_rounds, of, &mut warnings));
+    if let Some(p) = syscall_probe(&s.syscall_rounds, of, &mut warnings) {
+        // Beside the fit, as the round trip is (`pp_round_trip_ns`).
+        if let Some(f) = fits.first_mut() {
+            f.params.insert(p.name.clone(), p.value);
+        }
+        headline.push(p);
+    }
     if s.placement != Placement::Pinned {
         warnings.push(format!(
             "processors share CPUs ({}): waits yield or block, so times include scheduling",
@@ -487,8 +493,9 @@ mod tests {
         assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
         assert!((headline(&r, "t0_ns") - 120.0).abs() < 1e-9);
         assert!((headline(&r, "s_half_flop") - 960.0).abs() < 1e-6);
-        // The system-call probe: nine rounds at 300 ns.
+        // The system-call probe: nine rounds at 300 ns, beside the fit too.
         assert!((headline(&r, crate::results::SYSCALL_PROBE_PARAM) - 300.0).abs() < 1e-9);
+        assert_eq!(r.fits[0].params[crate::results::SYSCALL_PROBE_PARAM], 300.0);
         assert_eq!(r.fits[0].params.get(R_INF_FROM_PROBE), Some(&1.0));
         assert!(
             r.warnings
