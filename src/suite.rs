@@ -210,6 +210,10 @@ pub struct RepeatSpread {
     /// `n_1/2` at x1.77); for a sync method's `s_half_flop = r_inf t0`, the
     /// round trip times the rate probe, flop, as `compare` judges it.
     pub probes: Vec<f64>,
+    /// For a sync method's `t0_ns`, the system-call probe beside each value
+    /// ([`crate::results::SYSCALL_PROBE_PARAM`]), which `compare` sets a
+    /// `t0` beside where the round trip does not explain it; else empty.
+    pub syscall: Vec<f64>,
     /// Their median.
     pub median: f64,
     /// Smallest and largest.
@@ -379,11 +383,13 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                 .flatten();
             let judged =
                 crate::results::Probed::in_kernel(r, &p.name, p.of.as_deref(), p.value, p.ci95);
+            let syscall = judged.also.map(|(v, _)| v);
             match out.iter().position(same) {
                 Some(i) => {
                     let s = &mut out[i];
                     s.values.push(p.value);
                     s.probes.push(probe);
+                    s.syscall.extend(syscall);
                     s.modes.extend(mode);
                     probed[i].push(judged);
                 }
@@ -395,6 +401,7 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                         of: p.of.clone(),
                         values: vec![p.value],
                         probes: vec![probe],
+                        syscall: syscall.into_iter().collect(),
                         median: 0.0,
                         range: [0.0; 2],
                         cv: 0.0,
@@ -718,6 +725,46 @@ mod tests {
         let bare = set(417.0, false);
         assert!(bare.marks.iter().all(|&w| w == Why::NoInterval));
         assert_eq!(bare.verdict, Verdict::Unstable);
+    }
+
+    /// barrier-spin's t0 of 83, 135, 85 ns (+-3, +-5, +-3) with the round
+    /// trip still (127, 129, 128 ns, +-3) and the system-call probe at 304,
+    /// 431, 306 ns (+-4, +-6, +-4): the summary keeps the system calls beside
+    /// the values, and `compare` sets 135 ns beside the median repetition
+    /// (85): x[128.25 / 89.25, 141.75 / 80.75] = x[1.437, 1.755] against the
+    /// system call's x[425 / 310, 437 / 302] = x[1.371, 1.447], which allows
+    /// up to x2.094: moved with the probe, where the CV rule (0.29 against
+    /// the round trip's 0.008) said unstable.
+    #[test]
+    fn a_t0_that_moved_with_the_system_call_moved_with_the_probe() {
+        use crate::kernels::probe::{PROBE_PARAM, SYSCALL_PROBE_PARAM};
+        let run = |rep, t0: f64, half: f64, rt: f64, sys: f64, sys_half: f64| {
+            let of = Some("barrier-spin");
+            let mut r = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1])
+                .with_transport(of)
+                .with_headline(vec![
+                    Param::new("t0_ns", of, t0).with_ci(Some([t0 - half, t0 + half]), "test"),
+                    Param::new(PROBE_PARAM, of, rt).with_ci(Some([rt - 3.0, rt + 3.0]), "test"),
+                    Param::new(SYSCALL_PROBE_PARAM, of, sys)
+                        .with_ci(Some([sys - sys_half, sys + sys_half]), "test"),
+                ]);
+            r.repetition = Some(rep);
+            r
+        };
+        let rs = [
+            run(1, 83.0, 3.0, 127.0, 304.0, 4.0),
+            run(2, 135.0, 5.0, 129.0, 431.0, 6.0),
+            run(3, 85.0, 3.0, 128.0, 306.0, 4.0),
+        ];
+        let rows = repeat_spread(&rs);
+        let t0 = &rows[0];
+        assert_eq!(t0.syscall, vec![304.0, 431.0, 306.0]);
+        assert_eq!(t0.probes, vec![127.0, 129.0, 128.0]);
+        assert_eq!(Verdict::of(t0.cv, t0.probe_cv), Verdict::Unstable);
+        assert_eq!(t0.marks[1], crate::results::Why::MachineMoved);
+        assert_eq!(t0.verdict, Verdict::MovedWithProbe);
+        // Only a t0 carries them.
+        assert!(rows.iter().skip(1).all(|r| r.syscall.is_empty()));
     }
 
     /// A slope near zero, 0.045, 0.036, 0.008, 0.009, -0.011 ns/B, each

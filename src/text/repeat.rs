@@ -12,7 +12,7 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Headline parameters over {repeat} repetitions (median, range, CV = std dev / mean), beside the probe of each repetition (the CPU pair's two-flag round trip, ns; for an r_inf, its kernel's rate probe, P times the serial rate; for a time per byte, the copy probe, ns/B; for a ping-pong's n_half_bytes, the round trip over the copy probe, B; for an s_half_flop, the round trip times the rate probe, flop):"
+        "Headline parameters over {repeat} repetitions (median, range, CV = std dev / mean), beside the probe of each repetition (the CPU pair's two-flag round trip, ns; for an r_inf, its kernel's rate probe, P times the serial rate; for a time per byte, the copy probe, ns/B; for a ping-pong's n_half_bytes, the round trip over the copy probe, B; for an s_half_flop, the round trip times the rate probe, flop; beside a sync method's t0, its system-call probe too, ns):"
     );
     let _ = writeln!(
         s,
@@ -52,8 +52,14 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
                     "" => String::new(),
                     m => format!(" {m}"),
                 });
+                // A t0's system-call probe, where every repetition has one.
+                let syscall = r
+                    .syscall
+                    .get(i)
+                    .filter(|_| r.syscall.len() == r.values.len())
+                    .map_or(String::new(), |c| format!(", syscall {}", num(*c)));
                 if p.is_finite() {
-                    format!("{} (probe {}){slept}{mark}", num(*v), num(*p))
+                    format!("{} (probe {}{syscall}){slept}{mark}", num(*v), num(*p))
                 } else {
                     format!("{}{slept}{mark}", num(*v))
                 }
@@ -110,6 +116,7 @@ mod tests {
             of: Some("spin-hint".into()),
             values: vec![80.0, 360.0, 81.0],
             probes: vec![129.0, 417.0, 129.0],
+            syscall: Vec::new(),
             median: 81.0,
             range: [80.0, 360.0],
             cv: 0.92,
@@ -129,12 +136,15 @@ mod tests {
             Why::IntervalsOverlap,
         ];
         let overlap = vec![Why::IntervalsOverlap; 3];
+        let mut by_syscall = row(Verdict::MovedWithProbe, moved.clone());
+        by_syscall.syscall = vec![310.0, 380.0, 312.0];
         let text = repeat_spread(
             &[
                 row(Verdict::MovedWithProbe, moved),
                 row(Verdict::Unstable, apart),
                 row(Verdict::Stable, Vec::new()),
                 row(Verdict::WithinIntervals, overlap),
+                by_syscall,
             ],
             3,
         );
@@ -151,10 +161,14 @@ mod tests {
             "{}",
             lines[9]
         );
+        assert_eq!(
+            lines[11].trim(),
+            "80.000 (probe 129.0, syscall 310.0), 360.0 (probe 417.0, syscall 380.0) ~, 81.000 (probe 129.0, syscall 312.0)"
+        );
         let n = lines.len();
         assert_eq!(
             lines[n - 2],
-            "Of 4 headline parameters: 1 stable, 0 machine moved, 0 mode changed, 1 moved with the probe, 1 within their intervals, 1 unstable"
+            "Of 5 headline parameters: 1 stable, 0 machine moved, 0 mode changed, 2 moved with the probe, 1 within their intervals, 1 unstable"
         );
         assert_eq!(
             lines[n - 1],
