@@ -121,32 +121,51 @@ pub(crate) fn record(r: &mut KernelResult, probes: &[f64]) {
 }
 
 /// The system-call probe of a method ([`SYSCALL_PROBE_PARAM`]) from its
-/// rounds' samples, ns: their median, a bootstrap over them its interval;
-/// with a warning in `warnings` when the middle half of them spans more than
-/// [`PROBE_MOVED`]. None without samples.
+/// rounds' samples, ns, as [`sampled_probe`] gives it. None without samples.
 pub(crate) fn syscall_probe(
     rounds: &[f64],
     of: Option<&str>,
     warnings: &mut Vec<String>,
 ) -> Option<Param> {
-    let mut sorted: Vec<f64> = rounds.iter().copied().filter(|v| *v > 0.0).collect();
-    sorted.sort_by(f64::total_cmp);
-    let median = crate::model::interval::median_in_place(&mut sorted.clone())?;
-    let quartile = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    sampled_probe(
+        SYSCALL_PROBE_PARAM,
+        of,
+        rounds.to_vec(),
+        warnings,
+        |q1, q3, n| {
+            format!(
+                "system calls changed speed during the kernel: a futex wake's middle half ranged {} to {} ns over {n} rounds",
+                num(q1),
+                num(q3)
+            )
+        },
+    )
+}
+
+/// A probe sampled once a round (`samples`, those finite and above zero
+/// kept): their median as the headline `name`, the percentile bootstrap of
+/// the median over them as its interval (their range would judge a median
+/// by its extremes); and `moved(q1, q3, count)` in `warnings` when their
+/// middle half spans more than [`PROBE_MOVED`]: single batches stray by
+/// tens of per cent (an interrupt, the host taking the vCPU for a moment),
+/// while a change of the machine's state moves the middle half. None
+/// without samples.
+pub(crate) fn sampled_probe(
+    name: &str,
+    of: Option<&str>,
+    mut samples: Vec<f64>,
+    warnings: &mut Vec<String>,
+    moved: impl FnOnce(f64, f64, usize) -> String,
+) -> Option<Param> {
+    samples.retain(|v| v.is_finite() && *v > 0.0);
+    let median = crate::model::interval::median_in_place(&mut samples)?;
+    let quartile = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
     let (q1, q3) = (quartile(0.25), quartile(0.75));
     if q3 / q1 - 1.0 > PROBE_MOVED {
-        warnings.push(format!(
-            "system calls changed speed during the kernel: a futex wake's middle half ranged {} to {} ns over {} rounds",
-            num(q1),
-            num(q3),
-            sorted.len()
-        ));
+        warnings.push(moved(q1, q3, samples.len()));
     }
-    let ci = crate::model::interval::median_bootstrap(&sorted);
-    Some(
-        Param::new(SYSCALL_PROBE_PARAM, of, median)
-            .with_ci(ci, crate::model::interval::BOOTSTRAP_ROUNDS),
-    )
+    let ci = crate::model::interval::median_bootstrap(&samples);
+    Some(Param::new(name, of, median).with_ci(ci, crate::model::interval::BOOTSTRAP_ROUNDS))
 }
 
 /// How far (relative) the round-trip probes may move before [`probe_warning`] warns.

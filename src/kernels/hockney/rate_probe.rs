@@ -12,10 +12,8 @@
 use super::simd::{Simd, dyadic_f64};
 use super::sync::{SERIAL_ELEMENTS, SyncPlan};
 use crate::control::RankError;
-use crate::kernels::probe::PROBE_MOVED;
+use crate::kernels::probe::sampled_probe;
 use crate::kernels::timing::{calibrate, measure, per_rep_ns};
-use crate::model::interval;
-use crate::model::stats::summarize;
 use crate::platform::ClockInfo;
 use crate::results::{Param, RATE_PROBE_PARAM, num};
 use crate::sync::tasks::{Pool, spawn_join};
@@ -66,38 +64,23 @@ impl Serial {
 
 /// The rate probe of `samples` (flop/ns each) on `parts` processors: `parts`
 /// times their median, flop/s, with the percentile bootstrap of the median
-/// over the samples as its interval (the samples' range would judge a median
-/// by its extremes); and a warning when the middle half of the samples spans
-/// more than [`PROBE_MOVED`].
+/// over the samples as its interval, and a warning when the middle half of
+/// the samples spans more than [`crate::kernels::probe::PROBE_MOVED`]
+/// ([`crate::kernels::probe::sampled_probe`]).
 pub(super) fn rate_probe(
     samples: &[f64],
     parts: usize,
     of: Option<&str>,
     warnings: &mut Vec<String>,
 ) -> Option<Param> {
-    let rates: Vec<f64> = samples
-        .iter()
-        .map(|r| r * parts as f64 * 1e9)
-        .filter(|r| r.is_finite() && *r > 0.0)
-        .collect();
-    let summary = summarize(&rates).ok()?;
-    // Single batches stray by tens of per cent (an interrupt, the host taking
-    // the vCPU for a moment); a change of the machine's state moves the middle
-    // half of them: the warning reads the quartiles.
-    let mut sorted = rates.clone();
-    sorted.sort_by(f64::total_cmp);
-    let quartile = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
-    let (q1, q3) = (quartile(0.25), quartile(0.75));
-    if q3 / q1 - 1.0 > PROBE_MOVED {
-        warnings.push(format!(
-            "the processor's own rate moved during the kernel: P times the serial rate's middle half ranged {} to {} Gflop/s over {} samples",
+    let rates = samples.iter().map(|r| r * parts as f64 * 1e9).collect();
+    sampled_probe(RATE_PROBE_PARAM, of, rates, warnings, |q1, q3, n| {
+        format!(
+            "the processor's own rate moved during the kernel: P times the serial rate's middle half ranged {} to {} Gflop/s over {n} samples",
             num(q1 / 1e9),
-            num(q3 / 1e9),
-            rates.len()
-        ));
-    }
-    let ci = interval::median_bootstrap(&rates);
-    Some(Param::new(RATE_PROBE_PARAM, of, summary.median).with_ci(ci, interval::BOOTSTRAP_ROUNDS))
+            num(q3 / 1e9)
+        )
+    })
 }
 
 /// One processor's rate on the dyadic multiply of [`SERIAL_ELEMENTS`]
