@@ -7,7 +7,7 @@ mod common;
 use halfperf::control::{Placement, RankError};
 use halfperf::kernels::hockney::vector::{LengthSamples, Level, OperationSweep, operation_result};
 use halfperf::kernels::hockney::{
-    Method, Operation, Simd, SyncPlan, VectorPlan, Vectors, sweep_method,
+    Method, Operation, Simd, SyncPlan, VectorPlan, Vectors, sweep_method, sweep_methods,
 };
 use halfperf::kernels::{KernelError, RunConfig, RunContext, find};
 use halfperf::platform::{ClockInfo, Topology, allowed_cpus, measure_clock};
@@ -330,4 +330,48 @@ fn every_round_takes_the_rate_probe_on_every_processor() {
             );
         }
     }
+}
+
+/// `sweep_methods` visits every method once a round, in turn, after one
+/// calibration each: every method ends with the plan's rounds, in the order
+/// asked, with its grains' samples and its pair probe one a round (the team
+/// methods) or none (the TASKS), and each visit and calibration is reported.
+#[test]
+fn the_methods_are_visited_in_turn_every_round() {
+    if cpus().len() < 2 {
+        return common::cannot_run_here(
+            "the_methods_are_visited_in_turn_every_round",
+            "it needs 2 CPUs",
+        );
+    }
+    let _turn = common::measuring();
+    let clock = measure_clock();
+    let never = || false;
+    let mut p = plan(vec![64, 256], None);
+    p.trials = 3;
+    p.target = Duration::from_millis(1);
+    let methods = [Method::SpinHint, Method::TasksPool, Method::Locks];
+    let steps = std::sync::Mutex::new(Vec::new());
+    let step = |m: Method| steps.lock().unwrap().push(m);
+    let sweeps = sweep_methods(&methods, &p, &clock, &never, &step).unwrap();
+    let got: Vec<Method> = sweeps.iter().map(|s| s.method).collect();
+    assert_eq!(got, methods);
+    for s in &sweeps {
+        assert_eq!(s.grains.len(), 2, "{:?}", s.method);
+        assert!(s.grains.iter().all(|g| g.samples_ns.len() == 3));
+        assert!(
+            s.grains
+                .iter()
+                .flat_map(|g| &g.samples_ns)
+                .all(|&t| t > 0.0)
+        );
+        assert_eq!(s.serial_rounds.len(), 3);
+        let probes = if s.method == Method::TasksPool { 0 } else { 3 };
+        assert_eq!(s.pair_rounds.len(), probes, "{:?}", s.method);
+    }
+    // Three calibrations, then three rounds of the three methods in turn.
+    let steps = steps.into_inner().unwrap();
+    let mut want = methods.to_vec();
+    (0..3).for_each(|_| want.extend(methods));
+    assert_eq!(steps, want);
 }

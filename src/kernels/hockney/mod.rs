@@ -17,11 +17,13 @@ mod rate_probe;
 mod simd;
 pub mod sync;
 mod sync_result;
+mod sync_sweep;
 mod team_batch;
 pub mod vector;
 
 pub use simd::{Element, LineAligned, Operation, Simd, Vectors};
-pub use sync::{Method, SyncPlan, sweep_method, sync_batch_time};
+pub use sync::{Method, SyncPlan, sync_batch_time};
+pub use sync_sweep::{sweep_method, sweep_methods};
 pub use vector::VectorPlan;
 
 use super::{KernelError, KernelSpec, RunContext};

@@ -45,8 +45,16 @@
 //! [`crate::kernels::timing::resized_reps`]), then all grains are timed
 //! once per round, round after round, so that a change of the machine's state
 //! (cross-core costs on a VM move for milliseconds to minutes) lands on every
-//! grain alike instead of on one block of grains. Each grain's time is its median
-//! over the rounds. `r_inf` is the slope of the long grains' line (or, where
+//! grain alike instead of on one block of grains. The methods are interleaved
+//! the same way ([`super::sweep_methods`]): each is calibrated first, then
+//! every round visits every method in turn, on a fresh instantiation (team,
+//! synchronisation objects, vectors) that times that round's grains and
+//! probes. So a method's rounds spread over the whole kernel, not over its
+//! ninth of it: a quick run gave each method under half a second of a VM
+//! whose cross-core costs changed state every second or two, and its `t_0`
+//! was that state's; now every method sees the same mix of states, which
+//! also makes the methods comparable within a run (measurements in
+//! `results/README.md`). Each grain's time is its median over the rounds. `r_inf` is the slope of the long grains' line (or, where
 //! their hand-overs slept a different number of times a segment, so that
 //! their overheads differ, the rate probe's below: a lock's waiter slept at
 //! two of three long grains in one quick run, and their line gave 4.3
@@ -66,15 +74,17 @@
 //! grains whose overheads give `t_0` ([`crate::model::hockney::fit_split_with_intervals`]):
 //! a run's rounds agree on each grain's mode, and only the grains' spread
 //! says how far `t_0` is known. The two-flag round trip of the CPU pair is probed
-//! before and after every method (each probe one batch per trial) and, for the
+//! before and after the sweep (each probe one batch per trial) and, for the
 //! methods on a team (all but the TASKS), at the start of every round on the
-//! method's own two first threads (`PROBE_GRAIN`): a state that the machine
-//! took only while the method ran showed before as a spin-hint `t0` of 313 ns
-//! [70, 315] between probes of 103 ns. All are recorded
+//! method's own two first threads (`PROBE_GRAIN`); the TASKS, which keep no
+//! threads between batches, take the team methods' probes of the same
+//! rounds as theirs. A state that the machine
+//! took only while a method ran showed, with probes only before and after
+//! it, as a spin-hint `t0` of 313 ns [70, 315] between probes of 103 ns. All are recorded
 //! with it, the median of the probes' batches with their range as its interval
 //! (`probe_round_trip_ns`, and `t0_over_probe` beside `t0_ns`), and a warning
-//! gives the methods' probes' range when it moved by more than 20 % during the
-//! kernel. A batch of system calls that wake nobody, an eighth of the target
+//! gives the range of the rounds' probes (each round's median over the
+//! methods) when it moved by more than 20 % during the kernel. A batch of system calls that wake nobody, an eighth of the target
 //! long, follows every round's grains on the master's CPU ([`crate::platform::futex_wakes`]):
 //! the blocking hand-overs' `t0`, and the spin barrier's, follow the way into the
 //! kernel where the round trip holds still (`syscall_probe_ns`).
@@ -127,15 +137,15 @@
 //! fails the kernel instead of posting a low time.
 
 use super::pick_cpu_set;
-use super::rate_probe::{Serial, serial_rate, tasks_rate_probe};
+use super::rate_probe::tasks_rate_probe;
 use super::simd::{Simd, dyadic_f64};
-use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN, drive_team};
+use super::sync_sweep::sweep_methods;
+use super::team_batch::{Batch, RATE_GRAIN, drive_team};
 use crate::control::{Placement, RankError};
 use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_warning};
-use crate::kernels::timing::{STRAY_FACTOR, calibrate, measure, per_rep_ns, resized_reps};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
-use crate::platform::{ClockInfo, LineAligned, context_switches, futex_wakes};
+use crate::platform::LineAligned;
 use crate::results::KernelResult;
 use crate::sync::Poll;
 use crate::sync::barrier::SpinBarrier;
@@ -294,7 +304,7 @@ pub struct SyncPlan {
 
 impl SyncPlan {
     /// Waits poll with the hint, or yield when processors share CPUs.
-    fn shared_cpus(&self) -> bool {
+    pub(super) fn shared_cpus(&self) -> bool {
         self.parts > self.cpus.len()
     }
 }
@@ -604,7 +614,7 @@ pub(crate) fn with_method<R: Send>(
 const ALIGN_BYTES: usize = 128;
 
 /// The longest segment, in passes over the vectors.
-const MAX_PASSES: usize = 512;
+pub(super) const MAX_PASSES: usize = 512;
 
 /// The shortest grains: `unit`, `2 unit`, .., this many, whose work is a few
 /// ns against a hand-over of 50 ns or more, so that `t_0` is the median of
@@ -612,8 +622,8 @@ const MAX_PASSES: usize = 512;
 pub(super) const NEAR_ZERO_GRAINS: usize = 4;
 
 /// The long grains: this many, up to this multiple of the estimated `s_1/2`.
-const LONG_GRAINS: usize = 3;
-const LONG_OVER_S_HALF: f64 = 32.0;
+pub(super) const LONG_GRAINS: usize = 3;
+pub(super) const LONG_OVER_S_HALF: f64 = 32.0;
 
 /// Grains `lo, ..., hi`, evenly spaced, multiples of `unit`.
 pub fn linear_grains(lo: usize, hi: usize, count: usize, unit: usize) -> Vec<usize> {
@@ -652,232 +662,6 @@ pub fn short_grains(method: Method, unit: usize, hi: usize, points: usize) -> Ve
 /// Elements of the serial dyadic multiply that sizes the grains and is the
 /// rate probe: 96 KiB in all, from L2 as the long grains.
 pub(super) const SERIAL_ELEMENTS: usize = 4096;
-
-/// What a method measures once before its rounds: the grains (the first `short` of them the short ones), each grain's
-/// segments per batch, and the probes' repetitions per batch.
-#[derive(Debug)]
-struct Calibration {
-    /// How long a grain's batch should last.
-    target: Duration,
-    grains: Vec<usize>,
-    short: usize,
-    reps: Vec<u64>,
-    pair_reps: u64,
-    serial_reps: u64,
-    syscall_reps: u64,
-}
-
-/// One round of a method: per grain its time per segment, sleeps per
-/// segment and preemptions per second; the rate probe (flop/ns); the pair
-/// probe (ns), where the method takes it; the system-call probe (ns).
-struct Round {
-    grains: Vec<[f64; 3]>,
-    serial: f64,
-    pair: Option<f64>,
-    syscall: f64,
-}
-
-/// Measures one method over its grains: calibrates them, then times them
-/// round after round on one instantiation of the method.
-///
-/// A fresh instantiation every round (team, synchronisation objects,
-/// vectors) was tried and not kept: the rounds of one run still agreed on
-/// the near-zero grains' mode, and their spread was the same as with one.
-pub fn sweep_method(
-    method: Method,
-    plan: &SyncPlan,
-    clock: &ClockInfo,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Result<MethodSweep, KernelError> {
-    let serial = serial_rate(clock, plan.target);
-    let own_cpus = !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
-    let in_team = method.probes_in_team() && own_cpus;
-    let driver = |batch: &mut Batch<'_>| -> Result<(Calibration, Vec<Round>), RankError> {
-        // The rate probe's vectors, one set for the whole sweep: warmed by
-        // the calibration, so that no round's timed pass touches new pages.
-        let mut probe = Serial::new(SERIAL_ELEMENTS);
-        let cal = calibrate_method(method, plan, serial, in_team, clock, batch, &mut probe)?;
-        let mut rounds = Vec::with_capacity(plan.trials);
-        let mut reps = cal.reps.clone();
-        for _round in 0..plan.trials {
-            if cancelled() {
-                break;
-            }
-            rounds.push(one_round(
-                &cal, &mut reps, in_team, own_cpus, clock, batch, &mut probe,
-            )?);
-        }
-        Ok((cal, rounds))
-    };
-    let ((cal, rounds), placement) = with_method(method, plan, &driver)?;
-    let mut grains: Vec<GrainSamples> = cal
-        .grains
-        .iter()
-        .zip(&cal.reps)
-        .map(|(&grain, &reps)| GrainSamples {
-            grain,
-            reps,
-            samples_ns: Vec::with_capacity(rounds.len()),
-            blocks_per_segment: Vec::with_capacity(rounds.len()),
-            preempted_per_s: Vec::with_capacity(rounds.len()),
-        })
-        .collect();
-    let (mut serial_rounds, mut pair_rounds) = (Vec::new(), Vec::new());
-    let mut syscall_rounds = Vec::new();
-    for round in rounds {
-        for (gs, [t, blocks, preempted]) in grains.iter_mut().zip(round.grains) {
-            gs.samples_ns.push(t);
-            gs.blocks_per_segment.push(blocks);
-            gs.preempted_per_s.push(preempted);
-        }
-        serial_rounds.push(round.serial);
-        pair_rounds.extend(round.pair);
-        syscall_rounds.push(round.syscall);
-    }
-    grains.retain(|g| !g.samples_ns.is_empty());
-    let short = cal.short.min(grains.len());
-    Ok(MethodSweep {
-        method,
-        grains,
-        short,
-        serial_flop_per_ns: serial,
-        serial_rounds,
-        pair_rounds,
-        syscall_rounds,
-        placement,
-    })
-}
-
-/// The grains of `method` (from a pilot of the smallest segment and of one
-/// pass over the vectors, unless the plan gives them) and the batch sizes.
-fn calibrate_method(
-    method: Method,
-    plan: &SyncPlan,
-    serial: f64,
-    in_team: bool,
-    clock: &ClockInfo,
-    batch: &mut Batch<'_>,
-    probe: &mut Serial,
-) -> Result<Calibration, RankError> {
-    let unit = 8 * plan.parts;
-    let (grains, short) = match &plan.grains {
-        Some(g) => (g.clone(), g.len()),
-        None => {
-            let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
-            let (_, pilot) = measure(3, plan.target, clock, |reps| batch(unit, reps))?;
-            let t_small = min(pilot);
-            let rate = serial * plan.parts as f64;
-            // A second pilot, one pass over the vectors: a method that spins
-            // before it blocks (parking_lot's locks) hands small segments over
-            // fast and long ones slowly; its t_0 is the long segments'.
-            let long = plan.max_grain.max(unit);
-            let (_, pilot) = measure(3, plan.target, clock, |reps| batch(long, reps))?;
-            let s_half = t_small.max(min(pilot) - long as f64 / rate) * rate;
-            let longest = MAX_PASSES * plan.max_grain.max(64 * plan.parts);
-            let hi = ((s_half / 2.0) as usize).clamp(8 * unit, longest / 64);
-            let mut grains = short_grains(method, unit, hi, plan.points);
-            let short = grains.len();
-            let top = ((LONG_OVER_S_HALF * s_half) as usize).clamp(16 * hi, longest);
-            grains.extend(
-                linear_grains(top / 4, top, LONG_GRAINS, unit)
-                    .into_iter()
-                    .filter(|&g| g > hi),
-            );
-            (grains, short)
-        }
-    };
-    let reps = grains
-        .iter()
-        .map(|&g| calibrate(plan.target, |r| batch(g, r)))
-        .collect::<Result<Vec<u64>, _>>()?;
-    // The pair probe on the method's own threads: one batch of the two-flag
-    // round trip, a quarter of the target long, at the start of every round.
-    let pair_reps = match in_team {
-        true => calibrate(plan.target / 4, |r| batch(PROBE_GRAIN, r))?,
-        false => 0,
-    };
-    // The rate probe: one serial batch a round, a quarter of the target long;
-    // the system-call probe an eighth.
-    let serial_reps = probe.reps_for(plan.target / 4);
-    let syscall_reps = calibrate(plan.target / 8, |r| Ok::<_, RankError>(futex_wakes(r)))?;
-    Ok(Calibration {
-        target: plan.target,
-        grains,
-        short,
-        reps,
-        pair_reps,
-        serial_reps,
-        syscall_reps,
-    })
-}
-
-/// One round: the pair probe where the method takes it (`in_team`), every
-/// grain's batch as sub-batches, the system-call probe on the master's CPU,
-/// then the rate probe, on every processor at once (`RATE_GRAIN`) where the
-/// method's processors have CPUs of their own (`own_cpus`), else on the
-/// master's CPU while the others wait.
-fn one_round(
-    cal: &Calibration,
-    reps: &mut [u64],
-    in_team: bool,
-    own_cpus: bool,
-    clock: &ClockInfo,
-    batch: &mut Batch<'_>,
-    probe: &mut Serial,
-) -> Result<Round, RankError> {
-    let pair = match in_team {
-        true => Some(per_rep_ns(
-            batch(PROBE_GRAIN, cal.pair_reps)?,
-            cal.pair_reps,
-            clock,
-        )),
-        false => None,
-    };
-    let mut split = Vec::with_capacity(SUB_BATCHES);
-    let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
-    let mut grains = Vec::with_capacity(cal.grains.len());
-    for ((&grain, reps), &calibrated) in cal.grains.iter().zip(reps.iter_mut()).zip(&cal.reps) {
-        let (n, sub) = sub_batches(*reps);
-        split.clear();
-        split_blocks.clear();
-        let (mut taken, mut elapsed, mut done) = (0, Duration::ZERO, 0);
-        for _ in 0..n {
-            let switches = context_switches();
-            let t = batch(grain, sub)?;
-            let switched = context_switches().since(switches);
-            split.push(per_rep_ns(t, sub, clock));
-            split_blocks.push(switched.voluntary as f64 / sub as f64);
-            taken += switched.involuntary;
-            elapsed += t;
-            done += 1;
-            // A batch already past its bound (hand-overs that began to
-            // sleep after the calibration) ends here: the round keeps the
-            // sub-batches it has, and the next round's batch is resized.
-            if !cal.target.is_zero() && elapsed > cal.target * STRAY_FACTOR {
-                break;
-            }
-        }
-        let whole = elapsed.mul_f64(n as f64 / done as f64);
-        *reps = resized_reps(*reps, calibrated, SUB_BATCHES as u64, whole, cal.target);
-        let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
-        grains.push([
-            median(&mut split),
-            median(&mut split_blocks),
-            taken as f64 / elapsed.as_secs_f64().max(1e-9),
-        ]);
-    }
-    let syscall = per_rep_ns(futex_wakes(cal.syscall_reps), cal.syscall_reps, clock);
-    let took = match own_cpus {
-        true => batch(RATE_GRAIN, cal.serial_reps)?,
-        false => probe.batch(cal.serial_reps),
-    };
-    Ok(Round {
-        grains,
-        serial: probe.rate(took, cal.serial_reps, clock),
-        pair,
-        syscall,
-    })
-}
 
 /// A grain's batch in a round is timed as this many sub-batches (fewer when
 /// the batch has fewer segments), and the round keeps their median (see the
@@ -942,32 +726,48 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         oversubscribe: ctx.config.oversubscribe,
         skip_part: None,
     };
-    ctx.progress.begin(NAME, Method::ALL.len() as u64);
+    ctx.progress
+        .begin(NAME, (Method::ALL.len() * (plan.trials + 1)) as u64);
     let cancelled = || ctx.cancelled();
+    let before = pair_round_trips_ns(ctx, &cpus)?;
+    let step = |m: Method| ctx.progress.step(m.name());
+    let sweeps = sweep_methods(&Method::ALL, &plan, ctx.clock, &cancelled, &step)?;
+    let after = pair_round_trips_ns(ctx, &cpus)?;
+    // The TASKS, which take no probe of their own, have the pair's round
+    // trip over the whole sweep, which their rounds spread over.
+    let sweep_pairs: Vec<f64> = sweeps.iter().flat_map(|s| s.pair_rounds.clone()).collect();
+    // The machine's state round by round: the median of the round's probes
+    // (each method's visit one), and the probes before and after the sweep.
+    let rounds = sweeps
+        .iter()
+        .map(|s| s.pair_rounds.len())
+        .max()
+        .unwrap_or(0);
+    let mut states: Vec<f64> = (0..rounds)
+        .filter_map(|r| {
+            let mut of_round: Vec<f64> = sweeps
+                .iter()
+                .filter_map(|s| s.pair_rounds.get(r).copied())
+                .collect();
+            interval::median_in_place(&mut of_round)
+        })
+        .collect();
+    for mut p in [before.clone(), after.clone()] {
+        states.extend(interval::median_in_place(&mut p));
+    }
     let mut results = Vec::new();
-    let mut probes = Vec::new();
-    // The probe before a method is the one after the method before it.
-    let mut before = pair_round_trips_ns(ctx, &cpus)?;
-    for method in Method::ALL {
-        if ctx.cancelled() {
-            break;
-        }
-        let of = Some(method.name());
-        let sweep = sweep_method(method, &plan, ctx.clock, &cancelled)?;
-        let after = pair_round_trips_ns(ctx, &cpus)?;
-        ctx.progress.step(method.name());
-        let mut r = method_result(&sweep, &plan, ctx.clock.read_overhead_ns);
+    for sweep in &sweeps {
+        let of = Some(sweep.method.name());
+        let mut r = method_result(sweep, &plan, ctx.clock.read_overhead_ns);
         r.distance_class = (cpus.len() >= 2)
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
-        let around: Vec<f64> = before
-            .iter()
-            .chain(&sweep.pair_rounds)
-            .chain(&after)
-            .copied()
-            .collect();
+        let own = match sweep.pair_rounds.is_empty() {
+            true => &sweep_pairs,
+            false => &sweep.pair_rounds,
+        };
+        let around: Vec<f64> = before.iter().chain(own).chain(&after).copied().collect();
         if let Some(p) = probe_param(&around, of) {
-            probes.push(p.value);
             if let Some(f) = r.fits.first_mut() {
                 f.params.insert("pp_round_trip_ns".into(), p.value);
             }
@@ -979,10 +779,9 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             r.headline.extend(ratio);
             r.headline.push(p);
         }
-        before = after;
         results.push(r);
     }
-    if let Some(w) = probe_warning(&probes) {
+    if let Some(w) = probe_warning(&states) {
         results.iter_mut().for_each(|r| r.warnings.push(w.clone()));
     }
     ctx.progress.end();

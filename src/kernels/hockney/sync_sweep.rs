@@ -1,0 +1,317 @@
+//! The sweep of `hockney-sync`: each method's calibration, and its rounds,
+//! interleaved with the other methods' (see the module doc of
+//! [`super::sync`], "Measurement design").
+
+use super::rate_probe::{Serial, serial_rate};
+use super::sync::{
+    GrainSamples, LONG_GRAINS, LONG_OVER_S_HALF, MAX_PASSES, Method, MethodSweep, SERIAL_ELEMENTS,
+    SUB_BATCHES, SyncPlan, linear_grains, short_grains, sub_batches, with_method,
+};
+use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN};
+use crate::control::{Placement, RankError};
+use crate::kernels::KernelError;
+use crate::kernels::timing::{STRAY_FACTOR, calibrate, measure, per_rep_ns, resized_reps};
+use crate::model::interval;
+use crate::platform::{ClockInfo, context_switches, futex_wakes};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// What a method measures once before its rounds: the grains (the first `short` of them the short ones), each grain's
+/// segments per batch, and the probes' repetitions per batch.
+#[derive(Debug)]
+struct Calibration {
+    /// How long a grain's batch should last.
+    target: Duration,
+    grains: Vec<usize>,
+    short: usize,
+    reps: Vec<u64>,
+    pair_reps: u64,
+    serial_reps: u64,
+    syscall_reps: u64,
+}
+
+/// One round of a method: per grain its time per segment, sleeps per
+/// segment and preemptions per second; the rate probe (flop/ns); the pair
+/// probe (ns), where the method takes it; the system-call probe (ns).
+struct Round {
+    grains: Vec<[f64; 3]>,
+    serial: f64,
+    pair: Option<f64>,
+    syscall: f64,
+}
+
+/// Measures one method over its grains: calibrates them, then times them
+/// round after round on one instantiation of the method.
+pub fn sweep_method(
+    method: Method,
+    plan: &SyncPlan,
+    clock: &ClockInfo,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<MethodSweep, KernelError> {
+    let mut sweeps = sweep_methods(&[method], plan, clock, cancelled, &|_| {})?;
+    Ok(sweeps.pop().expect("one sweep a method"))
+}
+
+/// One method between its visits: what its calibration gave, and its rounds.
+struct Visited {
+    method: Method,
+    serial: f64,
+    in_team: bool,
+    cal: Calibration,
+    reps: Vec<u64>,
+    rounds: Vec<Round>,
+    placement: Placement,
+}
+
+/// Measures `methods` over their grains, interleaved: each is calibrated on
+/// an instantiation of its own, then every round visits every method in
+/// turn, on a fresh instantiation (team, synchronisation objects, vectors)
+/// that times that round's grains and probes, so that a method's rounds
+/// spread over the whole sweep as the methods' rounds of a grain do over
+/// the method's. A single method keeps one instantiation for all its rounds.
+/// `step` is called after every calibration and every visit.
+pub fn sweep_methods(
+    methods: &[Method],
+    plan: &SyncPlan,
+    clock: &ClockInfo,
+    cancelled: &(dyn Fn() -> bool + Sync),
+    step: &dyn Fn(Method),
+) -> Result<Vec<MethodSweep>, KernelError> {
+    let own_cpus = !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
+    let mut visited = Vec::with_capacity(methods.len());
+    for &method in methods {
+        let serial = serial_rate(clock, plan.target);
+        let in_team = method.probes_in_team() && own_cpus;
+        let driver = |batch: &mut Batch<'_>| {
+            let mut probe = Serial::new(SERIAL_ELEMENTS);
+            calibrate_method(method, plan, serial, in_team, clock, batch, &mut probe)
+        };
+        let (cal, placement) = with_method(method, plan, &driver)?;
+        step(method);
+        let reps = cal.reps.clone();
+        visited.push(Visited {
+            method,
+            serial,
+            in_team,
+            cal,
+            reps,
+            rounds: Vec::with_capacity(plan.trials),
+            placement,
+        });
+    }
+    let per_visit = match methods.len() {
+        1 => plan.trials,
+        _ => 1,
+    };
+    let mut done = 0;
+    while done < plan.trials && !cancelled() {
+        let n = per_visit.min(plan.trials - done);
+        for v in visited.iter_mut() {
+            let reps = Mutex::new(std::mem::take(&mut v.reps));
+            let (cal, in_team) = (&v.cal, v.in_team);
+            let driver = |batch: &mut Batch<'_>| -> Result<Vec<Round>, RankError> {
+                let mut reps = reps.lock().expect("one visit at a time");
+                // The rate probe's vectors on shared CPUs, one set a visit,
+                // their pages touched before any timed pass.
+                let mut probe = Serial::new(SERIAL_ELEMENTS);
+                probe.batch(1);
+                let mut rounds = Vec::with_capacity(n);
+                for _ in 0..n {
+                    if cancelled() {
+                        break;
+                    }
+                    rounds.push(one_round(
+                        cal, &mut reps, in_team, own_cpus, clock, batch, &mut probe,
+                    )?);
+                }
+                Ok(rounds)
+            };
+            let (rounds, _) = with_method(v.method, plan, &driver)?;
+            v.reps = reps.into_inner().expect("one visit at a time");
+            v.rounds.extend(rounds);
+            step(v.method);
+        }
+        done += n;
+    }
+    Ok(visited.into_iter().map(Visited::into_sweep).collect())
+}
+
+impl Visited {
+    fn into_sweep(self) -> MethodSweep {
+        let Visited {
+            method,
+            serial,
+            cal,
+            rounds,
+            placement,
+            ..
+        } = self;
+        let mut grains: Vec<GrainSamples> = cal
+            .grains
+            .iter()
+            .zip(&cal.reps)
+            .map(|(&grain, &reps)| GrainSamples {
+                grain,
+                reps,
+                samples_ns: Vec::with_capacity(rounds.len()),
+                blocks_per_segment: Vec::with_capacity(rounds.len()),
+                preempted_per_s: Vec::with_capacity(rounds.len()),
+            })
+            .collect();
+        let (mut serial_rounds, mut pair_rounds) = (Vec::new(), Vec::new());
+        let mut syscall_rounds = Vec::new();
+        for round in rounds {
+            for (gs, [t, blocks, preempted]) in grains.iter_mut().zip(round.grains) {
+                gs.samples_ns.push(t);
+                gs.blocks_per_segment.push(blocks);
+                gs.preempted_per_s.push(preempted);
+            }
+            serial_rounds.push(round.serial);
+            pair_rounds.extend(round.pair);
+            syscall_rounds.push(round.syscall);
+        }
+        grains.retain(|g| !g.samples_ns.is_empty());
+        let short = cal.short.min(grains.len());
+        MethodSweep {
+            method,
+            grains,
+            short,
+            serial_flop_per_ns: serial,
+            serial_rounds,
+            pair_rounds,
+            syscall_rounds,
+            placement,
+        }
+    }
+}
+
+/// The grains of `method` (from a pilot of the smallest segment and of one
+/// pass over the vectors, unless the plan gives them) and the batch sizes.
+fn calibrate_method(
+    method: Method,
+    plan: &SyncPlan,
+    serial: f64,
+    in_team: bool,
+    clock: &ClockInfo,
+    batch: &mut Batch<'_>,
+    probe: &mut Serial,
+) -> Result<Calibration, RankError> {
+    let unit = 8 * plan.parts;
+    let (grains, short) = match &plan.grains {
+        Some(g) => (g.clone(), g.len()),
+        None => {
+            let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
+            let (_, pilot) = measure(3, plan.target, clock, |reps| batch(unit, reps))?;
+            let t_small = min(pilot);
+            let rate = serial * plan.parts as f64;
+            // A second pilot, one pass over the vectors: a method that spins
+            // before it blocks (parking_lot's locks) hands small segments over
+            // fast and long ones slowly; its t_0 is the long segments'.
+            let long = plan.max_grain.max(unit);
+            let (_, pilot) = measure(3, plan.target, clock, |reps| batch(long, reps))?;
+            let s_half = t_small.max(min(pilot) - long as f64 / rate) * rate;
+            let longest = MAX_PASSES * plan.max_grain.max(64 * plan.parts);
+            let hi = ((s_half / 2.0) as usize).clamp(8 * unit, longest / 64);
+            let mut grains = short_grains(method, unit, hi, plan.points);
+            let short = grains.len();
+            let top = ((LONG_OVER_S_HALF * s_half) as usize).clamp(16 * hi, longest);
+            grains.extend(
+                linear_grains(top / 4, top, LONG_GRAINS, unit)
+                    .into_iter()
+                    .filter(|&g| g > hi),
+            );
+            (grains, short)
+        }
+    };
+    let reps = grains
+        .iter()
+        .map(|&g| calibrate(plan.target, |r| batch(g, r)))
+        .collect::<Result<Vec<u64>, _>>()?;
+    // The pair probe on the method's own threads: one batch of the two-flag
+    // round trip, a quarter of the target long, at the start of every round.
+    let pair_reps = match in_team {
+        true => calibrate(plan.target / 4, |r| batch(PROBE_GRAIN, r))?,
+        false => 0,
+    };
+    // The rate probe: one serial batch a round, a quarter of the target long;
+    // the system-call probe an eighth.
+    let serial_reps = probe.reps_for(plan.target / 4);
+    let syscall_reps = calibrate(plan.target / 8, |r| Ok::<_, RankError>(futex_wakes(r)))?;
+    Ok(Calibration {
+        target: plan.target,
+        grains,
+        short,
+        reps,
+        pair_reps,
+        serial_reps,
+        syscall_reps,
+    })
+}
+
+/// One round: the pair probe where the method takes it (`in_team`), every
+/// grain's batch as sub-batches, the system-call probe on the master's CPU,
+/// then the rate probe, on every processor at once (`RATE_GRAIN`) where the
+/// method's processors have CPUs of their own (`own_cpus`), else on the
+/// master's CPU while the others wait.
+fn one_round(
+    cal: &Calibration,
+    reps: &mut [u64],
+    in_team: bool,
+    own_cpus: bool,
+    clock: &ClockInfo,
+    batch: &mut Batch<'_>,
+    probe: &mut Serial,
+) -> Result<Round, RankError> {
+    let pair = match in_team {
+        true => Some(per_rep_ns(
+            batch(PROBE_GRAIN, cal.pair_reps)?,
+            cal.pair_reps,
+            clock,
+        )),
+        false => None,
+    };
+    let mut split = Vec::with_capacity(SUB_BATCHES);
+    let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
+    let mut grains = Vec::with_capacity(cal.grains.len());
+    for ((&grain, reps), &calibrated) in cal.grains.iter().zip(reps.iter_mut()).zip(&cal.reps) {
+        let (n, sub) = sub_batches(*reps);
+        split.clear();
+        split_blocks.clear();
+        let (mut taken, mut elapsed, mut done) = (0, Duration::ZERO, 0);
+        for _ in 0..n {
+            let switches = context_switches();
+            let t = batch(grain, sub)?;
+            let switched = context_switches().since(switches);
+            split.push(per_rep_ns(t, sub, clock));
+            split_blocks.push(switched.voluntary as f64 / sub as f64);
+            taken += switched.involuntary;
+            elapsed += t;
+            done += 1;
+            // A batch already past its bound (hand-overs that began to
+            // sleep after the calibration) ends here: the round keeps the
+            // sub-batches it has, and the next round's batch is resized.
+            if !cal.target.is_zero() && elapsed > cal.target * STRAY_FACTOR {
+                break;
+            }
+        }
+        let whole = elapsed.mul_f64(n as f64 / done as f64);
+        *reps = resized_reps(*reps, calibrated, SUB_BATCHES as u64, whole, cal.target);
+        let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
+        grains.push([
+            median(&mut split),
+            median(&mut split_blocks),
+            taken as f64 / elapsed.as_secs_f64().max(1e-9),
+        ]);
+    }
+    let syscall = per_rep_ns(futex_wakes(cal.syscall_reps), cal.syscall_reps, clock);
+    let took = match own_cpus {
+        true => batch(RATE_GRAIN, cal.serial_reps)?,
+        false => probe.batch(cal.serial_reps),
+    };
+    Ok(Round {
+        grains,
+        serial: probe.rate(took, cal.serial_reps, clock),
+        pair,
+        syscall,
+    })
+}
