@@ -80,6 +80,9 @@ pub fn sweep_methods(
     let own_cpus = !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
     let mut visited = Vec::with_capacity(methods.len());
     for &method in methods {
+        if cancelled() {
+            break;
+        }
         let serial = serial_rate(clock, plan.target);
         let in_team = method.probes_in_team() && own_cpus;
         let driver = |batch: &mut Batch<'_>| {
