@@ -33,7 +33,9 @@
 //! VM, one run of the old build in the slow state left out), the `t_0` CV
 //! fell from 16 to 4.9 % for spin-hint, from 5.6 to 1.9 % for spin-nohint and
 //! from 12.6 to 9.9 % for locks; barrier-spin's stayed near 15 %, its four
-//! near-zero grains all in one mode a run (73 or 100 ns). The vectors fill half the
+//! near-zero grains all in one mode a run (73 or 100 ns): the barrier's own,
+//! which it keeps timed alone, the round trip beside it unmoved, for seconds
+//! (`examples/barrier_wander.rs`). The vectors fill half the
 //! L2 cache of each processor; a segment longer than they are is done as repeated
 //! passes over each processor's share of them, so that the data stays in L2 and
 //! `r_inf` is the same cache-resident rate for every method.
