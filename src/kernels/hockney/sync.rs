@@ -50,18 +50,18 @@
 //! grain alike instead of on one block of grains. The methods are interleaved
 //! the same way ([`super::sweep_methods`]): each is calibrated first, then
 //! every round visits every method in turn, on a fresh instantiation (team,
-//! synchronisation objects, vectors) that times that round's grains and
-//! probes. So a method's rounds spread over the whole kernel, not over its
-//! ninth of it: a quick run gave each method under half a second of a VM
-//! whose cross-core costs changed state every second or two, and its `t_0`
-//! was that state's; now every method sees the same mix of states, which
-//! also makes the methods comparable within a run (measurements in
-//! `results/README.md`). Each grain's time is its median over the rounds. `r_inf` is the slope of the long grains' line (or, where
-//! their hand-overs slept a different number of times a segment, so that
-//! their overheads differ, the rate probe's below: a lock's waiter slept at
-//! two of three long grains in one quick run, and their line gave 4.3
-//! Gflop/s where the probe read 8.0) and `t_0` the
-//! shortest grains' median time less their work at `r_inf` (those whose work is
+//! synchronisation objects, vectors) that times that round's grains and probes.
+//! So a method's rounds spread over the whole kernel, not over its ninth of it:
+//! a quick run gave each method under half a second of a VM whose cross-core
+//! costs changed state every second or two, and its `t_0` was that state's; now
+//! every method sees the same mix of states, which also makes the methods
+//! comparable within a run (measurements in `results/README.md`). Each grain's
+//! time is its median over the rounds. `r_inf` is the slope of the long grains'
+//! line (or, where their hand-overs slept a different number of times a
+//! segment, so that their overheads differ, the rate probe's below: a lock's
+//! waiter slept at two of three long grains in one quick run, and their line
+//! gave 4.3 Gflop/s where the probe read 8.0) and `t_0` the shortest grains'
+//! median time less their work at `r_inf` (those whose work is
 //! at most a tenth of their time, so that an error in `r_inf` barely reaches
 //! `t_0`: the pilot's `s_1/2` comes from one pass over the vectors, which runs
 //! from L2 while the short grains run from L1, and it can put the short grains
@@ -80,16 +80,17 @@
 //! methods on a team (all but the TASKS), at the start of every round on the
 //! method's own two first threads (`PROBE_GRAIN`); the TASKS, which keep no
 //! threads between batches, take the team methods' probes of the same
-//! rounds as theirs. A state that the machine
-//! took only while a method ran showed, with probes only before and after
-//! it, as a spin-hint `t0` of 313 ns [70, 315] between probes of 103 ns. All are recorded
-//! with it, the median of the probes' batches with their range as its interval
-//! (`probe_round_trip_ns`, and `t0_over_probe` beside `t0_ns`), and a warning
-//! gives the range of the rounds' probes (each round's median over the
-//! methods) when it moved by more than 20 % during the kernel. A batch of system calls that wake nobody, an eighth of the target
-//! long, follows every round's grains on the master's CPU ([`crate::platform::futex_wakes`]):
-//! the blocking hand-overs' `t0`, and the spin barrier's, follow the way into the
-//! kernel where the round trip holds still (`syscall_probe_ns`).
+//! rounds as theirs. A state that the machine took only while a method ran
+//! showed, with probes only before and after it, as a spin-hint `t0` of 313 ns
+//! [70, 315] between probes of 103 ns. All are recorded with it, the median of
+//! the probes' batches with their range as its interval (`probe_round_trip_ns`,
+//! and `t0_over_probe` beside `t0_ns`), and a warning gives the range of the
+//! rounds' probes (each round's median over the methods) when it moved by more
+//! than 20 % during the kernel. A batch of system calls that wake nobody, an
+//! eighth of the target long, follows every round's grains on the master's CPU
+//! ([`crate::platform::futex_wakes`]): the blocking hand-overs' `t0`, and the
+//! spin barrier's, follow the way into the kernel where the round trip holds
+//! still (`syscall_probe_ns`).
 //!
 //! The round trip cannot say whether the processors themselves computed more
 //! slowly: on a shared host `r_inf` moved by 10 to 20 % between quiet runs

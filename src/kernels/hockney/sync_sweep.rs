@@ -16,8 +16,9 @@ use crate::platform::{ClockInfo, context_switches, futex_wakes};
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// What a method measures once before its rounds: the grains (the first `short` of them the short ones), each grain's
-/// segments per batch, and the probes' repetitions per batch.
+/// What a method measures once before its rounds: the grains (the first `short`
+/// of them the short ones), each grain's segments per batch, and the probes'
+/// repetitions per batch.
 #[derive(Debug)]
 struct Calibration {
     /// How long a grain's batch should last.
