@@ -1,18 +1,18 @@
-//! How far the spin barrier's own hand-over wanders on a machine, with no
-//! kernel around it: `hockney-sync`'s barrier-spin `t0` is a near-zero
-//! segment between two meetings at halfperf's sense-reversing barrier
-//! ([`halfperf::sync::barrier::SpinBarrier`], polled with the spin-loop
-//! hint), and on a 2-vCPU VM it moved between quick runs when no probe did.
-//! This times that barrier alone, between two pinned threads, in batches
-//! alternating with a batch of the two-flag round trip (the probe every
-//! kernel records), for as long as asked, and prints both, and the barrier
-//! over the round trip of the same batch pair, as the medians of windows as
-//! long as a quick `hockney-sync` run, their CV over the windows, and the
-//! barrier's autocorrelation at lags from one batch to a thousand. Where the
-//! machine changes state both move and the ratio holds; a ratio that moves
-//! from window to window while the round trip holds is the primitive on
-//! this machine, not the harness, and no run as short as a window can
-//! average it away.
+//! How far a spin barrier's own meeting wanders on a machine, with no kernel
+//! around it. This times halfperf's two spin barriers between two pinned
+//! threads, polled with the spin-loop hint: the central sense-reversing
+//! barrier ([`halfperf::sync::barrier::CentralBarrier`]) and the
+//! dissemination barrier ([`halfperf::sync::barrier::SpinBarrier`], which
+//! `hockney-sync`'s barrier-spin times), in batches alternating with a batch
+//! of the two-flag round trip (the probe every kernel records), for as long
+//! as asked. It prints all three, and each barrier over the round trip of
+//! the same batch triple, as the medians of windows as long as a quick
+//! `hockney-sync` run, their CV over the windows, and each barrier's
+//! autocorrelation at lags from one batch to a thousand. Where the machine
+//! changes state all move and the ratios hold; a ratio that moves from
+//! window to window while the round trip holds is the primitive on this
+//! machine, not the harness, and no run as short as a window can average it
+//! away.
 //!
 //! ```text
 //! cargo run --release --example barrier_wander -- [SECONDS] [WINDOW_SECONDS] [CPU_A,CPU_B]
@@ -22,13 +22,20 @@
 //! meetings or round trips.
 
 use halfperf::sync::Poll;
-use halfperf::sync::barrier::{LocalSense, SpinBarrier};
+use halfperf::sync::barrier::{CentralBarrier, Episode, LocalSense, SpinBarrier};
 use halfperf::team::{Team, TeamSpec};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Meetings or round trips a batch.
 const BATCH: u64 = 20_000;
+
+/// One batch triple's times, per meeting or round trip.
+struct Batch {
+    central_ns: f64,
+    dissemination_ns: f64,
+    round_trip_ns: f64,
+}
 
 /// One cache-padded word per direction of the round trip.
 #[repr(align(128))]
@@ -77,7 +84,8 @@ fn main() {
         wait_timeout: Duration::from_secs(10),
     })
     .expect("a team of two on CPUs of their own");
-    let barrier = SpinBarrier::new(2);
+    let central = CentralBarrier::new(2);
+    let dissemination = SpinBarrier::new(2);
     let (ping, pong) = (Padded::default(), Padded::default());
     // Rank 0's command: the number of the batch pair to run, or `STOP`.
     const STOP: u64 = u64::MAX;
@@ -87,8 +95,9 @@ fn main() {
         .run("barrier-wander", vec![(); 2], |ctx, _| {
             let c = ctx.control;
             let mut sense = LocalSense::default();
+            let mut episode = Episode::default();
             let mut trips = 0u64;
-            let mut batches: Vec<(f64, f64, f64)> = Vec::new();
+            let mut batches: Vec<Batch> = Vec::new();
             for k in 1u64.. {
                 if ctx.rank == 0 {
                     let more = start.elapsed().as_secs_f64() < seconds;
@@ -106,9 +115,14 @@ fn main() {
                 }
                 let t = Instant::now();
                 for _ in 0..BATCH {
-                    barrier.wait(&mut sense, Poll::Hint, c, 1 - ctx.rank)?;
+                    central.wait(&mut sense, Poll::Hint, c, 1 - ctx.rank)?;
                 }
-                let meet = t.elapsed().as_nanos() as f64 / BATCH as f64;
+                let central_ns = t.elapsed().as_nanos() as f64 / BATCH as f64;
+                let t = Instant::now();
+                for _ in 0..BATCH {
+                    dissemination.wait(ctx.rank, &mut episode, Poll::Hint, c)?;
+                }
+                let dissemination_ns = t.elapsed().as_nanos() as f64 / BATCH as f64;
                 let t = Instant::now();
                 for _ in 0..BATCH {
                     trips += 1;
@@ -123,7 +137,11 @@ fn main() {
                     }
                 }
                 let round_trip = t.elapsed().as_nanos() as f64 / BATCH as f64;
-                batches.push((start.elapsed().as_secs_f64(), meet, round_trip));
+                batches.push(Batch {
+                    central_ns,
+                    dissemination_ns,
+                    round_trip_ns: round_trip,
+                });
             }
             Ok(batches)
         })
@@ -133,38 +151,57 @@ fn main() {
     // At least one window, however short the run.
     let per_window = ((window / (seconds / batches.len() as f64)) as usize).clamp(1, batches.len());
     println!(
-        "{} batch pairs in {seconds} s; windows of {per_window} pairs (~{window} s)",
+        "{} batch triples in {seconds} s; windows of {per_window} triples (~{window} s)",
         batches.len()
     );
     println!(
-        "{:>8} {:>12} {:>14} {:>14}",
-        "window", "barrier ns", "round trip ns", "barrier / rt"
+        "{:>6} {:>13} {:>8} {:>18} {:>8} {:>14}",
+        "window", "central ns", "/ rt", "dissemination ns", "/ rt", "round trip ns"
     );
-    let (mut meets, mut trips, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    // Per window: central, its ratio, dissemination, its ratio, round trip.
+    let mut windows: Vec<[f64; 5]> = Vec::new();
     for (w, chunk) in batches.chunks_exact(per_window).enumerate() {
-        let mut m: Vec<f64> = chunk.iter().map(|b| b.1).collect();
-        let mut r: Vec<f64> = chunk.iter().map(|b| b.2).collect();
-        let mut q: Vec<f64> = chunk.iter().map(|b| b.1 / b.2).collect();
-        meets.push(median(&mut m));
-        trips.push(median(&mut r));
-        ratios.push(median(&mut q));
+        let med = |f: &dyn Fn(&Batch) -> f64| median(&mut chunk.iter().map(f).collect::<Vec<_>>());
+        let row = [
+            med(&|b| b.central_ns),
+            med(&|b| b.central_ns / b.round_trip_ns),
+            med(&|b| b.dissemination_ns),
+            med(&|b| b.dissemination_ns / b.round_trip_ns),
+            med(&|b| b.round_trip_ns),
+        ];
         println!(
-            "{w:>8} {:>12.1} {:>14.1} {:>14.3}",
-            meets[w], trips[w], ratios[w]
+            "{w:>6} {:>13.1} {:>8.3} {:>18.1} {:>8.3} {:>14.1}",
+            row[0], row[1], row[2], row[3], row[4]
+        );
+        windows.push(row);
+    }
+    let column = |i: usize| mean_cv(&windows.iter().map(|r| r[i]).collect::<Vec<_>>());
+    let names = [
+        "central barrier ns",
+        "central over the round trip",
+        "dissemination barrier ns",
+        "dissemination over the round trip",
+        "round trip ns",
+    ];
+    println!("window medians, mean and CV over the windows:");
+    for (i, name) in names.iter().enumerate() {
+        let (m, cv) = column(i);
+        println!("  {name:<34} {m:>9.3}  CV {cv:5.1} %");
+    }
+    let dt = seconds / batches.len() as f64;
+    for (name, f) in [
+        ("central", (|b: &Batch| b.central_ns) as fn(&Batch) -> f64),
+        ("dissemination", |b: &Batch| b.dissemination_ns),
+    ] {
+        let series: Vec<f64> = batches.iter().map(f).collect();
+        let lags: Vec<String> = [1usize, 10, 100, 1000]
+            .iter()
+            .filter(|&&l| l < series.len())
+            .map(|&l| format!("{:.2} s: {:.2}", l as f64 * dt, autocorrelation(&series, l)))
+            .collect();
+        println!(
+            "the {name} barrier's autocorrelation at {}",
+            lags.join(", ")
         );
     }
-    let (m, m_cv) = mean_cv(&meets);
-    let (r, r_cv) = mean_cv(&trips);
-    let (q, q_cv) = mean_cv(&ratios);
-    println!(
-        "window medians: barrier {m:.1} ns, CV {m_cv:.1} %; round trip {r:.1} ns, CV {r_cv:.1} %; barrier over the round trip {q:.3}, CV {q_cv:.1} %"
-    );
-    let series: Vec<f64> = batches.iter().map(|b| b.1).collect();
-    let dt = seconds / batches.len() as f64;
-    let lags: Vec<String> = [1usize, 10, 100, 1000]
-        .iter()
-        .filter(|&&l| l < series.len())
-        .map(|&l| format!("{:.2} s: {:.2}", l as f64 * dt, autocorrelation(&series, l)))
-        .collect();
-    println!("the barrier's autocorrelation at {}", lags.join(", "));
 }

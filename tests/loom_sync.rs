@@ -1,5 +1,6 @@
 //! Loom models of the spinning synchronisation of Hockney's kernels (src/sync):
-//! the sense-reversing spin barrier, the spin flag of Fig. 6, and the atomic flag
+//! the dissemination and the sense-reversing spin barriers (two parties: three
+//! spinning threads take hours), the spin flag of Fig. 6, and the atomic flag
 //! of the park/unpark event; and of the ping-pong sweeps' copy probe. The data each side writes before a hand-off lives in
 //! loom cells, so loom reports any read that the hand-off does not order after the
 //! write (weakening the Release of a post or of the sense flip, or the Acquire of a
@@ -13,7 +14,7 @@
 use halfperf::control::{TeamControl, WaitStrategy};
 use halfperf::kernels::scibench::CopyPair;
 use halfperf::sync::Poll;
-use halfperf::sync::barrier::{LocalSense, SpinBarrier};
+use halfperf::sync::barrier::{CentralBarrier, Episode, LocalSense, SpinBarrier};
 use halfperf::sync::events::ParkEvent;
 use halfperf::sync::spin::{DONE, GO, SpinFlag};
 use loom::cell::UnsafeCell;
@@ -65,46 +66,59 @@ fn explore(name: &str, model: impl Fn() + Sync + Send + 'static) {
     println!("loom model {name}: {n} executions");
 }
 
-#[test]
-fn spin_barrier_episodes_do_not_overtake_and_publish_every_write() {
-    explore("spin_barrier (2 parties, 2 episodes)", || {
-        let control = control();
-        let barrier = Arc::new(SpinBarrier::new(2));
-        // Cell [rank * 2 + episode - 1]: written once, before barrier `episode`.
-        let cells = Arc::new(Cells::<4>::new());
-        // Relaxed counters of arrivals: an episode that let a party through before
-        // the other arrived would show a count below the episode.
-        let arrived = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
-        let handles: Vec<_> = (0..2)
-            .map(|rank| {
-                let (control, barrier, cells, arrived) = (
-                    Arc::clone(&control),
-                    Arc::clone(&barrier),
-                    Arc::clone(&cells),
-                    Arc::clone(&arrived),
-                );
-                loom::thread::spawn(move || {
-                    let mut sense = LocalSense::default();
-                    for episode in 1..=2u64 {
-                        cells.set(rank * 2 + episode as usize - 1, 10 * rank as u64 + episode);
-                        arrived[rank].store(episode, Ordering::Relaxed);
-                        barrier
-                            .wait(&mut sense, Poll::Hint, &control, 1 - rank)
-                            .unwrap();
-                        let other = 1 - rank;
-                        let seen = arrived[other].load(Ordering::Relaxed);
-                        assert!(seen >= episode, "episode {episode}: peer at {seen}");
-                        assert_eq!(
-                            cells.get(other * 2 + episode as usize - 1),
-                            10 * other as u64 + episode
-                        );
-                    }
-                })
+/// Two parties meet twice at a barrier (`wait(rank, local)`), each writing a
+/// cell before every meeting and checking after it that the other has arrived
+/// and that its cell is visible.
+fn barrier_model<L: Default>(wait: impl Fn(usize, &mut L) + Send + Sync + 'static) {
+    let wait = Arc::new(wait);
+    // Cell [rank * 2 + episode - 1]: written once, before meeting `episode`.
+    let cells = Arc::new(Cells::<4>::new());
+    // Relaxed counters of arrivals: a meeting that let a party through before
+    // the other arrived would show a count below the episode.
+    let arrived = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+    let handles: Vec<_> = (0..2)
+        .map(|rank| {
+            let (wait, cells, arrived) =
+                (Arc::clone(&wait), Arc::clone(&cells), Arc::clone(&arrived));
+            loom::thread::spawn(move || {
+                let mut local = L::default();
+                for episode in 1..=2u64 {
+                    cells.set(rank * 2 + episode as usize - 1, 10 * rank as u64 + episode);
+                    arrived[rank].store(episode, Ordering::Relaxed);
+                    wait(rank, &mut local);
+                    let other = 1 - rank;
+                    let seen = arrived[other].load(Ordering::Relaxed);
+                    assert!(seen >= episode, "episode {episode}: peer at {seen}");
+                    assert_eq!(
+                        cells.get(other * 2 + episode as usize - 1),
+                        10 * other as u64 + episode
+                    );
+                }
             })
-            .collect();
-        for h in handles {
-            h.join().unwrap();
-        }
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn dissemination_barrier_episodes_do_not_overtake_and_publish_every_write() {
+    explore("dissemination barrier (2 parties, 2 episodes)", || {
+        let (control, barrier) = (control(), SpinBarrier::new(2));
+        barrier_model(move |rank, e: &mut Episode| {
+            barrier.wait(rank, e, Poll::Hint, &control).unwrap()
+        });
+    });
+}
+
+#[test]
+fn central_barrier_episodes_do_not_overtake_and_publish_every_write() {
+    explore("central barrier (2 parties, 2 episodes)", || {
+        let (control, barrier) = (control(), CentralBarrier::new(2));
+        barrier_model(move |rank, s: &mut LocalSense| {
+            barrier.wait(s, Poll::Hint, &control, 1 - rank).unwrap()
+        });
     });
 }
 

@@ -109,8 +109,8 @@ pub const COPY_PROBE_PARAM: &str = "copy_probe_ns_per_byte";
 /// bootstrap over the rounds as its interval. A method's `t0_ns` that moved
 /// where the round trip did not is judged against it too ([`Probed::also`]):
 /// on a shared host the way into the kernel slows while the line round trip
-/// holds still, and the blocking hand-overs' `t0` (and the spin barrier's)
-/// follow it.
+/// holds still, and the blocking hand-overs' `t0` follow it (as did the
+/// central spin barrier's, which barrier-spin timed before).
 pub const SYSCALL_PROBE_PARAM: &str = "syscall_probe_ns";
 
 /// Whether `name` is one of a kernel's probes of the machine's state

@@ -1,28 +1,111 @@
 //! BARRIER: all processors meet at the end of every segment, the modern name for
-//! what Hockney's EVENTS program (Fig. 5) does with two events. Two builds:
+//! what Hockney's EVENTS program (Fig. 5) does with two events. Three builds:
 //! `std::sync::Barrier` (a mutex and condition variable: waiters sleep), used as
-//! it is by the kernels, and [`SpinBarrier`], a sense-reversing centralised barrier
-//! (Mellor-Crummey and Scott's "central barrier with sense reversal") whose
-//! waiters poll one flag.
+//! it is by the kernels; [`SpinBarrier`], the dissemination barrier on flags
+//! (Hensgen, Finkel and Manber's, as Mellor-Crummey and Scott give it), which
+//! `hockney-sync`'s barrier-spin times; and [`CentralBarrier`], the
+//! sense-reversing centralised barrier (Mellor-Crummey and Scott's "central
+//! barrier with sense reversal"), which `examples/barrier_wander.rs` times beside
+//! it.
+//!
+//! Why the dissemination barrier is the one measured: between two processors it
+//! is one flag written by each and read by the other, so a meeting costs one
+//! line crossing each way at once, half the two-flag round trip, in whatever
+//! state the machine is. The central barrier's meeting is a race of two
+//! read-modify-writes on one counter line and a flip of a shared sense, and
+//! how the two processors fall into it (which one arrives last, and so leaves
+//! first) settles for seconds at a time: on a 2-vCPU VM its meetings took
+//! 0.34 to 0.54 of the round trip from one 3.5 s window to the next with the
+//! round trip unmoved, so `t_0` measured the race's mode of the run, not the
+//! machine (the measurements are in `results/README.md`).
 //!
 //! `std::sync::Barrier` has no timeout: a stalled processor would hang it. The
 //! kernels only wait on it inside a segment loop whose other waits cannot fail.
 //!
 //! # Memory ordering
-//! Every arrival decrements the counter with `AcqRel`, so the last arriver has
-//! acquired every earlier arriver's writes; it then resets the counter (`Relaxed`:
-//! nobody arrives at the next phase before seeing the new sense) and publishes the
-//! new sense with `Release`; the waiters read it with `Acquire`. After the barrier
-//! every processor sees every other's writes made before it.
+//! [`SpinBarrier`]: in round `k` of an episode a party stores the episode's
+//! number in its own flag of that round with `Release` and reads its partner's
+//! with `Acquire` until it holds at least that number. Each store publishes all
+//! the party has written and acquired before it, and happens-before is
+//! transitive, so after the last round every party has acquired every other's
+//! writes made before the barrier. A flag has one writer and only grows, so a
+//! partner already in the next episode cannot hide this one.
+//!
+//! [`CentralBarrier`]: every arrival decrements the counter with `AcqRel`, so the
+//! last arriver has acquired every earlier arriver's writes; it then resets the
+//! counter (`Relaxed`: nobody arrives at the next phase before seeing the new
+//! sense) and publishes the new sense with `Release`; the waiters read it with
+//! `Acquire`. After the barrier every processor sees every other's writes made
+//! before it.
 
 use super::Poll;
 use crate::control::{RankError, TeamControl};
-use crate::primitive::{AtomicBool, AtomicUsize, Ordering};
+use crate::primitive::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crossbeam_utils::CachePadded;
 
-/// A sense-reversing spin barrier for a fixed number of parties.
+/// The dissemination barrier for a fixed number of parties, on flags: in round
+/// `k` (of `ceil(log2 P)`) party `r` signals `r + 2^k` and waits for the signal
+/// of `r - 2^k`, mod `P`. At `P = 2`: each party writes its flag and waits for
+/// the other's.
 #[derive(Debug)]
 pub struct SpinBarrier {
+    /// `flags[k * parties + r]`: the last episode party `r` signalled in round
+    /// `k`. Written by `r` alone, read by `r + 2^k`.
+    flags: Box<[CachePadded<AtomicU64>]>,
+    parties: usize,
+    rounds: usize,
+}
+
+/// One party's count of the episodes it has entered; start each party with
+/// `Episode::default()`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Episode(u64);
+
+impl SpinBarrier {
+    /// A barrier for `parties` (at least 1).
+    pub fn new(parties: usize) -> SpinBarrier {
+        assert!(parties >= 1, "a barrier needs at least one party");
+        let rounds = parties.next_power_of_two().trailing_zeros() as usize;
+        SpinBarrier {
+            flags: (0..rounds * parties)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+            parties,
+            rounds,
+        }
+    }
+
+    /// Party `rank` arrives and waits until all parties have arrived. A deadline
+    /// error names the party it was waiting for.
+    #[inline]
+    pub fn wait(
+        &self,
+        rank: usize,
+        local: &mut Episode,
+        poll: Poll,
+        control: &TeamControl,
+    ) -> Result<(), RankError> {
+        local.0 += 1;
+        let episode = local.0;
+        let p = self.parties;
+        let mut dist = 1;
+        for k in 0..self.rounds {
+            // Release: publishes this party's writes, and all it acquired in the
+            // rounds before, to the partner that reads this flag.
+            self.flags[k * p + rank].store(episode, Ordering::Release);
+            let from = (rank + p - dist) % p;
+            let flag = &self.flags[k * p + from];
+            // Acquire: pairs with the partner's Release store of its flag.
+            poll.until(control, from, || flag.load(Ordering::Acquire) >= episode)?;
+            dist *= 2;
+        }
+        Ok(())
+    }
+}
+
+/// A sense-reversing centralised spin barrier for a fixed number of parties.
+#[derive(Debug)]
+pub struct CentralBarrier {
     remaining: CachePadded<AtomicUsize>,
     sense: CachePadded<AtomicBool>,
     parties: usize,
@@ -32,11 +115,11 @@ pub struct SpinBarrier {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LocalSense(bool);
 
-impl SpinBarrier {
+impl CentralBarrier {
     /// A barrier for `parties` (at least 1).
-    pub fn new(parties: usize) -> SpinBarrier {
+    pub fn new(parties: usize) -> CentralBarrier {
         assert!(parties >= 1, "a barrier needs at least one party");
-        SpinBarrier {
+        CentralBarrier {
             remaining: CachePadded::new(AtomicUsize::new(parties)),
             sense: CachePadded::new(AtomicBool::new(false)),
             parties,
@@ -75,23 +158,69 @@ mod tests {
     use crate::control::WaitStrategy;
     use std::time::Duration;
 
-    #[test]
-    fn no_party_leaves_a_phase_before_all_arrive() {
-        let control = TeamControl::new(vec![WaitStrategy::Block; 3], Duration::from_secs(5));
-        let barrier = SpinBarrier::new(3);
+    /// Each of `parties` threads meets the others 300 times at `wait` and
+    /// checks that nobody left an episode before everyone arrived.
+    fn no_party_leaves_early(parties: usize, wait: impl Fn(usize) + Sync) {
         let arrived = AtomicUsize::new(0);
         std::thread::scope(|s| {
-            for _ in 0..3 {
-                s.spawn(|| {
-                    let mut sense = LocalSense::default();
+            for rank in 0..parties {
+                let (arrived, wait) = (&arrived, &wait);
+                s.spawn(move || {
                     for phase in 1..=300 {
                         arrived.fetch_add(1, Ordering::Relaxed);
-                        barrier.wait(&mut sense, Poll::Yield, &control, 0).unwrap();
-                        assert!(arrived.load(Ordering::Relaxed) >= 3 * phase);
-                        barrier.wait(&mut sense, Poll::Yield, &control, 0).unwrap();
+                        wait(rank);
+                        assert!(arrived.load(Ordering::Relaxed) >= parties * phase);
+                        wait(rank);
                     }
                 });
             }
         });
+    }
+
+    fn control(parties: usize) -> std::sync::Arc<TeamControl> {
+        TeamControl::new(vec![WaitStrategy::Block; parties], Duration::from_secs(5))
+    }
+
+    #[test]
+    fn the_dissemination_barrier_lets_nobody_leave_early() {
+        // 1 and 2 parties, a power of two, and two that are not (whose last
+        // round's partners wrap around).
+        for parties in [1, 2, 3, 4, 5] {
+            let control = control(parties);
+            let barrier = SpinBarrier::new(parties);
+            let episodes: Vec<_> = (0..parties)
+                .map(|_| std::sync::Mutex::new(Episode::default()))
+                .collect();
+            no_party_leaves_early(parties, |rank| {
+                let mut e = episodes[rank].lock().unwrap();
+                barrier.wait(rank, &mut e, Poll::Yield, &control).unwrap();
+            });
+        }
+    }
+
+    #[test]
+    fn the_central_barrier_lets_nobody_leave_early() {
+        let control = control(3);
+        let barrier = CentralBarrier::new(3);
+        let senses: Vec<_> = (0..3)
+            .map(|_| std::sync::Mutex::new(LocalSense::default()))
+            .collect();
+        no_party_leaves_early(3, |rank| {
+            let mut sense = senses[rank].lock().unwrap();
+            barrier.wait(&mut sense, Poll::Yield, &control, 0).unwrap();
+        });
+    }
+
+    #[test]
+    fn a_missing_party_is_named_in_the_deadline_error() {
+        let control = TeamControl::new(vec![WaitStrategy::Block; 2], Duration::from_millis(50));
+        let barrier = SpinBarrier::new(2);
+        let err = barrier
+            .wait(0, &mut Episode::default(), Poll::Yield, &control)
+            .unwrap_err();
+        assert!(
+            matches!(err, RankError::Deadline { peer: 1, .. }),
+            "{err:?}"
+        );
     }
 }

@@ -11,7 +11,8 @@
 //!   parking_lot mutex and condition variable, and on thread park/unpark (futex).
 //! - [`spin`]: the simplified LOCKS of Fig. 6 (Larson's CAL code), a flag in shared
 //!   memory polled by the waiter, with and without the spin-loop hint.
-//! - [`barrier`]: a sense-reversing spin barrier (the std barrier is used as is).
+//! - [`barrier`]: the dissemination spin barrier the kernels time, and the
+//!   central sense-reversing one beside it (the std barrier is used as is).
 //!
 //! Every wait that can be lost checks the team's abort flag and deadline (from
 //! [`TeamControl`]), so a lost peer ends the kernel with

@@ -5,7 +5,7 @@
 
 use crate::control::{RankError, TeamControl};
 use crate::sync::Poll;
-use crate::sync::barrier::{LocalSense, SpinBarrier};
+use crate::sync::barrier::{Episode, SpinBarrier};
 use crate::sync::events::{Event, ParkEvent};
 use crate::sync::locks::BinaryLock;
 use crate::sync::spin::{DONE, GO, SpinFlag};
@@ -216,24 +216,24 @@ impl TeamMethod for StdBarrier {
     }
 }
 
-/// A sense-reversing spin barrier at the end of each segment.
+/// The dissemination spin barrier at the end of each segment.
 pub(crate) struct SpinBarrierMethod {
     pub(crate) barrier: SpinBarrier,
     pub(crate) poll: Poll,
 }
 
 impl TeamMethod for SpinBarrierMethod {
-    type Local = LocalSense;
-    fn master_begin(&self, _: &mut LocalSense, _: &TeamControl) -> Result<(), RankError> {
+    type Local = Episode;
+    fn master_begin(&self, _: &mut Episode, _: &TeamControl) -> Result<(), RankError> {
         Ok(())
     }
-    fn master_end(&self, l: &mut LocalSense, c: &TeamControl) -> Result<(), RankError> {
-        self.barrier.wait(l, self.poll, c, 1)
+    fn master_end(&self, l: &mut Episode, c: &TeamControl) -> Result<(), RankError> {
+        self.barrier.wait(0, l, self.poll, c)
     }
-    fn worker_begin(&self, _: &mut LocalSense, _: usize, _: &TeamControl) -> Result<(), RankError> {
+    fn worker_begin(&self, _: &mut Episode, _: usize, _: &TeamControl) -> Result<(), RankError> {
         Ok(())
     }
-    fn worker_end(&self, l: &mut LocalSense, _: usize, c: &TeamControl) -> Result<(), RankError> {
-        self.barrier.wait(l, self.poll, c, 0)
+    fn worker_end(&self, l: &mut Episode, rank: usize, c: &TeamControl) -> Result<(), RankError> {
+        self.barrier.wait(rank, l, self.poll, c)
     }
 }

@@ -32,10 +32,14 @@
 //! took 65 ns). Over six alternating quick runs of each build (2-vCPU EPYC
 //! VM, one run of the old build in the slow state left out), the `t_0` CV
 //! fell from 16 to 4.9 % for spin-hint, from 5.6 to 1.9 % for spin-nohint and
-//! from 12.6 to 9.9 % for locks; barrier-spin's stayed near 15 %, its four
-//! near-zero grains all in one mode a run (73 or 100 ns): the barrier's own,
-//! which it keeps timed alone, the round trip beside it unmoved, for seconds
-//! (`examples/barrier_wander.rs`). The vectors fill half the
+//! from 12.6 to 9.9 % for locks; barrier-spin's stayed near 15 % while it
+//! was the central sense-reversing barrier, its four near-zero grains all in
+//! one mode a run (73 or 100 ns): the race of that barrier's
+//! read-modify-writes, which kept its mode timed alone for seconds with the
+//! round trip beside it unmoved (`examples/barrier_wander.rs`). So
+//! barrier-spin is the dissemination barrier on flags, whose meeting at
+//! `P = 2` is one line crossing each way at once ([`crate::sync::barrier`]
+//! says why and what it still does). The vectors fill half the
 //! L2 cache of each processor; a segment longer than they are is done as repeated
 //! passes over each processor's share of them, so that the data stays in L2 and
 //! `r_inf` is the same cache-resident rate for every method.
@@ -88,9 +92,9 @@
 //! rounds' probes (each round's median over the methods) when it moved by more
 //! than 20 % during the kernel. A batch of system calls that wake nobody, an
 //! eighth of the target long, follows every round's grains on the master's CPU
-//! ([`crate::platform::futex_wakes`]): the blocking hand-overs' `t0`, and the
-//! spin barrier's, follow the way into the kernel where the round trip holds
-//! still (`syscall_probe_ns`).
+//! ([`crate::platform::futex_wakes`]): the blocking hand-overs' `t0` (and
+//! the central spin barrier's, which barrier-spin timed before) follow the way
+//! into the kernel where the round trip holds still (`syscall_probe_ns`).
 //!
 //! The round trip cannot say whether the processors themselves computed more
 //! slowly: on a shared host `r_inf` moved by 10 to 20 % between quiet runs
@@ -194,7 +198,7 @@ pub enum Method {
     SpinBare,
     /// `std::sync::Barrier` at the end of every segment.
     BarrierStd,
-    /// A sense-reversing spin barrier at the end of every segment.
+    /// The dissemination spin barrier on flags at the end of every segment.
     BarrierSpin,
 }
 
