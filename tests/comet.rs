@@ -4,12 +4,12 @@
 
 mod common;
 
-use halfperf::kernels::comet::{
-    self, CentralBarrier, hop_fit, matrix::grid::Grid, message_curve_fits,
-};
+use halfperf::kernels::comet::{self, hop_fit, matrix::grid::Grid, message_curve_fits};
 use halfperf::kernels::{RunConfig, RunContext};
 use halfperf::platform::{Topology, allowed_cpus, measure_clock};
 use halfperf::results::KernelResult;
+use halfperf::sync::Poll;
+use halfperf::sync::barrier::{CentralBarrier, LocalSense};
 use halfperf::team::{Team, TeamSpec};
 use halfperf::transport::TransportKind;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -305,16 +305,17 @@ fn the_central_barrier_holds_every_rank_until_all_arrive() {
     let barrier = CentralBarrier::new(5);
     let arrived = AtomicUsize::new(0);
     team.run("barrier-test", vec![(); 5], |ctx, _| {
-        let mut local = false;
+        let mut local = LocalSense::default();
+        let poll = Poll::for_rank(ctx.control, ctx.rank);
         for episode in 1..=200 {
             arrived.fetch_add(1, Ordering::SeqCst);
-            barrier.wait(&mut local, ctx.control, ctx.rank)?;
+            barrier.wait(&mut local, poll, ctx.control, 0)?;
             let seen = arrived.load(Ordering::SeqCst);
             assert!(
                 seen >= 5 * episode,
                 "episode {episode}: only {seen} arrived"
             );
-            barrier.wait(&mut local, ctx.control, ctx.rank)?;
+            barrier.wait(&mut local, poll, ctx.control, 0)?;
         }
         Ok(())
     })

@@ -27,7 +27,7 @@ pub mod spin;
 pub mod tasks;
 pub(crate) mod team_method;
 
-use crate::control::{RankError, TeamControl};
+use crate::control::{RankError, TeamControl, WaitStrategy};
 use std::time::Duration;
 
 /// How long a blocking wait sleeps before it looks at the abort flag and the
@@ -47,6 +47,16 @@ pub enum Poll {
 }
 
 impl Poll {
+    /// How rank `rank` of a team waits: with the spin-loop hint alone on its
+    /// CPU, giving the CPU away when it shares it (so the ranks it waits for
+    /// can run).
+    pub fn for_rank(control: &TeamControl, rank: usize) -> Poll {
+        match control.wait_strategy(rank) {
+            WaitStrategy::Spin => Poll::Hint,
+            WaitStrategy::Block => Poll::Yield,
+        }
+    }
+
     /// One pause between two polls (under loom, a loom yield whatever the kind, so
     /// the model checker schedules the thread being waited for).
     #[inline(always)]

@@ -2,9 +2,9 @@
 //! the minimum time of a barrier, timed over repeated barriers with the first
 //! discarded, against the number of processors, for every barrier the suite has:
 //!
-//! - `central`: a centralised sense-reversing barrier on two shared atomics (a
+//! - `central`: the centralised sense-reversing barrier on two shared atomics (a
 //!   counter and a global sense; the last to arrive resets the counter and flips
-//!   the sense, the others wait for the flip);
+//!   the sense, the others wait for the flip): [`CentralBarrier`];
 //! - `dissemination`: the dissemination barrier on the endpoint's messages
 //!   (`ceil(log2 P)` rounds; in round `k` rank `r` signals `r + 2^k` and waits for
 //!   `r - 2^k`, mod P), once per transport;
@@ -24,15 +24,16 @@
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{self, Check, drive_with_prologue, processors_point, push_line, stats_point};
-use crate::control::{RankError, TeamControl, WaitStrategy};
+use crate::control::{RankError, TeamControl};
 use crate::platform::context_switches;
-use crate::primitive::{AtomicBool, AtomicU64, Ordering};
+use crate::primitive::{AtomicU64, Ordering};
 use crate::results::{KernelResult, SLEEPS_PARAM};
+use crate::sync::Poll;
+use crate::sync::barrier::{CentralBarrier, LocalSense};
 use crate::team::Team;
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
-use crossbeam_utils::CachePadded;
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "comet-barrier";
@@ -45,84 +46,6 @@ pub(super) const BARRIER: KernelSpec = KernelSpec {
     in_quick_suite: true,
     run,
 };
-
-/// Waits until `ready` holds: spinning for a rank alone on its CPU, yielding the
-/// CPU for a rank that shares it (so the ranks it waits for can run); with the
-/// team's abort flag and deadline either way.
-fn wait_for(
-    control: &TeamControl,
-    rank: usize,
-    mut ready: impl FnMut() -> bool,
-) -> Result<(), RankError> {
-    match control.wait_strategy(rank) {
-        WaitStrategy::Spin => control.spin_until(usize::MAX, || ready().then_some(())),
-        WaitStrategy::Block => {
-            let mut started = None;
-            let mut polls = 0u32;
-            while !ready() {
-                polls = polls.wrapping_add(1);
-                if polls.is_multiple_of(64) {
-                    control.check(usize::MAX, &mut started)?;
-                }
-                std::thread::yield_now();
-            }
-            Ok(())
-        }
-    }
-}
-
-/// A centralised sense-reversing barrier for `size` ranks.
-///
-/// State: `count` is the number of ranks still to arrive in the current episode
-/// (`size` between episodes); `sense` flips once per episode. Each rank keeps its
-/// own local sense ([`CentralBarrier::wait`]'s `local`), flipped on entry.
-///
-/// Memory ordering: every arrival's `fetch_sub` is AcqRel, so the last arriver's
-/// decrement reads-from a release sequence containing every earlier arrival and
-/// acquires their prior writes; its Release store of the new `sense` then
-/// publishes all of them (and the counter reset) to every waiter's Acquire load
-/// that sees the flip.
-#[derive(Debug)]
-pub struct CentralBarrier {
-    count: CachePadded<AtomicU64>,
-    sense: CachePadded<AtomicBool>,
-    size: u64,
-}
-
-impl CentralBarrier {
-    /// A barrier for `size` ranks.
-    pub fn new(size: usize) -> CentralBarrier {
-        CentralBarrier {
-            count: CachePadded::new(AtomicU64::new(size as u64)),
-            sense: CachePadded::new(AtomicBool::new(false)),
-            size: size as u64,
-        }
-    }
-
-    /// Waits until all ranks have arrived. `local` is the rank's own sense,
-    /// `false` at the start.
-    pub fn wait(
-        &self,
-        local: &mut bool,
-        control: &TeamControl,
-        rank: usize,
-    ) -> Result<(), RankError> {
-        let mine = !*local;
-        *local = mine;
-        // AcqRel: see the type's "Memory ordering".
-        if self.count.fetch_sub(1, Ordering::AcqRel) == 1 {
-            // Relaxed: published by the Release store of `sense` below, and no rank
-            // decrements again before it has seen that store.
-            self.count.store(self.size, Ordering::Relaxed);
-            // Release: publishes the reset and every arrival's writes to the waiters.
-            self.sense.store(mine, Ordering::Release);
-            Ok(())
-        } else {
-            // Acquire: pairs with the last arriver's Release store of `sense`.
-            wait_for(control, rank, || self.sense.load(Ordering::Acquire) == mine)
-        }
-    }
-}
 
 /// The dissemination barrier on an endpoint's messages: in round `k` rank `r`
 /// sends an empty message to `r + 2^k` and receives one from `r - 2^k` (mod P),
@@ -161,15 +84,23 @@ impl Kind {
 #[inline(never)]
 fn central_batch(
     b: &CentralBarrier,
-    local: &mut bool,
+    local: &mut LocalSense,
     control: &TeamControl,
     rank: usize,
     reps: u64,
 ) -> Result<(), RankError> {
+    let (poll, peer) = central_wait(control, rank);
     for _ in 0..reps {
-        b.wait(local, control, rank)?;
+        b.wait(local, poll, control, peer)?;
     }
     Ok(())
+}
+
+/// How `rank` waits at the central barrier, and the rank a deadline error
+/// names (the barrier cannot tell which one is missing: rank 0's partner
+/// for rank 0, rank 0 for the others).
+fn central_wait(control: &TeamControl, rank: usize) -> (Poll, usize) {
+    (Poll::for_rank(control, rank), usize::from(rank == 0))
 }
 
 #[inline(never)]
@@ -214,10 +145,11 @@ fn run_kind<T: Transport + 'static>(
         |_| format!("{} P={p}", kind.name()),
         |rc, ep, sweep| {
             // (the central barrier's local sense, episodes checked)
-            let mut state = (false, 0u64);
-            let wait = |ep: &mut _, local: &mut bool| -> Result<(), RankError> {
+            let mut state = (LocalSense::default(), 0u64);
+            let (poll, peer) = central_wait(rc.control, rc.rank);
+            let wait = |ep: &mut _, local: &mut LocalSense| -> Result<(), RankError> {
                 match kind {
-                    Kind::Central => central.wait(local, rc.control, rc.rank),
+                    Kind::Central => central.wait(local, poll, rc.control, peer),
                     Kind::Dissemination(_) => dissemination(ep),
                     Kind::Std => {
                         std_barrier.wait();
@@ -426,58 +358,6 @@ fn run_over_mpi(
     )
 }
 
-/// Run with: `RUSTFLAGS="--cfg loom" cargo test --release --lib --target-dir
-/// target-loom -- loom_tests` (weakening the Release store of `sense` to
-/// Relaxed makes it fail: "episode 1: saw 0").
-#[cfg(all(test, loom))]
-mod loom_tests {
-    use super::*;
-    use std::sync::Arc;
-    use std::time::Duration;
-
-    /// Two ranks, two episodes: each rank's write before a barrier is visible to
-    /// the other after it, and the sense reversal lets the second episode through
-    /// only when both arrive again.
-    #[test]
-    fn central_barrier_orders_writes_across_two_episodes() {
-        let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let counter = Arc::clone(&runs);
-        loom::model(move || {
-            // Relaxed: a counter read after the model ends.
-            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let control = TeamControl::new(vec![WaitStrategy::Spin; 2], Duration::from_secs(5));
-            let barrier = Arc::new(CentralBarrier::new(2));
-            let data: Arc<[AtomicU64; 2]> = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
-            let handles: Vec<_> = (0..2)
-                .map(|rank| {
-                    let (control, barrier, data) = (
-                        Arc::clone(&control),
-                        Arc::clone(&barrier),
-                        Arc::clone(&data),
-                    );
-                    loom::thread::spawn(move || {
-                        let mut local = false;
-                        for episode in 1..=2u64 {
-                            // Relaxed: the barrier must order it.
-                            data[rank].store(episode, Ordering::Relaxed);
-                            barrier.wait(&mut local, &control, rank).unwrap();
-                            // Relaxed: ordered by the barrier's Release/Acquire.
-                            let other = data[1 - rank].load(Ordering::Relaxed);
-                            assert!(other >= episode, "episode {episode}: saw {other}");
-                        }
-                    })
-                })
-                .collect();
-            for h in handles {
-                h.join().unwrap();
-            }
-        });
-        let n = runs.load(std::sync::atomic::Ordering::Relaxed);
-        println!("loom model central_barrier_orders_writes_across_two_episodes: {n} executions");
-        assert!(n > 1);
-    }
-}
-
 /// Times `reps` barriers of the central sense-reversing barrier (`None`) or the
 /// dissemination barrier on `transport` across `team`, as rank 0 sees them,
 /// after one untimed barrier (for the Criterion benches: the kernel's own loops).
@@ -496,8 +376,9 @@ pub fn barrier_time(
     let config = TransportConfig::buffered(64);
     let times = match transport {
         None => team.run(BARRIER.name, vec![(); team.size()], |rc, _| {
-            let mut local = false;
-            central.wait(&mut local, rc.control, rc.rank)?;
+            let mut local = LocalSense::default();
+            let (poll, peer) = central_wait(rc.control, rc.rank);
+            central.wait(&mut local, poll, rc.control, peer)?;
             let start = std::time::Instant::now();
             central_batch(&central, &mut local, rc.control, rc.rank, reps)?;
             Ok(start.elapsed())

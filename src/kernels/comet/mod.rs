@@ -42,7 +42,7 @@ pub mod matrix;
 mod over_mpi;
 mod overlap;
 
-pub use barrier::{CentralBarrier, barrier_time, dissemination};
+pub use barrier::{barrier_time, dissemination};
 pub use broadcast::tree_broadcast;
 pub use common::message_curve_fits;
 pub use echo::hop_fit;

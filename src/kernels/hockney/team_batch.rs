@@ -6,7 +6,7 @@
 
 use super::rate_probe::Serial;
 use super::sync::{Method, SERIAL_ELEMENTS, Work};
-use crate::control::{RankError, TeamControl, WaitStrategy};
+use crate::control::{RankError, TeamControl};
 use crate::kernels::KernelError;
 use crate::kernels::probe::FlagPair;
 use crate::sync::Poll;
@@ -101,10 +101,7 @@ pub(super) fn drive_team<M: TeamMethod, R: Send>(
         vec![(); team.size()],
         |ctx: &RankCtx<'_>, _| {
             let c = ctx.control;
-            let poll = match c.wait_strategy(ctx.rank) {
-                WaitStrategy::Spin => Poll::Hint,
-                WaitStrategy::Block => Poll::Yield,
-            };
+            let poll = Poll::for_rank(c, ctx.rank);
             m.setup(ctx.rank);
             let mut local = M::Local::default();
             let mut serial = Serial::new(SERIAL_ELEMENTS);
