@@ -214,10 +214,6 @@ pub struct RepeatSpread {
     /// ([`crate::results::SYSCALL_PROBE_PARAM`]), which `compare` sets a
     /// `t0` beside where the round trip does not explain it; else empty.
     pub syscall: Vec<f64>,
-    /// For a sync method's `t0_ns`, the exchange probe beside each value
-    /// ([`crate::results::EXCHANGE_PROBE_PARAM`]), which `compare` sets it
-    /// beside too; else empty.
-    pub exchange: Vec<f64>,
     /// Their median.
     pub median: f64,
     /// Smallest and largest.
@@ -387,23 +383,13 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                 .flatten();
             let judged =
                 crate::results::Probed::in_kernel(r, &p.name, p.of.as_deref(), p.value, p.ci95);
-            let also = |kind| {
-                judged
-                    .also
-                    .iter()
-                    .find(|(k, _)| *k == kind)
-                    .map(|&(_, (v, _))| v)
-                    .filter(|_| p.name == "t0_ns")
-            };
-            let syscall = also(crate::results::ProbeKind::Syscall);
-            let exchange = also(crate::results::ProbeKind::Exchange);
+            let syscall = judged.also.map(|(v, _)| v);
             match out.iter().position(same) {
                 Some(i) => {
                     let s = &mut out[i];
                     s.values.push(p.value);
                     s.probes.push(probe);
                     s.syscall.extend(syscall);
-                    s.exchange.extend(exchange);
                     s.modes.extend(mode);
                     probed[i].push(judged);
                 }
@@ -416,7 +402,6 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                         values: vec![p.value],
                         probes: vec![probe],
                         syscall: syscall.into_iter().collect(),
-                        exchange: exchange.into_iter().collect(),
                         median: 0.0,
                         range: [0.0; 2],
                         cv: 0.0,

@@ -27,9 +27,7 @@ use super::headline::median_with_range;
 use super::timing::measure;
 use super::{KernelError, RunContext};
 use crate::model::stats::summarize;
-pub use crate::results::{
-    COPY_PROBE_PARAM, EXCHANGE_PROBE_PARAM, PROBE_PARAM, SYSCALL_PROBE_PARAM,
-};
+pub use crate::results::{COPY_PROBE_PARAM, PROBE_PARAM, SYSCALL_PROBE_PARAM};
 use crate::results::{KernelResult, Param, num, ratio_to_probe, recorded_probe};
 use crate::team::TeamError;
 use std::time::Duration;
@@ -137,28 +135,6 @@ pub(crate) fn syscall_probe(
         |q1, q3, n| {
             format!(
                 "system calls changed speed during the kernel: a futex wake's middle half ranged {} to {} ns over {n} rounds",
-                num(q1),
-                num(q3)
-            )
-        },
-    )
-}
-
-/// The exchange probe of a method ([`EXCHANGE_PROBE_PARAM`]) from its
-/// rounds' samples, ns, as [`sampled_probe`] gives it. None without samples.
-pub(crate) fn exchange_probe(
-    rounds: &[f64],
-    of: Option<&str>,
-    warnings: &mut Vec<String>,
-) -> Option<Param> {
-    sampled_probe(
-        EXCHANGE_PROBE_PARAM,
-        of,
-        rounds.to_vec(),
-        warnings,
-        |q1, q3, n| {
-            format!(
-                "the two flags' exchange changed state during the kernel: its middle half ranged {} to {} ns over {n} rounds",
                 num(q1),
                 num(q3)
             )

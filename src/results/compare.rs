@@ -168,7 +168,7 @@ fn probed(key: &(String, String), v: Valued, states: &KernelStates) -> Probed {
             .then(|| states.modes.get(&key.0).copied())
             .flatten(),
         both_ways: super::moves_both_ways(name),
-        also: Vec::new(),
+        also: None,
     }
 }
 

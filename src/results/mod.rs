@@ -34,9 +34,9 @@ pub use schema::{
     SoftwareInfo, TOOL_NAME,
 };
 pub use state::{
-    BLOCKS_PARAM, COPY_PROBE_PARAM, DEFAULT_FLOOR, EXCHANGE_PROBE_PARAM, MAX_SLEEP_NS, MODE_SHIFT,
-    Mode, ModeOf, PHASE_MODES, PREEMPTED_PARAM, PROBE_PARAM, ProbeKind, Probed, RATE_PROBE_PARAM,
-    SLEEPS_PARAM, STATE_SPAN, SYSCALL_PROBE_PARAM, Why, explained, is_probe, judge, latency_like,
+    BLOCKS_PARAM, COPY_PROBE_PARAM, DEFAULT_FLOOR, MAX_SLEEP_NS, MODE_SHIFT, Mode, ModeOf,
+    PHASE_MODES, PREEMPTED_PARAM, PROBE_PARAM, ProbeKind, Probed, RATE_PROBE_PARAM, SLEEPS_PARAM,
+    STATE_SPAN, SYSCALL_PROBE_PARAM, Why, explained, is_probe, judge, latency_like,
     moves_both_ways, moves_with_copy, moves_with_mode, moves_with_probe, moves_with_rate,
     ratio_to_probe, recorded_copy_probe, recorded_probe, recorded_rate_probe,
 };

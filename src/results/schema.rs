@@ -131,11 +131,7 @@ pub struct KernelResult {
     /// adds `syscall_probe_ns` per method (one `FUTEX_WAKE` that wakes nobody on
     /// the master's CPU, once a round: the median, a bootstrap over the rounds
     /// as the interval), against which `compare` judges a `t0_ns` that the
-    /// round trip does not explain, and `exchange_probe_ns` per method (the
-    /// round trip's two flags, each processor writing its own and waiting for
-    /// the other's, ns an exchange, once a round: the median, a bootstrap
-    /// over the rounds as the interval), against which it judges such a
-    /// `t0_ns` too, and with the rate probe an `s_half_flop`. A `hockney-sync`
+    /// round trip does not explain. A `hockney-sync`
     /// method whose short grains slept in some rounds and not in others
     /// takes `t0_ns` and `s_half_flop` from the rounds that did not sleep and
     /// adds `t_wake_ns` (what a sleep adds to a segment: a bootstrap over the

@@ -113,30 +113,15 @@ pub const COPY_PROBE_PARAM: &str = "copy_probe_ns_per_byte";
 /// central spin barrier's, which barrier-spin timed before).
 pub const SYSCALL_PROBE_PARAM: &str = "syscall_probe_ns";
 
-/// The headline parameter that carries `hockney-sync`'s exchange probe of a
-/// method: the two flags of [`PROBE_PARAM`]'s round trip, each processor
-/// writing its own and waiting for the other's, so that a line crosses each
-/// way at once, timed on the method's first two threads once a round, ns
-/// an exchange; the median, with a bootstrap over the rounds as its
-/// interval (the TASKS take every team method's rounds). A method's
-/// `t0_ns`, and with the rate probe its `s_half_flop`, that moved where the
-/// round trip did not is judged against it too ([`Probed::also`]): on a
-/// 2-vCPU VM the exchange took 43 or 65 ns, minutes at a time, with the
-/// round trip at 127 ns in both, and barrier-spin's `t0`, a meeting at the
-/// dissemination barrier, 54 or 72 ns with it.
-pub const EXCHANGE_PROBE_PARAM: &str = "exchange_probe_ns";
-
 /// Whether `name` is one of a kernel's probes of the machine's state
 /// ([`PROBE_PARAM`], [`RATE_PROBE_PARAM`], [`COPY_PROBE_PARAM`],
-/// [`SYSCALL_PROBE_PARAM`], [`EXCHANGE_PROBE_PARAM`]) rather than a
-/// parameter measured on it.
+/// [`SYSCALL_PROBE_PARAM`]) rather than a parameter measured on it.
 pub fn is_probe(name: &str) -> bool {
     [
         PROBE_PARAM,
         RATE_PROBE_PARAM,
         COPY_PROBE_PARAM,
         SYSCALL_PROBE_PARAM,
-        EXCHANGE_PROBE_PARAM,
     ]
     .contains(&name)
 }
@@ -164,11 +149,6 @@ pub enum ProbeKind {
     Baseline,
     /// A system call's time on the master's CPU, ns ([`SYSCALL_PROBE_PARAM`]).
     Syscall,
-    /// The two flags' exchange, ns ([`EXCHANGE_PROBE_PARAM`]).
-    Exchange,
-    /// The exchange times the rate probe, ns flop/s: what a sync method's
-    /// `s_1/2` moves with where its `t0` moves with the exchange.
-    ExchangeProduct,
 }
 
 impl ProbeKind {
@@ -182,8 +162,6 @@ impl ProbeKind {
             ProbeKind::Copy => ("copy probe", 1.0, "ns/B", "copied one way"),
             ProbeKind::Baseline => ("two-flag baseline", 1.0, "ns", "one way"),
             ProbeKind::Syscall => ("system-call probe", 1.0, "ns", "a futex wake"),
-            ProbeKind::Exchange => ("exchange probe", 1.0, "ns", "a line each way at once"),
-            ProbeKind::ExchangeProduct => ("exchange x rate", 1e-9, "flop", "of exchange x rate"),
         }
     }
 
@@ -441,12 +419,10 @@ pub struct Probed {
     /// it: a ping-pong's `n_half_bytes = t_startup / t_per_byte`, a vector
     /// level's `n_half_flop = r_inf t0` ([`moves_both_ways`]).
     pub both_ways: bool,
-    /// Further probes to judge the value against where the first does not
-    /// explain its change, each with its kind and interval: for a sync
-    /// method's `t0_ns`, the system-call probe ([`SYSCALL_PROBE_PARAM`]) and
-    /// the exchange probe ([`EXCHANGE_PROBE_PARAM`]); for its
-    /// `s_half_flop`, the exchange probe times the rate probe.
-    pub also: Vec<(ProbeKind, (f64, [f64; 2]))>,
+    /// A second probe to judge the value against where the first does not
+    /// explain its change, and its interval: for a sync method's `t0_ns`,
+    /// the system-call probe ([`SYSCALL_PROBE_PARAM`]).
+    pub also: Option<(f64, [f64; 2])>,
 }
 
 impl Probed {
@@ -460,7 +436,7 @@ impl Probed {
             moves_with_probe: false,
             mode: None,
             both_ways: false,
-            also: Vec::new(),
+            also: None,
         }
     }
 
@@ -481,21 +457,10 @@ impl Probed {
         let with_ci = |p: &Param| Some((p.value, p.ci95?));
         let round_trip = recorded_probe(k, of).and_then(with_ci);
         let rate = recorded_rate_probe(k, of).and_then(with_ci);
-        // A sync method's t0 may move with the way into the kernel, or with
-        // the exchange, too; its s_1/2 with the exchange times the rate.
-        let exchange = recorded(k, EXCHANGE_PROBE_PARAM, of).and_then(with_ci);
-        let mut also = Vec::new();
-        if name == "t0_ns" {
-            let syscall = recorded(k, SYSCALL_PROBE_PARAM, of).and_then(with_ci);
-            also.extend(syscall.map(|p| (ProbeKind::Syscall, p)));
-            also.extend(exchange.map(|p| (ProbeKind::Exchange, p)));
-        }
-        if name == "s_half_flop"
-            && let (Some((x, [x_lo, x_hi])), Some((r, [r_lo, r_hi]))) = (exchange, rate)
-        {
-            let product = (x * r, [x_lo * r_lo, x_hi * r_hi]);
-            also.push((ProbeKind::ExchangeProduct, product));
-        }
+        // A sync method's t0 may move with the way into the kernel too.
+        let also = (name == "t0_ns")
+            .then(|| recorded(k, SYSCALL_PROBE_PARAM, of).and_then(with_ci))
+            .flatten();
         // A parameter judged against a probe of its own kind, in its direction.
         let against = |probe: (f64, [f64; 2]), probe_kind| Probed {
             value,
@@ -505,7 +470,7 @@ impl Probed {
             moves_with_probe: true,
             mode,
             both_ways: false,
-            also: also.clone(),
+            also: None,
         };
         // s_1/2 = r_inf t0: against the product of the two probes, whose
         // interval is the product of their bounds (both positive).
@@ -753,25 +718,21 @@ fn unsettled([lo, hi]: [f64; 2]) -> bool {
 /// probes moved, a sentence with the figures.
 pub fn judge(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>) {
     let first = judge_once(base, other, floor);
-    if first.0 != Why::IntervalsDisjoint {
-        return first;
-    }
-    // Where the first probe does not explain the change, another may.
-    for &(kind, b) in &base.also {
-        let Some(&(_, o)) = other.also.iter().find(|(k, _)| *k == kind) else {
-            continue;
-        };
+    // Where the first probe does not explain the change, the second may.
+    if first.0 == Why::IntervalsDisjoint
+        && let (Some(b), Some(o)) = (base.also, other.also)
+    {
         let against = |p: &Probed, probe| Probed {
             probe: Some(probe),
-            probe_kind: kind,
+            probe_kind: ProbeKind::Syscall,
             moves_with_probe: true,
             both_ways: false,
-            also: Vec::new(),
+            also: None,
             ..p.clone()
         };
-        let next = judge_once(&against(base, b), &against(other, o), floor);
-        if next.0 == Why::MachineMoved {
-            return next;
+        let second = judge_once(&against(base, b), &against(other, o), floor);
+        if second.0 == Why::MachineMoved {
+            return second;
         }
     }
     first

@@ -52,22 +52,14 @@ pub fn repeat_spread(rows: &[RepeatSpread], repeat: u32) -> String {
                     "" => String::new(),
                     m => format!(" {m}"),
                 });
-                // A t0's system-call and exchange probes, where every
-                // repetition has one.
-                let beside = |probes: &[f64], what: &str| {
-                    probes
-                        .get(i)
-                        .filter(|_| probes.len() == r.values.len())
-                        .map_or(String::new(), |c| format!(", {what} {}", num(*c)))
-                };
-                let syscall = beside(&r.syscall, "syscall");
-                let exchange = beside(&r.exchange, "exchange");
+                // A t0's system-call probe, where every repetition has one.
+                let syscall = r
+                    .syscall
+                    .get(i)
+                    .filter(|_| r.syscall.len() == r.values.len())
+                    .map_or(String::new(), |c| format!(", syscall {}", num(*c)));
                 if p.is_finite() {
-                    format!(
-                        "{} (probe {}{syscall}{exchange}){slept}{mark}",
-                        num(*v),
-                        num(*p)
-                    )
+                    format!("{} (probe {}{syscall}){slept}{mark}", num(*v), num(*p))
                 } else {
                     format!("{}{slept}{mark}", num(*v))
                 }
@@ -125,7 +117,6 @@ mod tests {
             values: vec![80.0, 360.0, 81.0],
             probes: vec![129.0, 417.0, 129.0],
             syscall: Vec::new(),
-            exchange: Vec::new(),
             median: 81.0,
             range: [80.0, 360.0],
             cv: 0.92,

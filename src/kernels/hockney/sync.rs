@@ -95,12 +95,6 @@
 //! ([`crate::platform::futex_wakes`]): the blocking hand-overs' `t0` (and
 //! the central spin barrier's, which barrier-spin timed before) follow the way
 //! into the kernel where the round trip holds still (`syscall_probe_ns`).
-//! After each round trip the same two threads time the same two flags'
-//! exchange (each writes its own and waits for the other's, a line crossing
-//! each way at once, as in a two-party meeting at the dissemination
-//! barrier), with the TASKS again taking the team methods' rounds: the
-//! machine has states that move the exchange and not the round trip, and
-//! barrier-spin's `t0` with them (`exchange_probe_ns`).
 //!
 //! The round trip cannot say whether the processors themselves computed more
 //! slowly: on a shared host `r_inf` moved by 10 to 20 % between quiet runs
@@ -155,9 +149,7 @@ use super::simd::{Simd, dyadic_f64};
 use super::sync_sweep::sweep_methods;
 use super::team_batch::{Batch, RATE_GRAIN, drive_team};
 use crate::control::{Placement, RankError};
-use crate::kernels::probe::{
-    exchange_probe, over_probe, pair_round_trips_ns, probe_param, probe_warning,
-};
+use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_warning};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
 use crate::platform::LineAligned;
@@ -366,10 +358,6 @@ pub struct MethodSweep {
     /// method's own threads at the start of every round, ns; empty for the
     /// TASKS and on shared CPUs (see the module doc).
     pub pair_rounds: Vec<f64>,
-    /// The two flags' exchange between processors 0 and 1, timed on the
-    /// method's own threads after the round trip, ns; empty where
-    /// `pair_rounds` is ([`crate::results::EXCHANGE_PROBE_PARAM`]).
-    pub exchange_rounds: Vec<f64>,
     /// A system call's time on the master's CPU, once a round before the rate
     /// probe, ns ([`crate::platform::futex_wakes`]).
     pub syscall_rounds: Vec<f64>,
@@ -755,10 +743,6 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     // The TASKS, which take no probe of their own, have the pair's round
     // trip over the whole sweep, which their rounds spread over.
     let sweep_pairs: Vec<f64> = sweeps.iter().flat_map(|s| s.pair_rounds.clone()).collect();
-    let sweep_exchanges: Vec<f64> = sweeps
-        .iter()
-        .flat_map(|s| s.exchange_rounds.clone())
-        .collect();
     // The machine's state round by round: the median of the round's probes
     // (each method's visit one), and the probes before and after the sweep.
     let rounds = sweeps
@@ -789,12 +773,6 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             true => &sweep_pairs,
             false => &sweep.pair_rounds,
         };
-        let exchanges = match sweep.exchange_rounds.is_empty() {
-            true => &sweep_exchanges,
-            false => &sweep.exchange_rounds,
-        };
-        let exchange = exchange_probe(exchanges, of, &mut r.warnings);
-        r.headline.extend(exchange);
         let around: Vec<f64> = before.iter().chain(own).chain(&after).copied().collect();
         if let Some(p) = probe_param(&around, of) {
             if let Some(f) = r.fits.first_mut() {

@@ -458,7 +458,6 @@ mod tests {
             serial_flop_per_ns: 4.0,
             serial_rounds: vec![4.0; 9],
             pair_rounds: Vec::new(),
-            exchange_rounds: Vec::new(),
             syscall_rounds: vec![300.0; 9],
             placement: Placement::Pinned,
         }

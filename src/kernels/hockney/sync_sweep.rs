@@ -7,7 +7,7 @@ use super::sync::{
     GrainSamples, LONG_GRAINS, LONG_OVER_S_HALF, MAX_PASSES, Method, MethodSweep, SERIAL_ELEMENTS,
     SUB_BATCHES, SyncPlan, linear_grains, short_grains, sub_batches, with_method,
 };
-use super::team_batch::{Batch, EXCHANGE_GRAIN, PROBE_GRAIN, RATE_GRAIN};
+use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN};
 use crate::control::{Placement, RankError};
 use crate::kernels::KernelError;
 use crate::kernels::timing::{STRAY_FACTOR, calibrate, measure, per_rep_ns, resized_reps};
@@ -27,20 +27,17 @@ struct Calibration {
     short: usize,
     reps: Vec<u64>,
     pair_reps: u64,
-    exchange_reps: u64,
     serial_reps: u64,
     syscall_reps: u64,
 }
 
 /// One round of a method: per grain its time per segment, sleeps per
 /// segment and preemptions per second; the rate probe (flop/ns); the pair
-/// probes, the round trip and the exchange (ns), where the method takes
-/// them; the system-call probe (ns).
+/// probe (ns), where the method takes it; the system-call probe (ns).
 struct Round {
     grains: Vec<[f64; 3]>,
     serial: f64,
     pair: Option<f64>,
-    exchange: Option<f64>,
     syscall: f64,
 }
 
@@ -166,7 +163,7 @@ impl Visited {
             })
             .collect();
         let (mut serial_rounds, mut pair_rounds) = (Vec::new(), Vec::new());
-        let (mut exchange_rounds, mut syscall_rounds) = (Vec::new(), Vec::new());
+        let mut syscall_rounds = Vec::new();
         for round in rounds {
             for (gs, [t, blocks, preempted]) in grains.iter_mut().zip(round.grains) {
                 gs.samples_ns.push(t);
@@ -175,7 +172,6 @@ impl Visited {
             }
             serial_rounds.push(round.serial);
             pair_rounds.extend(round.pair);
-            exchange_rounds.extend(round.exchange);
             syscall_rounds.push(round.syscall);
         }
         grains.retain(|g| !g.samples_ns.is_empty());
@@ -187,7 +183,6 @@ impl Visited {
             serial_flop_per_ns: serial,
             serial_rounds,
             pair_rounds,
-            exchange_rounds,
             syscall_rounds,
             placement,
         }
@@ -236,15 +231,11 @@ fn calibrate_method(
         .iter()
         .map(|&g| calibrate(plan.target, |r| batch(g, r)))
         .collect::<Result<Vec<u64>, _>>()?;
-    // The pair probes on the method's own threads: one batch of the
-    // two-flag round trip and one of the exchange, each a quarter of the
-    // target long, at the start of every round.
-    let (pair_reps, exchange_reps) = match in_team {
-        true => (
-            calibrate(plan.target / 4, |r| batch(PROBE_GRAIN, r))?,
-            calibrate(plan.target / 4, |r| batch(EXCHANGE_GRAIN, r))?,
-        ),
-        false => (0, 0),
+    // The pair probe on the method's own threads: one batch of the two-flag
+    // round trip, a quarter of the target long, at the start of every round.
+    let pair_reps = match in_team {
+        true => calibrate(plan.target / 4, |r| batch(PROBE_GRAIN, r))?,
+        false => 0,
     };
     // The rate probe: one serial batch a round, a quarter of the target long;
     // the system-call probe an eighth.
@@ -256,13 +247,12 @@ fn calibrate_method(
         short,
         reps,
         pair_reps,
-        exchange_reps,
         serial_reps,
         syscall_reps,
     })
 }
 
-/// One round: the pair probes where the method takes them (`in_team`), every
+/// One round: the pair probe where the method takes it (`in_team`), every
 /// grain's batch as sub-batches, the system-call probe on the master's CPU,
 /// then the rate probe, on every processor at once (`RATE_GRAIN`) where the
 /// method's processors have CPUs of their own (`own_cpus`), else on the
@@ -276,14 +266,14 @@ fn one_round(
     batch: &mut Batch<'_>,
     probe: &mut Serial,
 ) -> Result<Round, RankError> {
-    let mut pair_probe = |grain: usize, reps: u64| -> Result<Option<f64>, RankError> {
-        match in_team {
-            true => Ok(Some(per_rep_ns(batch(grain, reps)?, reps, clock))),
-            false => Ok(None),
-        }
+    let pair = match in_team {
+        true => Some(per_rep_ns(
+            batch(PROBE_GRAIN, cal.pair_reps)?,
+            cal.pair_reps,
+            clock,
+        )),
+        false => None,
     };
-    let pair = pair_probe(PROBE_GRAIN, cal.pair_reps)?;
-    let exchange = pair_probe(EXCHANGE_GRAIN, cal.exchange_reps)?;
     let mut split = Vec::with_capacity(SUB_BATCHES);
     let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
     let mut grains = Vec::with_capacity(cal.grains.len());
@@ -326,7 +316,6 @@ fn one_round(
         grains,
         serial: probe.rate(took, cal.serial_reps, clock),
         pair,
-        exchange,
         syscall,
     })
 }

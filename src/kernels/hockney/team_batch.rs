@@ -72,15 +72,6 @@ pub(super) type Batch<'a> = dyn FnMut(usize, u64) -> Result<Duration, RankError>
 /// the master's side is in `drive_team`'s batch.
 pub(crate) const PROBE_GRAIN: usize = usize::MAX;
 
-/// The grain that asks a team method's batch for the exchange probe, on the
-/// same threads and flags as [`PROBE_GRAIN`]: `reps` exchanges, in which
-/// ranks 0 and 1 each write their own flag and wait for the other's, a line
-/// crossing each way at once ([`crate::kernels::scibench`]'s `FlagPair`).
-/// The round trip does not see every state of the machine this does: on a
-/// 2-vCPU VM the exchange took 43 or 65 ns, minutes at a time, with the
-/// round trip at 127 ns in both, and barrier-spin's `t0` with it.
-pub(crate) const EXCHANGE_GRAIN: usize = usize::MAX - 2;
-
 /// The grain that asks a team method's batch for the rate probe: every
 /// processor of the team runs `reps` passes of the serial dyadic multiply on
 /// vectors of its own ([`Serial`], [`SERIAL_ELEMENTS`] elements) at once, and
@@ -121,9 +112,9 @@ pub(super) fn drive_team<M: TeamMethod, R: Send>(
             let mut probed = 0u64;
             if ctx.rank == 0 {
                 let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
-                    if grain == PROBE_GRAIN || grain == EXCHANGE_GRAIN {
+                    if grain == PROBE_GRAIN {
                         let g = gate.issue(c, poll, workers, grain, reps)?;
-                        let took = pair_probe(&flags, ctx, grain, probed, reps)?;
+                        let took = flags.round_trips(ctx, probed, reps)?;
                         probed += reps;
                         gate.await_done(c, poll, workers, g)?;
                         return Ok(took);
@@ -166,9 +157,9 @@ pub(super) fn drive_team<M: TeamMethod, R: Send>(
                 let reps = gate.reps.load(Ordering::Relaxed);
                 // Release: the worker's set-up happens before the master's timing.
                 gate.ready.fetch_add(1, Ordering::Release);
-                if grain == PROBE_GRAIN || grain == EXCHANGE_GRAIN {
+                if grain == PROBE_GRAIN {
                     if ctx.rank == 1 {
-                        pair_probe(&flags, ctx, grain, probed, reps)?;
+                        flags.round_trips(ctx, probed, reps)?;
                         probed += reps;
                     }
                     // Release: as below (nothing to publish but the count).
@@ -194,19 +185,4 @@ pub(super) fn drive_team<M: TeamMethod, R: Send>(
     Ok(out
         .swap_remove(0)
         .expect("rank 0 returns the driver's result"))
-}
-
-/// Rank `ctx.rank`'s side of the pair probe `grain` asks for ([`PROBE_GRAIN`]
-/// or [`EXCHANGE_GRAIN`]), numbered on from `done`; its time.
-fn pair_probe(
-    flags: &FlagPair,
-    ctx: &RankCtx<'_>,
-    grain: usize,
-    done: u64,
-    reps: u64,
-) -> Result<Duration, RankError> {
-    match grain {
-        EXCHANGE_GRAIN => flags.exchanges(ctx, done, reps),
-        _ => flags.round_trips(ctx, done, reps),
-    }
 }

@@ -22,14 +22,6 @@ pub(crate) struct FlagPair {
 }
 
 impl FlagPair {
-    /// Rank `rank`'s flag and the other's.
-    fn sides(&self, rank: usize) -> (&AtomicU64, &AtomicU64) {
-        match rank {
-            0 => (&self.ping, &self.pong),
-            _ => (&self.pong, &self.ping),
-        }
-    }
-
     /// Rank `ctx.rank`'s side of round trips `done + 1 ..= done + reps` (both
     /// ranks count the round trips done on this pair alike); returns its time.
     #[inline(never)]
@@ -39,7 +31,11 @@ impl FlagPair {
         done: u64,
         reps: u64,
     ) -> Result<Duration, RankError> {
-        let (mine, theirs) = self.sides(ctx.rank);
+        let (mine, theirs) = if ctx.rank == 0 {
+            (&self.ping, &self.pong)
+        } else {
+            (&self.pong, &self.ping)
+        };
         let start = Instant::now();
         for i in done + 1..=done + reps {
             if ctx.rank == 0 {
@@ -52,33 +48,6 @@ impl FlagPair {
             if ctx.rank == 1 {
                 mine.store(i, Ordering::Release);
             }
-        }
-        Ok(start.elapsed())
-    }
-
-    /// Rank `ctx.rank`'s side of exchanges `done + 1 ..= done + reps` (numbered
-    /// on from the round trips and exchanges done on this pair, both ranks
-    /// counting alike): each rank writes the exchange's number to its own flag
-    /// and waits until the other's holds at least as much, so that a line
-    /// crosses each way at once, as in a two-party meeting at the
-    /// dissemination barrier ([`crate::sync::barrier::SpinBarrier`]), whose
-    /// loom model covers this hand-off. Returns its time.
-    #[inline(never)]
-    pub(crate) fn exchanges(
-        &self,
-        ctx: &RankCtx<'_>,
-        done: u64,
-        reps: u64,
-    ) -> Result<Duration, RankError> {
-        let (mine, theirs) = self.sides(ctx.rank);
-        let start = Instant::now();
-        for i in done + 1..=done + reps {
-            // Release/Acquire: as in the round trips; a rank one exchange
-            // ahead has written a larger number, hence `>=`.
-            mine.store(i, Ordering::Release);
-            ctx.control.spin_until(1 - ctx.rank, || {
-                (theirs.load(Ordering::Acquire) >= i).then_some(())
-            })?;
         }
         Ok(start.elapsed())
     }
