@@ -1,12 +1,14 @@
 //! How far a spin barrier's own meeting wanders on a machine, with no kernel
 //! around it. This times halfperf's two spin barriers between two pinned
-//! threads, polled with the spin-loop hint: the central sense-reversing
-//! barrier ([`halfperf::sync::barrier::CentralBarrier`]) and the
-//! dissemination barrier ([`halfperf::sync::barrier::SpinBarrier`], which
-//! `hockney-sync`'s barrier-spin times), in batches alternating with a batch
-//! of the two-flag round trip (the probe every kernel records), for as long
-//! as asked. It prints all three, and each barrier over the round trip of
-//! the same batch triple, as the medians of windows as long as a quick
+//! threads: the central sense-reversing barrier
+//! ([`halfperf::sync::barrier::CentralBarrier`]) and the dissemination
+//! barrier ([`halfperf::sync::barrier::SpinBarrier`]), both polled with the
+//! spin-loop hint, and the dissemination barrier polled bare, as
+//! `hockney-sync`'s barrier-spin polls it, in batches alternating with a
+//! batch of the two-flag round trip (the probe every kernel records), for as
+//! long as asked. It prints what one hint takes, then all four, and each
+//! barrier over the round trip of the same batch quadruple, as the medians
+//! of windows as long as a quick
 //! `hockney-sync` run, their CV over the windows, and each barrier's
 //! autocorrelation at lags from one batch to a thousand. Where the machine
 //! changes state all move and the ratios hold; a ratio that moves from
@@ -30,10 +32,11 @@ use std::time::{Duration, Instant};
 /// Meetings or round trips a batch.
 const BATCH: u64 = 20_000;
 
-/// One batch triple's times, per meeting or round trip.
+/// One batch quadruple's times, per meeting or round trip.
 struct Batch {
     central_ns: f64,
     dissemination_ns: f64,
+    bare_ns: f64,
     round_trip_ns: f64,
 }
 
@@ -86,6 +89,8 @@ fn main() {
     .expect("a team of two on CPUs of their own");
     let central = CentralBarrier::new(2);
     let dissemination = SpinBarrier::new(2);
+    let bare = SpinBarrier::new(2);
+    println!("one spin-loop hint: {:.1} ns", Poll::hint_pause_ns());
     let (ping, pong) = (Padded::default(), Padded::default());
     // Rank 0's command: the number of the batch pair to run, or `STOP`.
     const STOP: u64 = u64::MAX;
@@ -96,6 +101,7 @@ fn main() {
             let c = ctx.control;
             let mut sense = LocalSense::default();
             let mut episode = Episode::default();
+            let mut bare_episode = Episode::default();
             let mut trips = 0u64;
             let mut batches: Vec<Batch> = Vec::new();
             for k in 1u64.. {
@@ -125,6 +131,11 @@ fn main() {
                 let dissemination_ns = t.elapsed().as_nanos() as f64 / BATCH as f64;
                 let t = Instant::now();
                 for _ in 0..BATCH {
+                    bare.wait(ctx.rank, &mut bare_episode, Poll::Bare, c)?;
+                }
+                let bare_ns = t.elapsed().as_nanos() as f64 / BATCH as f64;
+                let t = Instant::now();
+                for _ in 0..BATCH {
                     trips += 1;
                     // Release/Acquire: each side's store is the other's
                     // signal; nothing else is published.
@@ -140,6 +151,7 @@ fn main() {
                 batches.push(Batch {
                     central_ns,
                     dissemination_ns,
+                    bare_ns,
                     round_trip_ns: round_trip,
                 });
             }
@@ -151,15 +163,15 @@ fn main() {
     // At least one window, however short the run.
     let per_window = ((window / (seconds / batches.len() as f64)) as usize).clamp(1, batches.len());
     println!(
-        "{} batch triples in {seconds} s; windows of {per_window} triples (~{window} s)",
+        "{} batch quadruples in {seconds} s; windows of {per_window} (~{window} s)",
         batches.len()
     );
     println!(
-        "{:>6} {:>13} {:>8} {:>18} {:>8} {:>14}",
-        "window", "central ns", "/ rt", "dissemination ns", "/ rt", "round trip ns"
+        "{:>6} {:>11} {:>6} {:>11} {:>6} {:>11} {:>6} {:>8}",
+        "window", "central ns", "/ rt", "dissem. ns", "/ rt", "bare ns", "/ rt", "rt ns"
     );
-    // Per window: central, its ratio, dissemination, its ratio, round trip.
-    let mut windows: Vec<[f64; 5]> = Vec::new();
+    // Per window: each barrier and its ratio to the round trip, the round trip.
+    let mut windows: Vec<[f64; 7]> = Vec::new();
     for (w, chunk) in batches.chunks_exact(per_window).enumerate() {
         let med = |f: &dyn Fn(&Batch) -> f64| median(&mut chunk.iter().map(f).collect::<Vec<_>>());
         let row = [
@@ -167,11 +179,13 @@ fn main() {
             med(&|b| b.central_ns / b.round_trip_ns),
             med(&|b| b.dissemination_ns),
             med(&|b| b.dissemination_ns / b.round_trip_ns),
+            med(&|b| b.bare_ns),
+            med(&|b| b.bare_ns / b.round_trip_ns),
             med(&|b| b.round_trip_ns),
         ];
         println!(
-            "{w:>6} {:>13.1} {:>8.3} {:>18.1} {:>8.3} {:>14.1}",
-            row[0], row[1], row[2], row[3], row[4]
+            "{w:>6} {:>11.1} {:>6.3} {:>11.1} {:>6.3} {:>11.1} {:>6.3} {:>8.1}",
+            row[0], row[1], row[2], row[3], row[4], row[5], row[6]
         );
         windows.push(row);
     }
@@ -181,17 +195,20 @@ fn main() {
         "central over the round trip",
         "dissemination barrier ns",
         "dissemination over the round trip",
+        "dissemination, bare, ns",
+        "dissemination, bare, over the round trip",
         "round trip ns",
     ];
     println!("window medians, mean and CV over the windows:");
     for (i, name) in names.iter().enumerate() {
         let (m, cv) = column(i);
-        println!("  {name:<34} {m:>9.3}  CV {cv:5.1} %");
+        println!("  {name:<41} {m:>9.3}  CV {cv:5.1} %");
     }
     let dt = seconds / batches.len() as f64;
     for (name, f) in [
         ("central", (|b: &Batch| b.central_ns) as fn(&Batch) -> f64),
         ("dissemination", |b: &Batch| b.dissemination_ns),
+        ("bare dissemination", |b: &Batch| b.bare_ns),
     ] {
         let series: Vec<f64> = batches.iter().map(f).collect();
         let lags: Vec<String> = [1usize, 10, 100, 1000]

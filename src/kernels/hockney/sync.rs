@@ -39,7 +39,19 @@
 //! round trip beside it unmoved (`examples/barrier_wander.rs`). So
 //! barrier-spin is the dissemination barrier on flags, whose meeting at
 //! `P = 2` is one line crossing each way at once ([`crate::sync::barrier`]
-//! says why and what it still does). The vectors fill half the
+//! says why and what it still does). It polls bare, without the spin-loop
+//! hint. A waiter with the hint looks at the flag once a pause, and a pause
+//! is long on recent x86 (31.8 ns on the 2-vCPU EPYC VM, a quarter of its
+//! round trip; every result records it, `spin_hint_pause_ns`): the flag is
+//! seen up to a pause late, how late depending on the phase between the two
+//! waiters, and the level this gave held for seconds. With the hint, barrier-spin's
+//! rounds at the near-zero grains sat at 57, 78 or 100 ns in the 127 ns state
+//! of the round trip, changing between rounds, and which levels a quick run
+//! caught decided its `t_0`; polled bare, they stayed within 86 to 104 ns
+//! in every round of six runs. spin-hint keeps the hint, since it is the
+//! method (its rounds ranged 82 to 120 ns in the same runs); LOCKS spins
+//! with it too (parking_lot's one, two, then four pauses a look before it
+//! yields). The vectors fill half the
 //! L2 cache of each processor; a segment longer than they are is done as repeated
 //! passes over each processor's share of them, so that the data stays in L2 and
 //! `r_inf` is the same cache-resident rate for every method.
@@ -198,7 +210,8 @@ pub enum Method {
     SpinBare,
     /// `std::sync::Barrier` at the end of every segment.
     BarrierStd,
-    /// The dissemination spin barrier on flags at the end of every segment.
+    /// The dissemination spin barrier on flags at the end of every segment,
+    /// polled without the spin-loop hint.
     BarrierSpin,
 }
 
@@ -597,7 +610,9 @@ pub(crate) fn with_method<R: Send>(
         Method::BarrierSpin => {
             let m = SpinBarrierMethod {
                 barrier: SpinBarrier::new(plan.parts),
-                poll: spin_poll(true),
+                // Bare: a waiter with the hint sees its partner's flag up to
+                // a pause late, and how late holds for seconds (module doc).
+                poll: spin_poll(false),
             };
             let team = Team::new(&spec(plan.parts))?;
             (
@@ -736,6 +751,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     ctx.progress
         .begin(NAME, (Method::ALL.len() * (plan.trials + 1)) as u64);
     let cancelled = || ctx.cancelled();
+    let hint_ns = Poll::hint_pause_ns();
     let before = pair_round_trips_ns(ctx, &cpus)?;
     let step = |m: Method| ctx.progress.step(m.name());
     let sweeps = sweep_methods(&Method::ALL, &plan, ctx.clock, &cancelled, &step)?;
@@ -766,6 +782,9 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     for sweep in &sweeps {
         let of = Some(sweep.method.name());
         let mut r = method_result(sweep, &plan, ctx.clock.read_overhead_ns);
+        if let Some(f) = r.fits.first_mut() {
+            f.params.insert(HINT_PARAM.into(), hint_ns);
+        }
         r.distance_class = (cpus.len() >= 2)
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
@@ -797,6 +816,11 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     }
     Ok(results)
 }
+
+/// A fit parameter: what one spin-loop hint took on the master's CPU, ns
+/// ([`Poll::hint_pause_ns`]), the granularity at which spin-hint's waiter
+/// (and parking_lot's spinning lock) sees a flag change.
+const HINT_PARAM: &str = "spin_hint_pause_ns";
 
 /// Rounds at least, whatever the trials: the bootstrap needs several.
 const ROUNDS_AT_LEAST: usize = 9;
