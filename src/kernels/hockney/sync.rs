@@ -73,10 +73,11 @@
 //! every method sees the same mix of states, which also makes the methods
 //! comparable within a run (measurements in `results/README.md`). Each grain's
 //! time is its median over the rounds. `r_inf` is the slope of the long grains'
-//! line (or, where their hand-overs slept a different number of times a
-//! segment, so that their overheads differ, the rate probe's below: a lock's
-//! waiter slept at two of three long grains in one quick run, and their line
-//! gave 4.3 Gflop/s where the probe read 8.0) and `t_0` the shortest grains'
+//! line (or, where their hand-overs slept, the rate probe's below, since a
+//! wake-up's cost moves from grain to grain by as much as their work: a
+//! lock's waiter slept at two of three long grains in one quick run, and
+//! their line gave 4.3 Gflop/s where the probe read 8.0; `sync_result` has
+//! more) and `t_0` the shortest grains'
 //! median time less their work at `r_inf` (those whose work is
 //! at most a tenth of their time, so that an error in `r_inf` barely reaches
 //! `t_0`: the pilot's `s_1/2` comes from one pass over the vectors, which runs
@@ -95,12 +96,19 @@
 //! before and after the sweep (each probe one batch per trial) and, for the
 //! methods on a team (all but the TASKS), at the start of every round on the
 //! method's own two first threads (`PROBE_GRAIN`); the TASKS, which keep no
-//! threads between batches, take the team methods' probes of the same
-//! rounds as theirs. A state that the machine took only while a method ran
-//! showed, with probes only before and after it, as a spin-hint `t0` of 313 ns
-//! [70, 315] between probes of 103 ns. All are recorded with it, the median of
-//! the probes' batches with their range as its interval (`probe_round_trip_ns`,
-//! and `t0_over_probe` beside `t0_ns`), and a warning gives the range of the
+//! threads between batches, take each round's median over the team
+//! methods' probes as theirs. A state that the machine took only while a
+//! method ran showed, with probes only before and after it, as a spin-hint
+//! `t0` of 313 ns [70, 315] between probes of 103 ns. A round whose probe
+//! lay more than 20 % from the median of the method's rounds' probes was
+//! taken in another state (the round trip at 400 ns instead of 125, for
+//! seconds), and is left out of the fit, with a warning
+//! (`sync_result::rounds_in_state`): a state that held half a quick run's
+//! rounds put each grain's median over the rounds in one state or the
+//! other, and one run gave spin-hint's `t0` as 326 ns beside a probe of 128.
+//! The median of the kept rounds' probes is recorded with the result, their
+//! range as its interval (`probe_round_trip_ns`, and `t0_over_probe`
+//! beside `t0_ns`), and a warning gives the range of the
 //! rounds' probes (each round's median over the methods) when it moved by more
 //! than 20 % during the kernel. A batch of system calls that wake nobody, an
 //! eighth of the target long, follows every round's grains on the master's CPU
@@ -180,7 +188,7 @@ use std::time::{Duration, Instant};
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "hockney-sync";
 
-pub(super) use super::sync_result::method_result;
+pub(super) use super::sync_result::{method_result, probes_of_fit};
 
 pub(super) const SYNC: KernelSpec = KernelSpec {
     name: NAME,
@@ -756,9 +764,6 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let step = |m: Method| ctx.progress.step(m.name());
     let sweeps = sweep_methods(&Method::ALL, &plan, ctx.clock, &cancelled, &step)?;
     let after = pair_round_trips_ns(ctx, &cpus)?;
-    // The TASKS, which take no probe of their own, have the pair's round
-    // trip over the whole sweep, which their rounds spread over.
-    let sweep_pairs: Vec<f64> = sweeps.iter().flat_map(|s| s.pair_rounds.clone()).collect();
     // The machine's state round by round: the median of the round's probes
     // (each method's visit one), and the probes before and after the sweep.
     let rounds = sweeps
@@ -775,25 +780,32 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             interval::median_in_place(&mut of_round)
         })
         .collect();
+    // Each round's probe for the TASKS, which take none of their own.
+    let round_states = states.clone();
     for mut p in [before.clone(), after.clone()] {
         states.extend(interval::median_in_place(&mut p));
     }
     let mut results = Vec::new();
     for sweep in &sweeps {
         let of = Some(sweep.method.name());
-        let mut r = method_result(sweep, &plan, ctx.clock.read_overhead_ns);
+        let round_probes = match sweep.pair_rounds.is_empty() {
+            true => &round_states,
+            false => &sweep.pair_rounds,
+        };
+        let mut r = method_result(sweep, &plan, ctx.clock.read_overhead_ns, round_probes);
         if let Some(f) = r.fits.first_mut() {
             f.params.insert(HINT_PARAM.into(), hint_ns);
         }
         r.distance_class = (cpus.len() >= 2)
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
-        let own = match sweep.pair_rounds.is_empty() {
-            true => &sweep_pairs,
-            false => &sweep.pair_rounds,
-        };
-        let around: Vec<f64> = before.iter().chain(own).chain(&after).copied().collect();
-        if let Some(p) = probe_param(&around, of) {
+        // The probe beside t0 is that of the rounds that gave it; the probes
+        // before and after the sweep stand in where no round had one.
+        let mut probes = probes_of_fit(sweep, round_probes);
+        if probes.is_empty() {
+            probes = before.iter().chain(&after).copied().collect();
+        }
+        if let Some(p) = probe_param(&probes, of) {
             if let Some(f) = r.fits.first_mut() {
                 f.params.insert("pp_round_trip_ns".into(), p.value);
             }

@@ -38,6 +38,7 @@ use super::rate_probe::rate_probe;
 use super::sync::{GrainSamples, MethodSweep, NAME, NEAR_ZERO_GRAINS, SyncPlan, sub_batches};
 use super::{Fitted, hockney_fit_result};
 use crate::control::Placement;
+use crate::kernels::probe::PROBE_MOVED;
 use crate::kernels::probe::syscall_probe;
 use crate::model::hockney::{
     HockneyFit, RateFrom, fit_hockney, fit_split_all_rounds, fit_split_with_intervals,
@@ -56,8 +57,28 @@ const R_INF_FROM_PROBE: &str = "r_inf_from_rate_probe";
 
 /// A method's result: points, eq. (10b) from the split fit, its check line,
 /// warnings, and the headline `r_inf`, `t_0`, `s_1/2` with bootstrap intervals.
-pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) -> KernelResult {
+/// `round_probes` holds the CPU pair's round trip of every round (the
+/// method's own probe, or the round's median over the team methods' for
+/// the TASKS); the rounds the machine spent in another state are left out
+/// ([`rounds_in_state`]).
+pub(super) fn method_result(
+    s: &MethodSweep,
+    plan: &SyncPlan,
+    t0_clock_ns: f64,
+    round_probes: &[f64],
+) -> KernelResult {
     let mut warnings = Vec::new();
+    let rounds = rounds_of(s);
+    let in_state = rounds_in_state(round_probes, rounds);
+    let kept;
+    let s = match &in_state {
+        Some(state) => {
+            warnings.push(state.warning(rounds));
+            kept = keep_rounds(s, &state.keep);
+            &kept
+        }
+        None => s,
+    };
     let mut trials = super::TrialSummaries::new("grains", "rounds", "median");
     let mut points = Vec::new();
     let x: Vec<f64> = s.grains.iter().map(|g| g.grain as f64).collect();
@@ -103,13 +124,15 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         .map(|r| r * plan.parts as f64)
         .collect();
     let rate = match long_sleeps(s) {
-        Some([lo, hi]) if hi - lo > MODE_SPREAD && !probed.is_empty() => {
+        _ if probed.is_empty() => RateFrom::LongLine,
+        Some([lo, hi]) if hi - lo > MODE_SPREAD => {
             warnings.push(format!(
                 "the long grains' hand-overs slept {lo:.2} to {hi:.2} times a segment: their overheads differ, so r_inf is the rate probe's ({} times the serial rate, all processors at once), not their line's slope",
                 plan.parts
             ));
             RateFrom::Probe(&probed)
         }
+        Some([_, hi]) if hi >= AWAKE_BLOCKS => RateFrom::Probe(&probed),
         _ => RateFrom::LongLine,
     };
     let awake = awake_rounds(s);
@@ -191,6 +214,10 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         if let Some((p, _)) = short_preempted {
             f.params.insert(PREEMPTED_PARAM.into(), p);
         }
+        if let Some(state) = &in_state {
+            let n = state.keep.iter().filter(|&&k| k).count();
+            f.params.insert(IN_STATE_PARAM.into(), n as f64);
+        }
         if let Some(l) = check {
             f.params
                 .insert("line_r_inf_flop_per_s".into(), l.r_inf_per_s());
@@ -254,6 +281,134 @@ pub(super) fn method_result(s: &MethodSweep, plan: &SyncPlan, t0_clock_ns: f64) 
         .with_fits(fits)
         .with_warnings(warnings)
         .with_headline(headline)
+}
+
+/// A fit parameter: how many rounds gave the fit, where some were left out
+/// as taken in another state of the machine ([`rounds_in_state`]).
+const IN_STATE_PARAM: &str = "rounds_in_probe_state";
+
+/// The fewest rounds in the probes' median state for the fit to come from
+/// them alone.
+const MIN_IN_STATE: usize = 3;
+
+/// The rounds of a sweep that the machine spent in its run's usual state.
+struct InState {
+    /// Per round, true where its probe lay within [`PROBE_MOVED`] of the
+    /// probes' median.
+    keep: Vec<bool>,
+    /// The probes' median, ns.
+    median: f64,
+    /// The left-out rounds' probes, their smallest and largest, ns.
+    out: [f64; 2],
+}
+
+impl InState {
+    fn warning(&self, rounds: usize) -> String {
+        let n = self.keep.iter().filter(|&&k| k).count();
+        let [lo, hi] = self.out;
+        let others = match lo == hi {
+            true => num(lo),
+            false => format!("{} to {}", num(lo), num(hi)),
+        };
+        format!(
+            "t0, r_inf and s_1/2 are from the {n} of {rounds} rounds whose probe of the CPU pair's round trip lay within {:.0} % of its median {} ns; the others' read {others} ns, the machine in another state",
+            PROBE_MOVED * 100.0,
+            num(self.median),
+        )
+    }
+}
+
+/// The rounds taken in the machine's usual state for the run: those whose
+/// probe of the CPU pair's round trip (`probes`, one a round) lay within
+/// [`PROBE_MOVED`] of the probes' median. A state that the machine takes
+/// for seconds (its round trip 400 ns instead of 125 on the 2-vCPU EPYC VM,
+/// every hand-over three times slower) can hold half a quick run's rounds,
+/// and each grain's median over the rounds then lands in one state or the
+/// other: one quick run gave spin-hint's `t0` as 326 ns beside a probe
+/// whose median was 128. With those rounds left out, `t0` and its probe
+/// come from the same rounds. `None` where every round was in the state,
+/// where there is not one probe a round, or where fewer than
+/// [`MIN_IN_STATE`] rounds were.
+fn rounds_in_state(probes: &[f64], rounds: usize) -> Option<InState> {
+    if probes.len() != rounds || probes.iter().any(|p| !(p.is_finite() && *p > 0.0)) {
+        return None;
+    }
+    let median = median(probes);
+    let keep: Vec<bool> = probes
+        .iter()
+        .map(|p| (p / median - 1.0).abs() <= PROBE_MOVED)
+        .collect();
+    let n = keep.iter().filter(|&&k| k).count();
+    if n == rounds || n < MIN_IN_STATE {
+        return None;
+    }
+    let left_out = probes
+        .iter()
+        .zip(&keep)
+        .filter(|&(_, &k)| !k)
+        .map(|(p, _)| *p);
+    let out = [
+        left_out.clone().fold(f64::INFINITY, f64::min),
+        left_out.fold(f64::NEG_INFINITY, f64::max),
+    ];
+    Some(InState { keep, median, out })
+}
+
+/// The rounds every grain of `s` has.
+fn rounds_of(s: &MethodSweep) -> usize {
+    s.grains
+        .iter()
+        .map(|g| g.samples_ns.len())
+        .min()
+        .unwrap_or(0)
+}
+
+/// The probes of the rounds that gave [`method_result`]'s fit, of
+/// `round_probes` (one a round): those in the machine's usual state
+/// ([`rounds_in_state`]), or all of them.
+pub(super) fn probes_of_fit(s: &MethodSweep, round_probes: &[f64]) -> Vec<f64> {
+    match rounds_in_state(round_probes, rounds_of(s)) {
+        Some(state) => round_probes
+            .iter()
+            .zip(&state.keep)
+            .filter(|&(_, &k)| k)
+            .map(|(p, _)| *p)
+            .collect(),
+        None => round_probes.to_vec(),
+    }
+}
+
+/// `s` with only the rounds that `keep` marks, in every per-round record
+/// that has one entry a round.
+fn keep_rounds(s: &MethodSweep, keep: &[bool]) -> MethodSweep {
+    let pick = |v: &[f64]| -> Vec<f64> {
+        match v.len() == keep.len() {
+            true => v
+                .iter()
+                .zip(keep)
+                .filter(|&(_, &k)| k)
+                .map(|(x, _)| *x)
+                .collect(),
+            false => v.to_vec(),
+        }
+    };
+    MethodSweep {
+        grains: s
+            .grains
+            .iter()
+            .map(|g| GrainSamples {
+                grain: g.grain,
+                reps: g.reps,
+                samples_ns: pick(&g.samples_ns),
+                blocks_per_segment: pick(&g.blocks_per_segment),
+                preempted_per_s: pick(&g.preempted_per_s),
+            })
+            .collect(),
+        serial_rounds: pick(&s.serial_rounds),
+        pair_rounds: pick(&s.pair_rounds),
+        syscall_rounds: pick(&s.syscall_rounds),
+        ..s.clone()
+    }
 }
 
 /// A round of a short grain whose hand-overs slept fewer times a segment
@@ -388,7 +543,14 @@ const WAKE_PARAM: &str = "t_wake_ns";
 /// so long grains that slept differently have different overheads, and the
 /// slope of their line is not the work's: locks' long grains slept 0, 1.5
 /// and 1.5 times a segment in one quick run, and their line gave 4.3
-/// Gflop/s where the rate probe read 8.0 (2-vCPU EPYC VM).
+/// Gflop/s where the rate probe read 8.0 (2-vCPU EPYC VM). Nor is it where
+/// they all slept alike, unless their work dwarfs a sleep: a wake-up's cost
+/// moves by a third from grain to grain (23 to 39 µs), as much as the work
+/// of long grains that a pilot without a sleep placed at 50 to 270 kflop,
+/// and the std barrier's line, its grains sleeping 0.6 to 1 times a
+/// segment, gave 5.1 to 10.1 Gflop/s over eight quick runs where the rate
+/// probe read 7.2 to 7.5. So wherever the long grains slept at all
+/// ([`AWAKE_BLOCKS`] a segment or more), `r_inf` is the rate probe's.
 fn long_sleeps(s: &MethodSweep) -> Option<[f64; 2]> {
     let sleeps: Vec<f64> = s.grains[s.short..]
         .iter()
@@ -486,10 +648,11 @@ mod tests {
     /// gives `r_inf` = 1 / (1/8 + 25 000 / 120 000) = 3 flop/ns, the rate
     /// probe 2 x 4 = 8. The result takes the probe's, says so in a warning
     /// and in the fit, and `s_1/2` = 120 ns x 8 flop/ns = 960 flop. Long
-    /// grains that all slept alike keep their line's slope.
+    /// grains that all slept alike take the probe's too, with no warning;
+    /// those that never slept keep their line's slope.
     #[test]
     fn long_grains_that_slept_differently_give_way_to_the_rate_probe() {
-        let r = method_result(&sweep([0.0, 1.5, 1.5]), &plan(), 20.0);
+        let r = method_result(&sweep([0.0, 1.5, 1.5]), &plan(), 20.0, &[]);
         assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
         assert!((headline(&r, "t0_ns") - 120.0).abs() < 1e-9);
         assert!((headline(&r, "s_half_flop") - 960.0).abs() < 1e-6);
@@ -504,9 +667,68 @@ mod tests {
             "{:?}",
             r.warnings
         );
-        let r = method_result(&sweep([1.5, 1.5, 1.5]), &plan(), 20.0);
+        let r = method_result(&sweep([1.5, 1.5, 1.5]), &plan(), 20.0, &[]);
+        assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
+        assert_eq!(r.fits[0].params.get(R_INF_FROM_PROBE), Some(&1.0));
+        assert!(!r.warnings.iter().any(|w| w.contains("slept")));
+        let r = method_result(&sweep([0.0, 0.0, 0.0]), &plan(), 20.0, &[]);
         assert!((headline(&r, "r_inf_flop_per_s") - 3e9).abs() < 1e3);
         assert!(!r.fits[0].params.contains_key(R_INF_FROM_PROBE));
+    }
+
+    /// Nine rounds of a spinning method (`t = 120 + s / 8` at every grain)
+    /// with its probes at 125 ns, but for `slow` rounds whose probes
+    /// read 400 ns and whose grains all took three times as long. With four
+    /// such rounds `t0` is 120 ns from the five others, its interval too,
+    /// and the probe beside it is theirs (125 ns, five rounds); with five,
+    /// the machine's usual state for the run is the slow one, and `t0` (360
+    /// ns) and its probe (400 ns) are the slow rounds'. Probes that stayed
+    /// within 20 % leave every round in, with no warning.
+    #[test]
+    fn rounds_the_machine_spent_in_another_state_are_left_out() {
+        let with_slow = |slow: usize| {
+            let mut s = sweep([0.0; 3]);
+            s.method = Method::SpinHint;
+            for g in &mut s.grains {
+                g.samples_ns = vec![120.0 + g.grain as f64 / 8.0; 9];
+                for t in &mut g.samples_ns[9 - slow..] {
+                    *t *= 3.0;
+                }
+            }
+            let probes: Vec<f64> = (0..9)
+                .map(|r| if r >= 9 - slow { 400.0 } else { 125.0 })
+                .collect();
+            (s, probes)
+        };
+        let (s, probes) = with_slow(4);
+        let r = method_result(&s, &plan(), 20.0, &probes);
+        assert!((headline(&r, "t0_ns") - 120.0).abs() < 1e-9);
+        let ci = r.headline.iter().find(|p| p.name == "t0_ns").unwrap().ci95;
+        assert!(
+            matches!(ci, Some([lo, hi]) if lo <= 120.0 && hi < 130.0),
+            "{ci:?}"
+        );
+        assert_eq!(r.fits[0].params.get(IN_STATE_PARAM), Some(&5.0));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("5 of 9 rounds") && w.contains("read 400.0 ns")),
+            "{:?}",
+            r.warnings
+        );
+        assert_eq!(probes_of_fit(&s, &probes), vec![125.0; 5]);
+
+        let (s, probes) = with_slow(5);
+        let r = method_result(&s, &plan(), 20.0, &probes);
+        assert!((headline(&r, "t0_ns") - 360.0).abs() < 1e-9);
+        assert_eq!(probes_of_fit(&s, &probes), vec![400.0; 5]);
+
+        let (s, _) = with_slow(0);
+        let steady: Vec<f64> = (0..9).map(|r| 120.0 + r as f64).collect();
+        let r = method_result(&s, &plan(), 20.0, &steady);
+        assert!(!r.fits[0].params.contains_key(IN_STATE_PARAM));
+        assert!(!r.warnings.iter().any(|w| w.contains("another state")));
+        assert_eq!(probes_of_fit(&s, &steady), steady);
     }
 
     /// An EVENTS-like sweep: short grains of 16, 32 and 48 flop whose first
@@ -537,7 +759,7 @@ mod tests {
     /// sleeping hand-over's and there is no `t_wake`.
     #[test]
     fn a_method_that_slept_in_some_rounds_takes_t0_from_the_others() {
-        let r = method_result(&mixed(3), &plan(), 20.0);
+        let r = method_result(&mixed(3), &plan(), 20.0, &[]);
         assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
         assert!((headline(&r, "t0_ns") - 1200.0).abs() < 1e-6);
         assert!((headline(&r, "s_half_flop") - 9600.0).abs() < 1e-3);
@@ -552,9 +774,9 @@ mod tests {
             "{ci:?}"
         );
 
-        let r = method_result(&mixed(1), &plan(), 20.0);
+        let r = method_result(&mixed(1), &plan(), 20.0, &[]);
         assert!((headline(&r, "t0_ns") - 1200.0).abs() < 1e-6);
-        let r = method_result(&mixed(0), &plan(), 20.0);
+        let r = method_result(&mixed(0), &plan(), 20.0, &[]);
         assert!((headline(&r, "t0_ns") - 61_200.0).abs() < 1e-6);
         assert!(r.headline.iter().all(|p| p.name != WAKE_PARAM));
         assert_eq!(r.fits[0].params.get(BLOCKS_PARAM), Some(&2.0));
