@@ -106,7 +106,8 @@
 //! (`sync_result::rounds_in_state`): a state that held half a quick run's
 //! rounds put each grain's median over the rounds in one state or the
 //! other, and one run gave spin-hint's `t0` as 326 ns beside a probe of 128.
-//! The median of the kept rounds' probes is recorded with the result, their
+//! The median of the kept rounds' probes, with those before and after the
+//! sweep that lay in the same state, is recorded with the result, their
 //! range as its interval (`probe_round_trip_ns`, and `t0_over_probe`
 //! beside `t0_ns`), and a warning gives the range of the
 //! rounds' probes (each round's median over the methods) when it moved by more
@@ -799,12 +800,10 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         r.distance_class = (cpus.len() >= 2)
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
-        // The probe beside t0 is that of the rounds that gave it; the probes
-        // before and after the sweep stand in where no round had one.
-        let mut probes = probes_of_fit(sweep, round_probes);
-        if probes.is_empty() {
-            probes = before.iter().chain(&after).copied().collect();
-        }
+        // The probe beside t0 is that of the rounds that gave it, with the
+        // probes before and after the sweep that were in the same state.
+        let around: Vec<f64> = before.iter().chain(&after).copied().collect();
+        let probes = probes_of_fit(sweep, round_probes, &around);
         if let Some(p) = probe_param(&probes, of) {
             if let Some(f) = r.fits.first_mut() {
                 f.params.insert("pp_round_trip_ns".into(), p.value);

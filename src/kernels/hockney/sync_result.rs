@@ -363,11 +363,13 @@ fn rounds_of(s: &MethodSweep) -> usize {
         .unwrap_or(0)
 }
 
-/// The probes of the rounds that gave [`method_result`]'s fit, of
-/// `round_probes` (one a round): those in the machine's usual state
-/// ([`rounds_in_state`]), or all of them.
-pub(super) fn probes_of_fit(s: &MethodSweep, round_probes: &[f64]) -> Vec<f64> {
-    match rounds_in_state(round_probes, rounds_of(s)) {
+/// The probes beside [`method_result`]'s fit: those of the rounds that gave
+/// it, of `round_probes` (one a round: those in the machine's usual state,
+/// [`rounds_in_state`], or all of them), and those of `around` (taken
+/// before and after the sweep) that lay within [`PROBE_MOVED`] of their
+/// median, or all of `around` where no round had a probe.
+pub(super) fn probes_of_fit(s: &MethodSweep, round_probes: &[f64], around: &[f64]) -> Vec<f64> {
+    let mut probes: Vec<f64> = match rounds_in_state(round_probes, rounds_of(s)) {
         Some(state) => round_probes
             .iter()
             .zip(&state.keep)
@@ -375,7 +377,14 @@ pub(super) fn probes_of_fit(s: &MethodSweep, round_probes: &[f64]) -> Vec<f64> {
             .map(|(p, _)| *p)
             .collect(),
         None => round_probes.to_vec(),
-    }
+    };
+    let centre = interval::median_in_place(&mut probes.clone());
+    probes.extend(
+        around
+            .iter()
+            .filter(|&&p| centre.is_none_or(|c| (p / c - 1.0).abs() <= PROBE_MOVED)),
+    );
+    probes
 }
 
 /// `s` with only the rounds that `keep` marks, in every per-round record
@@ -716,19 +725,25 @@ mod tests {
             "{:?}",
             r.warnings
         );
-        assert_eq!(probes_of_fit(&s, &probes), vec![125.0; 5]);
+        assert_eq!(probes_of_fit(&s, &probes, &[]), vec![125.0; 5]);
+        // Of the probes around the sweep, those in the kept rounds' state.
+        assert_eq!(
+            probes_of_fit(&s, &probes, &[124.0, 410.0, 126.0]),
+            [125.0, 125.0, 125.0, 125.0, 125.0, 124.0, 126.0]
+        );
+        assert_eq!(probes_of_fit(&s, &[], &[124.0, 410.0]), [124.0, 410.0]);
 
         let (s, probes) = with_slow(5);
         let r = method_result(&s, &plan(), 20.0, &probes);
         assert!((headline(&r, "t0_ns") - 360.0).abs() < 1e-9);
-        assert_eq!(probes_of_fit(&s, &probes), vec![400.0; 5]);
+        assert_eq!(probes_of_fit(&s, &probes, &[]), vec![400.0; 5]);
 
         let (s, _) = with_slow(0);
         let steady: Vec<f64> = (0..9).map(|r| 120.0 + r as f64).collect();
         let r = method_result(&s, &plan(), 20.0, &steady);
         assert!(!r.fits[0].params.contains_key(IN_STATE_PARAM));
         assert!(!r.warnings.iter().any(|w| w.contains("another state")));
-        assert_eq!(probes_of_fit(&s, &steady), steady);
+        assert_eq!(probes_of_fit(&s, &steady, &[]), steady);
     }
 
     /// An EVENTS-like sweep: short grains of 16, 32 and 48 flop whose first
