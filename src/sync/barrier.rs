@@ -19,6 +19,12 @@
 //! round trip unmoved, so `t_0` measured the race's mode of the run, not the
 //! machine (the measurements are in `results/README.md`).
 //!
+//! How a party waits is the caller's [`Poll`]. `hockney-sync` polls bare:
+//! with the spin-loop hint a party looks at its partner's flag once a
+//! pause, and where a pause is a quarter of the round trip (recent x86) the
+//! meeting took one of three levels a pause or so apart, each for seconds
+//! ([`Poll::hint_pause_ns`] measures the pause).
+//!
 //! `std::sync::Barrier` has no timeout: a stalled processor would hang it. The
 //! kernels only wait on it inside a segment loop whose other waits cannot fail.
 //!
