@@ -170,7 +170,7 @@ use super::simd::{Simd, dyadic_f64};
 use super::sync_sweep::sweep_methods;
 use super::team_batch::{Batch, RATE_GRAIN, drive_team};
 use crate::control::{Placement, RankError};
-use crate::kernels::probe::{over_probe, pair_round_trips_ns, probe_param, probe_warning};
+use crate::kernels::probe::{pair_round_trips_ns, probe_warning};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
 use crate::platform::LineAligned;
@@ -189,7 +189,7 @@ use std::time::{Duration, Instant};
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "hockney-sync";
 
-pub(super) use super::sync_result::{method_result, probes_of_fit};
+pub(super) use super::sync_result::method_result;
 
 pub(super) const SYNC: KernelSpec = KernelSpec {
     name: NAME,
@@ -786,36 +786,26 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     for mut p in [before.clone(), after.clone()] {
         states.extend(interval::median_in_place(&mut p));
     }
+    let around: Vec<f64> = before.iter().chain(&after).copied().collect();
     let mut results = Vec::new();
     for sweep in &sweeps {
-        let of = Some(sweep.method.name());
         let round_probes = match sweep.pair_rounds.is_empty() {
             true => &round_states,
             false => &sweep.pair_rounds,
         };
-        let mut r = method_result(sweep, &plan, ctx.clock.read_overhead_ns, round_probes);
+        let mut r = method_result(
+            sweep,
+            &plan,
+            ctx.clock.read_overhead_ns,
+            round_probes,
+            &around,
+        );
         if let Some(f) = r.fits.first_mut() {
             f.params.insert(HINT_PARAM.into(), hint_ns);
         }
         r.distance_class = (cpus.len() >= 2)
             .then(|| ctx.topology.distance(cpus[0], cpus[1]))
             .flatten();
-        // The probe beside t0 is that of the rounds that gave it, with the
-        // probes before and after the sweep that were in the same state.
-        let around: Vec<f64> = before.iter().chain(&after).copied().collect();
-        let probes = probes_of_fit(sweep, round_probes, &around);
-        if let Some(p) = probe_param(&probes, of) {
-            if let Some(f) = r.fits.first_mut() {
-                f.params.insert("pp_round_trip_ns".into(), p.value);
-            }
-            let ratio = r
-                .headline
-                .iter()
-                .find(|h| h.name == "t0_ns")
-                .and_then(|t0| over_probe(t0, &p));
-            r.headline.extend(ratio);
-            r.headline.push(p);
-        }
         results.push(r);
     }
     if let Some(w) = probe_warning(&states) {

@@ -38,8 +38,7 @@ use super::rate_probe::rate_probe;
 use super::sync::{GrainSamples, MethodSweep, NAME, NEAR_ZERO_GRAINS, SyncPlan, sub_batches};
 use super::{Fitted, hockney_fit_result};
 use crate::control::Placement;
-use crate::kernels::probe::PROBE_MOVED;
-use crate::kernels::probe::syscall_probe;
+use crate::kernels::probe::{PROBE_MOVED, over_probe, probe_param, syscall_probe};
 use crate::model::hockney::{
     HockneyFit, RateFrom, fit_hockney, fit_split_all_rounds, fit_split_with_intervals,
 };
@@ -68,12 +67,15 @@ const R_INF_FROM_PROBE: &str = "r_inf_from_rate_probe";
 /// `round_probes` holds the CPU pair's round trip of every round (the
 /// method's own probe, or the round's median over the team methods' for
 /// the TASKS); the rounds the machine spent in another state are left out
-/// ([`rounds_in_state`]).
+/// ([`rounds_in_state`]). The probe recorded beside `t0` is that of the
+/// rounds that gave it, with those of `around` (the probes before and after
+/// the sweep) that were in the same state ([`fit_probes`]).
 pub(super) fn method_result(
     s: &MethodSweep,
     plan: &SyncPlan,
     t0_clock_ns: f64,
     round_probes: &[f64],
+    around: &[f64],
 ) -> KernelResult {
     let mut warnings = Vec::new();
     let rounds = rounds_of(s);
@@ -276,6 +278,18 @@ pub(super) fn method_result(
         }
         headline.push(p);
     }
+    let probes = fit_probes(in_state.as_ref(), round_probes, around);
+    if let Some(p) = probe_param(&probes, of) {
+        if let Some(f) = fits.first_mut() {
+            f.params.insert("pp_round_trip_ns".into(), p.value);
+        }
+        let ratio = headline
+            .iter()
+            .find(|h| h.name == "t0_ns")
+            .and_then(|t0| over_probe(t0, &p));
+        headline.extend(ratio);
+        headline.push(p);
+    }
     if s.placement != Placement::Pinned {
         warnings.push(format!(
             "processors share CPUs ({}): waits yield or block, so times include scheduling",
@@ -375,9 +389,10 @@ fn rounds_of(s: &MethodSweep) -> usize {
 /// it, of `round_probes` (one a round: those in the machine's usual state,
 /// [`rounds_in_state`], or all of them), and those of `around` (taken
 /// before and after the sweep) that lay within [`PROBE_MOVED`] of their
-/// median, or all of `around` where no round had a probe.
-pub(super) fn probes_of_fit(s: &MethodSweep, round_probes: &[f64], around: &[f64]) -> Vec<f64> {
-    let mut probes: Vec<f64> = match rounds_in_state(round_probes, rounds_of(s)) {
+/// median, or all of `around` where no round had a probe. `state` is
+/// [`rounds_in_state`] of `round_probes`.
+fn fit_probes(state: Option<&InState>, round_probes: &[f64], around: &[f64]) -> Vec<f64> {
+    let mut probes: Vec<f64> = match state {
         Some(state) => round_probes
             .iter()
             .zip(&state.keep)
@@ -393,6 +408,13 @@ pub(super) fn probes_of_fit(s: &MethodSweep, round_probes: &[f64], around: &[f64
             .filter(|&&p| centre.is_none_or(|c| (p / c - 1.0).abs() <= PROBE_MOVED)),
     );
     probes
+}
+
+/// [`fit_probes`] of a sweep's rounds.
+#[cfg(test)]
+fn probes_of_fit(s: &MethodSweep, round_probes: &[f64], around: &[f64]) -> Vec<f64> {
+    let state = rounds_in_state(round_probes, rounds_of(s));
+    fit_probes(state.as_ref(), round_probes, around)
 }
 
 /// `s` with only the rounds that `keep` marks, in every per-round record
@@ -424,7 +446,10 @@ fn keep_rounds(s: &MethodSweep, keep: &[bool]) -> MethodSweep {
         serial_rounds: pick(&s.serial_rounds),
         pair_rounds: pick(&s.pair_rounds),
         syscall_rounds: pick(&s.syscall_rounds),
-        ..s.clone()
+        method: s.method,
+        short: s.short,
+        serial_flop_per_ns: s.serial_flop_per_ns,
+        placement: s.placement,
     }
 }
 
@@ -670,7 +695,7 @@ mod tests {
     /// slept once in a hundred or never keep their line's slope.
     #[test]
     fn long_grains_that_slept_differently_give_way_to_the_rate_probe() {
-        let r = method_result(&sweep([0.0, 1.5, 1.5]), &plan(), 20.0, &[]);
+        let r = method_result(&sweep([0.0, 1.5, 1.5]), &plan(), 20.0, &[], &[]);
         assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
         assert!((headline(&r, "t0_ns") - 120.0).abs() < 1e-9);
         assert!((headline(&r, "s_half_flop") - 960.0).abs() < 1e-6);
@@ -685,16 +710,16 @@ mod tests {
             "{:?}",
             r.warnings
         );
-        let r = method_result(&sweep([1.5, 1.5, 1.5]), &plan(), 20.0, &[]);
+        let r = method_result(&sweep([1.5, 1.5, 1.5]), &plan(), 20.0, &[], &[]);
         assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
         assert_eq!(r.fits[0].params.get(R_INF_FROM_PROBE), Some(&1.0));
         assert!(!r.warnings.iter().any(|w| w.contains("slept")));
         // One sleep in thirty segments at one long grain is a sleep; one in
         // a hundred is not.
-        let r = method_result(&sweep([0.0, 0.0, 0.03]), &plan(), 20.0, &[]);
+        let r = method_result(&sweep([0.0, 0.0, 0.03]), &plan(), 20.0, &[], &[]);
         assert_eq!(r.fits[0].params.get(R_INF_FROM_PROBE), Some(&1.0));
         for sleeps in [[0.0; 3], [0.0, 0.0, 0.01]] {
-            let r = method_result(&sweep(sleeps), &plan(), 20.0, &[]);
+            let r = method_result(&sweep(sleeps), &plan(), 20.0, &[], &[]);
             assert!((headline(&r, "r_inf_flop_per_s") - 3e9).abs() < 1e3);
             assert!(!r.fits[0].params.contains_key(R_INF_FROM_PROBE));
         }
@@ -725,7 +750,7 @@ mod tests {
             (s, probes)
         };
         let (s, probes) = with_slow(4);
-        let r = method_result(&s, &plan(), 20.0, &probes);
+        let r = method_result(&s, &plan(), 20.0, &probes, &[]);
         assert!((headline(&r, "t0_ns") - 120.0).abs() < 1e-9);
         let ci = r.headline.iter().find(|p| p.name == "t0_ns").unwrap().ci95;
         assert!(
@@ -749,13 +774,13 @@ mod tests {
         assert_eq!(probes_of_fit(&s, &[], &[124.0, 410.0]), [124.0, 410.0]);
 
         let (s, probes) = with_slow(5);
-        let r = method_result(&s, &plan(), 20.0, &probes);
+        let r = method_result(&s, &plan(), 20.0, &probes, &[]);
         assert!((headline(&r, "t0_ns") - 360.0).abs() < 1e-9);
         assert_eq!(probes_of_fit(&s, &probes, &[]), vec![400.0; 5]);
 
         let (s, _) = with_slow(0);
         let steady: Vec<f64> = (0..9).map(|r| 120.0 + r as f64).collect();
-        let r = method_result(&s, &plan(), 20.0, &steady);
+        let r = method_result(&s, &plan(), 20.0, &steady, &[]);
         assert!(!r.fits[0].params.contains_key(IN_STATE_PARAM));
         assert!(!r.warnings.iter().any(|w| w.contains("another state")));
         assert_eq!(probes_of_fit(&s, &steady, &[]), steady);
@@ -789,7 +814,7 @@ mod tests {
     /// sleeping hand-over's and there is no `t_wake`.
     #[test]
     fn a_method_that_slept_in_some_rounds_takes_t0_from_the_others() {
-        let r = method_result(&mixed(3), &plan(), 20.0, &[]);
+        let r = method_result(&mixed(3), &plan(), 20.0, &[], &[]);
         assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
         assert!((headline(&r, "t0_ns") - 1200.0).abs() < 1e-6);
         assert!((headline(&r, "s_half_flop") - 9600.0).abs() < 1e-3);
@@ -804,9 +829,9 @@ mod tests {
             "{ci:?}"
         );
 
-        let r = method_result(&mixed(1), &plan(), 20.0, &[]);
+        let r = method_result(&mixed(1), &plan(), 20.0, &[], &[]);
         assert!((headline(&r, "t0_ns") - 1200.0).abs() < 1e-6);
-        let r = method_result(&mixed(0), &plan(), 20.0, &[]);
+        let r = method_result(&mixed(0), &plan(), 20.0, &[], &[]);
         assert!((headline(&r, "t0_ns") - 61_200.0).abs() < 1e-6);
         assert!(r.headline.iter().all(|p| p.name != WAKE_PARAM));
         assert_eq!(r.fits[0].params.get(BLOCKS_PARAM), Some(&2.0));
