@@ -9,6 +9,10 @@
 //!   half-peak message sizes (CoMet).
 //! - [`decomposition`]: F S R A U E from the NCUBE experiments (Krumme &
 //!   Greenfield).
+//! - [`kg`]: the patterns F S R A U E predict: echo at distance d, forwarding
+//!   chains, section 5.2's message period and slowdown (Krumme & Greenfield).
+//! - [`comet`]: collectives and matrix kernels predicted from the echo's lines
+//!   (CoMet).
 //! - [`sci`]: the SCI torus latency model, its decomposition and projections
 //!   (Gonzalez).
 //! - [`regression`], [`ttest`], [`speedup`], [`simulator`]: multiple least
@@ -17,10 +21,12 @@
 
 #![forbid(unsafe_code)]
 
+pub mod comet;
 pub mod decomposition;
 pub mod fit;
 pub mod hockney;
 pub mod interval;
+pub mod kg;
 pub mod piecewise;
 pub mod regression;
 pub mod sci;
