@@ -9,6 +9,8 @@
 //!   half-peak message sizes (CoMet).
 //! - [`decomposition`]: F S R A U E from the NCUBE experiments (Krumme &
 //!   Greenfield).
+//! - [`goal`]: GOAL schedules (LogGOPSim / Schedgen text) read into dependency
+//!   graphs, with static checks.
 //! - [`sci`]: the SCI torus latency model, its decomposition and projections
 //!   (Gonzalez).
 //! - [`regression`], [`ttest`], [`speedup`], [`simulator`]: multiple least
@@ -19,6 +21,7 @@
 
 pub mod decomposition;
 pub mod fit;
+pub mod goal;
 pub mod hockney;
 pub mod interval;
 pub mod piecewise;
