@@ -13,6 +13,8 @@
 //!   chains, section 5.2's message period and slowdown (Krumme & Greenfield).
 //! - [`comet`]: collectives and matrix kernels predicted from the echo's lines
 //!   (CoMet).
+//! - [`goal`]: GOAL schedules (LogGOPSim / Schedgen text) read into dependency
+//!   graphs, with static checks.
 //! - [`sci`]: the SCI torus latency model, its decomposition and projections
 //!   (Gonzalez).
 //! - [`regression`], [`ttest`], [`speedup`], [`simulator`]: multiple least
@@ -24,6 +26,7 @@
 pub mod comet;
 pub mod decomposition;
 pub mod fit;
+pub mod goal;
 pub mod hockney;
 pub mod interval;
 pub mod kg;

@@ -1,0 +1,430 @@
+//! The GOAL text reader (grammar in the parent module): comments stripped line by
+//! line, each line split into tokens, statements parsed from the tokens.
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+
+use super::{GoalError, MAX_RANKS, Op, OpId, OpKind, RankSchedule, Schedule, digest};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok<'a> {
+    Word(&'a str),
+    /// Digits, kept as text so that an overflow can quote them.
+    Int(&'a str),
+    /// `-` and digits (LogGOPSim's any-source / any-tag `-1`).
+    Neg(&'a str),
+    Colon,
+    Open,
+    Close,
+    Other(char),
+}
+
+impl std::fmt::Display for Tok<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tok::Word(s) | Tok::Int(s) | Tok::Neg(s) => write!(f, "`{s}`"),
+            Tok::Colon => f.write_str("`:`"),
+            Tok::Open => f.write_str("`{`"),
+            Tok::Close => f.write_str("`}`"),
+            Tok::Other(c) => write!(f, "`{}`", c.escape_default()),
+        }
+    }
+}
+
+fn tokens(code: &str) -> Vec<Tok<'_>> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        let run = |i: &mut usize, f: fn(u8) -> bool| {
+            while *i < bytes.len() && f(bytes[*i]) {
+                *i += 1;
+            }
+        };
+        match c {
+            b' ' | b'\t' | b'\r' => i += 1,
+            b':' | b'{' | b'}' => {
+                out.push(match c {
+                    b':' => Tok::Colon,
+                    b'{' => Tok::Open,
+                    _ => Tok::Close,
+                });
+                i += 1;
+            }
+            b'0'..=b'9' => {
+                run(&mut i, |b| b.is_ascii_digit());
+                out.push(Tok::Int(&code[start..i]));
+            }
+            b'-' if bytes.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                i += 1;
+                run(&mut i, |b| b.is_ascii_digit());
+                out.push(Tok::Neg(&code[start..i]));
+            }
+            b'a'..=b'z' | b'A'..=b'Z' => {
+                run(&mut i, |b| b.is_ascii_alphanumeric() || b == b'_');
+                out.push(Tok::Word(&code[start..i]));
+            }
+            _ => {
+                let ch = code[i..].chars().next().unwrap_or('?');
+                out.push(Tok::Other(ch));
+                i += ch.len_utf8();
+            }
+        }
+    }
+    out
+}
+
+/// Removes `//` and `/* */` comments from one line; `in_block` carries an open
+/// block comment over to the next line.
+fn strip_comments<'a>(line: &'a str, in_block: &mut bool) -> std::borrow::Cow<'a, str> {
+    if !*in_block && !line.contains("/") {
+        return line.into();
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    loop {
+        if *in_block {
+            match rest.find("*/") {
+                Some(end) => {
+                    *in_block = false;
+                    out.push(' ');
+                    rest = &rest[end + 2..];
+                }
+                None => return out.into(),
+            }
+        }
+        let line_c = rest.find("//");
+        let block_c = rest.find("/*");
+        match (line_c, block_c) {
+            (Some(l), b) if b.is_none_or(|b| l < b) => {
+                out.push_str(&rest[..l]);
+                return out.into();
+            }
+            (_, Some(b)) => {
+                out.push_str(&rest[..b]);
+                *in_block = true;
+                rest = &rest[b + 2..];
+            }
+            _ => {
+                out.push_str(rest);
+                return out.into();
+            }
+        }
+    }
+}
+
+/// A rank block being read.
+struct Block {
+    rank: u32,
+    line: u32,
+    ops: Vec<Op>,
+    labels: HashMap<String, OpId>,
+    /// `(line, dependent, prerequisite, started)` by label, resolved at `}`.
+    deps: Vec<(u32, String, String, bool)>,
+}
+
+struct Reader<'a> {
+    file: &'a str,
+    line: u32,
+    num_ranks: Option<u32>,
+    ranks: Vec<Option<RankSchedule>>,
+    block: Option<Block>,
+}
+
+/// Parses GOAL text; `name` names it in errors and in the schedule.
+pub fn parse(text: &str, name: &str) -> Result<Schedule, GoalError> {
+    let mut r = Reader {
+        file: name,
+        line: 0,
+        num_ranks: None,
+        ranks: Vec::new(),
+        block: None,
+    };
+    let mut in_block = false;
+    for (i, raw) in text.lines().enumerate() {
+        r.line = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let code = strip_comments(raw, &mut in_block);
+        let toks = tokens(&code);
+        r.line_tokens(&toks)?;
+    }
+    if in_block {
+        return Err(r.err("unterminated `/*` comment at the end of the file".into()));
+    }
+    if let Some(b) = &r.block {
+        r.line = b.line;
+        return Err(r.err(format!(
+            "`rank {} {{` is never closed (is the file truncated?)",
+            b.rank
+        )));
+    }
+    let Some(num_ranks) = r.num_ranks else {
+        return Err(r.err("no `num_ranks` statement".into()));
+    };
+    Ok(Schedule {
+        num_ranks,
+        ranks: r
+            .ranks
+            .into_iter()
+            .map(|o| o.unwrap_or(RankSchedule { ops: Vec::new() }))
+            .collect(),
+        hash: digest(text.as_bytes()),
+        name: name.to_owned(),
+    })
+}
+
+impl Reader<'_> {
+    fn err(&self, what: String) -> GoalError {
+        GoalError::Syntax {
+            file: self.file.to_owned(),
+            line: self.line,
+            what,
+        }
+    }
+
+    fn number<T: TryFrom<u64>>(
+        &self,
+        t: Option<&Tok<'_>>,
+        what: &str,
+        construct: &str,
+    ) -> Result<T, GoalError> {
+        match t {
+            Some(Tok::Int(s)) => s
+                .parse::<u64>()
+                .ok()
+                .and_then(|v| T::try_from(v).ok())
+                .ok_or_else(|| self.err(format!("{what} `{s}` is too large in `{construct}`"))),
+            Some(Tok::Neg(s)) => Err(self.err(format!(
+                "{what} `{s}` (any source / any tag) is outside halfperf's GOAL subset, in `{construct}`"
+            ))),
+            Some(t) => Err(self.err(format!("expected {what}, found {t} in `{construct}`"))),
+            None => Err(self.err(format!("expected {what} at the end of `{construct}`"))),
+        }
+    }
+
+    fn line_tokens(&mut self, toks: &[Tok<'_>]) -> Result<(), GoalError> {
+        let mut rest = toks;
+        while let Some(first) = rest.first() {
+            match first {
+                Tok::Word("num_ranks") => {
+                    self.num_ranks_statement(rest.get(1))?;
+                    rest = &rest[2..];
+                }
+                Tok::Word("rank") => {
+                    self.open_rank(rest.get(1), rest.get(2))?;
+                    rest = &rest[3..];
+                }
+                Tok::Close => {
+                    self.close_rank()?;
+                    rest = &rest[1..];
+                }
+                _ => {
+                    return self.statement(rest);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn num_ranks_statement(&mut self, n: Option<&Tok<'_>>) -> Result<(), GoalError> {
+        if self.num_ranks.is_some() || self.block.is_some() {
+            return Err(self.err("`num_ranks` given twice or inside a rank block".into()));
+        }
+        let n: u32 = self.number(n, "a rank count", "num_ranks N")?;
+        if n == 0 || n > MAX_RANKS {
+            return Err(self.err(format!("`num_ranks {n}`: give 1 ..= {MAX_RANKS} ranks")));
+        }
+        self.num_ranks = Some(n);
+        self.ranks = (0..n).map(|_| None).collect();
+        Ok(())
+    }
+
+    fn open_rank(&mut self, n: Option<&Tok<'_>>, open: Option<&Tok<'_>>) -> Result<(), GoalError> {
+        let Some(num_ranks) = self.num_ranks else {
+            return Err(self.err("`rank N {` before `num_ranks`".into()));
+        };
+        if let Some(b) = &self.block {
+            return Err(self.err(format!(
+                "`rank` inside the block of rank {}: missing `}}`",
+                b.rank
+            )));
+        }
+        let rank: u32 = self.number(n, "a rank number", "rank N {")?;
+        if rank >= num_ranks {
+            return Err(self.err(format!("`rank {rank}` but `num_ranks {num_ranks}`")));
+        }
+        if self.ranks[rank as usize].is_some() {
+            return Err(self.err(format!("`rank {rank} {{` appears twice")));
+        }
+        if open != Some(&Tok::Open) {
+            return Err(self.err(format!("expected `{{` after `rank {rank}`")));
+        }
+        self.block = Some(Block {
+            rank,
+            line: self.line,
+            ops: Vec::new(),
+            labels: HashMap::new(),
+            deps: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn close_rank(&mut self) -> Result<(), GoalError> {
+        let Some(mut b) = self.block.take() else {
+            return Err(self.err("`}` outside a rank block".into()));
+        };
+        for (line, dependent, prerequisite, started) in std::mem::take(&mut b.deps) {
+            let find = |label: &str| {
+                b.labels
+                    .get(label)
+                    .copied()
+                    .ok_or_else(|| GoalError::Syntax {
+                        file: self.file.to_owned(),
+                        line,
+                        what: format!(
+                            "rank {}: label `{label}` is not defined in this rank",
+                            b.rank
+                        ),
+                    })
+            };
+            let (d, p) = (find(&dependent)?, find(&prerequisite)?);
+            let op = &mut b.ops[d as usize];
+            if started {
+                op.irequires.push(p)
+            } else {
+                op.requires.push(p)
+            }
+        }
+        self.ranks[b.rank as usize] = Some(RankSchedule { ops: b.ops });
+        Ok(())
+    }
+
+    /// An op or a dependency: the rest of the line.
+    fn statement(&mut self, toks: &[Tok<'_>]) -> Result<(), GoalError> {
+        let line = self.line;
+        let Some(block) = &self.block else {
+            return Err(self.err(format!("{} outside a rank block", toks[0])));
+        };
+        let rank = block.rank;
+        let (label, body) = match toks {
+            [Tok::Word(w), ..] if matches!(*w, "send" | "recv" | "calc") => (None, toks),
+            [Tok::Word(l), Tok::Colon, body @ ..] => (Some(*l), body),
+            [
+                Tok::Word(a),
+                Tok::Word(dep @ ("requires" | "irequires")),
+                Tok::Word(b),
+                tail @ ..,
+            ] => {
+                if let Some(t) = tail.first() {
+                    return Err(self.err(format!("unexpected {t} after `{a} {dep} {b}`")));
+                }
+                let started = *dep == "irequires";
+                let block = self.block.as_mut().expect("checked above");
+                block
+                    .deps
+                    .push((line, (*a).to_owned(), (*b).to_owned(), started));
+                return Ok(());
+            }
+            [t, ..] => {
+                return Err(self.err(format!(
+                    "expected `send`, `recv`, `calc`, `LABEL:`, `A requires B`, `A irequires B`, `rank` or `}}`, found {t}"
+                )));
+            }
+            [] => return Ok(()),
+        };
+        let kind = self.op_kind(body, rank)?;
+        let block = self.block.as_mut().expect("checked above");
+        let id = OpId::try_from(block.ops.len()).map_err(|_| GoalError::Syntax {
+            file: self.file.to_owned(),
+            line,
+            what: "more than 2^32 ops in one rank".into(),
+        })?;
+        let label = match label {
+            Some(l) => {
+                if block.labels.insert(l.to_owned(), id).is_some() {
+                    return Err(self.err(format!("rank {rank}: label `{l}` defined twice")));
+                }
+                l.to_owned()
+            }
+            None => format!("#{id}"),
+        };
+        let block = self.block.as_mut().expect("checked above");
+        block.ops.push(Op {
+            label,
+            kind,
+            requires: Vec::new(),
+            irequires: Vec::new(),
+            line,
+        });
+        Ok(())
+    }
+
+    fn op_kind(&self, body: &[Tok<'_>], rank: u32) -> Result<OpKind, GoalError> {
+        let num_ranks = self.num_ranks.unwrap_or(0);
+        let (kind, mut rest) = match body {
+            [Tok::Word("calc"), n, rest @ ..] => {
+                let ns = self.number(Some(n), "a time in ns", "calc N")?;
+                (OpKind::Calc { ns }, rest)
+            }
+            [Tok::Word(w @ ("send" | "recv")), rest @ ..] => {
+                let send = *w == "send";
+                let (dir, construct) = if send {
+                    ("to", "send Nb to R tag T")
+                } else {
+                    ("from", "recv Nb from R tag T")
+                };
+                let bytes = self.number(rest.first(), "a size", construct)?;
+                if rest.get(1) != Some(&Tok::Word("b")) {
+                    return Err(self.err(format!("expected `b` after the size in `{construct}`")));
+                }
+                if rest.get(2) != Some(&Tok::Word(dir)) {
+                    return Err(self.err(format!("expected `{dir}` in `{construct}`")));
+                }
+                let peer: u32 = self.number(rest.get(3), "a rank", construct)?;
+                if peer >= num_ranks {
+                    return Err(self.err(format!(
+                        "rank {rank}: peer {peer} in `{construct}` but `num_ranks {num_ranks}`"
+                    )));
+                }
+                let mut rest = &rest[4..];
+                let mut tag = 0;
+                if rest.first() == Some(&Tok::Word("tag")) {
+                    tag = self.number(rest.get(1), "a tag", construct)?;
+                    rest = &rest[2..];
+                }
+                let kind = if send {
+                    OpKind::Send { bytes, peer, tag }
+                } else {
+                    OpKind::Recv { bytes, peer, tag }
+                };
+                (kind, rest)
+            }
+            [t, ..] => {
+                return Err(self.err(format!(
+                    "expected `send`, `recv` or `calc` after the label, found {t}"
+                )));
+            }
+            [] => return Err(self.err("expected an op after the label".into())),
+        };
+        // `cpu N` then `nic N` (not for calc), read only at their default 0.
+        for annotation in ["cpu", "nic"] {
+            if rest.first() == Some(&Tok::Word(annotation)) {
+                if annotation == "nic" && matches!(kind, OpKind::Calc { .. }) {
+                    break;
+                }
+                let v: u64 = self.number(rest.get(1), "a number", annotation)?;
+                if v != 0 {
+                    return Err(self.err(format!(
+                        "`{annotation} {v}`: several CPUs or NICs per rank are outside halfperf's GOAL subset (only `{annotation} 0`)"
+                    )));
+                }
+                rest = &rest[2..];
+            }
+        }
+        if let Some(t) = rest.first() {
+            return Err(self.err(format!("unexpected {t} at the end of the op")));
+        }
+        Ok(kind)
+    }
+}
