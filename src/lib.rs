@@ -35,6 +35,8 @@
 //!   panic propagation, virtual processors; hosted (polled) nodes; a team of MPI
 //!   processes (`mpi`, with `--features mpi`).
 //! - [`results`]: the versioned JSON, atomic writing, reading, comparison.
+//! - [`workload`]: GOAL schedules replayed on a team of pinned ranks, with
+//!   trials and intervals, and predicted from a result file.
 //! - [`kernels`]: one module per method, one file per kernel, and the registry
 //!   (the one list of kernels; each exports its `NAME`).
 //! - [`suite`]: a whole run: machine and software description, kernels in turn.
@@ -57,3 +59,4 @@ pub mod sync;
 pub mod team;
 pub mod text;
 pub mod transport;
+pub mod workload;

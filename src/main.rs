@@ -17,6 +17,7 @@ use std::time::Duration;
 mod args;
 mod bars;
 mod mpirun;
+mod replay_cli;
 mod simulate_cli;
 use args::{
     check_out_path, default_out_path, floor_pct, parse_cpus, parse_repeat, parse_sizes,
@@ -68,6 +69,10 @@ enum Command {
     /// for the text's eq. 9), or `--experiment lamanna` for the Table 5 design and its
     /// eq. 11 fit.
     Simulate(SimulateArgs),
+    /// Run a GOAL schedule (LogGOPSim / Schedgen) on pinned processors, one rank a
+    /// CPU, over the thread transports: trials timed on rank 0, per-rank finish
+    /// times, every message checked, a result file with the schedule's hash.
+    Replay(replay_cli::ReplayArgs),
     /// Compare result files: their machine cards side by side.
     ///
     /// One column per file, named by CPU model, host and date; one row per headline
@@ -481,6 +486,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             model: ModelCommand::Sci(args),
         } => model_sci(&args)?,
         Command::Simulate(args) => simulate_cli::simulate(&args)?,
+        Command::Replay(args) => return replay_cli::replay(&args),
         Command::Compare {
             files,
             points,

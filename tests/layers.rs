@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 
 /// The binary's own files: above every module, so they may use any.
-const BINARY: [&str; 5] = [
+const BINARY: [&str; 6] = [
     "main.rs",
     "args.rs",
     "bars.rs",
     "mpirun.rs",
+    "replay_cli.rs",
     "simulate_cli.rs",
 ];
 

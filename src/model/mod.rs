@@ -2,6 +2,7 @@
 //! papers' analytic models and simulator. Pure computation, no timing.
 //!
 //! - [`fit`]: straight lines with R^2 and standard errors.
+//! - [`goal`]: GOAL schedules (LogGOPSim, Schedgen): the reader and its checks.
 //! - [`stats`]: min / median / max / percentiles of trial samples.
 //! - [`interval`]: 95 % intervals, percentile bootstrap and Student t.
 //! - [`hockney`]: `t = (n + n_half)/r_inf`, `s_half`, `t0`, `pi0` (Hockney).

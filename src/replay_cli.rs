@@ -1,0 +1,189 @@
+//! `halfperf replay SCHEDULE.goal`: a GOAL schedule run on pinned processors,
+//! one rank a CPU, over the thread transports (the library's
+//! [`halfperf::workload::replay`]); its table on the terminal and its result
+//! file.
+
+use crate::args::{check_out_path, default_out_path, parse_cpus};
+use anyhow::{Result, bail};
+use halfperf::model::goal;
+use halfperf::platform::{self, Topology};
+use halfperf::results::{self, ResultFile, SCHEMA_VERSION, TOOL_NAME};
+use halfperf::suite;
+use halfperf::transport::TransportKind;
+use halfperf::workload::replay::{ReplayConfig, ReplayOutcome, replay as run_replay};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The transports a replay runs over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ReplayTransport {
+    /// Remote-write / local-read flag polling.
+    Mailbox,
+    /// crossbeam-channel.
+    Channel,
+    /// Both thread transports, one after the other.
+    All,
+    /// MPI processes (needs --features mpi and mpirun).
+    Mpi,
+}
+
+/// `halfperf replay`: run a GOAL schedule on real cores.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReplayArgs {
+    /// The GOAL schedule (LogGOPSim / Schedgen text: num_ranks, rank blocks,
+    /// send / recv / calc, requires / irequires).
+    schedule: PathBuf,
+    /// Transport between the ranks.
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = ReplayTransport::All)]
+    transport: ReplayTransport,
+    /// Timed trials, after one untimed warm-up that checks every payload byte.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    trials: u32,
+    /// CPUs to use, rank r on the r-th (default: the first allowed CPUs, one a rank).
+    #[arg(long, value_name = "LIST")]
+    cpus: Option<String>,
+    /// Allow more ranks than CPUs: ranks that share a CPU yield while they wait,
+    /// and the result is labelled oversubscribed.
+    #[arg(long)]
+    oversubscribe: bool,
+    /// Deadline in milliseconds: a rank that makes no progress for this long ends
+    /// the replay with an error naming it and the operation it waits at.
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    deadline_ms: u64,
+    /// Write the result file here (default: halfperf-HOST-TIME.json; not with --json).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Replace an existing --out file.
+    #[arg(long)]
+    force: bool,
+    /// Print the result document on stdout (the table goes to stderr).
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `halfperf replay`.
+pub(crate) fn replay(args: &ReplayArgs) -> Result<ExitCode> {
+    // Every check on the input comes before any measurement.
+    let schedule = goal::read(&args.schedule)?;
+    goal::check(&schedule)?;
+    let transports = match args.transport {
+        ReplayTransport::Mailbox => vec![TransportKind::Mailbox],
+        ReplayTransport::Channel => vec![TransportKind::Channel],
+        ReplayTransport::All => TransportKind::ALL.to_vec(),
+        ReplayTransport::Mpi => {
+            bail!("replay over MPI is not available yet; use --transport mailbox, channel or all")
+        }
+    };
+    let topo = Topology::detect()?;
+    let allowed = platform::allowed_cpus();
+    let ranks = schedule.num_ranks as usize;
+    let cpus = match &args.cpus {
+        Some(text) => {
+            let cpus = parse_cpus(text)?;
+            for c in &cpus {
+                if topo.cpu(*c).is_none() || !allowed.contains(c) {
+                    bail!(
+                        "--cpus: CPU {c} does not exist or is not allowed (allowed: {allowed:?})"
+                    );
+                }
+            }
+            cpus
+        }
+        None => allowed.iter().copied().take(ranks).collect(),
+    };
+    if ranks > cpus.len() && !args.oversubscribe {
+        bail!(
+            "{}: {ranks} ranks do not fit on {} CPUs, one rank a CPU; pass --oversubscribe to run them anyway (labelled oversubscribed)",
+            schedule.name,
+            cpus.len()
+        );
+    }
+    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let out = match (&args.out, args.json) {
+        (Some(p), _) => Some(p.clone()),
+        (None, true) => None,
+        (None, false) => Some(default_out_path(&started)),
+    };
+    if let Some(p) = &out {
+        check_out_path(p, args.force)?;
+    }
+    let clock = platform::measure_clock();
+    let mut outcomes = Vec::new();
+    for t in transports {
+        let config = ReplayConfig {
+            transport: t,
+            cpus: cpus.clone(),
+            oversubscribe: args.oversubscribe,
+            trials: args.trials as usize,
+            deadline: Duration::from_millis(args.deadline_ms),
+        };
+        let outcome = run_replay(&schedule, &config)?;
+        eprint!("{}", table(&outcome));
+        outcomes.push(outcome);
+    }
+    let mut file = ResultFile {
+        schema_version: SCHEMA_VERSION,
+        tool: TOOL_NAME.into(),
+        started_utc: started,
+        machine: suite::machine_info(&topo, &allowed, &clock),
+        software: suite::software_info(),
+        config: config_json(&outcomes),
+        kernels: outcomes.iter().map(ReplayOutcome::kernel_result).collect(),
+        incomplete: false,
+        summary: None,
+    };
+    file.summary = Some(results::card(&file));
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&file)?);
+    }
+    if let Some(p) = &out {
+        results::write_atomic(&file, p, args.force)?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn config_json(outcomes: &[ReplayOutcome]) -> serde_json::Value {
+    let mut doc = outcomes
+        .first()
+        .map(ReplayOutcome::config_json)
+        .unwrap_or_default();
+    doc["transports"] = outcomes.iter().map(|o| o.transport.name()).collect();
+    if let Some(map) = doc.as_object_mut() {
+        map.remove("transport");
+    }
+    doc
+}
+
+/// The terminal table of one replay.
+fn table(o: &ReplayOutcome) -> String {
+    let us = |ns: f64| format!("{:.2}", ns / 1e3);
+    let ci = o
+        .summary
+        .ci95_ns
+        .map_or("-".to_string(), |[a, b]| format!("[{}, {}]", us(a), us(b)));
+    let mut s = format!(
+        "replay {} (hash {}) over {}: {} ranks {} on CPUs {:?}, {} trials\n  time (rank 0, us): min {}  median {}  95% CI {}  max {}\n",
+        o.schedule,
+        o.hash,
+        o.transport,
+        o.num_ranks,
+        o.placement,
+        o.hosts,
+        o.trials.len(),
+        us(o.summary.min_ns),
+        us(o.summary.median_ns),
+        ci,
+        us(o.summary.max_ns)
+    );
+    s.push_str("  finish (us):");
+    for (r, m) in o.summary.finish_median_ns.iter().enumerate() {
+        s.push_str(&format!(" r{r} {}", us(*m)));
+    }
+    s.push_str(&format!(
+        "  (median)\n  {} messages a trial, each received once and checked\n",
+        o.messages_per_trial
+    ));
+    s
+}

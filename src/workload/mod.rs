@@ -1,0 +1,13 @@
+//! Workloads described in GOAL ([`crate::model::goal`]): replayed on real cores
+//! and predicted from a result file, so that the error of a prediction is a
+//! measured figure.
+//!
+//! - [`replay`]: runs a schedule on a team of pinned ranks over a transport,
+//!   rank 0 timing, with trials, a 95 % interval and per-rank finish times.
+//! - [`replay_schedules`]: the generator of the validation set in `workloads/`.
+
+pub mod replay;
+mod replay_calc;
+mod replay_engine;
+mod replay_result;
+pub mod replay_schedules;
