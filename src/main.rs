@@ -90,7 +90,12 @@ enum Command {
     /// serial rate). Every interval is first widened to the
     /// run-to-run floor (`--floor`). `--points` gives every fit parameter and
     /// every measured point instead (`*` where two values differ by more than
-    /// their uncertainties together, `~` as above).
+    /// their uncertainties together, `~` as above). The table fits 120
+    /// columns for two files (each further file adds its own columns); a
+    /// value's trust is one letter after its interval: n noisy (interval wider
+    /// than a fifth of the value), f flagged fit, v virtual processors, b busy
+    /// machine; a parameter shown as "not resolved" has no trustworthy value
+    /// (`halfperf card` says why).
     Compare {
         /// Result files written by `halfperf run`.
         #[arg(required = true)]

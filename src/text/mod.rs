@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod card;
+pub mod compare;
 pub mod decomposition;
 pub mod hockney;
 pub mod repeat;
@@ -15,7 +16,8 @@ use crate::kernels::decomposition::{DECOMPOSITION, INTERFERENCE};
 use crate::kernels::hockney::{sync, vector};
 use crate::kernels::scibench::C2C;
 use crate::platform::Topology;
-use crate::results::{CardComparison, Comparison, KernelResult, Point, PointValue, Why, num};
+use crate::results::{KernelResult, Point, PointValue, num};
+pub use compare::{card_comparison, comparison};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -324,119 +326,6 @@ fn c2c_matrix(r: &KernelResult) -> String {
             let _ = write!(s, " {cell:>8}");
         }
         s.push('\n');
-    }
-    s
-}
-
-/// The run-to-run floor in words: `value ± 5 % (the run-to-run floor)`.
-fn floor_words(floor: f64) -> String {
-    format!(
-        "value ± {} % (the run-to-run floor)",
-        (100_000.0 * floor).round() / 1000.0
-    )
-}
-
-/// A comparison as a table: values per file and the ratio to the first, marked `*`
-/// where the value differs from the first by more than both uncertainties.
-pub fn comparison(c: &Comparison) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "ratio to [1] (x) for positive quantities, difference from [1] (+/-) for signed ones; * = differs from [1] by more than the two values' spread or standard error, each at least {}; ~ = so does the CPU pair's probe, and the quantity moved in its direction by no more than it, or twice it (the floor's phase modes), or a run's probes spanned a change of state that covers the change (the machine moved), or a sync method's t0 moved with how often its hand-overs slept (its mode changed)",
-        floor_words(c.floor)
-    );
-    for (i, col) in c.columns.iter().enumerate() {
-        let _ = writeln!(s, "[{}] {col}", i + 1);
-    }
-    let mut last_kernel = "";
-    for row in &c.rows {
-        if row.kernel != last_kernel {
-            let _ = writeln!(s, "\n== {}", row.kernel);
-            last_kernel = &row.kernel;
-        }
-        let mut line = format!("   {:<48}", row.quantity);
-        for (i, (v, ratio)) in row.values.iter().zip(&row.ratios).enumerate() {
-            let v = v.map_or("-".into(), num);
-            if i == 0 {
-                let _ = write!(line, " {v:>12}");
-            } else {
-                let r = match (ratio, row.differences[i]) {
-                    (Some(r), _) => format!("x{r:.3}"),
-                    (None, Some(d)) => format!("{}{}", if d > 0.0 { "+" } else { "" }, num(d)),
-                    _ => "-".into(),
-                };
-                let mark = row.why[i].map_or("", Why::mark);
-                let _ = write!(line, " {v:>12} {r:>8}{mark:1}");
-            }
-        }
-        let _ = writeln!(s, "{line}");
-        s.push_str(&notes(&row.why, &row.notes));
-    }
-    s
-}
-
-/// The notes of a row's marked columns, one line each under the row.
-fn notes(why: &[Option<Why>], notes: &[Option<String>]) -> String {
-    let mut s = String::new();
-    for (i, (w, n)) in why.iter().zip(notes).enumerate() {
-        if let (Some(w), Some(n)) = (w, n)
-            && !w.mark().is_empty()
-        {
-            let _ = writeln!(s, "      [{}] {} {n}", i + 1, w.mark());
-        }
-    }
-    s
-}
-
-/// Machine cards side by side: one column per file, per row the value with its
-/// 95 % interval and, after the first file, the change (ratio or difference),
-/// marked `*` only where the intervals do not overlap; then each file's decisions.
-pub fn card_comparison(c: &CardComparison) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "machine cards side by side: value [95 % interval]; change against [1]: ratio (x) for positive quantities, difference (+/-) for signed ones; * = the 95 % intervals, each widened to at least {}, do not overlap; ~ = nor do the CPU pair's probes (for an r_inf, the rate probes), and the parameter moved in their direction by no more than they did, or twice (the floor's phase modes), or a run's probes spanned a change of state that covers the change (the machine moved), or a sync method's t0 moved with how often its hand-overs slept (its mode changed)",
-        floor_words(c.floor)
-    );
-    for (i, col) in c.columns.iter().enumerate() {
-        let _ = writeln!(s, "[{}] {col}", i + 1);
-    }
-    let mut method = "";
-    for row in &c.rows {
-        if row.method != method {
-            method = &row.method;
-            let _ = writeln!(s, "{method}");
-        }
-        let subject = match &row.of {
-            Some(of) => format!("{} {of}", row.kernel),
-            None => row.kernel.clone(),
-        };
-        let mut line = format!(
-            "  {:<60}",
-            format!("{subject} {}", card::short_name(&row.name))
-        );
-        for (i, cell) in row.cells.iter().enumerate() {
-            let value = cell.as_ref().map_or("-".into(), |cell| {
-                card::value_text(cell.value, cell.ci95, &row.unit, cell.trust, None)
-            });
-            if i == 0 {
-                let _ = write!(line, " {value:>30}");
-            } else {
-                let change = card::change(row.ratios[i], row.differences[i], &row.unit);
-                let mark = row.why[i].map_or("", Why::mark);
-                let _ = write!(line, " {value:>30} {change:>10}{mark:1}");
-            }
-        }
-        let _ = writeln!(s, "{}", line.trim_end());
-        s.push_str(&notes(&row.why, &row.notes));
-    }
-    for (i, card) in c.cards.iter().enumerate() {
-        if !card.decisions.is_empty() {
-            let _ = writeln!(s, "decisions [{}]", i + 1);
-            for d in &card.decisions {
-                let _ = writeln!(s, "  - {}", d.text);
-            }
-        }
     }
     s
 }
