@@ -8,7 +8,7 @@
 //! the kernel and back, which a virtual machine's host slows now and then
 //! while the cache-line round trip between two CPUs stays where it was; the
 //! blocking hand-overs' `t0`, and the spin barrier's, were found to follow it
-//! rather than the round trip (`results/README.md`, "A system-call probe").
+//! rather than the round trip (the measurements are in the commit history).
 //! `hockney-sync` times it once a round beside each method
 //! ([`crate::results::SYSCALL_PROBE_PARAM`]).
 

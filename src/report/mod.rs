@@ -15,7 +15,7 @@
 //! each with the fit its model
 //! names (`at P = 4`); a sweep over processors and size or order is drawn both
 //! ways. A few kernels have figures in their paper's shape instead (see
-//! `special`): s_1/2 per synchronisation method, the SCI decomposition, validation
+//! `papers`): s_1/2 per synchronisation method, the SCI decomposition, validation
 //! and projections, the speedup against N, Krumme & Greenfield's F S R A U E
 //! stacked per message size; a figure whose fields a file lacks is
 //! left out with a note.
@@ -26,10 +26,9 @@ mod axes;
 mod figures;
 mod fits;
 mod html;
-mod krumme_greenfield;
 mod markdown;
+mod papers;
 mod plot;
-mod special;
 
 use crate::results::{KernelResult, MachineCard, Point, PointValue, ResultFile, kernel_key, num};
 use figures::{choose_x, group_var, heat_maps, xy_figures};
@@ -40,7 +39,7 @@ pub use figures::{GROUP_PREFERENCE, X_PREFERENCE};
 pub use fits::axis_label;
 pub use html::to_html;
 pub use markdown::to_markdown;
-pub use special::PRESENTED;
+pub use papers::PRESENTED;
 
 /// A whole report.
 #[derive(Debug, Clone)]
@@ -220,7 +219,7 @@ pub fn build(files: &[ResultFile]) -> Report {
                 id: "hockney-sync-methods".into(),
                 method: "hockney".into(),
                 title: "hockney-sync, every synchronisation method (hockney)".into(),
-                figures: special::hockney_sync_summary(&sync),
+                figures: papers::hockney_sync_summary(&sync),
                 notes: vec![],
                 tables: vec![],
             },
@@ -330,7 +329,7 @@ fn section(key: &str, entries: &[Entry<'_>]) -> Section {
         .any(|p| p.number("cpu_a").is_some() && p.number("cpu_b").is_some());
     if is_matrix {
         figures.extend(heat_maps(&id, entries));
-    } else if let Some(special) = special::figures(&id, entries) {
+    } else if let Some(special) = papers::figures(&id, entries) {
         figures.extend(special);
     } else if let Some(x) = choose_x(&all_points) {
         let group = group_var(&all_points, &x);

@@ -233,6 +233,16 @@ type Built<'a, 'b, X, Y> = Result<
     DrawingAreaErrorKind<std::io::Error>,
 >;
 
+/// An x-y chart being drawn.
+type Chart<'a, X, Y> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>;
+
+/// plotters' error, as the figure's caption reports it.
+fn err(e: DrawingAreaErrorKind<std::io::Error>) -> String {
+    e.to_string()
+}
+
+/// Draws the plot on a built chart, stage by stage: the mesh, the measured
+/// series, the fitted curves, the markers, the legend.
 fn fill<'a, X, Y>(
     built: Built<'a, 'a, X, Y>,
     p: &XyPlot,
@@ -242,8 +252,7 @@ where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let e = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
-    let mut chart = built.map_err(e)?;
+    let mut chart = built.map_err(err)?;
     chart
         .configure_mesh()
         .x_desc(p.x_label.as_str())
@@ -258,7 +267,23 @@ where
         .light_line_style(RGBColor(235, 235, 235))
         .bold_line_style(RGBColor(205, 205, 205))
         .draw()
-        .map_err(e)?;
+        .map_err(err)?;
+    draw_series(&mut chart, p, yhi)?;
+    draw_curves(&mut chart, p, (ylo, yhi))?;
+    draw_markers(&mut chart, p, (ylo, yhi))?;
+    if !p.series.is_empty() || !p.curves.is_empty() {
+        draw_legend(&mut chart, p, (ylo, yhi))?;
+    }
+    Ok(())
+}
+
+/// The measured series: each a line through its points, with its band and
+/// whiskers.
+fn draw_series<X, Y>(chart: &mut Chart<'_, X, Y>, p: &XyPlot, yhi: f64) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
     for s in &p.series {
         let c = colour(s.colour);
         // The band from the minimum to the median, then whiskers to the maximum; or
@@ -281,7 +306,7 @@ where
             poly.extend(band.iter().rev().map(|&(x, _, hi)| (x, hi)));
             chart
                 .draw_series(std::iter::once(Polygon::new(poly, c.mix(0.18).filled())))
-                .map_err(e)?;
+                .map_err(err)?;
         }
         if s.spread == Spread::MinMedianMax {
             chart
@@ -290,14 +315,14 @@ where
                         PathElement::new(vec![(p.0, p.2), (p.0, p.3.min(yhi))], c.mix(0.6))
                     }),
                 )
-                .map_err(e)?;
+                .map_err(err)?;
         }
         chart
             .draw_series(LineSeries::new(
                 s.points.iter().map(|p| (p.0, p.1)),
                 c.stroke_width(2),
             ))
-            .map_err(e)?
+            .map_err(err)?
             .label(s.label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
         chart
@@ -306,8 +331,21 @@ where
                     .iter()
                     .map(|p| Circle::new((p.0, p.1), 3, c.filled())),
             )
-            .map_err(e)?;
+            .map_err(err)?;
     }
+    Ok(())
+}
+
+/// The fitted curves, dashed (dotted and thin when flagged), cut at the frame.
+fn draw_curves<X, Y>(
+    chart: &mut Chart<'_, X, Y>,
+    p: &XyPlot,
+    (ylo, yhi): (f64, f64),
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
     for curve in &p.curves {
         let c = colour(curve.colour);
         // A line that leaves the axes (below zero on a log axis, far beyond the
@@ -322,7 +360,7 @@ where
                     gap,
                     c.stroke_width(width),
                 ))
-                .map_err(e)?;
+                .map_err(err)?;
             // A curve without a label (explained in the caption) has no legend entry.
             if i == 0 && !curve.label.is_empty() {
                 let label = if curve.flagged {
@@ -336,6 +374,19 @@ where
             }
         }
     }
+    Ok(())
+}
+
+/// The vertical markers with their labels.
+fn draw_markers<X, Y>(
+    chart: &mut Chart<'_, X, Y>,
+    p: &XyPlot,
+    (ylo, yhi): (f64, f64),
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
     for (i, m) in p.markers.iter().enumerate() {
         let c = colour(m.colour);
         chart
@@ -345,7 +396,7 @@ where
                 3,
                 c.stroke_width(1),
             ))
-            .map_err(e)?;
+            .map_err(err)?;
         // Labels stack up from the bottom of the plot (where rising curves leave
         // room) so that neighbouring markers do not print over each other, and sit
         // left of their line in the right half of the plot.
@@ -368,59 +419,70 @@ where
             .plotting_area()
             .strip_coord_spec()
             .draw(&Text::new(m.label.clone(), at, style))
-            .map_err(e)?;
+            .map_err(err)?;
     }
-    if !p.series.is_empty() || !p.curves.is_empty() {
-        // The legend goes to the corner where it hides the fewest drawn points.
-        let labels: Vec<&str> = p
-            .series
+    Ok(())
+}
+
+/// The legend, in the corner where it hides the fewest drawn points.
+fn draw_legend<X, Y>(
+    chart: &mut Chart<'_, X, Y>,
+    p: &XyPlot,
+    (ylo, yhi): (f64, f64),
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    // The legend goes to the corner where it hides the fewest drawn points.
+    let labels: Vec<&str> = p
+        .series
+        .iter()
+        .map(|s| s.label.as_str())
+        .chain(p.curves.iter().map(|c| c.label.as_str()))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let box_w = 40 + 7 * labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as i32;
+    let box_h = 12 + 19 * labels.len() as i32;
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let drawn: Vec<(i32, i32)> = p
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|q| (q.0, q.1)))
+        .chain(p.curves.iter().flat_map(|c| c.points.iter().copied()))
+        .filter(|q| q.0.is_finite() && q.1.is_finite() && q.1 >= ylo && q.1 <= yhi)
+        .map(|q| chart.backend_coord(&q))
+        .collect();
+    let corners = [
+        (SeriesLabelPosition::UpperLeft, xr.start, yr.start),
+        (SeriesLabelPosition::UpperRight, xr.end - box_w, yr.start),
+        (
+            SeriesLabelPosition::LowerRight,
+            xr.end - box_w,
+            yr.end - box_h,
+        ),
+        (SeriesLabelPosition::LowerLeft, xr.start, yr.end - box_h),
+    ];
+    let hidden = |x0: i32, y0: i32| {
+        drawn
             .iter()
-            .map(|s| s.label.as_str())
-            .chain(p.curves.iter().map(|c| c.label.as_str()))
-            .filter(|l| !l.is_empty())
-            .collect();
-        let box_w = 40 + 7 * labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as i32;
-        let box_h = 12 + 19 * labels.len() as i32;
-        let (xr, yr) = chart.plotting_area().get_pixel_range();
-        let drawn: Vec<(i32, i32)> = p
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|q| (q.0, q.1)))
-            .chain(p.curves.iter().flat_map(|c| c.points.iter().copied()))
-            .filter(|q| q.0.is_finite() && q.1.is_finite() && q.1 >= ylo && q.1 <= yhi)
-            .map(|q| chart.backend_coord(&q))
-            .collect();
-        let corners = [
-            (SeriesLabelPosition::UpperLeft, xr.start, yr.start),
-            (SeriesLabelPosition::UpperRight, xr.end - box_w, yr.start),
-            (
-                SeriesLabelPosition::LowerRight,
-                xr.end - box_w,
-                yr.end - box_h,
-            ),
-            (SeriesLabelPosition::LowerLeft, xr.start, yr.end - box_h),
-        ];
-        let hidden = |x0: i32, y0: i32| {
-            drawn
-                .iter()
-                .filter(|(x, y)| {
-                    (x0 - 8..=x0 + box_w + 8).contains(x) && (y0 - 8..=y0 + box_h + 8).contains(y)
-                })
-                .count()
-        };
-        let position = corners
-            .into_iter()
-            .min_by_key(|(_, x0, y0)| hidden(*x0, *y0))
-            .map_or(SeriesLabelPosition::UpperLeft, |c| c.0);
-        chart
-            .configure_series_labels()
-            .position(position)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .label_font(("sans-serif", 13))
-            .draw()
-            .map_err(e)?;
-    }
+            .filter(|(x, y)| {
+                (x0 - 8..=x0 + box_w + 8).contains(x) && (y0 - 8..=y0 + box_h + 8).contains(y)
+            })
+            .count()
+    };
+    let position = corners
+        .into_iter()
+        .min_by_key(|(_, x0, y0)| hidden(*x0, *y0))
+        .map_or(SeriesLabelPosition::UpperLeft, |c| c.0);
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(160, 160, 160))
+        .label_font(("sans-serif", 13))
+        .draw()
+        .map_err(err)?;
     Ok(())
 }
 

@@ -10,44 +10,26 @@
 //!
 //! 0. each interval is first widened to at least the run-to-run floor,
 //!    `value (1 ± floor)` (`compare --floor`, [`DEFAULT_FLOOR`] by default): a
-//!    run's own intervals come from its rounds or trials, which share the
-//!    machine's frequency, placement and page colouring, and cannot cover what
-//!    changes between runs;
+//!    run's own intervals share the machine's frequency, placement and page
+//!    colouring, and cannot cover what changes between runs;
 //! 1. the intervals overlap: not marked ([`Why::IntervalsOverlap`], or
 //!    [`Why::WithinFloor`] where they overlap only once widened);
-//! 2. they do not, and both files carry the kernel's probe, the probes' intervals
-//!    do not overlap either (the machine moved), and the parameter is latency-like
-//!    (a time in ns or a half-performance length) or a time per byte: a latency
-//!    that is a fixed cost plus some line transfers (a time per byte: per
-//!    byte), `t = c + k p` with `c, k >= 0`, changes by a factor between 1 and
-//!    the probe's, `f = p2 / p1`. The probe is one flag pair's loop, and a
-//!    kernel's own loop may take the other of the floor's phase modes in one
-//!    state and not in the other (two codes of one two-flag ping-pong lie x1.4
-//!    to x1.6 apart in the fast state of a 2-vCPU EPYC VM and together in the
-//!    slow one; see the transport's README), so the range reaches on to `f`
-//!    times `min(f, PHASE_MODES)` ([`explained`]). Where the parameter's
-//!    change (from opposite bounds of its two intervals, each widened to the
-//!    floor as in step 0, and for a positive value cut at zero, so that an
-//!    interval through zero allows any change that far) reaches that range,
-//!    the value is marked `~`
-//!    ([`Why::MachineMoved`]): the parameter moved with the machine, in its
-//!    direction. Otherwise `*`;
-//!
-//!    A sync method's `r_inf` is judged the same way against the rate probe
-//!    ([`RATE_PROBE_PARAM`]: `P` times the serial rate of one processor while
-//!    all of them compute, sampled once a round) instead of the round trip: the processors' own
-//!    speed moves on a shared host as the line transfers do, and the round trip
-//!    cannot see it. Its `s_1/2 = r_inf t0` is judged against the product of
-//!    the two probes ([`ProbeKind::Product`]), since it moves with both. A
-//!    ping-pong's or one-way sweep's time per byte, and `speedup`'s `T_ML`
-//!    `t_c`, is judged against its copy probe ([`COPY_PROBE_PARAM`], a plain
-//!    cross-core copy's time per byte) where the kernel recorded one: the copies' rate moves on a shared
-//!    host with the round trip still. A ratio over `pingpong`'s two-flag
-//!    baseline (`mailbox_over_baseline`) is judged against the reciprocal of
-//!    that baseline ([`ProbeKind::Baseline`]): it moves against it. A
-//!    `hockney-vector` level's `n_1/2 = r_inf t0` is judged against the
-//!    rate probe either way ([`moves_both_ways`]): its `r_inf` moves with
-//!    the processor's rate and its `t0` against it;
+//! 2. they do not, the probes' intervals do not overlap either (the machine
+//!    moved), and the parameter is built of line transfers (a time, a
+//!    half-performance length, a time per byte): `t = c + k p` with `c, k >= 0`
+//!    changes by a factor between 1 and the probe's `f = p2 / p1`, and, since a
+//!    kernel's own loop may take the other of the floor's phase modes in one state
+//!    and not the other (see the transport's README), on to `f` times
+//!    `min(f, PHASE_MODES)` ([`explained`]). Where the parameter's change (from
+//!    opposite bounds of its widened intervals, a positive value cut at zero)
+//!    reaches that range, the value is `~` ([`Why::MachineMoved`]), else `*`.
+//!    Each parameter is judged against the probe it moves with: a sync method's
+//!    `r_inf` against the rate probe ([`RATE_PROBE_PARAM`]), its `s_1/2 = r_inf
+//!    t0` against the product of both probes ([`ProbeKind::Product`]), a time per
+//!    byte against the copy probe ([`COPY_PROBE_PARAM`]), a ratio over
+//!    `pingpong`'s two-flag baseline against the baseline's reciprocal
+//!    ([`ProbeKind::Baseline`]), a vector level's `n_1/2` against the rate probe
+//!    either way ([`moves_both_ways`]);
 //! 3. the probes' intervals overlap, but one run's probes span more than
 //!    [`STATE_SPAN`] (the machine changed state while that run measured, and
 //!    its values mix the states), and the parameter, built of line transfers,
@@ -59,14 +41,11 @@
 //!    against the probe or by more.
 //!
 //! Before the probes, a synchronisation method's `t0_ns` and `s_half_flop`
-//! are judged by how often its hand-overs slept: `hockney-sync` records the
-//! short grains' voluntary context switches per segment in its fit
-//! ([`BLOCKS_PARAM`]). Where the two runs' figures differ by more than
-//! [`MODE_SHIFT`] and the parameter moved in the same direction (more sleep,
-//! a longer hand-over) by no more than [`MAX_SLEEP_NS`] of `t0` a sleep
-//! ([`Mode::changed`]), the value is marked `~` ([`Why::ModeChanged`]): the
-//! method took its other mode (a lock that parked in one run and handed over
-//! in its spin in the other), which the files show, not the machine's pair.
+//! are judged by how often its hand-overs slept ([`BLOCKS_PARAM`]). Where the two
+//! runs' figures differ by more than [`MODE_SHIFT`] and the parameter moved the
+//! same way (more sleep, a longer hand-over) by no more than [`MAX_SLEEP_NS`] of
+//! `t0` a sleep ([`Mode::changed`]), the value is `~` ([`Why::ModeChanged`]): the
+//! method took its other mode, which the files show.
 //!
 //! A value or an interval missing on either side gives no mark
 //! ([`Why::NoInterval`]). The rule never turns an overlap into a mark, and it
@@ -226,21 +205,16 @@ pub fn moves_with_rate(name: &str) -> bool {
 
 /// The run-to-run floor `compare` widens every interval to by default: 5 % of
 /// the value on each side, so that two values closer than about 10 % are never
-/// marked. Five quiet `--quick` runs on a 2-vCPU AMD EPYC VM, compared with the
-/// first (2026-11-27): every sync method's `r_inf` moved by 1 to 10 % between
-/// runs (a median 4 %) with within-run intervals of 0.2 to 1 %, tasks-pool's
-/// `t0` by 2 to 7 % with the probe unmoved; the stability target is a
-/// CV of at most 10 % between runs.
+/// marked. On a quiet VM a sync method's `r_inf` moves by a few per cent
+/// between runs against within-run intervals of under one; the stability
+/// target is a CV of at most 10 % between runs.
 pub const DEFAULT_FLOOR: f64 = 0.05;
 
 /// How much further than the probe, at most, a latency may move with the
 /// machine ([`explained`]): the floor's phase modes. On a 2-vCPU AMD EPYC VM
 /// the same two-flag ping-pong in two codes took 64 and 100 ns a round trip
-/// in the fast state and the same in the slow one, and across ten pairs of
-/// quick runs (2026-11-27) the latencies that crossed a change of state moved
-/// by up to x1.9 more than the probe (`comet-barrier-central`'s 38 then 315 ns
-/// with the probe 98 then 416 ns; c2c's one-way time x1.2 more, T_ML's `t_c`
-/// x1.4 more).
+/// in the fast state and the same in the slow one, and latencies that crossed a
+/// change of state moved by up to about twice more than the probe.
 pub const PHASE_MODES: f64 = 2.0;
 
 /// The widest range a run's probes may span, highest over lowest, and still

@@ -34,7 +34,7 @@ fn r_inf(value: f64, ci: [f64; 2], rate: Option<(f64, [f64; 2])>) -> Probed {
     Probed::in_kernel(&k, "r_inf_flop_per_s", of, g(value), Some(ci.map(g)))
 }
 
-/// spin-nohint's r_inf in two quiet runs of 2026-11-27: 7.70 [7.34, 7.91]
+/// spin-nohint's r_inf in two quiet runs: 7.70 [7.34, 7.91]
 /// then 9.43 [9.34, 9.45] Gflop/s, with the round trip unmoved. Widened to
 /// the 5 % floor the change is x[8.9585 / 8.085, 9.9015 / 7.315] =
 /// x[1.108, 1.354]. With rate probes 8.18 [8.0, 8.3] then 9.21 [9.1, 9.3]
@@ -124,7 +124,7 @@ fn s_half_is_judged_against_both_probes() {
     assert_eq!(why, Why::IntervalsDisjoint, "{note:?}");
 }
 
-/// barrier-spin's `t0` in two quick runs of 2026-11-28: 83 ns [80, 86] then
+/// barrier-spin's `t0` in two quick runs: 83 ns [80, 86] then
 /// 135 [130, 140], the round trip unmoved (127 [124, 131], 129 [125, 133]),
 /// the system-call probe 304 ns [300, 308] then 431 [425, 437]. Widened to
 /// the 5 % floor the change is x[128.25 / 87.15, 141.75 / 78.85] =
@@ -304,12 +304,12 @@ fn a_latency_moves_by_a_factor_between_one_and_the_probes() {
 }
 
 /// T_ML's `t_i` of 25.4 [-45.8, 96.6] ns then 186 [136, 236] ns beside
-/// probes of 96.7 then 420.5 ns (2026-11-27): a time, its first interval
+/// probes of 96.7 then 420.5 ns: a time, its first interval
 /// reaching below zero, cut there, so the change is x[136 / 96.6, inf] =
 /// x[1.408, inf], which the probe's x[4.14, 4.57] (x[1, 9.15] with the phase
 /// modes) reaches: `~`. The other way round, 186 then 25.4 with the probe
 /// rising, the change x[0, 96.6 / 136 = 0.71] is against it: `*`. And the
-/// decomposition's mailbox `int_s1` (2026-11-28, six virtual processors)
+/// decomposition's mailbox `int_s1` (six virtual processors)
 /// 0.439 [0.282, 0.596] ns/B beside probes of 422 [409, 480] ns, then
 /// 0.0736 [-0.0984, 0.246] beside 92.0 [89.5, 99.5]: x[0, 0.246 / 0.282 =
 /// 0.872] against the probe's x[0.186, 0.243] (x[0.093, 1]): `~`. A value
@@ -375,7 +375,7 @@ fn the_phase_modes_widen_the_probes_range() {
 }
 
 /// pingpong's mailbox `n_half_bytes = t_startup / t_per_byte`, two quick
-/// runs (2026-11-27): 475 [382, 570] B beside probes of 96 [94, 102] ns,
+/// runs: 475 [382, 570] B beside probes of 96 [94, 102] ns,
 /// then 1090 [819, 1360] B beside 53.4 [34, 55] ns, when the round trip
 /// fell x0.55 and `t_per_byte` x0.30. Against the probe's direction, but
 /// a ratio of two quantities that fall with it: from the probe's far
@@ -408,7 +408,7 @@ fn n_half_moves_either_way_with_the_machine() {
 
 /// oneway's mailbox `t_per_byte` 0.122 [0.1215, 0.1225] ns/B beside probes
 /// of 100 [99, 103] ns, then 0.0369 [0.0364, 0.0375] ns/B in a run whose
-/// probes spanned 39 to 117 ns (2026-11-27): the probes' bounds allow
+/// probes spanned 39 to 117 ns: the probes' bounds allow
 /// x[39 / 103, 117 / 99] = [0.379, 1.182], with the phase modes [0.189,
 /// 1.397]; the parameter's factor, widened [0.0351 / 0.1281, 0.0387 /
 /// 0.1159] = [0.274, 0.334], lies within: `~`.
@@ -422,7 +422,7 @@ fn a_mixed_run_allows_the_phase_modes_too() {
     assert_eq!(judge(&a, &c, DEFAULT_FLOOR).0, Why::IntervalsDisjoint);
 }
 
-/// oneway's mailbox `t_per_byte`, two quick runs (2026-11-27): 0.121
+/// oneway's mailbox `t_per_byte`, two quick runs: 0.121
 /// [0.1205, 0.1215] ns/B beside probes of 100 [97, 104] ns, then 0.597
 /// [0.595, 0.599] ns/B beside probes whose median was 456 ns but whose
 /// range, 98 to 470 ns, spans the machine's change from its fast state to
@@ -485,7 +485,7 @@ fn per_byte(value: f64, ci: [f64; 2], copy: Option<(f64, [f64; 2])>) -> Probed {
     Probed::in_kernel(&k, "t_per_byte_ns", None, value, Some(ci))
 }
 
-/// Three quick runs of 2026-11-27 (2-vCPU EPYC VM), their round trips all
+/// Three quick runs on a 2-vCPU VM, their round trips all
 /// about 100 ns: `t_per_byte` 0.1185 [0.1179, 0.1191] ns/B with the copy
 /// probe 0.1651 [0.1562, 0.1729], then 0.1534 [0.1529, 0.1539] with 0.2107
 /// [0.2012, 0.2129]: the probes' factor is x[0.2012 / 0.1729, 0.2129 /
@@ -550,7 +550,7 @@ fn over_baseline(value: f64, ci: [f64; 2], flags: f64, flags_ci: [f64; 2]) -> Pr
     Probed::in_kernel(&k, "channel_over_baseline", Some("8 B"), value, Some(ci))
 }
 
-/// Two quick runs of 2026-11-28 (2-vCPU EPYC VM): `channel_over_baseline`
+/// Two quick runs on a 2-vCPU VM: `channel_over_baseline`
 /// 6.27 [6.00, 6.57] with the flags at 50.5 [49.3, 55.0] ns, then 4.43
 /// [4.14, 4.55] with the flags at 220.0 [217.8, 233.5] (the slow state; the
 /// channel's 8 bytes 320 then 991 ns). The ratio fell as its baseline rose:
@@ -576,7 +576,7 @@ fn a_ratio_over_the_baseline_moves_against_it() {
     assert!(note.unwrap().contains("ns one way"));
 }
 
-/// `comet-barrier`'s std barrier at P = 2 in two quick runs of 2026-11-28
+/// `comet-barrier`'s std barrier at P = 2 in two quick runs
 /// (2-vCPU EPYC VM): 16.8 us [16.5, 17.1] where its waiter slept about once
 /// a barrier, 0.411 us [0.403, 0.420] where it did not, the probe unmoved:
 /// a change of mode, `~`, with the sleeps in the note; without the sleeps
@@ -615,8 +615,8 @@ fn a_barrier_whose_waiters_slept_differently_changed_mode() {
     assert_eq!(why, Why::IntervalsDisjoint);
 }
 
-/// `hockney-vector`'s f64 triad, L1 `n_1/2`, in three of five quick runs of
-/// 2026-11-28 (2-vCPU EPYC VM), as `compare` reads a card row: 13.2 [11.9,
+/// `hockney-vector`'s f64 triad, L1 `n_1/2`, in three of five quick runs on a
+/// 2-vCPU VM, as `compare` reads a card row: 13.2 [11.9,
 /// 14.5] flop beside a rate probe of 16.29 [16.29, 16.30] Gflop/s; then
 /// 27.6 [22.5, 33.0] where the probe read 8.94 [8.90, 9.05] (`r_inf` fell
 /// x0.57, `t0` rose x3.5). The probe's far bound 8.90 / 16.30 = 0.546 with

@@ -17,7 +17,7 @@
 //! first) settles for seconds at a time: on a 2-vCPU VM its meetings took
 //! 0.34 to 0.54 of the round trip from one 3.5 s window to the next with the
 //! round trip unmoved, so `t_0` measured the race's mode of the run, not the
-//! machine (the measurements are in `results/README.md`).
+//! machine (the measurements are in the commit history).
 //!
 //! How a party waits is the caller's [`Poll`]. `hockney-sync` polls bare:
 //! with the spin-loop hint a party looks at its partner's flag once a

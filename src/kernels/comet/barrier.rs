@@ -23,14 +23,17 @@
 //! change of mode where the sleeps moved with it.
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Check, drive_with_prologue, processors_point, push_line, stats_point};
+use super::common::{
+    self, Check, Plan, RankBody, Samples, Sweep, drive_with_prologue, processors_point, push_line,
+    stats_point,
+};
 use crate::control::{RankError, TeamControl};
 use crate::platform::context_switches;
 use crate::primitive::{AtomicU64, Ordering};
 use crate::results::{KernelResult, SLEEPS_PARAM};
 use crate::sync::Poll;
 use crate::sync::barrier::{CentralBarrier, LocalSense};
-use crate::team::Team;
+use crate::team::{RankCtx, Team};
 use crate::transport::channel::Channel;
 use crate::transport::mailbox::Mailbox;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
@@ -118,6 +121,99 @@ fn std_batch(b: &std::sync::Barrier, reps: u64) {
     }
 }
 
+/// A barrier's rank body between threads: `kind` on every rank, the first
+/// barrier of each batch untimed, the checked episodes counting arrivals.
+struct BarrierBody<'a> {
+    kind: Kind,
+    central: &'a CentralBarrier,
+    std_barrier: &'a std::sync::Barrier,
+    /// Arrivals at the checked episodes, to verify that no barrier lets a
+    /// rank through before every rank has arrived.
+    arrived: &'a std::sync::atomic::AtomicU64,
+    /// Rank 0's count of the barriers its batches held.
+    episodes: &'a AtomicU64,
+    plan: Plan<'a>,
+}
+
+impl<E: Endpoint> RankBody<E> for BarrierBody<'_> {
+    fn kernel(&self) -> &str {
+        BARRIER.name
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.plan
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut E,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        let (kind, central, std_barrier) = (self.kind, self.central, self.std_barrier);
+        let (arrived, p) = (self.arrived, self.plan.ranks);
+        // (the central barrier's local sense, episodes checked)
+        let mut state = (LocalSense::default(), 0u64);
+        let (poll, peer) = central_wait(rc.control, rc.rank);
+        let wait = |ep: &mut E, local: &mut LocalSense| -> Result<(), RankError> {
+            match kind {
+                Kind::Central => central.wait(local, poll, rc.control, peer),
+                Kind::Dissemination(_) => dissemination(ep),
+                Kind::Std => {
+                    std_barrier.wait();
+                    Ok(())
+                }
+            }
+        };
+        drive_with_prologue(
+            rc,
+            ep,
+            sweep,
+            &mut state,
+            |ep, (local, checked), _, check| {
+                if check == Check::After {
+                    return Ok(());
+                }
+                *checked += 1;
+                // SeqCst: a plain counter read across the barrier under test; the
+                // check must not depend on that barrier's own orderings.
+                arrived.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                wait(ep, local)?;
+                let seen = arrived.load(std::sync::atomic::Ordering::SeqCst);
+                if seen < *checked * p as u64 {
+                    return Err(RankError::Failed(format!(
+                        "{}: rank {} passed the barrier after {seen} of {} arrivals (verification failed)",
+                        kind.name(),
+                        rc.rank,
+                        *checked * p as u64
+                    )));
+                }
+                // Nobody arrives at the next checked episode before all have looked.
+                wait(ep, local)
+            },
+            |ep, (local, _), _| {
+                // The first barrier of each batch is not timed: it absorbs the
+                // skew of the command (the paper discards the first barrier).
+                wait(ep, local)
+            },
+            |ep, (local, _), _, reps| {
+                if rc.rank == 0 {
+                    self.episodes.fetch_add(reps, Ordering::Relaxed);
+                }
+                let control = rc.control;
+                match kind {
+                    Kind::Central => central_batch(central, local, control, rc.rank, reps),
+                    Kind::Dissemination(_) => dissemination_batch(ep, reps),
+                    Kind::Std => {
+                        std_batch(std_barrier, reps);
+                        Ok(())
+                    }
+                }
+            },
+        )
+    }
+}
+
 /// One barrier's samples on a team of `p` ranks, commands carried by `T`,
 /// and the barriers its batches held (rank 0's count, calibration included).
 fn run_kind<T: Transport + 'static>(
@@ -129,83 +225,21 @@ fn run_kind<T: Transport + 'static>(
     // Relaxed: rank 0's own count, added once a batch and read after the team
     // has joined.
     let episodes = AtomicU64::new(0);
-    let central = CentralBarrier::new(p);
-    let std_barrier = std::sync::Barrier::new(p);
-    let params = [p as u64];
-    // Arrivals at the checked episodes, to verify that no barrier lets a rank
-    // through before every rank has arrived.
-    let arrived = std::sync::atomic::AtomicU64::new(0);
-    common::sweep_team::<T>(
-        ctx,
-        team,
-        BARRIER.name,
-        &params,
-        p,
-        64,
-        |_| format!("{} P={p}", kind.name()),
-        |rc, ep, sweep| {
-            // (the central barrier's local sense, episodes checked)
-            let mut state = (LocalSense::default(), 0u64);
-            let (poll, peer) = central_wait(rc.control, rc.rank);
-            let wait = |ep: &mut _, local: &mut LocalSense| -> Result<(), RankError> {
-                match kind {
-                    Kind::Central => central.wait(local, poll, rc.control, peer),
-                    Kind::Dissemination(_) => dissemination(ep),
-                    Kind::Std => {
-                        std_barrier.wait();
-                        Ok(())
-                    }
-                }
-            };
-            drive_with_prologue(
-                rc,
-                ep,
-                sweep,
-                &mut state,
-                |ep, (local, checked), _, check| {
-                    if check == Check::After {
-                        return Ok(());
-                    }
-                    *checked += 1;
-                    // SeqCst: a plain counter read across the barrier under test; the
-                    // check must not depend on that barrier's own orderings.
-                    arrived.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    wait(ep, local)?;
-                    let seen = arrived.load(std::sync::atomic::Ordering::SeqCst);
-                    if seen < *checked * p as u64 {
-                        return Err(RankError::Failed(format!(
-                            "{}: rank {} passed the barrier after {seen} of {} arrivals (verification failed)",
-                            kind.name(),
-                            rc.rank,
-                            *checked * p as u64
-                        )));
-                    }
-                    // Nobody arrives at the next checked episode before all have looked.
-                    wait(ep, local)
-                },
-                |ep, (local, _), _| {
-                    // The first barrier of each batch is not timed: it absorbs the
-                    // skew of the command (the paper discards the first barrier).
-                    wait(ep, local)
-                },
-                |ep, (local, _), _, reps| {
-                    if rc.rank == 0 {
-                        episodes.fetch_add(reps, Ordering::Relaxed);
-                    }
-                    let control = rc.control;
-                    match kind {
-                        Kind::Central => central_batch(&central, local, control, rc.rank, reps),
-                        Kind::Dissemination(_) => dissemination_batch(ep, reps),
-                        Kind::Std => {
-                            std_batch(&std_barrier, reps);
-                            Ok(())
-                        }
-                    }
-                },
-            )
+    let body = BarrierBody {
+        kind,
+        central: &CentralBarrier::new(p),
+        std_barrier: &std::sync::Barrier::new(p),
+        arrived: &std::sync::atomic::AtomicU64::new(0),
+        episodes: &episodes,
+        plan: Plan {
+            params: vec![p as u64],
+            ranks: p,
+            max_bytes: 64,
+            label: Box::new(move |_| format!("{} P={p}", kind.name())),
         },
-    )
-    .map(|samples| (samples, episodes.load(Ordering::Relaxed)))
+    };
+    common::sweep_team::<T>(ctx, team, &body)
+        .map(|samples| (samples, episodes.load(Ordering::Relaxed)))
 }
 
 /// The barrier kernel over the given processor counts.
@@ -308,54 +342,84 @@ fn run_over_mpi(
     ctx: &RunContext<'_>,
     procs: &crate::team::mpi::Processes,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    use super::over_mpi;
-    use crate::transport::mpi::MpiEndpoint;
     let p = procs.size();
     let names = [
         Kind::Dissemination(TransportKind::Mailbox).name(),
         MPI_VARIANT,
     ];
-    over_mpi::run_variants(
+    let [dissemination, mpi] = names.map(|name| MpiBarrier {
+        mpi: name == MPI_VARIANT,
+        plan: Plan {
+            params: vec![p as u64],
+            ranks: p,
+            max_bytes: 64,
+            label: Box::new(move |q| format!("{name} P={p} {q}")),
+        },
+    });
+    super::over_mpi::run_variants(
         ctx,
         procs,
         BARRIER.name,
         &names,
-        &[p as u64],
-        64,
+        &[&dissemination, &mpi],
         "barrier_ns",
         |point, _| (point, format!("P = {p}"), 0),
-        |i, rc, ep, sweep| {
-            let mpi = names[i] == MPI_VARIANT;
-            let wait = |ep: &mut MpiEndpoint, reps: u64| {
-                over_mpi::meet_if(ep, mpi)?;
-                if mpi {
-                    (0..reps).for_each(|_| ep.barrier());
-                    Ok(())
-                } else {
-                    dissemination_batch(ep, reps)
-                }
-            };
-            drive_with_prologue(
-                rc,
-                ep,
-                sweep,
-                &mut (),
-                |ep, _, _, check| match check {
-                    Check::After => Ok(()),
-                    Check::Before => wait(ep, 1),
-                },
-                |ep, _, _| wait(ep, 1),
-                |ep, _, _, reps| {
-                    if mpi {
-                        (0..reps).for_each(|_| ep.barrier());
-                        Ok(())
-                    } else {
-                        dissemination_batch(ep, reps)
-                    }
-                },
-            )
-        },
     )
+}
+
+/// A barrier's rank body between MPI processes: the dissemination barrier on
+/// the endpoint's messages, or `MPI_Barrier` (`mpi`) after an untimed meeting
+/// under the deadline; the first barrier of each batch is not timed.
+#[cfg(feature = "mpi")]
+struct MpiBarrier<'a> {
+    mpi: bool,
+    plan: Plan<'a>,
+}
+
+#[cfg(feature = "mpi")]
+impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiBarrier<'_> {
+    fn kernel(&self) -> &str {
+        BARRIER.name
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.plan
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut crate::transport::mpi::MpiEndpoint,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        use super::over_mpi::meet_if;
+        use crate::transport::mpi::MpiEndpoint;
+        let mpi = self.mpi;
+        let batch = |ep: &mut MpiEndpoint, reps: u64| {
+            if mpi {
+                (0..reps).for_each(|_| ep.barrier());
+                Ok(())
+            } else {
+                dissemination_batch(ep, reps)
+            }
+        };
+        let wait = |ep: &mut MpiEndpoint, reps: u64| {
+            meet_if(ep, mpi)?;
+            batch(ep, reps)
+        };
+        drive_with_prologue(
+            rc,
+            ep,
+            sweep,
+            &mut (),
+            |ep, _, _, check| match check {
+                Check::After => Ok(()),
+                Check::Before => wait(ep, 1),
+            },
+            |ep, _, _| wait(ep, 1),
+            |ep, _, _, reps| batch(ep, reps),
+        )
+    }
 }
 
 /// Times `reps` barriers of the central sense-reversing barrier (`None`) or the

@@ -13,10 +13,10 @@
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::barrier::dissemination;
-use super::common::{self, Check, Samples, check_pattern, drive, push_line};
+use super::common::{self, Check, Plan, RankBody, Samples, Sweep, check_pattern, drive, push_line};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::Team;
+use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport, TransportKind};
 
 /// The kernel's name, as users type it and its results carry it.
@@ -112,6 +112,58 @@ fn batch<E: Endpoint>(
     Ok(())
 }
 
+/// A broadcast's rank body: `algorithm` over the plan's sizes, each point
+/// checked once before it is timed (`what` names it in a failed check).
+struct BroadcastBody<'a> {
+    algorithm: Algorithm,
+    what: &'static str,
+    plan: Plan<'a>,
+}
+
+impl<E: Endpoint> RankBody<E> for BroadcastBody<'_> {
+    fn kernel(&self) -> &str {
+        NAME
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.plan
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut E,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        let algorithm = self.algorithm;
+        let mut buf = pattern_or_zeros(rc.rank, self.plan.max_bytes);
+        drive(
+            rc,
+            ep,
+            sweep,
+            &mut buf,
+            |ep, buf, size, check| {
+                checked_once(ep, buf, size as usize, check, self.what, |ep, buf| {
+                    batch(ep, algorithm, buf, size as usize, 1)
+                })
+            },
+            |ep, buf, size, reps| batch(ep, algorithm, buf, size as usize, reps),
+        )
+    }
+}
+
+/// The plan of a broadcast over `sizes` on `p` ranks, each point's progress
+/// line from `label`.
+fn plan<'a>(sizes: &[usize], p: usize, label: impl Fn(u64) -> String + Sync + 'a) -> Plan<'a> {
+    Plan {
+        params: sizes.iter().map(|&s| s as u64).collect(),
+        ranks: p,
+        max_bytes: sizes.iter().copied().max().unwrap_or(0),
+        label: Box::new(label),
+    }
+}
+
+/// A broadcast's samples on `team` over `sizes`, on transport `T`.
 fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
@@ -119,32 +171,14 @@ fn run_on<T: Transport + 'static>(
     sizes: &[usize],
 ) -> Result<Vec<Samples>, KernelError> {
     let p = team.size();
-    let max = sizes.iter().copied().max().unwrap_or(0);
-    let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
-    common::sweep_team::<T>(
-        ctx,
-        team,
-        BROADCAST.name,
-        &params,
-        p,
-        max,
-        |s| format!("{} P={p} {s} B", algorithm.name()),
-        |rc, ep, sweep| {
-            let mut buf = pattern_or_zeros(rc.rank, max);
-            drive(
-                rc,
-                ep,
-                sweep,
-                &mut buf,
-                |ep, buf, size, check| {
-                    checked_once(ep, buf, size as usize, check, "broadcast", |ep, buf| {
-                        batch(ep, algorithm, buf, size as usize, 1)
-                    })
-                },
-                |ep, buf, size, reps| batch(ep, algorithm, buf, size as usize, reps),
-            )
-        },
-    )
+    let body = BroadcastBody {
+        algorithm,
+        what: "broadcast",
+        plan: plan(sizes, p, move |s| {
+            format!("{} P={p} {s} B", algorithm.name())
+        }),
+    };
+    common::sweep_team::<T>(ctx, team, &body)
 }
 
 /// The broadcast kernel over `processors`.
@@ -316,57 +350,84 @@ fn run_over_mpi(
     ctx: &RunContext<'_>,
     procs: &crate::team::mpi::Processes,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    use super::common::drive_with_prologue;
     use super::over_mpi;
-    use crate::transport::mpi::MpiEndpoint;
     let sizes = ctx
         .config
         .sizes
         .clone()
         .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
-    let max = sizes.iter().copied().max().unwrap_or(0);
-    let params: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
-    // `None`: MPI's own.
-    let algorithms = [Some(Algorithm::Linear), Some(Algorithm::Tree), None];
-    let names = algorithms.map(|a| a.map_or(MPI_VARIANT, Algorithm::name));
+    let p = procs.size();
+    let label = |name: &'static str| move |q: u64| format!("{name} P={p} {q}");
+    let hand_written = |a: Algorithm| BroadcastBody {
+        algorithm: a,
+        what: a.name(),
+        plan: plan(&sizes, p, label(a.name())),
+    };
+    let (linear, tree) = (
+        hand_written(Algorithm::Linear),
+        hand_written(Algorithm::Tree),
+    );
+    let mpi = MpiBroadcast(plan(&sizes, p, label(MPI_VARIANT)));
     over_mpi::run_variants(
         ctx,
         procs,
         NAME,
-        &names,
-        &params,
-        max,
+        &[
+            Algorithm::Linear.name(),
+            Algorithm::Tree.name(),
+            MPI_VARIANT,
+        ],
+        &[&linear, &tree, &mpi],
         "broadcast_ns",
         describe_size,
-        |i, rc, ep, sweep| {
-            let algorithm = algorithms[i];
-            let one = |ep: &mut MpiEndpoint, buf: &mut [u8], len: usize, reps: u64| {
-                let Some(a) = algorithm else {
-                    for _ in 0..reps {
-                        ep.bcast(&mut buf[..len]);
-                        ep.barrier();
-                    }
-                    return Ok(());
-                };
-                batch(ep, a, buf, len, reps)
-            };
-            let mut buf = pattern_or_zeros(rc.rank, max);
-            drive_with_prologue(
-                rc,
-                ep,
-                sweep,
-                &mut buf,
-                |ep, buf, size, check| {
-                    checked_once(ep, buf, size as usize, check, names[i], |ep, buf| {
-                        over_mpi::meet_if(ep, algorithm.is_none())?;
-                        one(ep, buf, size as usize, 1)
-                    })
-                },
-                |ep, _, _| over_mpi::meet_if(ep, algorithm.is_none()),
-                |ep, buf, size, reps| one(ep, buf, size as usize, reps),
-            )
-        },
     )
+}
+
+/// MPI's own broadcast as a rank body: every batch starts with an untimed
+/// meeting under the deadline, then `MPI_Bcast` and `MPI_Barrier` a repetition.
+#[cfg(feature = "mpi")]
+struct MpiBroadcast<'a>(Plan<'a>);
+
+#[cfg(feature = "mpi")]
+impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiBroadcast<'_> {
+    fn kernel(&self) -> &str {
+        NAME
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.0
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut crate::transport::mpi::MpiEndpoint,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        use crate::transport::mpi::MpiEndpoint;
+        let bcast = |ep: &mut MpiEndpoint, buf: &mut [u8], len: usize, reps: u64| {
+            for _ in 0..reps {
+                ep.bcast(&mut buf[..len]);
+                ep.barrier();
+            }
+            Ok(())
+        };
+        let mut buf = pattern_or_zeros(rc.rank, self.0.max_bytes);
+        common::drive_with_prologue(
+            rc,
+            ep,
+            sweep,
+            &mut buf,
+            |ep, buf, size, check| {
+                checked_once(ep, buf, size as usize, check, MPI_VARIANT, |ep, buf| {
+                    ep.meet()?;
+                    bcast(ep, buf, size as usize, 1)
+                })
+            },
+            |ep, _, _| ep.meet(),
+            |ep, buf, size, reps| bcast(ep, buf, size as usize, reps),
+        )
+    }
 }
 
 /// A rank's broadcast buffer for messages of up to `max` bytes: rank 0's

@@ -1,7 +1,9 @@
 //! What the CoMet kernels share: the command-driven sweep (rank 0 times, the
-//! other ranks follow its commands, CoMet section 2.1), transport sizing for
-//! buffered semantics, byte views of `f64` vectors, processor counts, and the
-//! builders of points and fits.
+//! other ranks follow its commands, CoMet section 2.1), the rank-body trait
+//! every kernel implements once for threads and MPI processes alike
+//! ([`RankBody`], run by [`sweep_team`] and `over_mpi::sweep`), transport
+//! sizing for buffered semantics, byte views of `f64` vectors, processor
+//! counts, and the builders of points and fits.
 
 use super::super::timing::{RoundBatch, summarize_trials};
 use super::super::{Fault, KernelError, RunContext};
@@ -328,26 +330,54 @@ pub(crate) fn rank0(mut per_rank: Vec<Vec<Samples>>) -> Vec<Samples> {
     per_rank.swap_remove(0)
 }
 
-/// One command-driven sweep of a CoMet kernel on `team`: endpoints of `T` sized
-/// for messages of `max_bytes`, the points `params` on ranks `0..ranks`, each
-/// point named in the progress line by `label`, and `body` every rank's part
-/// (its [`drive`]); rank 0's samples.
-#[allow(clippy::too_many_arguments)]
+/// What one command-driven sweep measures: its points (in the kernel's
+/// encoding), the ranks `0..ranks` that take part, the largest message a rank
+/// sends (where sends are buffered, for that many bytes), and each point's
+/// progress line.
+pub(crate) struct Plan<'a> {
+    /// The points.
+    pub(crate) params: Vec<u64>,
+    /// Ranks `0..ranks` take part; the others only join the team.
+    pub(crate) ranks: usize,
+    /// The largest message a rank sends, in bytes.
+    pub(crate) max_bytes: usize,
+    /// A point's progress line.
+    pub(crate) label: Box<dyn Fn(u64) -> String + Sync + 'a>,
+}
+
+/// A CoMet kernel's rank body: every rank's part of its command-driven sweep
+/// (a [`drive`] over its own buffers), on endpoints of type `E`. A kernel
+/// implements it once for every endpoint (`impl<E: Endpoint> RankBody<E>`),
+/// so threads ([`sweep_team`]) and MPI processes (`over_mpi::sweep`) run the
+/// same body; MPI's own collectives are bodies for the MPI endpoint alone.
+pub(crate) trait RankBody<E: Endpoint>: Sync {
+    /// The kernel's name, which the team's errors carry.
+    fn kernel(&self) -> &str;
+    /// What the sweep measures.
+    fn plan(&self) -> &Plan<'_>;
+    /// One rank's part: rank 0 returns its samples, the others none.
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut E,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError>;
+}
+
+/// One command-driven sweep of a CoMet kernel on `team`: endpoints of `T`
+/// buffered for the plan's largest message, and `body` on every rank; rank
+/// 0's samples.
 pub(crate) fn sweep_team<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
-    kernel: &str,
-    params: &[u64],
-    ranks: usize,
-    max_bytes: usize,
-    label: impl Fn(u64) -> String + Sync,
-    body: impl Fn(&RankCtx<'_>, &mut T::Endpoint, &Sweep<'_>) -> Result<Vec<Samples>, RankError> + Sync,
+    body: &(impl RankBody<T::Endpoint> + ?Sized),
 ) -> Result<Vec<Samples>, KernelError> {
-    let on_point = |q: u64| ctx.progress.step(&label(q));
+    let plan = body.plan();
+    let on_point = |q: u64| ctx.progress.step(&(plan.label)(q));
     let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, params, ranks, &on_point, &cancelled);
-    let eps = T::endpoints(team.control(), &TransportConfig::buffered(max_bytes));
-    let per_rank = team.run(kernel, eps, |rc, ep| body(rc, ep, &sweep))?;
+    let sweep = Sweep::new(ctx, &plan.params, plan.ranks, &on_point, &cancelled);
+    let eps = T::endpoints(team.control(), &TransportConfig::buffered(plan.max_bytes));
+    let per_rank = team.run(body.kernel(), eps, |rc, ep| body.run(rc, ep, &sweep))?;
     Ok(rank0(per_rank))
 }
 

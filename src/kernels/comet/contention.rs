@@ -13,7 +13,7 @@
 //! first, per transport. The echo is measured without load on the same team too.
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Samples, Sweep, load_sizes, push_line};
+use super::common::{self, Plan, RankBody, Samples, Sweep, load_sizes, push_line};
 use super::echo::{echo_body, echo_points, param, run_echo_on};
 use crate::control::RankError;
 use crate::results::KernelResult;
@@ -41,6 +41,11 @@ pub(super) trait Stop<E> {
     fn signal(&self, ep: &mut E) -> Result<(), RankError>;
     /// Rank 2, between two load messages: whether rank 0 signalled.
     fn stopped(&self, ep: &mut E) -> Result<bool, RankError>;
+    /// The load's message size on this rank, as rank 0 chose it: threads
+    /// share it; processes hear it from rank 0 before the sweep.
+    fn load_bytes(&self, _ep: &mut E, load_bytes: usize) -> Result<usize, RankError> {
+        Ok(load_bytes)
+    }
 }
 
 impl<E> Stop<E> for AtomicBool {
@@ -96,16 +101,56 @@ pub(super) fn contention_body<E: Endpoint>(
     }
 }
 
-/// The echo points and the largest message (the echo's or the load's) of a
-/// sweep over `sizes` under `load_bytes`.
-fn extent(sizes: &[usize], load_bytes: usize) -> (Vec<u64>, usize) {
-    let max = sizes.iter().copied().max().unwrap_or(0).max(load_bytes);
-    (sizes.iter().map(|&s| param(1, s)).collect(), max)
+/// The largest message (the echo's or the load's) of a sweep over `sizes`
+/// under `load_bytes`.
+fn extent(sizes: &[usize], load_bytes: usize) -> usize {
+    sizes.iter().copied().max().unwrap_or(0).max(load_bytes)
 }
 
-/// A point's progress line.
-fn label(load_bytes: usize) -> impl Fn(u64) -> String + Sync {
-    move |_| format!("contention load {load_bytes} B")
+/// The contention kernel's rank body: the echo over `sizes` on ranks 0
+/// and 1 under a load of `load_bytes` on ranks 2 and 3, stopped by `stop`;
+/// `out` is rank 0's message of `max` bytes.
+struct ContentionBody<S> {
+    out: Vec<u8>,
+    load_bytes: usize,
+    stop: S,
+    plan: Plan<'static>,
+}
+
+impl<S> ContentionBody<S> {
+    fn new(sizes: &[usize], max: usize, load_bytes: usize, stop: S) -> Self {
+        ContentionBody {
+            out: common::pattern_buf(0, max),
+            load_bytes,
+            stop,
+            plan: Plan {
+                params: sizes.iter().map(|&s| param(1, s)).collect(),
+                ranks: 2,
+                max_bytes: max,
+                label: Box::new(move |_| format!("contention load {load_bytes} B")),
+            },
+        }
+    }
+}
+
+impl<E: Endpoint, S: Stop<E> + Sync> RankBody<E> for ContentionBody<S> {
+    fn kernel(&self) -> &str {
+        NAME
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.plan
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut E,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        let load = self.stop.load_bytes(ep, self.load_bytes)?;
+        contention_body(rc, ep, sweep, &self.out, load, &self.stop)
+    }
 }
 
 fn run_on<T: Transport + 'static>(
@@ -114,19 +159,9 @@ fn run_on<T: Transport + 'static>(
     sizes: &[usize],
     load_bytes: usize,
 ) -> Result<Vec<Samples>, KernelError> {
-    let (params, max) = extent(sizes, load_bytes);
-    let stop = AtomicBool::new(false);
-    let out = common::pattern_buf(0, max);
-    common::sweep_team::<T>(
-        ctx,
-        team,
-        CONTENTION.name,
-        &params,
-        2,
-        max,
-        label(load_bytes),
-        |rc, ep, sweep| contention_body(rc, ep, sweep, &out, load_bytes, &stop),
-    )
+    let max = extent(sizes, load_bytes);
+    let body = ContentionBody::new(sizes, max, load_bytes, AtomicBool::new(false));
+    common::sweep_team::<T>(ctx, team, &body)
 }
 
 /// What the contention kernel sweeps: the echo sizes under load, the sizes of
@@ -256,27 +291,15 @@ fn run_over_mpi(
         // The echo pair's distance class; the CPUs of all four ranks.
         let mut r = over_mpi::pair_result(procs, NAME);
         r.cpus = procs.cpus();
-        let (params, max) = extent(&sizes, 0);
-        let out = common::pattern_buf(0, max);
+        let max = extent(&sizes, 0);
         let r = contention_result(
             r,
             &base,
             max_load,
             || ctx.cancelled(),
             |load_bytes| {
-                over_mpi::sweep(
-                    ctx,
-                    procs,
-                    NAME,
-                    &params,
-                    2,
-                    None,
-                    label(load_bytes),
-                    |rc, ep, sweep| {
-                        let load = over_mpi::from_rank0(ep, load_bytes as u64, &[2, 3])? as usize;
-                        contention_body(rc, ep, sweep, &out, load, &ByMessage)
-                    },
-                )
+                let body = ContentionBody::new(&sizes, max, load_bytes, ByMessage);
+                over_mpi::sweep(ctx, procs, &body, false)
             },
         )?;
         Ok(if procs.rank() == 0 {

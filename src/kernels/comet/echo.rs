@@ -22,7 +22,8 @@
 
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
-    self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, stats_point,
+    self, Check, Plan, RankBody, Samples, Sweep, check_pattern, drive, message_curve_fits,
+    pattern_buf, stats_point,
 };
 use crate::control::RankError;
 use crate::model::fit::{fit_line, r_squared};
@@ -148,11 +149,49 @@ fn echo_extent(params: &[u64]) -> (usize, Vec<u8>) {
     (max_hops, pattern_buf(0, max))
 }
 
-/// The progress line of an echo point, after `label`.
-fn echo_label(label: &str) -> impl Fn(u64) -> String + Sync + '_ {
-    move |p| {
-        let (h, s) = unparam(p);
-        format!("{label} {h} hop(s) {s} B")
+/// The echo's rank body: sweeps over `(hops, size)` points on ranks
+/// `0..=hops`, each message `out`'s pattern (see [`echo_body`]).
+pub(super) struct EchoBody<'a> {
+    out: Vec<u8>,
+    plan: Plan<'a>,
+}
+
+impl<'a> EchoBody<'a> {
+    /// The echo over `params`, each point's progress line after `label`.
+    pub(super) fn new(params: &[u64], label: &'a str) -> Self {
+        let (max_hops, out) = echo_extent(params);
+        let max_bytes = out.len();
+        EchoBody {
+            out,
+            plan: Plan {
+                params: params.to_vec(),
+                ranks: max_hops + 1,
+                max_bytes,
+                label: Box::new(move |p| {
+                    let (h, s) = unparam(p);
+                    format!("{label} {h} hop(s) {s} B")
+                }),
+            },
+        }
+    }
+}
+
+impl<E: Endpoint> RankBody<E> for EchoBody<'_> {
+    fn kernel(&self) -> &str {
+        ECHO.name
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.plan
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut E,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        echo_body(rc, ep, sweep, &self.out)
     }
 }
 
@@ -163,17 +202,7 @@ pub(super) fn run_echo<T: Transport + 'static>(
     params: &[u64],
     label: &str,
 ) -> Result<Vec<Samples>, KernelError> {
-    let (max_hops, out) = echo_extent(params);
-    common::sweep_team::<T>(
-        ctx,
-        team,
-        ECHO.name,
-        params,
-        max_hops + 1,
-        out.len(),
-        echo_label(label),
-        |rc, ep, sweep| echo_body(rc, ep, sweep, &out),
-    )
+    common::sweep_team::<T>(ctx, team, &EchoBody::new(params, label))
 }
 
 /// Echo sweeps over `params` (hops, size) between MPI processes: ranks
@@ -186,17 +215,7 @@ pub(super) fn run_echo_over_mpi(
     params: &[u64],
     label: &str,
 ) -> Result<Vec<Samples>, KernelError> {
-    let (max_hops, out) = echo_extent(params);
-    super::over_mpi::sweep(
-        ctx,
-        procs,
-        ECHO.name,
-        params,
-        max_hops + 1,
-        None,
-        echo_label(label),
-        |rc, ep, sweep| echo_body(rc, ep, sweep, &out),
-    )
+    super::over_mpi::sweep(ctx, procs, &EchoBody::new(params, label), false)
 }
 
 /// Runs `run_echo` on the transport `kind`.

@@ -7,12 +7,13 @@
 
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
-    self, Check, Samples, Sweep, check_pattern, drive, message_curve_fits, pattern_buf, stats_point,
+    self, Check, Plan, RankBody, Samples, Sweep, check_pattern, drive, message_curve_fits,
+    pattern_buf, stats_point,
 };
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::{Endpoint, Transport};
+use crate::transport::Endpoint;
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "comet-exchange";
@@ -46,6 +47,42 @@ pub(super) fn exchange<E: Endpoint>(
 /// rank 0 and the last rank of the sweep exchange (see
 /// [`pair_peer`](common::pair_peer)), each point checked once (every byte of
 /// the peer's pattern) before it is timed; the ranks between them idle.
+struct ExchangeBody {
+    plan: Plan<'static>,
+}
+
+impl<E: Endpoint> RankBody<E> for ExchangeBody {
+    fn kernel(&self) -> &str {
+        NAME
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.plan
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut E,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        exchange_body(rc, ep, sweep, self.plan.max_bytes)
+    }
+}
+
+/// The exchange's rank body over `sizes`, between rank 0 and rank `ranks - 1`.
+fn body(sizes: &[usize], ranks: usize) -> ExchangeBody {
+    let max = sizes.iter().copied().max().unwrap_or(0);
+    ExchangeBody {
+        plan: Plan {
+            params: sizes.iter().map(|&s| s as u64).collect(),
+            ranks,
+            max_bytes: max,
+            label: Box::new(|s| format!("exchange {s} B")),
+        },
+    }
+}
+
 fn exchange_body<E: Endpoint>(
     rc: &RankCtx<'_>,
     ep: &mut E,
@@ -73,30 +110,6 @@ fn exchange_body<E: Endpoint>(
             Some(peer) => exchange(ep, peer, &out[..size as usize], buf, reps),
             None => Ok(()),
         },
-    )
-}
-
-/// The points of an exchange sweep (its sizes), and the largest.
-fn size_params(sizes: &[usize]) -> (Vec<u64>, usize) {
-    let max = sizes.iter().copied().max().unwrap_or(0);
-    (sizes.iter().map(|&s| s as u64).collect(), max)
-}
-
-fn run_on<T: Transport + 'static>(
-    ctx: &RunContext<'_>,
-    team: &Team,
-    sizes: &[usize],
-) -> Result<Vec<Samples>, KernelError> {
-    let (params, max) = size_params(sizes);
-    common::sweep_team::<T>(
-        ctx,
-        team,
-        EXCHANGE.name,
-        &params,
-        team.size(),
-        max,
-        |s| format!("exchange {s} B"),
-        |rc, ep, sweep| exchange_body(rc, ep, sweep, max),
     )
 }
 
@@ -153,8 +166,9 @@ pub(super) fn run_with(
     common::require_two_cpus(ctx, EXCHANGE.name)?;
     let sizes = sizes(ctx);
     let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
+    let body = body(&sizes, team.size());
     common::per_transport(ctx, EXCHANGE.name, sizes.len(), |t| {
-        let samples = crate::with_transport!(t, run_on(ctx, &team, &sizes))?;
+        let samples = crate::with_transport!(t, common::sweep_team(ctx, &team, &body))?;
         let mut r = common::result(EXCHANGE.name, Some(t.name()), &team, ranks);
         let hosts = team.hosts();
         r.distance_class = ctx.topology.distance(hosts[0], hosts[ranks - 1]);
@@ -179,17 +193,7 @@ fn run_over_mpi(
     ctx: &RunContext<'_>,
     procs: &crate::team::mpi::Processes,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    let (params, max) = size_params(&sizes(ctx));
-    super::over_mpi::run_pair(
-        ctx,
-        procs,
-        NAME,
-        &params,
-        Some(max),
-        |s| format!("exchange {s} B"),
-        |rc, ep, sweep| exchange_body(rc, ep, sweep, max),
-        exchange_result,
-    )
+    super::over_mpi::run_pair(ctx, procs, &body(&sizes(ctx), 2), exchange_result)
 }
 
 #[cfg(test)]

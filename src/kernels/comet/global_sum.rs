@@ -14,10 +14,10 @@
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::broadcast::{sweep_collective, tree_broadcast};
-use super::common::{self, Check, Samples, drive, f64_bytes, f64_bytes_mut};
+use super::common::{self, Check, Plan, RankBody, Samples, Sweep, drive, f64_bytes, f64_bytes_mut};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::Team;
+use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport};
 
 /// The kernel's name, as users type it and its results carry it.
@@ -180,6 +180,57 @@ fn verify(rank: usize, p: usize, acc: &[f64]) -> Result<(), RankError> {
     }
 }
 
+/// A global sum's rank body: `algorithm` over the plan's lengths on all its
+/// ranks, each point checked against the serial sum before and after timing.
+struct GlobalSumBody<'a> {
+    algorithm: Algorithm,
+    plan: Plan<'a>,
+}
+
+impl<E: Endpoint> RankBody<E> for GlobalSumBody<'_> {
+    fn kernel(&self) -> &str {
+        NAME
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.plan
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut E,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        let (algorithm, p) = (self.algorithm, self.plan.ranks);
+        let mut v = Vectors::of(rc.rank, self.plan.max_bytes / 8);
+        drive(
+            rc,
+            ep,
+            sweep,
+            &mut v,
+            |ep, v, len, check| {
+                checked_sum(ep, v, len as usize, check, p, |ep, v| {
+                    batch(ep, algorithm, v, len as usize, 1)
+                })
+            },
+            |ep, v, len, reps| batch(ep, algorithm, v, len as usize, reps),
+        )
+    }
+}
+
+/// The plan of a global sum over `lengths` (doubles) on `p` ranks, each
+/// point's progress line from `label`.
+fn plan<'a>(lengths: &[usize], p: usize, label: impl Fn(u64) -> String + Sync + 'a) -> Plan<'a> {
+    Plan {
+        params: lengths.iter().map(|&s| s as u64).collect(),
+        ranks: p,
+        max_bytes: lengths.iter().copied().max().unwrap_or(0) * 8,
+        label: Box::new(label),
+    }
+}
+
+/// A global sum's samples on `team` over `lengths`, on transport `T`.
 fn run_on<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     team: &Team,
@@ -187,32 +238,13 @@ fn run_on<T: Transport + 'static>(
     lengths: &[usize],
 ) -> Result<Vec<Samples>, KernelError> {
     let p = team.size();
-    let max = lengths.iter().copied().max().unwrap_or(0);
-    let params: Vec<u64> = lengths.iter().map(|&s| s as u64).collect();
-    common::sweep_team::<T>(
-        ctx,
-        team,
-        GLOBAL_SUM.name,
-        &params,
-        p,
-        max * 8,
-        |n| format!("{} P={p} {n} doubles", algorithm.name()),
-        |rc, ep, sweep| {
-            let mut v = Vectors::of(rc.rank, max);
-            drive(
-                rc,
-                ep,
-                sweep,
-                &mut v,
-                |ep, v, len, check| {
-                    checked_sum(ep, v, len as usize, check, p, |ep, v| {
-                        batch(ep, algorithm, v, len as usize, 1)
-                    })
-                },
-                |ep, v, len, reps| batch(ep, algorithm, v, len as usize, reps),
-            )
-        },
-    )
+    let body = GlobalSumBody {
+        algorithm,
+        plan: plan(lengths, p, move |n| {
+            format!("{} P={p} {n} doubles", algorithm.name())
+        }),
+    };
+    common::sweep_team::<T>(ctx, team, &body)
 }
 
 /// The global-sum kernel over `processors`.
@@ -278,53 +310,78 @@ fn run_over_mpi(
     ctx: &RunContext<'_>,
     procs: &crate::team::mpi::Processes,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    use super::common::drive_with_prologue;
-    use super::over_mpi;
-    use crate::transport::mpi::MpiEndpoint;
     let lengths = lengths(ctx);
-    let max = lengths.iter().copied().max().unwrap_or(0);
-    let params: Vec<u64> = lengths.iter().map(|&s| s as u64).collect();
     let p = procs.size();
-    // `None`: MPI's own.
-    let algorithms = [Some(Algorithm::Doubling), Some(Algorithm::Tree), None];
-    let names = algorithms.map(|a| a.map_or(MPI_VARIANT, Algorithm::name));
-    over_mpi::run_variants(
+    let label = |name: &'static str| move |q: u64| format!("{name} P={p} {q}");
+    let hand_written = |a: Algorithm| GlobalSumBody {
+        algorithm: a,
+        plan: plan(&lengths, p, label(a.name())),
+    };
+    let (doubling, tree) = (
+        hand_written(Algorithm::Doubling),
+        hand_written(Algorithm::Tree),
+    );
+    let mpi = MpiGlobalSum(plan(&lengths, p, label(MPI_VARIANT)));
+    super::over_mpi::run_variants(
         ctx,
         procs,
         NAME,
-        &names,
-        &params,
-        max * 8,
+        &[
+            Algorithm::Doubling.name(),
+            Algorithm::Tree.name(),
+            MPI_VARIANT,
+        ],
+        &[&doubling, &tree, &mpi],
         "global_sum_ns",
         describe,
-        |i, rc, ep, sweep| {
-            let algorithm = algorithms[i];
-            let one = |ep: &mut MpiEndpoint, v: &mut Vectors, len: usize, reps: u64| {
-                let Some(a) = algorithm else {
-                    for _ in 0..reps {
-                        ep.allreduce_sum(&v.input[..len], &mut v.acc[..len]);
-                    }
-                    return Ok(());
-                };
-                batch(ep, a, v, len, reps)
-            };
-            let mut v = Vectors::of(rc.rank, max);
-            drive_with_prologue(
-                rc,
-                ep,
-                sweep,
-                &mut v,
-                |ep, v, len, check| {
-                    checked_sum(ep, v, len as usize, check, p, |ep, v| {
-                        over_mpi::meet_if(ep, algorithm.is_none())?;
-                        one(ep, v, len as usize, 1)
-                    })
-                },
-                |ep, _, _| over_mpi::meet_if(ep, algorithm.is_none()),
-                |ep, v, len, reps| one(ep, v, len as usize, reps),
-            )
-        },
     )
+}
+
+/// MPI's own global sum as a rank body: every batch starts with an untimed
+/// meeting under the deadline, then one `MPI_Allreduce` a repetition.
+#[cfg(feature = "mpi")]
+struct MpiGlobalSum<'a>(Plan<'a>);
+
+#[cfg(feature = "mpi")]
+impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiGlobalSum<'_> {
+    fn kernel(&self) -> &str {
+        NAME
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.0
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut crate::transport::mpi::MpiEndpoint,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        use crate::transport::mpi::MpiEndpoint;
+        let p = self.0.ranks;
+        let sum = |ep: &mut MpiEndpoint, v: &mut Vectors, len: usize, reps: u64| {
+            for _ in 0..reps {
+                ep.allreduce_sum(&v.input[..len], &mut v.acc[..len]);
+            }
+            Ok(())
+        };
+        let mut v = Vectors::of(rc.rank, self.0.max_bytes / 8);
+        common::drive_with_prologue(
+            rc,
+            ep,
+            sweep,
+            &mut v,
+            |ep, v, len, check| {
+                checked_sum(ep, v, len as usize, check, p, |ep, v| {
+                    ep.meet()?;
+                    sum(ep, v, len as usize, 1)
+                })
+            },
+            |ep, _, _| ep.meet(),
+            |ep, v, len, reps| sum(ep, v, len as usize, reps),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -12,12 +12,11 @@
 //! is inside the batch.
 
 use super::broadcast::{add_fits, push_points};
-use super::common::{self, Samples, Sweep};
+use super::common::{self, RankBody, Samples, Sweep};
 use super::contention::Stop;
 use crate::control::RankError;
 use crate::kernels::{KernelError, RunContext};
 use crate::results::{KernelResult, Point};
-use crate::team::RankCtx;
 use crate::team::mpi::Processes;
 use crate::transport::Endpoint;
 use crate::transport::mpi::MpiEndpoint;
@@ -42,28 +41,24 @@ pub(super) fn run_kernel(
 }
 
 /// One command-driven sweep of a CoMet kernel over MPI, what
-/// [`sweep_team`](common::sweep_team) is between threads: the points `params`
-/// on ranks `0..ranks` of the world (the others only join the start gate and
-/// the endpoint), each named in the progress line by `label`; sends buffered
-/// for messages of up to `buffer` bytes where two ranks send to each other at
-/// once (`None`: a send returns when MPI is done with it, as a C program's
-/// `MPI_Send`); `body` is every rank's part (its [`drive`](common::drive)).
-/// Rank 0 returns its samples, the others none.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn sweep(
+/// [`sweep_team`](common::sweep_team) is between threads: `body` on every
+/// rank of the world (the ranks outside its plan only join the start gate and
+/// the endpoint), sends buffered for the plan's largest message where
+/// `buffered` (two ranks send to each other at once), else returning when MPI
+/// is done with them, as a C program's `MPI_Send`. Rank 0 returns its
+/// samples, the others none.
+pub(super) fn sweep<B: RankBody<MpiEndpoint> + ?Sized>(
     ctx: &RunContext<'_>,
     procs: &Processes,
-    kernel: &str,
-    params: &[u64],
-    ranks: usize,
-    buffer: Option<usize>,
-    label: impl Fn(u64) -> String + Sync,
-    body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint, &Sweep<'_>) -> Result<Vec<Samples>, RankError>,
+    body: &B,
+    buffered: bool,
 ) -> Result<Vec<Samples>, KernelError> {
-    let on_point = |q: u64| ctx.progress.step(&label(q));
+    let plan = body.plan();
+    let on_point = |q: u64| ctx.progress.step(&(plan.label)(q));
     let cancelled = || ctx.cancelled();
-    let sweep = Sweep::new(ctx, params, ranks, &on_point, &cancelled);
-    let samples = procs.run_buffered(kernel, buffer, |rc, ep| body(rc, ep, &sweep))?;
+    let sweep = Sweep::new(ctx, &plan.params, plan.ranks, &on_point, &cancelled);
+    let buffer = buffered.then_some(plan.max_bytes);
+    let samples = procs.run_buffered(body.kernel(), buffer, |rc, ep| body.run(rc, ep, &sweep))?;
     common::interrupted(ctx)?;
     Ok(samples)
 }
@@ -84,21 +79,17 @@ pub(super) fn pair_result(procs: &Processes, name: &str) -> KernelResult {
 }
 
 /// A kernel between ranks 0 and 1 over MPI (the other ranks idle): one
-/// [`sweep`] over `params` on the pair, and on rank 0 one result, `finish`ed
-/// from [`pair_result`] and the samples.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn run_pair(
+/// buffered [`sweep`] of `body`, and on rank 0 one result, `finish`ed from
+/// [`pair_result`] and the samples.
+pub(super) fn run_pair<B: RankBody<MpiEndpoint>>(
     ctx: &RunContext<'_>,
     procs: &Processes,
-    kernel: &str,
-    params: &[u64],
-    buffer: Option<usize>,
-    label: impl Fn(u64) -> String + Sync,
-    body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint, &Sweep<'_>) -> Result<Vec<Samples>, RankError>,
+    body: &B,
     finish: impl FnOnce(KernelResult, &[Samples]) -> KernelResult,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    run_kernel(ctx, kernel, params.len(), || {
-        let samples = sweep(ctx, procs, kernel, params, 2, buffer, label, body)?;
+    let kernel = body.kernel();
+    run_kernel(ctx, kernel, body.plan().params.len(), || {
+        let samples = sweep(ctx, procs, body, true)?;
         Ok(match procs.rank() {
             0 => vec![finish(pair_result(procs, kernel), &samples)],
             _ => Vec::new(),
@@ -125,39 +116,25 @@ pub(super) fn from_rank0(ep: &mut MpiEndpoint, value: u64, to: &[usize]) -> Resu
 }
 
 /// A collective kernel over MPI: per variant, named in `variants` (its
-/// result's name), one command-driven sweep over `params` on every rank, with
-/// sends buffered for messages of up to `max_bytes` (as the thread transports
-/// are for CoMet's kernels); `body(i, ...)` is every rank's part of variant
-/// `i`. Rank 0 returns a result per variant: a point per sample with the
+/// result's name), one buffered [`sweep`] of its body in `bodies` on every
+/// rank. Rank 0 returns a result per variant: a point per sample with the
 /// statistics of `quantity` (`describe` adds the point's parameter, its label
 /// and size in bytes) and the line in size over the minima; the others
 /// nothing.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn run_variants(
     ctx: &RunContext<'_>,
     procs: &Processes,
     kernel: &str,
     variants: &[&str],
-    params: &[u64],
-    max_bytes: usize,
+    bodies: &[&dyn RankBody<MpiEndpoint>],
     quantity: &str,
     describe: impl Fn(Point, &Samples) -> (Point, String, usize),
-    body: impl Fn(usize, &RankCtx<'_>, &mut MpiEndpoint, &Sweep<'_>) -> Result<Vec<Samples>, RankError>,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    let p = procs.size();
-    run_kernel(ctx, kernel, variants.len() * params.len(), || {
+    let points: usize = bodies.iter().map(|b| b.plan().params.len()).sum();
+    run_kernel(ctx, kernel, points, || {
         let mut out = Vec::new();
-        for (i, &name) in variants.iter().enumerate() {
-            let samples = sweep(
-                ctx,
-                procs,
-                kernel,
-                params,
-                p,
-                Some(max_bytes),
-                |q| format!("{name} P={p} {q}"),
-                |rc, ep, s| body(i, rc, ep, s),
-            )?;
+        for (&name, &body) in variants.iter().zip(bodies) {
+            let samples = sweep(ctx, procs, body, true)?;
             if procs.rank() == 0 {
                 out.push(collective_result(
                     procs, name, quantity, &samples, &describe,
@@ -185,6 +162,10 @@ impl Stop<MpiEndpoint> for ByMessage {
         let mut word = [0u8; 8];
         ep.recv(0, &mut word)?;
         Ok(true)
+    }
+
+    fn load_bytes(&self, ep: &mut MpiEndpoint, load_bytes: usize) -> Result<usize, RankError> {
+        Ok(from_rank0(ep, load_bytes as u64, &[2, 3])? as usize)
     }
 }
 

@@ -10,11 +10,11 @@
 //! the overlap measured is the DAXPY hiding the wait for the peer's message.
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Check, Samples, Sweep, check_pattern, drive};
+use super::common::{self, Check, Plan, RankBody, Samples, Sweep, check_pattern, drive};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::{Endpoint, Transport};
+use crate::transport::Endpoint;
 use std::hint::black_box;
 
 /// The kernel's name, as users type it and its results carry it.
@@ -157,21 +157,41 @@ fn overlap_body<E: Endpoint>(
     )
 }
 
-fn run_on<T: Transport + 'static>(
-    ctx: &RunContext<'_>,
-    team: &Team,
-    params: &[u64],
-) -> Result<Vec<Samples>, KernelError> {
-    common::sweep_team::<T>(
-        ctx,
-        team,
-        OVERLAP.name,
-        params,
-        team.size(),
-        extent(params).0,
-        label,
-        overlap_body,
-    )
+/// The overlap's rank body over its points, between rank 0 and rank
+/// `ranks - 1`.
+struct OverlapBody {
+    plan: Plan<'static>,
+}
+
+impl<E: Endpoint> RankBody<E> for OverlapBody {
+    fn kernel(&self) -> &str {
+        NAME
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.plan
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut E,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        overlap_body(rc, ep, sweep)
+    }
+}
+
+fn body(params: Vec<u64>, ranks: usize) -> OverlapBody {
+    let max_bytes = extent(&params).0;
+    OverlapBody {
+        plan: Plan {
+            params,
+            ranks,
+            max_bytes,
+            label: Box::new(label),
+        },
+    }
 }
 
 /// The points: every message size by every vector length, synchronous then
@@ -243,8 +263,10 @@ pub(super) fn run_with(
     common::require_two_cpus(ctx, OVERLAP.name)?;
     let params = params(ctx);
     let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
-    common::per_transport(ctx, OVERLAP.name, params.len(), |t| {
-        let samples = crate::with_transport!(t, run_on(ctx, &team, &params))?;
+    let n = params.len();
+    let body = body(params, team.size());
+    common::per_transport(ctx, OVERLAP.name, n, |t| {
+        let samples = crate::with_transport!(t, common::sweep_team(ctx, &team, &body))?;
         let r = common::result(OVERLAP.name, Some(t.name()), &team, ranks);
         Ok(overlap_result(r, &samples))
     })
@@ -271,15 +293,5 @@ fn run_over_mpi(
     ctx: &RunContext<'_>,
     procs: &crate::team::mpi::Processes,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    let params = params(ctx);
-    super::over_mpi::run_pair(
-        ctx,
-        procs,
-        NAME,
-        &params,
-        Some(extent(&params).0),
-        label,
-        overlap_body,
-        overlap_result,
-    )
+    super::over_mpi::run_pair(ctx, procs, &body(params(ctx), 2), overlap_result)
 }

@@ -5,9 +5,9 @@
 //!
 //! The CPU pair's round trip ([`crate::kernels::probe`]) cannot see the
 //! processors' own speed, which on a shared host moves between runs as the line
-//! transfers do: on a 2-vCPU EPYC VM (2026-11-27) a thread alone on a vCPU ran
-//! the dyadic multiply at 4.6 to 4.76 flop/ns for seconds at a time, dipping to
-//! 4.5, and to 4.0 with a second copy busy on the other vCPU.
+//! transfers do: on a VM a thread alone on a virtual CPU runs the dyadic multiply
+//! at a rate that holds for seconds and then dips by a few per cent, or by a
+//! seventh with a second copy busy on the other virtual CPU.
 
 use super::simd::{Simd, dyadic_f64};
 use super::sync::{SERIAL_ELEMENTS, SyncPlan};

@@ -11,153 +11,47 @@
 //! The methods ([`Method`]) are those of [`crate::sync`]: TASKS as new threads
 //! (Fig. 3) and as a persistent pool's fork/join, LOCKS (Fig. 4), EVENTS on a
 //! condition variable and on park/unpark (Fig. 5), the spin flag of Fig. 6 with and
-//! without the spin-loop hint, and two barriers. As in the paper the same segment
-//! loop is timed for every method; as in Fig. 1 the clock's cost is subtracted.
+//! without the spin-loop hint, and two barriers (barrier-spin is the dissemination
+//! barrier of [`crate::sync::barrier`], polled bare: a spin-loop hint is a quarter
+//! of a round trip on recent x86, and a waiter with it sees the flag up to a pause
+//! late). As in the paper the same segment loop is timed for every method; as in
+//! Fig. 1 the clock's cost is subtracted. The vectors fill half the L2 of each
+//! processor, so `r_inf` is the same cache-resident rate for every method.
 //!
 //! Grains: the paper swept `s = 2 .. 400` on a machine whose `s_1/2` was 220 to
-//! 5700. Here the overheads span 100 ns to 50 µs, so each method first times the
-//! smallest segment and one pass over the vectors to estimate `s_1/2` (the larger
-//! of the two estimates of `t_0`, since a lock that spins before it blocks is fast
-//! only for short segments), then measures two groups of grains: short ones, evenly
-//! from the smallest to `s_1/2 / 2`, whose time is mostly the overhead, and three
-//! long ones up to 32 `s_1/2`, whose time is mostly work. The methods whose
-//! waiter spins at short grains ([`Method::spins_at_short_grains`]), and
-//! the EVENTS and the std barrier ([`Method::near_zero_grains`]), also get the
-//! grains two, three and four times the smallest (16 to 64 flop at
-//! `P = 2`, a few ns of work), so that `t_0` is the median over four
-//! near-zero segments and not the smallest one's alone: a spinning hand-over
-//! at a near-zero grain takes one of two modes a run, and which one differs
-//! between grains (spin-hint's 16-flop segment took 118 ns in one run, its
-//! 64-flop one 69 ns, with the probe at 93 ns; in another run the 16-flop one
-//! took 65 ns). Over six alternating quick runs of each build (2-vCPU EPYC
-//! VM, one run of the old build in the slow state left out), the `t_0` CV
-//! fell from 16 to 4.9 % for spin-hint, from 5.6 to 1.9 % for spin-nohint and
-//! from 12.6 to 9.9 % for locks; barrier-spin's stayed near 15 % while it
-//! was the central sense-reversing barrier, its four near-zero grains all in
-//! one mode a run (73 or 100 ns): the race of that barrier's
-//! read-modify-writes, which kept its mode timed alone for seconds with the
-//! round trip beside it unmoved (`examples/barrier_wander.rs`). So
-//! barrier-spin is the dissemination barrier on flags, whose meeting at
-//! `P = 2` is one line crossing each way at once ([`crate::sync::barrier`]
-//! says why and what it still does). It polls bare, without the spin-loop
-//! hint. A waiter with the hint looks at the flag once a pause, and a pause
-//! is long on recent x86 (31.8 ns on the 2-vCPU EPYC VM, a quarter of its
-//! round trip; every result records it, `spin_hint_pause_ns`): the flag is
-//! seen up to a pause late, how late depending on the phase between the two
-//! waiters, and the level this gave held for seconds. With the hint, barrier-spin's
-//! rounds at the near-zero grains sat at 57, 78 or 100 ns in the 127 ns state
-//! of the round trip, changing between rounds, and which levels a quick run
-//! caught decided its `t_0`; polled bare, they stayed within 86 to 104 ns
-//! in every round of six runs. spin-hint keeps the hint, since it is the
-//! method (its rounds ranged 82 to 120 ns in the same runs); LOCKS spins
-//! with it too (parking_lot's one, two, then four pauses a look before it
-//! yields). The vectors fill half the
-//! L2 cache of each processor; a segment longer than they are is done as repeated
-//! passes over each processor's share of them, so that the data stays in L2 and
-//! `r_inf` is the same cache-resident rate for every method.
+//! 5700; here the overheads span 100 ns to 50 µs, so each method first estimates
+//! `s_1/2` from a pilot, then measures short grains (up to `s_1/2 / 2`, mostly
+//! overhead) and three long ones up to 32 `s_1/2` (mostly work). The methods that
+//! spin at short grains, the EVENTS and the std barrier also get four near-zero
+//! grains, so that `t_0` is a median over several segments: a near-zero hand-over
+//! takes one of two modes a run, and which one differs between grains.
 //!
-//! Measurement design: every grain is calibrated once (a batch that later
-//! takes more than four times its target ends after the sub-batch that
-//! passed it, and such a batch, or one that took less than a quarter, is
-//! resized for the rounds after it, at least [`SUB_BATCHES`] segments:
-//! [`crate::kernels::timing::resized_reps`]), then all grains are timed
-//! once per round, round after round, so that a change of the machine's state
-//! (cross-core costs on a VM move for milliseconds to minutes) lands on every
-//! grain alike instead of on one block of grains. The methods are interleaved
-//! the same way ([`super::sweep_methods`]): each is calibrated first, then
-//! every round visits every method in turn, on a fresh instantiation (team,
-//! synchronisation objects, vectors) that times that round's grains and probes.
-//! So a method's rounds spread over the whole kernel, not over its ninth of it:
-//! a quick run gave each method under half a second of a VM whose cross-core
-//! costs changed state every second or two, and its `t_0` was that state's; now
-//! every method sees the same mix of states, which also makes the methods
-//! comparable within a run (measurements in `results/README.md`). Each grain's
-//! time is its median over the rounds. `r_inf` is the slope of the long grains'
-//! line (or, where their hand-overs slept, the rate probe's below, since a
-//! wake-up's cost moves from grain to grain by as much as their work: a
-//! lock's waiter slept at two of three long grains in one quick run, and
-//! their line gave 4.3 Gflop/s where the probe read 8.0; `sync_result` has
-//! more) and `t_0` the shortest grains'
-//! median time less their work at `r_inf` (those whose work is
-//! at most a tenth of their time, so that an error in `r_inf` barely reaches
-//! `t_0`: the pilot's `s_1/2` comes from one pass over the vectors, which runs
-//! from L2 while the short grains run from L1, and it can put the short grains
-//! of the fast methods well past their `s_1/2`, where the work taken off at the
-//! long grains' rate is several times `t_0` itself)
-//! ([`crate::model::hockney::fit_split`]): one line through all grains let the
-//! scatter of the overhead-dominated points tilt the slope, and with it `t_0` and
-//! `s_1/2`, between runs (measurements in `results/README.md`). That line is still
-//! fitted, as a check: a warning says when its `r_inf` is more than 25 % from the
-//! split's. The intervals of `r_inf`, `t_0` and `s_1/2` are percentile
-//! bootstraps over the rounds and, within each resample, over the near-zero
-//! grains whose overheads give `t_0` ([`crate::model::hockney::fit_split_with_intervals`]):
-//! a run's rounds agree on each grain's mode, and only the grains' spread
-//! says how far `t_0` is known. The two-flag round trip of the CPU pair is probed
-//! before and after the sweep (each probe one batch per trial) and, for the
-//! methods on a team (all but the TASKS), at the start of every round on the
-//! method's own two first threads (`PROBE_GRAIN`); the TASKS, which keep no
-//! threads between batches, take each round's median over the team
-//! methods' probes as theirs. A state that the machine took only while a
-//! method ran showed, with probes only before and after it, as a spin-hint
-//! `t0` of 313 ns [70, 315] between probes of 103 ns. A round whose probe
-//! lay more than 20 % from the median of the method's rounds' probes was
-//! taken in another state (the round trip at 400 ns instead of 125, for
-//! seconds), and is left out of the fit, with a warning
-//! (`sync_result::rounds_in_state`): a state that held half a quick run's
-//! rounds put each grain's median over the rounds in one state or the
-//! other, and one run gave spin-hint's `t0` as 326 ns beside a probe of 128.
-//! The median of the kept rounds' probes, with those before and after the
-//! sweep that lay in the same state, is recorded with the result, their
-//! range as its interval (`probe_round_trip_ns`, and `t0_over_probe`
-//! beside `t0_ns`), and a warning gives the range of the
-//! rounds' probes (each round's median over the methods) when it moved by more
-//! than 20 % during the kernel. A batch of system calls that wake nobody, an
-//! eighth of the target long, follows every round's grains on the master's CPU
-//! ([`crate::platform::futex_wakes`]): the blocking hand-overs' `t0` (and
-//! the central spin barrier's, which barrier-spin timed before) follow the way
-//! into the kernel where the round trip holds still (`syscall_probe_ns`).
-//!
-//! The round trip cannot say whether the processors themselves computed more
-//! slowly: on a shared host `r_inf` moved by 10 to 20 % between quiet runs
-//! with the round trip unmoved (2-vCPU EPYC VM, 2026-11-27). So every
-//! processor of the method's team also runs one batch of the serial dyadic
-//! multiply (4096 elements, on vectors of its own, a quarter of the batch
-//! target) at the end of every round, all at once, and the master times it to
-//! the last of them, so that two vCPUs that compute at half speed together
-//! (two hardware threads of one core) show. The TASKS, which have no team
-//! between batches, start the others' batches as they start tasks (a fork
-//! of the pool, new threads), and the master times its own once every task
-//! has started, the others computing until it is done, so that neither a
-//! start nor a join is in the time (`tasks_rate_probe`; a master timing
-//! alone read 9.4 Gflop/s while a round of tasks-pool ran at 4.15, in the
-//! state whose round trip is 54 ns). Runs on shared CPUs time the master's
-//! batch alone while the others wait: `P` times the median is the rate probe
-//! ([`crate::results::RATE_PROBE_PARAM`], a bootstrap over the rounds its
-//! interval, with a warning when the middle half of the rounds spans more than
-//! 20 %), against which `compare`
-//! judges `r_inf` as it judges a latency against the round trip.
-//!
-//! Hand-overs with two modes: a grain's batch in a round is timed as up to
-//! [`SUB_BATCHES`] sub-batches of equal segments, and the round keeps their
-//! median. LOCKS hands over through a lock that spins for a few microseconds
-//! and then parks (parking_lot's algorithm), so a segment costs either a line
-//! transfer (about 100 ns) or a futex wake of a sleeping thread (tens of
-//! microseconds on a VM, where the wake waits for the host to run the idle
-//! virtual CPU). The waiter parks only when its partner is late by more than
-//! the spin, which a preemption or an interrupt makes rare and random: one
-//! park in a few thousand hand-overs adds tens of per cent to a whole
-//! millisecond batch's mean, so every round's mean held a different share of
-//! parks, and t_0, the short grains' median over the rounds, moved with that
-//! share (CV 39 % over five runs whose probe moved 7 %). A sub-batch of a
-//! seventh of the segments holds a park far less often, and the median of
-//! seven ignores up to three that do: the round measures the hand-over the
-//! lock makes when nobody is late. The same holds for a preemption in any
-//! other method's batch. The events and the std barrier, whose waits block,
-//! take two modes a round: a batch whose waits find their posts already
-//! made, or one that sleeps once or twice a segment (`t_0` then comes from
-//! the rounds that did not sleep: see `sync_result`). The clock's read overhead is
-//! still taken from each sub-batch, which is at least a seventh of the target
-//! batch time. Interleaved runs of the two builds are in `results/README.md`.
+//! Design and invariants:
+//! - Every grain is calibrated once, then all grains are timed once per round,
+//!   and the methods are interleaved the same way ([`super::sweep_methods`]), each
+//!   visit on a fresh team: a change of the machine's state (on a VM, for
+//!   milliseconds to minutes) lands on every grain and every method alike, so the
+//!   methods are comparable within a run. Each grain's time is its median over the
+//!   rounds.
+//! - `r_inf` is the slope of the long grains (or the rate probe's, where their
+//!   hand-overs slept and a wake-up moved their work by as much as the work
+//!   itself), `t_0` the shortest grains' median less their work at `r_inf`
+//!   ([`crate::model::hockney::fit_split`]); the line through all grains is kept
+//!   as a check. The intervals are percentile bootstraps over the rounds
+//!   ([`crate::model::hockney::fit_split_with_intervals`]).
+//! - A batch in a round is up to [`SUB_BATCHES`] sub-batches and the round keeps
+//!   their median: a lock that spins then parks costs a line transfer or a futex
+//!   wake (a hundred times more), and one park in a few thousand hand-overs would
+//!   move a whole batch's mean by tens of per cent.
+//! - The CPU pair's two-flag round trip is probed before and after the sweep and at
+//!   the start of every round; a round whose probe lies more than 20 % from the
+//!   method's median is in another state and is left out of the fit, with a
+//!   warning, so `t_0` and the probe beside it come from the same rounds.
+//! - Every round ends with a rate probe (one serial batch on every processor at
+//!   once, timed to the last: [`crate::results::RATE_PROBE_PARAM`]), which sees the
+//!   processors compute more slowly where the round trip cannot, and a batch of
+//!   system calls that wake nobody ([`crate::platform::futex_wakes`]), which a
+//!   blocking hand-over's `t_0` follows.
 //!
 //! Verification: before every batch the first `s` elements of `A` are set to NaN,
 //! and after it (once every processor is done) each must equal `B * C` exactly; a

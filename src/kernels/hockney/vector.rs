@@ -37,12 +37,9 @@
 //! in the first), and each length keeps its minimum over the rounds, so that
 //! a change of the processor's speed lasting a second lands on every
 //! operation and length alike instead of on one operation's whole sweep.
-//! Swept operation by operation, the f64 operations' L1 `n_1/2` had CVs of 54
-//! to 106 % over six quick runs, one run's sweep of an operation slow
-//! throughout (the triad's rate probe at 9.1 Gflop/s where the others read
-//! 16.3); in rounds, 1.8 to 2.7 % for three of them and 35 % for the triad
-//! over six runs, each alternating with one of the other build (2-vCPU EPYC
-//! VM, 2026-11-28).
+//! Swept operation by operation, one run's sweep of an operation could be slow
+//! throughout, and the L1 `n_1/2` varied by half or more between runs; in
+//! rounds, by a few per cent for most operations.
 //!
 //! The rate probe: after each operation's lengths in every round one batch
 //! of the same operation on 256 elements (L1-resident, a quarter of the

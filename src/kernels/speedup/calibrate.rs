@@ -197,10 +197,8 @@ pub(super) struct ChainTimes {
 /// round (each chain's batch size calibrated in the first), and each point
 /// keeps its fastest batch over the rounds: timed chain after chain, a change
 /// of the machine's state that lasted a few hundred milliseconds fell on the
-/// long chains alone (a quick run of 2026-11-28, 2-vCPU EPYC VM: 16 KiB took
-/// 0.78 us over one link and 13.9, 23.9 and 31.6 over two, three and four,
-/// where another run read 2.0, 4.1, 6.0 and 7.5), and the fit gave `t_i` 1.6
-/// us and `t_l` -3.1 us.
+/// long chains alone (on a VM, the longer chains' times several times too
+/// long), and the fit gave a negative `t_l`.
 pub(super) fn message_latencies<T: Transport + 'static>(
     ctx: &RunContext<'_>,
     cpus: &[usize],
@@ -283,11 +281,9 @@ pub(super) fn message_latencies<T: Transport + 'static>(
 /// The times run from about 100 ns (64 bytes, one link) to 8 us (16 KiB,
 /// four), and spread by a few per cent of themselves, so by ordinary least
 /// squares the long messages' scatter set the intercept and `I`'s
-/// coefficient: over the five repetitions of a quick `--repeat 5` run of
-/// 2026-11-28 (2-vCPU EPYC VM) the mailbox's `t_l` read 154 to 357 ns (CV
-/// 33 %) and `t_i` -11 to 42 ns; fitted relative to the times, the same
-/// points give `t_l` 83 to 109 ns (11 %) and `t_i` 106 to 137 ns (10 %),
-/// the channel's `t_l` 238 to 322 ns where it read 292 to 706.
+/// coefficient; fitted relative to the times, the repetitions of one run on a
+/// VM agree on `t_l` and `t_i` about three times more closely (CVs near 10 %
+/// where they were 30 % and more).
 pub(super) fn fit_message_latency(points: &[Latency]) -> Option<LinearFit> {
     let y: Vec<f64> = points.iter().map(|p| p.one_way_ms).collect();
     let lh: Vec<f64> = points.iter().map(|p| (p.size * p.hops) as f64).collect();

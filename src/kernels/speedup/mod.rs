@@ -14,10 +14,9 @@
 //! checks the whole `C` against a serial product (exact: the elements are small
 //! integers), outside the timed part; a mismatch fails the kernel.
 //!
-//! Each rank records its computation time and its message-processing time (steps 7-10);
-//! the run's time is the **mean computation time plus the largest message-processing
-//! time**, the thesis's definition. Runs start together behind a gather-release
-//! barrier. Five runs per (load, N), two with `--quick`.
+//! The run's time is the **mean computation time plus the largest message-processing
+//! time** (steps 7-10), the thesis's definition. Runs start together behind a
+//! gather-release barrier. Five runs per (load, N), two with `--quick`.
 //!
 //! # The model (chapter IV, eqs. 13-18)
 //!
@@ -29,8 +28,7 @@
 //! in [`crate::model::speedup`]).
 //!
 //! Rank counts are the powers of two up to the CPUs, then virtual processors up to 8
-//! (labelled: co-hosted ranks share a CPU, so their computation takes longer and the
-//! fit's `c` absorbs it).
+//! (labelled: co-hosted ranks share a CPU, and the fit's `c` absorbs it).
 //!
 //! # The validation (chapter IV)
 //!
@@ -48,12 +46,9 @@
 //! ([`crate::kernels::probe`]; the headline `probe_round_trip_ns`), and
 //! `compare` judges `t_l` and `t_i` against the probe; `t_c` against the copy
 //! probe (`copy_probe_ns_per_byte`, a plain cross-core copy's time per byte
-//! on the same two CPUs, before and after), since the rate of copies moves
-//! with the round trip still: `t_c` took 0.107 to 0.136 ns/B over five quick
-//! runs whose round trips all read 92 to 101 ns (2026-11-28). In five quiet
-//! `--quick` runs on a 2-vCPU EPYC VM, `t_c` over the mailbox was 0.47 and 0.51
-//! ns/B in the two run in the slow state (round trips of 400 to 455 ns beside
-//! it) and 0.11 to 0.12 ns/B in the three in the fast one (about 100 ns).
+//! on the same two CPUs, before and after), since the rate of copies moves on a
+//! shared host while the round trip holds still (on a VM, `t_c` moved by a
+//! quarter between runs with the same round trip, and fourfold with its state).
 //!
 //! # Over MPI
 //!

@@ -3,74 +3,61 @@
 //! (AFIT thesis, 1988), chapter III "Simulation Model" (Figs. 5-7, eqs. 7-10) and
 //! Appendix B (source listing).
 //!
-//! # Model
-//!
 //! A process of uniprocessor time `U` is split into `N` tasks, one per node. Each
 //! node is a single processor (a resource) with one transmitting channel and a FIFO
 //! queue in front of it (the iPSC lets only one of a node's links transmit at a
 //! time). Each task runs `B` bursts; after each burst it sends its result to `R`
 //! receivers, one message per receiver:
 //!
-//! - [`Receivers::All`]: every other node, in increasing node order (as in Appendix
-//!   B); [`Receivers::Count`]`(r)`: `r` distinct other nodes drawn at random for each
-//!   burst.
-//! - Burst lengths (Appendix B, labels `COMP`, `BTM`, `LSTB`): the node's total work is
-//!   drawn once, `W ~ Normal(U/N, sigma_ms)` (truncated at 0), so that the load is
-//!   balanced in expectation whatever the burst shape. Each burst but the last is
-//!   drawn with mean `m = remaining / bursts left` (so `U/(N B)` on average), from
-//!   `Normal(m, sigma_ms * m / (U/N))` (the same coefficient of variation as `W`) or
-//!   from `Exponential(mean m)`, and redrawn while it is negative or not shorter than
-//!   the remaining work; the last burst is the remainder. With one burst the burst is
-//!   `W`. This is what makes the thesis's exponential runs identical to the normal
-//!   ones when the node totals are equal (Appendix E).
+//! [`Receivers::All`] (every other node, in increasing node order, as in Appendix
+//! B) or [`Receivers::Count`]`(r)` (`r` distinct other nodes drawn at random per burst).
+//! Burst lengths (Appendix B, labels `COMP`, `BTM`, `LSTB`): the node's total work is
+//! drawn once, `W ~ Normal(U/N, sigma_ms)` (truncated at 0), so that the load is
+//! balanced in expectation whatever the burst shape; each burst but the last has mean
+//! `m = remaining / bursts left`, from `Normal(m, sigma_ms * m / (U/N))` or
+//! `Exponential(mean m)`, redrawn while negative or not shorter than the remaining
+//! work; the last burst is the remainder. This is what makes the thesis's exponential
+//! runs identical to the normal ones when the node totals are equal (Appendix E).
 //!
 //! Message costs follow eq. 8/9, `T = t_l + L H t_c + I t_i` for an `L`-byte message
 //! over `H` links and `I = H - 1` intermediate nodes. Two models of where a message's
 //! processor time goes are offered ([`SimConfig`] fields, `halfperf simulate --params`):
 //!
-//! - **the listing's model** (Appendix B, the model the thesis's Tables 6-7 came from;
-//!   the default of the experiment): `MSG_INIT` = 1.667 ms at the sender and
-//!   `OVERHEAD` = 0.6158 ms at the destination, 2.283 ms of processor time per
-//!   message, with `INT_TIME` = 0.485 ms per intermediate node and `XMT_TIME` =
+//! - **the listing's model** (Appendix B, whence the thesis's Tables 6-7; the
+//!   experiment's default): `MSG_INIT` = 1.667 ms at the sender, `OVERHEAD` = 0.6158
+//!   ms at the destination, `INT_TIME` = 0.485 ms per intermediate node, `XMT_TIME` =
 //!   0.0008968 ms per byte and link ([`LISTING_MSG_INIT_MS`], [`LISTING_OVERHEAD_MS`]);
-//! - **eq. 9's model** (the text's, chapter III): one start-up `t_l` = 1.1232 ms at the
-//!   sender and nothing at the destination, so that an isolated message arrives
-//!   exactly `T` after its burst ends ([`THESIS_TL_MS`]).
+//! - **eq. 9's model** (chapter III): one start-up `t_l` = 1.1232 ms at the sender,
+//!   so an isolated message arrives exactly `T` after its burst ([`THESIS_TL_MS`]).
 //!
 //! Charged as follows (line numbers count the listing's non-blank lines from `GEN`):
 //!
 //! - `t_l` (`tl_ms`, `MSG_INIT`): the **sender's processor**, once per message, right
-//!   after the burst; the message then joins the sender's channel queue (`XQ`, lines
-//!   302-303). [`SendHold::Held`] (the listing): the task holds its node from `AWAIT`
-//!   (`BRST`, line 275) through all its `R` `MSG_INIT` activities until `FREE` (`REL`,
-//!   line 308), so an arriving message pre-empts a start-up as it pre-empts a burst,
-//!   and the next burst waits for the last start-up. [`SendHold::Beside`]: start-ups
-//!   run beside the node's message work and are not delayed by it;
+//!   after the burst, then the channel queue (`XQ`, lines 302-303).
+//!   [`SendHold::Held`] (the listing): the task holds its node from `AWAIT` (`BRST`,
+//!   line 275) through its `R` `MSG_INIT`s until `FREE` (`REL`, line 308), so a
+//!   message pre-empts a start-up as it does a burst. [`SendHold::Beside`]: start-ups
+//!   run beside the node's message work;
 //! - `L t_c` (`tc_ms_per_byte`): each link, paid by the **channel** of the node the
-//!   message leaves (`XFER`, lines 318-319; store and forward: the next node receives
-//!   the whole message before acting on it). One channel per node transmits at a time;
-//!   [`ChannelOrder::Dimension`] (the listing): its queue is ranked by the dimension of
-//!   the hop, lowest first, ties first come first served (`PRIORITY/1,LVF(9)/...`,
-//!   line 31: attribute 9 is `CHANNEL`, set by `USERF(1)` to the hop's bit + 1);
-//!   [`ChannelOrder::Fifo`]: first come, first served;
+//!   message leaves (`XFER`, lines 318-319; store and forward). One channel per node
+//!   transmits at a time; [`ChannelOrder::Dimension`] (the listing): its queue is
+//!   ranked by the hop's dimension, lowest first, then first come first served
+//!   (`PRIORITY/1,LVF(9)/...`, line 31); [`ChannelOrder::Fifo`]: first come first served;
 //! - `t_i` (`ti_ms`, `INT_TIME`): each **intermediate node's processor**. An arriving
-//!   message pre-empts the node's task (`PREEMPT`, line 321); the interrupted burst or
-//!   start-up resumes afterwards, extended by the time spent on messages. Messages wait
-//!   for the processor in order of arrival (file 33-64 has no `PRIORITY`);
+//!   message pre-empts the node's task (`PREEMPT`, line 321), which resumes after;
+//!   messages wait in order of arrival (file 33-64 has no `PRIORITY`);
 //! - `receive_ms` (`OVERHEAD`, line 322): the destination's processor time.
 //!   [`ReceiveAt::Destination`] (the listing): on the **destination's processor**,
 //!   pre-empting its task and queueing behind other arrivals like `t_i`; the message
 //!   counts as received when it is done (`QUIT`, line 331). [`ReceiveAt::Sender`]: added
-//!   to the sender's start-up instead (the `appendix-b` approximation, exact in total
-//!   processor time when every node sends and receives equally many messages).
-//!   With `receive_ms` = 0 (eq. 9) a message is received on arrival.
+//!   to the sender's start-up instead (exact in total processor time when every node
+//!   sends and receives equally many messages). With `receive_ms` = 0 (eq. 9) a
+//!   message is received on arrival.
 //!
 //! Routing is deterministic store-and-forward ([`Topology`]): e-cube on the hypercube,
 //! dimension order on the 2-D torus, shorter way round on the ring. The process ends
-//! when the last message is received and the last task has finished its last burst
-//! and sends. An optional calibration `C = c_0 + c_1 N` ms (eq. 10, the benchmark's
-//! message-checking overhead) is added to the result when `N > 2` (the thesis found it
-//! negligible for two nodes and its `USERF(2)` returns 0 there).
+//! when the last message is received and the last task has sent. An optional calibration `C = c_0 + c_1 N` ms (eq. 10, the benchmark's
+//! message-checking overhead) is added when `N > 2` (its `USERF(2)` returns 0 below).
 #![forbid(unsafe_code)]
 
 mod engine;

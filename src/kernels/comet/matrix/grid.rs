@@ -20,11 +20,11 @@
 
 use super::super::super::{KernelError, RunContext};
 use super::super::barrier::dissemination;
-use super::super::common::{self, Check, Samples, Sweep, drive, push_line};
+use super::super::common::{self, Check, Plan, RankBody, Samples, Sweep, drive, push_line};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::{Endpoint, Transport};
+use crate::transport::Endpoint;
 
 /// A processor grid: `rows x cols` positions, each holding one rank.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -319,26 +319,52 @@ fn batch<E: Endpoint>(
     Ok(())
 }
 
-fn run_on<T: Transport + 'static>(
-    ctx: &RunContext<'_>,
-    team: &Team,
+/// A matrix kernel's rank body: `op` over the local orders `dims` on `grid`,
+/// the same on threads and MPI processes ([`rank_sweep`]).
+pub(super) struct MatrixBody<'a> {
+    kernel: &'a str,
     op: MatrixOp,
-    dims: &[usize],
-) -> Result<Vec<Samples>, KernelError> {
-    let p = team.size();
-    let max_ld = dims.iter().copied().max().unwrap_or(1);
-    let params: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
-    let grid = Grid::for_processors(p);
-    common::sweep_team::<T>(
-        ctx,
-        team,
-        op.name(),
-        &params,
-        p,
-        op.max_message(max_ld),
-        |d| format!("{} P={p} ld={d}", op.name()),
-        |rc, ep, sweep| rank_sweep(rc, ep, sweep, op, &grid, dims),
-    )
+    grid: Grid,
+    dims: &'a [usize],
+    plan: Plan<'a>,
+}
+
+impl<'a> MatrixBody<'a> {
+    /// The body of `op` (of kernel `kernel`) on `p` ranks over `dims`.
+    pub(super) fn new(kernel: &'a str, op: MatrixOp, p: usize, dims: &'a [usize]) -> Self {
+        let max_ld = dims.iter().copied().max().unwrap_or(1);
+        MatrixBody {
+            kernel,
+            op,
+            grid: Grid::for_processors(p),
+            dims,
+            plan: Plan {
+                params: dims.iter().map(|&d| d as u64).collect(),
+                ranks: p,
+                max_bytes: op.max_message(max_ld),
+                label: Box::new(move |d| format!("{} P={p} ld={d}", op.name())),
+            },
+        }
+    }
+}
+
+impl<E: Endpoint> RankBody<E> for MatrixBody<'_> {
+    fn kernel(&self) -> &str {
+        self.kernel
+    }
+
+    fn plan(&self) -> &Plan<'_> {
+        &self.plan
+    }
+
+    fn run(
+        &self,
+        rc: &RankCtx<'_>,
+        ep: &mut E,
+        sweep: &Sweep<'_>,
+    ) -> Result<Vec<Samples>, RankError> {
+        rank_sweep(rc, ep, sweep, self.op, &self.grid, self.dims)
+    }
 }
 
 /// One rank's part of the sweep of `op` over the local orders `dims` on
@@ -424,7 +450,8 @@ pub(super) fn sweep(
                 let r =
                     res.get_or_insert_with(|| common::result(op.name(), Some(t.name()), &team, p));
                 common::merge_placement(r, &team);
-                let samples = crate::with_transport!(t, run_on(ctx, &team, op, &dims))?;
+                let body = MatrixBody::new(op.name(), op, p, &dims);
+                let samples = crate::with_transport!(t, common::sweep_team(ctx, &team, &body))?;
                 add_points(r, &mut mins, p, ctx.cpus().len(), &samples);
             }
             let Some(mut r) = res else { continue };

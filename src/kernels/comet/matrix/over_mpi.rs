@@ -1,7 +1,7 @@
 //! CoMet's matrix kernels between MPI processes (`--transport mpi`, built with
 //! `--features mpi`): the P processes of the world form the kernel's processor
 //! grid (section 3.3), each owning its block of the distributed matrix, and
-//! run the same sweep as the threads do ([`rank_sweep`], generic over the
+//! run the same sweep as the threads do ([`MatrixBody`], generic over the
 //! endpoint): every point set up afresh, verified element by element on every
 //! rank before and after timing, timed on rank 0 over the local orders.
 //!
@@ -11,8 +11,7 @@
 //! blocks per peer), as the thread transports are for these kernels, since
 //! in a shift or transpose two ranks send each other a block at once.
 
-use super::grid::{Grid, MatrixOp, add_points, finish, forms_grid, local_orders, rank_sweep};
-use crate::kernels::comet::common::{self, Sweep};
+use super::grid::{MatrixBody, MatrixOp, add_points, finish, forms_grid, local_orders};
 use crate::kernels::{KernelError, RunContext};
 use crate::results::KernelResult;
 use crate::team::mpi::Processes;
@@ -46,20 +45,12 @@ pub(super) fn run(
             reason,
         });
     }
-    let grid = Grid::for_processors(p);
     let dims = local_orders(ctx.config.quick);
-    let max_ld = dims.iter().copied().max().unwrap_or(1);
-    let params: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
     ctx.progress.begin(kernel, (ops.len() * dims.len()) as u64);
     let mut out = Vec::new();
     for &op in ops {
-        let on_point = |d: u64| ctx.progress.step(&format!("{} P={p} ld={d}", op.name()));
-        let cancelled = || ctx.cancelled();
-        let sweep = Sweep::new(ctx, &params, p, &on_point, &cancelled);
-        let samples = procs.run_buffered(kernel, Some(op.max_message(max_ld)), |rc, ep| {
-            rank_sweep(rc, ep, &sweep, op, &grid, &dims)
-        })?;
-        common::interrupted(ctx)?;
+        let body = MatrixBody::new(kernel, op, p, &dims);
+        let samples = crate::kernels::comet::over_mpi::sweep(ctx, procs, &body, true)?;
         if procs.rank() != 0 {
             continue;
         }

@@ -5,9 +5,9 @@
 //! often negative: such a part hangs below zero, outlined. Beside it, the six
 //! against message size with Table 3's lines `X = X0 + X1 n` (integer Q).
 
-use super::figures::sample;
-use super::special::{bars, xy};
-use super::{Entry, Figure, plot};
+use super::{bars, xy};
+use crate::report::figures::sample;
+use crate::report::{Entry, Figure, plot};
 use crate::results::Point;
 
 /// The six parts, in the order a message meets them, with their point fields.
