@@ -16,6 +16,7 @@ use std::time::Duration;
 
 mod args;
 mod bars;
+mod model_papers_cli;
 mod mpirun;
 mod replay_cli;
 mod simulate_cli;
@@ -141,6 +142,13 @@ enum ModelCommand {
     /// The SCI torus latency model (Gonzalez 2000): crossover sizes between dimensions
     /// for average latency and one-to-all multi-unicast, and the latency curves.
     Sci(SciArgs),
+    /// Krumme & Greenfield's derived patterns (echo at distance d, forwarding chains,
+    /// section 5.2's period and slowdown) from a result file's F S R A U E lines,
+    /// beside the decomposition and interference kernels' measurements.
+    Kg(model_papers_cli::KgArgs),
+    /// CoMet's collectives and matrix kernels predicted from the echo's lines,
+    /// beside their measurements, with the error and where the prediction fails.
+    Comet(model_papers_cli::CometArgs),
 }
 
 #[derive(clap::Args)]
@@ -490,6 +498,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Model {
             model: ModelCommand::Sci(args),
         } => model_sci(&args)?,
+        Command::Model {
+            model: ModelCommand::Kg(args),
+        } => model_papers_cli::kg(&args)?,
+        Command::Model {
+            model: ModelCommand::Comet(args),
+        } => model_papers_cli::comet(&args)?,
         Command::Simulate(args) => simulate_cli::simulate(&args)?,
         Command::Replay(args) => return replay_cli::replay(&args),
         Command::Compare {

@@ -537,3 +537,104 @@ fn experiment_text_names_model_runs_seed_and_intervals() {
         assert!(lo < value && value < hi, "{name}: {lo} {value} {hi}");
     }
 }
+
+/// Table 6 on the listing model (Appendix B's processor time per message, 1.667 +
+/// 0.6158 ms, in place of eq. 9's t_l), row by row, and Appendix D's paired t
+/// computed the paper's way from the simulator's own runs: the mean of 5 seeded
+/// runs per cell against Appendix D's benchmark averages, the 20 differences'
+/// mean over their standard error. The thesis got t = 0.219 (d = 0.525 ms,
+/// S_d = 10.73 ms) and did not reject "no difference" at alpha = 0.1
+/// (|t| < t_0.95(19) = 1.729); the simulator must not reject it either.
+#[test]
+fn table_6_rows_on_the_listing_model_and_appendix_d_t() {
+    use halfperf::model::simulator::{APPENDIX_B_TL_MS, SimConfig, simulate};
+    use halfperf::model::ttest::t_test_differences;
+    // Table 6's simulation column and Appendix D's benchmark averages (ms).
+    const ROWS: [(f64, [(u32, f64, f64); 5]); 4] = [
+        (
+            200.0,
+            [
+                (2, 104.0, 104.0),
+                (4, 95.0, 104.0),
+                (8, 112.0, 130.0),
+                (16, 184.0, 169.0),
+                (32, 351.0, 348.0),
+            ],
+        ),
+        (
+            1205.0,
+            [
+                (2, 607.0, 606.0),
+                (4, 346.0, 349.0),
+                (8, 238.0, 255.0),
+                (16, 247.0, 224.0),
+                (32, 382.0, 398.0),
+            ],
+        ),
+        (
+            3615.0,
+            [
+                (2, 1814.0, 1812.0),
+                (4, 950.0, 944.0),
+                (8, 540.0, 533.0),
+                (16, 398.0, 391.0),
+                (32, 458.0, 445.0),
+            ],
+        ),
+        (
+            8010.0,
+            [
+                (2, 4009.0, 4009.0),
+                (4, 2048.0, 2056.0),
+                (8, 1089.0, 1095.0),
+                (16, 672.0, 665.0),
+                (32, 595.0, 591.0),
+            ],
+        ),
+    ];
+    let mut differences = Vec::new();
+    let mut worst: f64 = 0.0;
+    for (u, row) in ROWS {
+        for (n, table_6, benchmark) in row {
+            let mean_ms = (0..5)
+                .map(|seed| {
+                    let c = SimConfig {
+                        tl_ms: APPENDIX_B_TL_MS,
+                        ..SimConfig::lamanna_validation(u, n, seed)
+                    };
+                    simulate(&c).unwrap().time_ms
+                })
+                .sum::<f64>()
+                / 5.0;
+            let error = (mean_ms - table_6) / table_6;
+            worst = worst.max(error.abs());
+            println!(
+                "U = {u:>6} N = {n:>2}: listing {mean_ms:8.1} ms, Table 6 {table_6:6.0}, {:+.2} %",
+                100.0 * error
+            );
+            // Table 6 prints whole milliseconds: every row within 1.5 % of it.
+            assert!(
+                error.abs() < 0.015,
+                "U = {u}, N = {n}: {mean_ms} vs {table_6}"
+            );
+            differences.push(mean_ms - benchmark);
+        }
+    }
+    let t = t_test_differences(&differences, 0.1).unwrap();
+    println!(
+        "Appendix D from the simulator's runs: dbar = {:.3} ms, S_d = {:.2} ms, t = {:.3} (thesis 0.525, 10.73, 0.219); worst row {:.2} %",
+        t.mean_difference,
+        t.sd_difference,
+        t.t,
+        100.0 * worst
+    );
+    assert_eq!(t.pairs, 20);
+    assert!(t.t.abs() < 1.729, "t = {} rejects at alpha 0.1", t.t);
+    // The spread of the differences is the benchmark's against the model, as in
+    // the thesis (S_d = 10.73 ms): within a factor of two of it.
+    assert!(
+        (5.0..22.0).contains(&t.sd_difference),
+        "S_d = {}",
+        t.sd_difference
+    );
+}

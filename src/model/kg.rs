@@ -53,7 +53,7 @@ impl Estimate {
     }
 
     /// The sum; its interval adds the bounds (none if either has none).
-    pub fn add(self, other: Estimate) -> Estimate {
+    pub fn plus(self, other: Estimate) -> Estimate {
         let ci = self
             .ci95
             .zip(other.ci95)
@@ -185,9 +185,9 @@ impl SixLines {
         Ok(self
             .f
             .at(n)
-            .add(self.u.at(n))
+            .plus(self.u.at(n))
             .scale(2.0)
-            .add(self.e.at(n).scale(2.0 * f64::from(d))))
+            .plus(self.e.at(n).scale(2.0 * f64::from(d))))
     }
 
     /// One-way elapsed time through `k` forwarding nodes: `F + (k + 1) E + U`.
@@ -196,26 +196,26 @@ impl SixLines {
         Ok(self
             .f
             .at(n)
-            .add(self.u.at(n))
-            .add(self.e.at(n).scale(f64::from(k) + 1.0)))
+            .plus(self.u.at(n))
+            .plus(self.e.at(n).scale(f64::from(k) + 1.0)))
     }
 
     /// Computation a forwarding node loses per message: `R + S`.
     pub fn forward_cost_ns(&self, n: f64) -> Result<Estimate, KgModelError> {
         check_size(n)?;
-        Ok(self.r.at(n).add(self.s.at(n)))
+        Ok(self.r.at(n).plus(self.s.at(n)))
     }
 
     /// The stages of a stream through forwarding nodes, each with its time.
     pub fn stages(&self, n: f64) -> Result<[(Stage, Estimate); 4], KgModelError> {
         check_size(n)?;
         Ok([
-            (Stage::Source, self.f.at(n).add(self.s.at(n))),
+            (Stage::Source, self.f.at(n).plus(self.s.at(n))),
             (Stage::Link, self.e.at(n)),
             (Stage::Forwarder, self.forward_cost_ns(n)?),
             (
                 Stage::Sink,
-                self.a.at(n).add(self.u.at(n)).add(self.r.at(n)),
+                self.a.at(n).plus(self.u.at(n)).plus(self.r.at(n)),
             ),
         ])
     }
