@@ -2,7 +2,7 @@
 //!
 //! * Vector operations (Hockney, section 3.1, Table I): the samples of each
 //!   length go through `hockney-vector`'s own
-//!   [`operation_result`](crate::kernels::hockney::vector::operation_result):
+//!   [`operation_result`]:
 //!   the Fig. 1 line on the paper's lengths and one line per memory level,
 //!   `t = (n + n_1/2)/r_inf` on the minima, with Student-t intervals from the
 //!   fits' standard errors ([`crate::kernels::headline::fill_from_fits`]).
