@@ -1,24 +1,39 @@
-//! Hockney's vector operations (Table I) at L1-resident lengths, beside the
-//! baselines the suite's numbers are checked against: plain triad loops compiled
-//! here, separately from the library (for the host's widest SIMD level and for the
-//! target's baseline), and a STREAM-style triad over vectors larger than the last
-//! cache for the memory bandwidth.
+//! Hockney's vector operations (Table I), each ending in its `(r_inf, n_1/2)`
+//! per memory level, beside the baselines the suite's numbers are checked
+//! against: plain triad loops compiled here, separately from the library (for
+//! the host's widest SIMD level and for the target's baseline), and a
+//! STREAM-style triad over vectors larger than the last cache for the memory
+//! bandwidth.
 //!
 //! Run with: `cargo bench --bench hockney_vector` (HTML in target/criterion/report).
 //! Throughput is in elements, so Criterion's rate is elements/s; flop/s is that
-//! times the operation's flops per element (1 dyadic, 2 triads). The CLI
-//! (`halfperf run hockney-vector`) does the (r_inf, n_1/2) fits; Criterion does not.
+//! times the operation's flops per element (1 dyadic, 2 triads). The lengths are
+//! the same on every machine (`halfperf::benchfit::fits::vector_lengths`): the
+//! paper's 16 to 400, then powers of two to 4 Mi elements; after the group the
+//! bench fits `hockney-vector`'s lines (Fig. 1's and one per memory level) on the
+//! times it measured, prints them as `halfperf card` does, and writes them to
+//! target/criterion/halfperf.json. With `HALFPERF_BENCH_QUICK=1` (or `CI=true`):
+//! f64 only, fewer lengths, Criterion's smallest sample.
+
+mod common;
 
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
 };
+use halfperf::benchfit::fits::{VectorSite, vector_lengths, vector_result};
+use halfperf::benchfit::{self, Recorder};
 use halfperf::kernels::hockney::{Element, LineAligned, Operation, Simd, Vectors};
 use halfperf::platform::{Topology, allowed_cpus, pin_current_thread};
+use halfperf::results::KernelResult;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+/// The plain loops' lengths, L1-resident.
 const LENGTHS: [usize; 5] = [16, 64, 256, 1024, 4096];
+
+/// Criterion's samples per bench outside the quick mode.
+const SAMPLES: usize = 20;
 
 fn pin() {
     if let Some(cpu) = allowed_cpus().last() {
@@ -26,24 +41,40 @@ fn pin() {
     }
 }
 
-fn operations<T: Element>(group: &mut BenchmarkGroup<'_, WallTime>) {
-    let simd = Simd::detect();
-    let mut v = Vectors::<T>::new(*LENGTHS.last().unwrap());
+fn operations<T: Element>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    rec: &mut Recorder,
+    site: &VectorSite<'_>,
+    out: &mut Vec<KernelResult>,
+) {
+    let lengths = vector_lengths(benchfit::quick());
+    let samples = benchfit::samples(SAMPLES);
+    let mut v = Vectors::<T>::new(*lengths.last().unwrap());
+    group.sample_size(samples);
     for op in Operation::ALL {
-        group
-            .warm_up_time(Duration::from_millis(300))
-            .measurement_time(Duration::from_secs(1));
-        for n in LENGTHS {
+        common::timing(group, Duration::from_millis(300), Duration::from_secs(1));
+        let variant = format!("{}-{}", op.name(), T::NAME);
+        for &n in &lengths {
             group.throughput(Throughput::Elements(n as u64));
-            let variant = format!("{}-{}", op.name(), T::NAME);
-            group.bench_with_input(BenchmarkId::new(variant, n), &n, |b, &n| {
+            let id = format!("{variant}/{n}");
+            group.bench_with_input(BenchmarkId::new(&variant, n), &n, |b, &n| {
                 b.iter_custom(|iters| {
-                    let start = Instant::now();
-                    v.run(simd, op, n, iters);
-                    start.elapsed()
+                    rec.time(&id, iters, |iters| {
+                        let start = Instant::now();
+                        v.run(site.simd, op, n, iters);
+                        start.elapsed()
+                    })
                 })
             });
         }
+        let measured = lengths
+            .iter()
+            .map(|&n| {
+                let id = format!("{variant}/{n}");
+                (n, rec.reps(&id, samples), rec.samples(&id, samples))
+            })
+            .collect();
+        out.push(vector_result(op, T::NAME, T::BYTES, measured, site));
     }
 }
 
@@ -106,9 +137,7 @@ fn plain_loops(group: &mut BenchmarkGroup<'_, WallTime>) {
     let simd = Simd::detect();
     for (name, all_vector) in [("plain-triad-f64", true), ("plain-scalar-triad-f64", false)] {
         for (level, host) in [("host", true), ("baseline", false)] {
-            group
-                .warm_up_time(Duration::from_millis(300))
-                .measurement_time(Duration::from_secs(1));
+            common::timing(group, Duration::from_millis(300), Duration::from_secs(1));
             for n in LENGTHS {
                 group.throughput(Throughput::Elements(n as u64));
                 group.bench_with_input(
@@ -148,10 +177,8 @@ fn stream_triad(group: &mut BenchmarkGroup<'_, WallTime>) {
     let n = ((4 * last).min(1 << 30) / 24) as usize;
     let mut v = Vectors::<f64>::new(n);
     let simd = Simd::detect();
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(5));
+    group.sample_size(10);
+    common::timing(group, Duration::from_millis(500), Duration::from_secs(5));
     group.throughput(Throughput::Bytes(24 * n as u64));
     group.bench_function(BenchmarkId::new("stream-triad-f64", n), |b| {
         b.iter_custom(|iters| {
@@ -164,15 +191,33 @@ fn stream_triad(group: &mut BenchmarkGroup<'_, WallTime>) {
 
 fn all(c: &mut Criterion) {
     pin();
+    let mut rec = Recorder::new();
+    let samples = benchfit::samples(SAMPLES);
+    let cpu = allowed_cpus().last().copied().unwrap_or(0);
+    let caches = Topology::detect().expect("topology").data_cache_sizes(cpu);
+    let site = VectorSite {
+        simd: Simd::detect(),
+        cpu,
+        caches: &caches,
+        t0_clock_ns: rec.clock().read_overhead_ns,
+    };
+    let mut results = Vec::new();
     // One group, `hockney/hockney-vector/<variant>/<n>`; each part sets its own
     // timing before its benches.
     let mut group = c.benchmark_group("hockney/hockney-vector");
-    operations::<f64>(&mut group);
-    operations::<f32>(&mut group);
+    operations::<f64>(&mut group, &mut rec, &site, &mut results);
+    if !benchfit::quick() {
+        operations::<f32>(&mut group, &mut rec, &site, &mut results);
+    }
     plain_loops(&mut group);
     stream_triad(&mut group);
     group.finish();
+    benchfit::finish_group(&mut rec, "hockney_vector", samples, results);
 }
 
-criterion_group!(benches, all);
+criterion_group! {
+    name = benches;
+    config = common::config();
+    targets = all
+}
 criterion_main!(benches);

@@ -8,10 +8,18 @@
 //! Each measurement times round trips on a pinned two-rank team (rank 0 times, as
 //! in the `pingpong` kernel); the reported time is one round trip (= 2 x the
 //! one-way latency the CLI prints). `mailbox/8` and `atomic-flags/8` are measured
-//! in paired batches, and the bench ends by printing the median paired ratio of
-//! the two, the mailbox's cost over the hardware floor.
+//! in paired batches, and the group ends by printing the median paired ratio of
+//! the two, the mailbox's cost over the hardware floor, then each transport's
+//! `t_startup`, `t_per_byte` and `n_1/2` fitted by the `pingpong` kernel's own
+//! latency line on the one-way times the bench measured (half its round
+//! trips), with the two-flag round trips as the probe, printed as `halfperf
+//! card` prints them and written to target/criterion/halfperf.json.
+
+mod common;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use halfperf::benchfit::fits::{PairSite, latency_result};
+use halfperf::benchfit::{self, Recorder};
 use halfperf::kernels::scibench::{atomic_flag_round_trip, round_trip_time};
 use halfperf::platform::{LineAligned, Topology, allowed_cpus};
 use halfperf::team::{Team, TeamSpec};
@@ -21,21 +29,33 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-fn pair_team() -> Team {
+/// The message sizes, bytes.
+const SIZES: [usize; 5] = [8, 64, 1024, 16 * 1024, 64 * 1024];
+
+/// Criterion's samples per bench outside the quick mode (Criterion's default).
+const SAMPLES: usize = 100;
+
+fn pair_team() -> (Team, PairSite) {
     let allowed = allowed_cpus();
     let topo = Topology::detect().expect("topology");
-    let cpus = match topo.pairs_by_class(&allowed).last() {
-        Some((_, a, b)) => vec![*a, *b],
-        None => vec![allowed[0]],
+    let (cpus, distance) = match topo.pairs_by_class(&allowed).last() {
+        Some((class, a, b)) => (vec![*a, *b], Some(*class)),
+        None => (vec![allowed[0]], None),
     };
-    Team::new(&TeamSpec {
+    let team = Team::new(&TeamSpec {
         ranks: 2,
         oversubscribe: cpus.len() < 2,
         virtual_ok: false,
-        cpus,
+        cpus: cpus.clone(),
         wait_timeout: Duration::from_secs(10),
     })
-    .expect("a two-rank team")
+    .expect("a two-rank team");
+    let site = PairSite {
+        cpus,
+        placement: team.placement(),
+        distance,
+    };
+    (team, site)
 }
 
 /// The paired ratios mailbox / two bare flags at 8 B, one per batch pair, from
@@ -89,30 +109,45 @@ fn print_paired_ratio() {
 }
 
 fn pingpong(c: &mut Criterion) {
-    let team = pair_team();
+    let (team, site) = pair_team();
+    let mut rec = Recorder::new();
+    let samples = benchfit::samples(SAMPLES);
     let mut group = c.benchmark_group("scibench/pingpong");
+    group.sample_size(samples);
     // The baseline as `mailbox/8`: one round trip of 8 bytes each way, so that
     // the two rows read in the same units side by side; both are measured in
     // paired batches (see `paired_batches`).
     group.throughput(Throughput::Bytes(2 * 8));
     group.bench_function(BenchmarkId::new("atomic-flags", 8), |b| {
-        b.iter_custom(|iters| paired_batches(&team, iters).1)
+        b.iter_custom(|iters| {
+            let f = paired_batches(&team, iters).1;
+            rec.record("atomic-flags/8", iters, f);
+            f
+        })
     });
-    group.bench_function(BenchmarkId::new(TransportKind::Mailbox.name(), 8), |b| {
-        b.iter_custom(|iters| paired_batches(&team, iters).0)
+    let mailbox = TransportKind::Mailbox.name();
+    group.bench_function(BenchmarkId::new(mailbox, 8), |b| {
+        b.iter_custom(|iters| {
+            let m = paired_batches(&team, iters).0;
+            rec.record("mailbox/8", iters, m);
+            m
+        })
     });
     for transport in TransportKind::ALL {
-        for size in [8usize, 64, 1024, 16 * 1024, 64 * 1024] {
+        for size in SIZES {
             if transport == TransportKind::Mailbox && size == 8 {
                 continue; // measured above, paired with the flags
             }
+            let id = format!("{}/{size}", transport.name());
             group.throughput(Throughput::Bytes(2 * size as u64));
             group.bench_with_input(
                 BenchmarkId::new(transport.name(), size),
                 &size,
                 |b, &size| {
                     b.iter_custom(|iters| {
-                        round_trip_time(&team, transport, size, iters).expect("ping-pong")
+                        rec.time(&id, iters, |iters| {
+                            round_trip_time(&team, transport, size, iters).expect("ping-pong")
+                        })
                     })
                 },
             );
@@ -120,6 +155,21 @@ fn pingpong(c: &mut Criterion) {
     }
     group.finish();
     print_paired_ratio();
+    let probes = rec.samples("atomic-flags/8", samples);
+    let results = TransportKind::ALL
+        .iter()
+        .map(|t| {
+            let sizes: Vec<_> = SIZES
+                .iter()
+                .map(|&size| {
+                    let id = format!("{}/{size}", t.name());
+                    (size, rec.reps(&id, samples), rec.samples(&id, samples))
+                })
+                .collect();
+            latency_result(t.name(), &site, &sizes, &probes)
+        })
+        .collect();
+    benchfit::finish_group(&mut rec, "transport", samples, results);
 }
 
 /// One copy of `size` bytes, warm in L1, between two places of one buffer 64 KiB
@@ -148,5 +198,9 @@ fn copies(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pingpong, copies);
+criterion_group! {
+    name = benches;
+    config = common::config();
+    targets = pingpong, copies
+}
 criterion_main!(benches);

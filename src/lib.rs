@@ -42,11 +42,14 @@
 //! - [`suite`]: a whole run: machine and software description, kernels in turn.
 //! - [`text`]: tables for the terminal, keyed on the kernels' names.
 //! - [`report`]: HTML and Markdown reports with SVG figures, from result files.
+//! - [`benchfit`]: the Criterion benches' parameters: the kernels' fits on the
+//!   times a bench measured, printed as the card and written as a result file.
 //! - `main.rs`: the command line only (`args.rs` its value parsers, `bars.rs` its
 //!   progress bars, `mpirun.rs` its side of a run over MPI).
 
 #![warn(unsafe_op_in_unsafe_fn)]
 
+pub mod benchfit;
 pub mod control;
 pub mod kernels;
 pub mod model;

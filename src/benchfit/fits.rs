@@ -1,0 +1,399 @@
+//! The kernels' results from a bench's samples, by the kernels' own fits.
+//!
+//! * Vector operations (Hockney, section 3.1, Table I): the samples of each
+//!   length go through `hockney-vector`'s own
+//!   [`operation_result`]:
+//!   the Fig. 1 line on the paper's lengths and one line per memory level,
+//!   `t = (n + n_1/2)/r_inf` on the minima, with Student-t intervals from the
+//!   fits' standard errors ([`crate::kernels::headline::fill_from_fits`]).
+//! * Synchronisation methods (eq. (10b), Table II): `r_inf` from the long
+//!   grains' line, `t0` from the near-zero grains, `s_1/2 = t0 r_inf`
+//!   ([`fit_split_with_intervals`]), with percentile-bootstrap intervals over
+//!   Criterion's samples.
+//! * Transports (scibench, CoMet): `pingpong`'s latency line `t_startup + N
+//!   t_per_byte` on the one-way minima, relative to the times, `n_1/2 =
+//!   t_startup / t_per_byte`, with the two-flag round trips as the probe.
+//! * Barriers (CoMet): the median barrier time per P with a bootstrap interval.
+
+use crate::control::Placement;
+use crate::kernels::headline::fill_from_fits;
+use crate::kernels::hockney::sync::{Method, NAME as SYNC};
+use crate::kernels::hockney::vector::{LengthSamples, VectorPlan, operation_result};
+use crate::kernels::hockney::vector::{Level, NAME as VECTOR, OperationSweep};
+use crate::kernels::hockney::{Fitted, Operation, Simd, hockney_fit_result};
+use crate::kernels::scibench::{PINGPONG, PairLayout, PairSamples, SizeSamples};
+use crate::kernels::timing::summarize_trials;
+use crate::model::fit::{LineFit, fit_line};
+use crate::model::hockney::{HockneyFit, RateFrom, fit_split_with_intervals};
+use crate::model::interval::median_bootstrap;
+use crate::platform::DistanceClass;
+use crate::results::{KernelResult, Param, Point};
+use std::time::Duration;
+
+/// How the bench's bootstrap intervals are described in its results.
+pub const BOOTSTRAP_SAMPLES: &str = "percentile bootstrap over Criterion's samples";
+
+/// The paper's lengths the vector bench measures (Fig. 1 runs to 400).
+pub const PAPER_LENGTHS: [usize; 8] = [16, 32, 64, 128, 200, 256, 320, 400];
+
+/// The paper's lengths in the quick mode.
+pub const QUICK_PAPER_LENGTHS: [usize; 5] = [16, 64, 128, 256, 400];
+
+/// The vector bench's lengths, the same on every machine (so that bench ids
+/// line up): the paper's, then powers of two (powers of four and the last two
+/// in the quick mode) from 512 to 4 Mi elements, 96 MiB for a triad's three
+/// f64 vectors, which passes any last cache of up to 24 MiB by two lengths.
+pub fn vector_lengths(quick: bool) -> Vec<usize> {
+    let mut n: Vec<usize> = if quick {
+        QUICK_PAPER_LENGTHS.to_vec()
+    } else {
+        PAPER_LENGTHS.to_vec()
+    };
+    for p in 9..=22 {
+        if !quick || p % 2 == 0 || p >= 21 {
+            n.push(1 << p);
+        }
+    }
+    n
+}
+
+/// The memory levels an operation of `bytes_per_element` reaches on `lengths`
+/// with `caches` as `(level, bytes)`: each level's name and the breakpoints
+/// between them, in elements, as many as have at least two lengths each from
+/// the first on; and how many of `lengths` (sorted) those levels hold.
+pub fn levels(
+    lengths: &[usize],
+    bytes_per_element: usize,
+    caches: &[(u8, u64)],
+) -> (Vec<Level>, Vec<f64>, usize) {
+    let bpe = bytes_per_element as f64;
+    let mut bounds: Vec<(String, Option<u64>)> = caches
+        .iter()
+        .map(|(l, b)| (format!("L{l}"), Some(*b)))
+        .collect();
+    bounds.push(("memory".into(), None));
+    let (mut levels, mut breaks, mut held) = (Vec::new(), Vec::new(), 0);
+    let mut lo = 0.0;
+    for (name, cache) in bounds {
+        let hi = cache.map_or(f64::INFINITY, |b| b as f64 / bpe);
+        let inside = lengths
+            .iter()
+            .filter(|&&n| n as f64 > lo && n as f64 <= hi)
+            .count();
+        if inside < 2 {
+            break;
+        }
+        if !levels.is_empty() {
+            breaks.push(lo);
+        }
+        levels.push(Level {
+            name,
+            cache_bytes: cache,
+        });
+        held += inside;
+        lo = hi;
+    }
+    (levels, breaks, held)
+}
+
+/// One length's samples: its length, the most repetitions a sample had, and
+/// the samples' time per repetition in ns.
+pub type Samples = (usize, u64, Vec<f64>);
+
+/// Where a vector bench ran.
+#[derive(Debug, Clone, Copy)]
+pub struct VectorSite<'a> {
+    /// The SIMD level the operations ran at.
+    pub simd: Simd,
+    /// The CPU the bench is pinned to.
+    pub cpu: usize,
+    /// That CPU's data caches, `(level, bytes)`.
+    pub caches: &'a [(u8, u64)],
+    /// The clock's read cost subtracted from every batch, ns.
+    pub t0_clock_ns: f64,
+}
+
+/// `hockney-vector`'s result of `op` in `precision` (`f64` or `f32`, of
+/// `element_bytes`) from its lengths' samples, fitted by the kernel's own
+/// [`operation_result`], the headline from its fits.
+pub fn vector_result(
+    op: Operation,
+    precision: &'static str,
+    element_bytes: usize,
+    lengths: Vec<Samples>,
+    site: &VectorSite<'_>,
+) -> KernelResult {
+    let mut lengths = lengths;
+    lengths.retain(|l| !l.2.is_empty());
+    lengths.sort_by_key(|l| l.0);
+    let ns: Vec<usize> = lengths.iter().map(|l| l.0).collect();
+    let (levels, breaks, held) = levels(&ns, op.arrays() * element_bytes, site.caches);
+    lengths.truncate(held.max(2).min(lengths.len()));
+    let trials = lengths.iter().map(|l| l.2.len()).max().unwrap_or(0);
+    let sweep = OperationSweep {
+        op,
+        precision,
+        element_bytes,
+        lengths: lengths
+            .into_iter()
+            .map(|(n, reps, samples_ns)| LengthSamples {
+                n,
+                reps,
+                samples_ns,
+            })
+            .collect(),
+        levels,
+        breaks,
+        probe_rates: Vec::new(),
+    };
+    let plan = VectorPlan {
+        paper_step: PAPER_LENGTHS[0],
+        paper_max: *PAPER_LENGTHS.last().expect("lengths"),
+        per_level: 0,
+        max_working_set: 0,
+        trials,
+        target: Duration::ZERO,
+    };
+    let mut r = operation_result(
+        &sweep,
+        &plan,
+        site.simd,
+        site.cpu,
+        Placement::Pinned,
+        site.t0_clock_ns,
+    );
+    r.warnings
+        .retain(|w| !w.contains("rate probe") && !w.contains("rate_probe"));
+    fill_from_fits(&mut r);
+    debug_assert_eq!(r.kernel, VECTOR);
+    r
+}
+
+/// The synchronisation bench's grains for `method`, flop: three near-zero
+/// ones, then three long ones, 16 to 64 Ki flop for a method that spins at
+/// short grains and 16 times longer for one that sleeps (its `t0` is tens of
+/// microseconds, so its long grains' work must be longer still).
+pub fn sync_grains(method: Method) -> ([usize; 3], [usize; 3]) {
+    let short = [16, 64, 256];
+    if method.spins_at_short_grains() {
+        (short, [16 << 10, 32 << 10, 64 << 10])
+    } else {
+        (short, [256 << 10, 512 << 10, 1 << 20])
+    }
+}
+
+/// `hockney-sync`'s result of `method` from its grains' samples (the short
+/// grains first, `short` of them): eq. (10b) by the split fit, with bootstrap
+/// intervals over the samples, as the kernel's headline `r_inf_flop_per_s`,
+/// `t0_ns` and `s_half_flop` of the method.
+pub fn sync_result(
+    method: Method,
+    grains: &[Samples],
+    short: usize,
+    cpus: &[usize],
+    t0_clock_ns: f64,
+) -> KernelResult {
+    let parts = cpus.len().max(2);
+    let placement = if cpus.len() < parts {
+        Placement::Oversubscribed
+    } else {
+        Placement::Pinned
+    };
+    let measured: Vec<&Samples> = grains.iter().filter(|g| !g.2.is_empty()).collect();
+    let short = short.min(measured.len());
+    let mut warnings = Vec::new();
+    let mut points = Vec::new();
+    let x: Vec<f64> = measured.iter().map(|g| g.0 as f64).collect();
+    let times: Vec<Vec<f64>> = measured.iter().map(|g| g.2.clone()).collect();
+    for (grain, reps, samples) in measured {
+        let (summary, warning) = summarize_trials(samples, &format!("s = {grain}"));
+        warnings.extend(warning);
+        points.push(
+            Point::new()
+                .with("grain_flop", *grain as f64)
+                .with("processors", parts as f64)
+                .with("reps", *reps as f64)
+                .with("rounds", samples.len() as f64)
+                .with("rate_flop_per_s", *grain as f64 / summary.median * 1e9)
+                .with_stats("time_ns", summary),
+        );
+    }
+    let mut r = KernelResult::new(SYNC, "hockney", placement, cpus.to_vec())
+        .with_transport(Some(method.name()));
+    let model = "t = t0 + s/r_inf (eq. 10b)";
+    match fit_split_with_intervals(&x, &times, short, RateFrom::LongLine) {
+        Ok((f, ci)) => {
+            let slope = 1.0 / f.r_inf_per_ns;
+            let y: Vec<f64> = points
+                .iter()
+                .map(|p| p.stats("time_ns").map_or(f64::NAN, |s| s.median))
+                .collect();
+            let check = fit_line(&x, &y).ok();
+            let residuals: Vec<f64> = x
+                .iter()
+                .zip(&y)
+                .map(|(s, t)| t - f.t0_ns - s * slope)
+                .collect();
+            let r2 = check.as_ref().map_or(0.0, |l| l.r2);
+            let full = HockneyFit {
+                r_inf_per_ns: f.r_inf_per_ns,
+                n_half: f.s_half,
+                t0_ns: f.t0_ns,
+                pi0_per_ns: 1.0 / f.t0_ns,
+                r2,
+                line: LineFit {
+                    intercept: f.t0_ns,
+                    slope,
+                    r2,
+                    se_intercept: check.as_ref().map_or(0.0, |l| l.se_intercept),
+                    se_slope: check.as_ref().map_or(0.0, |l| l.se_slope),
+                    n_points: x.len(),
+                    residuals,
+                },
+            };
+            let fit = hockney_fit_result(
+                &Fitted::Full(full),
+                model,
+                "",
+                "grain_flop",
+                "time_ns.median",
+                0.0,
+                Some(t0_clock_ns),
+                &mut warnings,
+            );
+            let of = Some(method.name());
+            let per_s = |c: Option<[f64; 2]>| c.map(|[a, b]| [a * 1e9, b * 1e9]);
+            r.headline = vec![
+                Param::new("r_inf_flop_per_s", of, f.r_inf_per_ns * 1e9)
+                    .with_ci(per_s(ci[0]), BOOTSTRAP_SAMPLES),
+                Param::new("t0_ns", of, f.t0_ns).with_ci(ci[1], BOOTSTRAP_SAMPLES),
+                Param::new("s_half_flop", of, f.s_half).with_ci(ci[2], BOOTSTRAP_SAMPLES),
+            ];
+            r.fits.push(fit);
+        }
+        Err(e) => warnings.push(format!("no (r_inf, s_1/2) from the bench's grains: {e}")),
+    }
+    if placement != Placement::Pinned {
+        warnings.push(format!(
+            "processors share CPUs ({placement}): waits yield or block, so times include scheduling"
+        ));
+    }
+    r.with_points(points).with_warnings(warnings)
+}
+
+/// Where a ping-pong bench ran: its two CPUs, how its ranks sat on them, and
+/// their distance class.
+#[derive(Debug, Clone)]
+pub struct PairSite {
+    /// The two ranks' CPUs (one when they share it).
+    pub cpus: Vec<usize>,
+    /// How the ranks sit on them.
+    pub placement: Placement,
+    /// The distance class of the two CPUs.
+    pub distance: Option<DistanceClass>,
+}
+
+/// `pingpong`'s result over `transport` from its sizes' round-trip samples
+/// (`(bytes, reps, round trips in ns)`), fitted by the kernel's own latency
+/// line (one-way = half a round trip), with `probe_round_trips_ns` (the
+/// two-flag round trips, in ns) as its probe.
+pub fn latency_result(
+    transport: &str,
+    site: &PairSite,
+    sizes: &[Samples],
+    probe_round_trips_ns: &[f64],
+) -> KernelResult {
+    let measured = PairSamples {
+        sizes: sizes
+            .iter()
+            .filter(|s| !s.2.is_empty())
+            .map(|(size, reps, rt)| SizeSamples {
+                size: *size,
+                reps: *reps,
+                samples_ns: rt.iter().map(|t| t / 2.0).collect(),
+                single_round_trip_ns: None,
+            })
+            .collect(),
+        probes_ns: probe_round_trips_ns.to_vec(),
+        copy_ns_per_byte: Vec::new(),
+    };
+    let layout = PairLayout {
+        placement: site.placement,
+        ranks: 2,
+        distance: site.distance,
+    };
+    crate::kernels::scibench::latency_result(
+        PINGPONG,
+        Some(transport),
+        &layout,
+        &site.cpus,
+        &measured,
+    )
+}
+
+/// A CoMet barrier's result (`kernel`: `comet-barrier-central` or
+/// `comet-barrier-dissemination` with its `transport`) from the samples of
+/// each processor count `(P, reps, barrier times in ns)`: per P the median
+/// with a bootstrap interval, as `barrier_ns` of `P = p`, and the line
+/// `a + b log2 P` on the minima where there are three counts or more.
+pub fn barrier_result(
+    kernel: &str,
+    transport: Option<&str>,
+    cpus: &[usize],
+    placement: Placement,
+    per_p: &[Samples],
+) -> KernelResult {
+    let mut warnings = Vec::new();
+    let (mut points, mut headline) = (Vec::new(), Vec::new());
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for (p, reps, samples) in per_p.iter().filter(|s| !s.2.is_empty()) {
+        let (summary, warning) = summarize_trials(samples, &format!("P = {p}"));
+        warnings.extend(warning);
+        x.push((*p as f64).log2());
+        y.push(summary.min);
+        let of = format!("P = {p}");
+        headline.push(
+            Param::new("barrier_ns", Some(&of), summary.median)
+                .with_ci(median_bootstrap(samples), BOOTSTRAP_SAMPLES),
+        );
+        points.push(
+            Point::new()
+                .with("processors", *p as f64)
+                .with("log2_processors", (*p as f64).log2())
+                .with("virtual", f64::from(*p > cpus.len()))
+                .with("reps", *reps as f64)
+                .with_stats("barrier_ns", summary),
+        );
+    }
+    let mut r = KernelResult::new(kernel, "comet", placement, cpus.to_vec())
+        .with_transport(transport)
+        .with_points(points)
+        .with_warnings(warnings)
+        .with_headline(headline);
+    if x.len() >= 3
+        && let Ok(line) = fit_line(&x, &y)
+    {
+        let mut f = crate::results::FitResult {
+            model: "t_barrier = a + b log2 P".into(),
+            x: "log2_processors".into(),
+            y: "barrier_ns.min".into(),
+            params: Default::default(),
+            std_errors: Default::default(),
+            r2: line.r2,
+            n_points: line.n_points,
+            flagged: false,
+        };
+        f.params.insert("a_ns".into(), line.intercept);
+        f.params.insert("b_ns_per_doubling".into(), line.slope);
+        f.std_errors.insert("a_ns".into(), line.se_intercept);
+        f.std_errors
+            .insert("b_ns_per_doubling".into(), line.se_slope);
+        r.fits.push(f);
+    }
+    r.ranks = per_p.iter().map(|s| s.0).max().unwrap_or(0);
+    r
+}
+
+#[cfg(test)]
+#[path = "fits_tests.rs"]
+mod tests;

@@ -1,0 +1,214 @@
+//! The bench's fits on synthetic samples with known parameters.
+
+use super::*;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// `count` samples of `t` ns, each times `1 + u` with `u` uniform in
+/// `[0, spread)` (a timing is never faster than the machine), seeded.
+fn noisy(t: f64, count: usize, spread: f64, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
+    (0..count)
+        .map(|_| t * (1.0 + spread * rng.random::<f64>()))
+        .collect()
+}
+
+fn headline<'a>(r: &'a KernelResult, name: &str, of: Option<&str>) -> &'a Param {
+    r.headline
+        .iter()
+        .find(|p| p.name == name && p.of.as_deref() == of)
+        .unwrap_or_else(|| panic!("{name} of {of:?} in {:?}", r.headline))
+}
+
+fn within(p: &Param, want: f64, tolerance: f64) {
+    assert!(
+        (p.value / want - 1.0).abs() < tolerance,
+        "{} = {} where {want} was made",
+        p.name,
+        p.value
+    );
+}
+
+/// Lengths 16 to 4 Mi elements on a machine of 64 KiB L1 and 2 MiB L2: an
+/// f64 dyadic multiply (24 bytes an element) holds 2730 elements in L1, so
+/// L1 has the paper's 8 lengths and 512 to 2048; L2 4096 to 65536; memory
+/// the rest (no L3 given).
+#[test]
+fn levels_take_the_lengths_between_the_caches() {
+    let n = vector_lengths(false);
+    assert_eq!(n.len(), 8 + 14);
+    let (found, breaks, held) = levels(&n, 24, &[(1, 64 << 10), (2, 2 << 20)]);
+    let names: Vec<&str> = found.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["L1", "L2", "memory"]);
+    assert_eq!(breaks, [65536.0 / 24.0, 2097152.0 / 24.0]);
+    assert_eq!(held, n.len());
+    // A level with fewer than two lengths ends the levels there: of the
+    // quick grid, an L1 of 85 elements holds 16 and 64, an L2 of 128 only 128.
+    let q = vector_lengths(true);
+    assert_eq!(
+        q,
+        [
+            16,
+            64,
+            128,
+            256,
+            400,
+            1024,
+            4096,
+            16384,
+            65536,
+            262144,
+            1 << 20,
+            1 << 21,
+            1 << 22
+        ]
+    );
+    let (found, _, held) = levels(&q, 24, &[(1, 2 << 10), (2, 3 << 10)]);
+    assert_eq!(found.len(), 1);
+    assert_eq!(held, 2);
+}
+
+/// An f64 dyadic multiply at r_inf = 8 flop/ns with n_1/2 = 40 in L1 and
+/// 2 flop/ns with n_1/2 = 400 beyond it: the bench's fits give both levels'
+/// parameters within 3 % under 2 % noise, each with an interval that holds
+/// the value made.
+#[test]
+fn vector_fits_recover_each_levels_parameters() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let caches = [(1u8, 64u64 << 10)];
+    let l1_elements = (64 << 10) / 24;
+    let lengths: Vec<Samples> = vector_lengths(false)
+        .into_iter()
+        .map(|n| {
+            let (r, half) = if n <= l1_elements {
+                (8.0, 40.0)
+            } else {
+                (2.0, 400.0)
+            };
+            (n, 100, noisy((n as f64 + half) / r, 20, 0.02, &mut rng))
+        })
+        .collect();
+    let site = VectorSite {
+        simd: Simd::detect(),
+        cpu: 0,
+        caches: &caches,
+        t0_clock_ns: 20.0,
+    };
+    let r = vector_result(Operation::Dyadic, "f64", 8, lengths, &site);
+    assert_eq!(r.kernel, "hockney-vector");
+    assert_eq!(r.transport.as_deref(), Some("dyadic-f64"));
+    for (level, r_inf, half) in [("L1", 8e9, 40.0), ("memory", 2e9, 400.0)] {
+        let rate = headline(
+            &r,
+            &format!("{}_r_inf_flop_per_s", level.to_lowercase()),
+            Some(level),
+        );
+        within(rate, r_inf, 0.03);
+        let [lo, hi] = rate.ci95.expect("an interval");
+        assert!(lo < r_inf * 1.02 && hi > r_inf * 0.98, "{lo}..{hi}");
+        let n = headline(
+            &r,
+            &format!("{}_n_half_flop", level.to_lowercase()),
+            Some(level),
+        );
+        within(n, half, 0.15);
+    }
+}
+
+/// A spinning method at t0 = 300 ns and r_inf = 8 flop/ns (s_1/2 = 2400
+/// flop): the split fit recovers all three within their bootstrap
+/// intervals, and names them as `hockney-sync` does.
+#[test]
+fn sync_fits_recover_t0_r_inf_and_s_half() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let (short, long) = sync_grains(Method::SpinHint);
+    let grains: Vec<Samples> = short
+        .iter()
+        .chain(&long)
+        .map(|&s| (s, 1000, noisy(300.0 + s as f64 / 8.0, 20, 0.03, &mut rng)))
+        .collect();
+    let r = sync_result(Method::SpinHint, &grains, 3, &[0, 1], 20.0);
+    assert_eq!(
+        (r.kernel.as_str(), r.transport.as_deref()),
+        ("hockney-sync", Some("spin-hint"))
+    );
+    let of = Some("spin-hint");
+    // The minimum noise is 0, the median 1.5 %: the medians lie 1.5 % above.
+    for (name, want) in [
+        ("r_inf_flop_per_s", 8e9 / 1.015),
+        ("t0_ns", 300.0 * 1.015),
+        ("s_half_flop", 2400.0),
+    ] {
+        let p = headline(&r, name, of);
+        within(p, want, 0.05);
+        let [lo, hi] = p.ci95.unwrap_or_else(|| panic!("{name} has an interval"));
+        assert!(
+            lo <= p.value && p.value <= hi && hi - lo < 0.2 * p.value,
+            "{name}: {lo}..{hi}"
+        );
+    }
+    assert!(r.fits[0].params["s_half_flop"] > 2000.0);
+    // The near-zero grains only: none of the long ones is short enough.
+    let bad = sync_result(Method::SpinHint, &grains[..3], 3, &[0, 1], 20.0);
+    assert!(bad.headline.is_empty() && bad.warnings.iter().any(|w| w.contains("no (r_inf")));
+}
+
+/// One-way t = 200 ns + 0.05 ns/B, round trips twice that: t_startup,
+/// t_per_byte and n_1/2 = 4000 B come back, with the probe beside them.
+#[test]
+fn latency_fits_recover_startup_and_per_byte() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let sizes: Vec<Samples> = [8usize, 64, 1024, 16384, 65536]
+        .iter()
+        .map(|&b| {
+            (
+                b,
+                100,
+                noisy(2.0 * (200.0 + 0.05 * b as f64), 10, 0.01, &mut rng),
+            )
+        })
+        .collect();
+    let site = PairSite {
+        cpus: vec![0, 1],
+        placement: Placement::Pinned,
+        distance: None,
+    };
+    let r = latency_result("mailbox", &site, &sizes, &[150.0, 152.0, 149.0]);
+    assert_eq!(
+        (r.kernel.as_str(), r.transport.as_deref()),
+        ("pingpong", Some("mailbox"))
+    );
+    let fit = &r.fits[0].params;
+    assert!((fit["t_startup_ns"] / 200.0 - 1.0).abs() < 0.03, "{fit:?}");
+    assert!((fit["t_per_byte_ns"] / 0.05 - 1.0).abs() < 0.03, "{fit:?}");
+    assert!((fit["n_half_bytes"] / 4000.0 - 1.0).abs() < 0.06, "{fit:?}");
+    let t = headline(&r, "t_startup_ns", None);
+    assert!(t.ci95.is_some(), "{t:?}");
+    assert!(r.headline.iter().any(|p| p.name == "probe_round_trip_ns"));
+}
+
+/// Barrier times of 100 ns at P = 2 and 300 at P = 4: each P's median with an
+/// interval holding it; with three counts, the line a + b log2 P.
+#[test]
+fn barrier_medians_per_p() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let per_p: Vec<Samples> = [(2usize, 100.0), (4, 300.0), (8, 500.0)]
+        .iter()
+        .map(|&(p, t)| (p, 10, noisy(t, 15, 0.1, &mut rng)))
+        .collect();
+    let r = barrier_result(
+        "comet-barrier-central",
+        None,
+        &[0, 1],
+        Placement::Virtual,
+        &per_p,
+    );
+    for (of, t) in [("P = 2", 100.0), ("P = 4", 300.0)] {
+        let p = headline(&r, "barrier_ns", Some(of));
+        within(p, t * 1.05, 0.05);
+        let [lo, hi] = p.ci95.expect("an interval");
+        assert!(lo <= p.value && p.value <= hi);
+    }
+    let f = &r.fits[0].params;
+    assert!((f["b_ns_per_doubling"] - 200.0).abs() < 10.0, "{f:?}");
+    assert_eq!(r.ranks, 8);
+}

@@ -1,0 +1,78 @@
+//! The result file a `cargo bench` writes: valid against the schema that
+//! `halfperf schema` prints, read back by `halfperf card`, and merged bench
+//! by bench.
+
+use halfperf::benchfit::fits::{PairSite, Samples, latency_result, sync_result};
+use halfperf::benchfit::{self, SOURCE};
+use halfperf::control::Placement;
+use halfperf::kernels::hockney::Method;
+use std::process::Command;
+
+/// A ping-pong and a synchronisation result from exact synthetic samples.
+fn kernels() -> Vec<halfperf::results::KernelResult> {
+    let sizes: Vec<Samples> = [8usize, 64, 1024, 16384]
+        .iter()
+        .map(|&b| (b, 10, vec![2.0 * (150.0 + 0.1 * b as f64); 10]))
+        .collect();
+    let site = PairSite {
+        cpus: vec![0, 1],
+        placement: Placement::Pinned,
+        distance: None,
+    };
+    let (short, long) = halfperf::benchfit::fits::sync_grains(Method::SpinBare);
+    let grains: Vec<Samples> = short
+        .iter()
+        .chain(&long)
+        .map(|&s| {
+            (
+                s,
+                10,
+                (0..10).map(|i| 200.0 + s as f64 / 4.0 + i as f64).collect(),
+            )
+        })
+        .collect();
+    vec![
+        latency_result("mailbox", &site, &sizes, &[100.0; 10]),
+        sync_result(Method::SpinBare, &grains, 3, &[0, 1], 20.0),
+    ]
+}
+
+#[test]
+fn the_bench_file_is_schema_valid_and_reads_as_a_card() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let path = dir.path().join("criterion").join("halfperf.json");
+    benchfit::merge_into(&path, "transport", 10, kernels()).expect("written");
+    let text = std::fs::read_to_string(&path).expect("the file");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let validator =
+        jsonschema::validator_for(&halfperf::results::json_schema()).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let file = halfperf::results::read(&path).expect("read back");
+    assert_eq!(file.config["source"], SOURCE);
+    assert_eq!(file.kernels.len(), 2);
+    assert!(file.machine.logical_cpus >= 1);
+    let out = Command::new(env!("CARGO_BIN_EXE_halfperf"))
+        .arg("card")
+        .arg(&path)
+        .output()
+        .expect("halfperf card runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let card = String::from_utf8_lossy(&out.stdout);
+    // The ping-pong line's start-up (150 ns) and the method's t0 (200 ns).
+    assert!(card.contains("150"), "{card}");
+    assert!(card.contains("hockney-sync/spin-nohint"), "{card}");
+    // A second bench adds to the file; the same bench again replaces its own.
+    benchfit::merge_into(&path, "hockney_sync", 10, kernels()[1..].to_vec()).expect("merged");
+    let file = halfperf::results::read(&path).expect("read back");
+    assert_eq!(file.kernels.len(), 2);
+    assert_eq!(file.config["benches"]["transport"], 10);
+    assert_eq!(file.config["benches"]["hockney_sync"], 10);
+}
