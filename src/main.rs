@@ -16,6 +16,7 @@ use std::time::Duration;
 
 mod args;
 mod bars;
+mod model_hockney_cli;
 mod mpirun;
 mod simulate_cli;
 use args::{
@@ -131,6 +132,10 @@ enum ModelCommand {
     /// The SCI torus latency model (Gonzalez 2000): crossover sizes between dimensions
     /// for average latency and one-to-all multi-unicast, and the latency curves.
     Sci(SciArgs),
+    /// Hockney's program time (eqs. 4-9) from a result file's card, per sync method.
+    Hockney(model_hockney_cli::HockneyArgs),
+    /// Lamanna's T, optimal N and U for an efficiency (eqs. 13-18) from a result file.
+    Speedup(model_hockney_cli::SpeedupArgs),
 }
 
 #[derive(clap::Args)]
@@ -480,6 +485,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Model {
             model: ModelCommand::Sci(args),
         } => model_sci(&args)?,
+        Command::Model {
+            model: ModelCommand::Hockney(args),
+        } => model_hockney_cli::model_hockney(&args)?,
+        Command::Model {
+            model: ModelCommand::Speedup(args),
+        } => model_hockney_cli::model_speedup(&args)?,
         Command::Simulate(args) => simulate_cli::simulate(&args)?,
         Command::Compare {
             files,
