@@ -16,6 +16,7 @@ use std::time::Duration;
 
 mod args;
 mod bars;
+mod model_hockney_cli;
 mod model_papers_cli;
 mod mpirun;
 mod replay_cli;
@@ -149,6 +150,10 @@ enum ModelCommand {
     /// CoMet's collectives and matrix kernels predicted from the echo's lines,
     /// beside their measurements, with the error and where the prediction fails.
     Comet(model_papers_cli::CometArgs),
+    /// Hockney's program time (eqs. 4-9) from a result file's card, per sync method.
+    Hockney(model_hockney_cli::HockneyArgs),
+    /// Lamanna's T, optimal N and U for an efficiency (eqs. 13-18) from a result file.
+    Speedup(model_hockney_cli::SpeedupArgs),
 }
 
 #[derive(clap::Args)]
@@ -504,6 +509,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Model {
             model: ModelCommand::Comet(args),
         } => model_papers_cli::comet(&args)?,
+        Command::Model {
+            model: ModelCommand::Hockney(args),
+        } => model_hockney_cli::model_hockney(&args)?,
+        Command::Model {
+            model: ModelCommand::Speedup(args),
+        } => model_hockney_cli::model_speedup(&args)?,
         Command::Simulate(args) => simulate_cli::simulate(&args)?,
         Command::Replay(args) => return replay_cli::replay(&args),
         Command::Compare {

@@ -6,6 +6,7 @@
 //! - [`stats`]: min / median / max / percentiles of trial samples.
 //! - [`interval`]: 95 % intervals, percentile bootstrap and Student t.
 //! - [`hockney`]: `t = (n + n_half)/r_inf`, `s_half`, `t0`, `pi0` (Hockney).
+//! - [`hockney_program`]: a program's time from them, eqs. (4)-(9), with its interval.
 //! - [`piecewise`]: piecewise lines with breakpoints found from the data, and
 //!   half-peak message sizes (CoMet).
 //! - [`decomposition`]: F S R A U E from the NCUBE experiments (Krumme &
@@ -29,6 +30,7 @@ pub mod decomposition;
 pub mod fit;
 pub mod goal;
 pub mod hockney;
+pub mod hockney_program;
 pub mod interval;
 pub mod kg;
 pub mod piecewise;

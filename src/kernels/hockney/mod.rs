@@ -8,11 +8,14 @@
 //! - `hockney-sync` ([`sync`]): `t = t_0 + s / r_inf` for a dyadic segment split
 //!   over P processors, per synchronisation method of [`crate::sync`]; Table II,
 //!   with the grains that reach 50% and 91% of `r_inf`.
+//! - `hockney-program` ([`program`]): a chain of segments of mixed grains per
+//!   method, measured beside eq. (9)'s prediction from the method's own sweep.
 //!
 //! Both print tables in the shape of the paper's (see [`crate::text::hockney`]) and put
 //! every measured point (minimum, maximum, mean and percentiles over the trials)
 //! and every fit in the JSON.
 
+pub mod program;
 mod rate_probe;
 mod simd;
 pub mod sync;
@@ -34,7 +37,7 @@ use crate::results::num;
 use std::collections::BTreeMap;
 
 /// The Hockney kernels.
-pub static KERNELS: &[KernelSpec] = &[vector::VECTOR, sync::SYNC];
+pub static KERNELS: &[KernelSpec] = &[vector::VECTOR, sync::SYNC, program::PROGRAM];
 
 /// Below this R^2 a fit is flagged.
 const R2_THRESHOLD: f64 = 0.9;
