@@ -17,6 +17,7 @@ use std::time::Duration;
 mod args;
 mod bars;
 mod mpirun;
+mod plan_cli;
 mod simulate_cli;
 use args::{
     check_out_path, default_out_path, floor_pct, parse_cpus, parse_repeat, parse_sizes,
@@ -397,6 +398,8 @@ struct RunArgs {
     /// Inject a fault (stall:RANK or panic:RANK) to test that the run stops cleanly.
     #[arg(long, value_name = "FAULT", hide = true)]
     inject_fault: Option<String>,
+    #[command(flatten)]
+    planning: plan_cli::PlanArgs,
 }
 
 fn main() -> ExitCode {
@@ -595,8 +598,7 @@ fn model_sci(args: &SciArgs) -> Result<()> {
 
 fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     // Every check on the input comes before any measurement.
-    let topo = Topology::detect()?;
-    let allowed = platform::allowed_cpus();
+    let (topo, allowed) = plan_cli::machine(&args.planning)?;
     let chosen = resolve_kernels(&args.kernels)?;
     let over_mpi = args.transport == TransportArg::Mpi;
     #[cfg(not(feature = "mpi"))]
@@ -661,6 +663,12 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         oversubscribe: args.oversubscribe,
         fault,
         soak_messages: args.messages,
+        ..RunConfig::default()
+    };
+    let Some(config) =
+        plan_cli::settle(&args.planning, &topo, &allowed, &chosen, config, args.json)?
+    else {
+        return Ok(ExitCode::SUCCESS);
     };
     let cancel = Arc::new(AtomicBool::new(false));
     {

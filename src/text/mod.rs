@@ -401,6 +401,9 @@ pub fn card_comparison(c: &CardComparison) -> String {
     for (i, col) in c.columns.iter().enumerate() {
         let _ = writeln!(s, "[{}] {col}", i + 1);
     }
+    s.push_str(&crate::platform::differing_settings_text(
+        c.cards.iter().map(|k| k.identity.state.as_slice()),
+    ));
     let mut method = "";
     for row in &c.rows {
         if row.method != method {
