@@ -15,7 +15,7 @@ use std::time::Duration;
 pub(crate) struct PlanArgs {
     /// Print the plan (each kernel's processors, pairs and estimated time, and
     /// what was sampled to fit the budget) and stop without timing anything.
-    /// Every run prints it at its top too.
+    /// Every run prints its total at its top.
     #[arg(long)]
     pub(crate) plan: bool,
     /// Keep the run within MIN minutes by sampling c2c's pairs (down to one
@@ -80,19 +80,29 @@ pub(crate) fn settle(
         clock: &clock,
     };
     let p = plan::plan(chosen, &shape, args.max_minutes)?;
-    let text = plan::plan_text(&p);
     if args.plan {
         if json {
             println!("{}", serde_json::to_string_pretty(&p)?);
         } else {
-            print!("{text}");
+            print!("{}", plan::plan_text(&p));
         }
         return Ok(None);
     }
+    // At the top of a run, the plan in brief (`--plan` gives every kernel).
+    let brief = format!(
+        "plan: {} kernels, about {:.0} s of a {:.0} s budget{}\n",
+        p.kernels.len(),
+        p.total_s,
+        p.budget_s,
+        p.sampled
+            .iter()
+            .map(|s| format!("; sampled {s}"))
+            .collect::<String>()
+    );
     if json {
-        eprint!("{text}");
+        eprint!("{brief}");
     } else {
-        print!("{text}");
+        print!("{brief}");
     }
     if p.c2c_per_kind != config.c2c_pairs_per_kind && !config.quick {
         config.c2c_pairs_per_kind = p.c2c_per_kind;

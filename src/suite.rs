@@ -73,6 +73,13 @@ fn detected_features() -> Vec<String> {
             "sse2", "sse4.2", "avx", "avx2", "fma", "avx512f", "avx512vl"
         );
     }
+    #[cfg(target_arch = "aarch64")]
+    {
+        macro_rules! detect {
+            ($($f:tt),*) => { $( if std::arch::is_aarch64_feature_detected!($f) { v.push($f.to_string()); } )* };
+        }
+        detect!("neon", "sve", "sve2");
+    }
     v
 }
 
