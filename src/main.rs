@@ -19,6 +19,7 @@ mod bars;
 mod model_hockney_cli;
 mod model_papers_cli;
 mod mpirun;
+mod plan_cli;
 mod replay_cli;
 mod simulate_cli;
 use args::{
@@ -420,6 +421,8 @@ struct RunArgs {
     /// Inject a fault (stall:RANK or panic:RANK) to test that the run stops cleanly.
     #[arg(long, value_name = "FAULT", hide = true)]
     inject_fault: Option<String>,
+    #[command(flatten)]
+    planning: plan_cli::PlanArgs,
 }
 
 fn main() -> ExitCode {
@@ -631,8 +634,7 @@ fn model_sci(args: &SciArgs) -> Result<()> {
 
 fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     // Every check on the input comes before any measurement.
-    let topo = Topology::detect()?;
-    let allowed = platform::allowed_cpus();
+    let (topo, allowed) = plan_cli::machine(&args.planning)?;
     let chosen = resolve_kernels(&args.kernels)?;
     let over_mpi = args.transport == TransportArg::Mpi;
     #[cfg(not(feature = "mpi"))]
@@ -697,6 +699,12 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         oversubscribe: args.oversubscribe,
         fault,
         soak_messages: args.messages,
+        ..RunConfig::default()
+    };
+    let Some(config) =
+        plan_cli::settle(&args.planning, &topo, &allowed, &chosen, config, args.json)?
+    else {
+        return Ok(ExitCode::SUCCESS);
     };
     let cancel = Arc::new(AtomicBool::new(false));
     {

@@ -6,7 +6,7 @@
 use crate::kernels::{
     KernelError, KernelSpec, LoadCheck, RunConfig, RunContext, run_kernel_checked,
 };
-use crate::platform::{ClockInfo, Topology};
+use crate::platform::{ClockInfo, MachineRoot, Topology};
 use crate::results::{
     KernelResult, MachineInfo, ResultFile, SCHEMA_VERSION, SoftwareInfo, TOOL_NAME,
 };
@@ -34,6 +34,8 @@ pub fn machine_info(topology: &Topology, allowed: &[usize], clock: &ClockInfo) -
             read("/proc/sys/kernel/osrelease").unwrap_or_default()
         ),
         clock: clock.clone(),
+        state: Some(MachineRoot::live().state()),
+        l3_domains: Some(topology.l3_domains()),
     }
 }
 
@@ -70,6 +72,13 @@ fn detected_features() -> Vec<String> {
         detect!(
             "sse2", "sse4.2", "avx", "avx2", "fma", "avx512f", "avx512vl"
         );
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        macro_rules! detect {
+            ($($f:tt),*) => { $( if std::arch::is_aarch64_feature_detected!($f) { v.push($f.to_string()); } )* };
+        }
+        detect!("neon", "sve", "sve2");
     }
     v
 }
@@ -171,6 +180,9 @@ pub fn document(
         incomplete,
         summary: None,
     };
+    if let Some(state) = &mut file.machine.state {
+        state.preheat_ms = ctx.config.preheat_ms;
+    }
     file.summary = Some(crate::results::card(&file));
     file
 }

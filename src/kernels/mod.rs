@@ -8,6 +8,7 @@ pub mod convert;
 pub mod decomposition;
 pub mod headline;
 pub mod hockney;
+pub mod plan;
 pub mod probe;
 pub mod reliability;
 pub mod scibench;
@@ -79,6 +80,17 @@ pub struct RunConfig {
     /// Total messages of the soak, split evenly over the transports, size classes
     /// and both directions; `None`: its default.
     pub soak_messages: Option<u64>,
+    /// c2c's pairs per kind (distance class and core types); `None`: every
+    /// pair, or [`plan::C2C_QUICK_PER_KIND`] with `quick`. Set by the plan.
+    #[serde(default)]
+    pub c2c_pairs_per_kind: Option<usize>,
+    /// The largest processor count of the CoMet collectives' sweep; `None`:
+    /// the CPUs in use. Set by the plan.
+    #[serde(default)]
+    pub max_processors: Option<usize>,
+    /// How long every CPU in use was kept busy before the first kernel, ms.
+    #[serde(default)]
+    pub preheat_ms: Option<f64>,
 }
 
 impl Default for RunConfig {
@@ -93,6 +105,9 @@ impl Default for RunConfig {
             oversubscribe: false,
             fault: None,
             soak_messages: None,
+            c2c_pairs_per_kind: None,
+            max_processors: None,
+            preheat_ms: None,
         }
     }
 }
@@ -178,12 +193,22 @@ impl<'a> RunContext<'a> {
 }
 
 impl RunContext<'_> {
-    /// The CPUs a kernel should use: the user's, else all allowed.
+    /// The CPUs a kernel should use: the user's, else all allowed in the
+    /// topology's sweep order (one L3 domain first, a thread of every core
+    /// before their SMT siblings), so that a team of P takes the first P.
     pub fn cpus(&self) -> Vec<usize> {
         self.config
             .cpus
             .clone()
-            .unwrap_or_else(|| self.allowed.to_vec())
+            .unwrap_or_else(|| self.topology.sweep_order(self.allowed))
+    }
+
+    /// The largest processor count a sweep over P takes real CPUs for: the
+    /// CPUs in use, or fewer where the plan sampled.
+    pub fn sweep_cpus(&self) -> usize {
+        self.cpus()
+            .len()
+            .min(self.config.max_processors.unwrap_or(usize::MAX))
     }
 
     /// Whether the user interrupted the run.

@@ -65,6 +65,28 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, CpuListError> {
     Ok(out)
 }
 
+/// A set of CPUs in the kernel's list format (`0-3,8,10-11`), ascending.
+pub fn format_cpu_list(cpus: &[usize]) -> String {
+    let mut sorted = cpus.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            sorted[i].to_string()
+        } else {
+            format!("{}-{}", sorted[i], sorted[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
 /// What is wrong with a size.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SizeError {
@@ -119,6 +141,17 @@ mod tests {
             parse_cpu_list("0,"),
             Err(CpuListError::NotACpu { text, .. }) if text.is_empty()
         ));
+    }
+
+    /// The format is the parser's inverse on a sorted set.
+    #[test]
+    fn a_cpu_list_formats_as_the_kernel_writes_it() {
+        assert_eq!(format_cpu_list(&[8, 0, 1, 2, 3, 10, 11]), "0-3,8,10-11");
+        assert_eq!(format_cpu_list(&[]), "");
+        assert_eq!(
+            parse_cpu_list(&format_cpu_list(&[5, 7, 6])),
+            Ok(vec![5, 6, 7])
+        );
     }
 
     /// `4k` is 4096 bytes, `1M` 2^20; 2^60 M overflows.

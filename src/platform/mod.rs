@@ -10,19 +10,26 @@ mod aligned;
 mod clock;
 mod lists;
 mod load;
+mod order;
 mod pin;
+mod state;
 mod switches;
 mod syscall;
 mod topology;
 
 pub use aligned::{LINE, LineAligned};
 pub use clock::{ClockInfo, measure_clock};
-pub use lists::{CpuListError, SizeError, parse_cpu_list, parse_size};
+pub use lists::{CpuListError, SizeError, format_cpu_list, parse_cpu_list, parse_size};
 pub use load::{
     BUSY_THRESHOLD_CPUS, IdleSample, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus,
     count_as_own, counting_error_cpus,
 };
+pub use order::PairKind;
 pub use pin::{PinError, allowed_cpus, current_affinity, pin_current_thread};
+pub use state::{
+    MachineRoot, MachineState, differing_settings_text, preheat, state_card_text,
+    state_differences, state_lines,
+};
 pub use switches::{Switches, context_switches};
 pub use syscall::futex_wakes;
-pub use topology::{Cache, CacheKind, Cpu, DistanceClass, Topology, TopologyError};
+pub use topology::{Cache, CacheKind, CoreType, Cpu, DistanceClass, Topology, TopologyError};

@@ -20,6 +20,23 @@ pub enum TopologyError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The root holds no `devices/system/cpu`: it is not a sysfs tree.
+    #[error("{root} is not a /sys tree: it has no devices/system/cpu")]
+    NotSys {
+        /// The root given.
+        root: PathBuf,
+    },
+    /// A list of CPUs (a cpuset, a core type's list) names CPUs that are not
+    /// online.
+    #[error("{path} names CPUs {unknown:?} that do not exist (online: {online})")]
+    UnknownCpus {
+        /// The file.
+        path: PathBuf,
+        /// The CPUs it names that are not online.
+        unknown: Vec<usize>,
+        /// The online CPUs, as a list.
+        online: String,
+    },
     /// A file held something that is not a CPU list or a number.
     #[error("cannot parse {path}: {text:?} is not a {what}")]
     Parse {
@@ -72,6 +89,46 @@ pub struct Cpu {
     pub numa_node: Option<usize>,
     /// The logical CPUs on the same physical core, this one included.
     pub smt_siblings: Vec<usize>,
+    /// The core's type on a hybrid machine (`/sys/devices/cpu_core/cpus` and
+    /// `cpu_atom/cpus`); `None` where all cores are alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_type: Option<CoreType>,
+    /// The cluster (`topology/cluster_id`: cores sharing an L2 or a mesh
+    /// stop), where the kernel reports one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_id: Option<usize>,
+}
+
+/// A core's type on a hybrid machine.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CoreType {
+    /// A performance core (Intel's `cpu_core`).
+    Performance,
+    /// An efficiency core (Intel's `cpu_atom`).
+    Efficiency,
+}
+
+impl CoreType {
+    /// `P` or `E`, as the heat map and the tables label a CPU.
+    pub fn letter(self) -> char {
+        match self {
+            CoreType::Performance => 'P',
+            CoreType::Efficiency => 'E',
+        }
+    }
 }
 
 /// How far apart two logical CPUs are, nearest first.
@@ -185,8 +242,14 @@ impl Topology {
     /// Reads a sysfs tree rooted at `root` (the directory that holds `devices/`).
     pub fn read_from(root: &Path) -> Result<Topology, TopologyError> {
         let cpu_dir = root.join("devices/system/cpu");
+        if !cpu_dir.is_dir() {
+            return Err(TopologyError::NotSys {
+                root: root.to_path_buf(),
+            });
+        }
         let online = parse_cpu_list_file(&cpu_dir.join("online"))?;
         let numa = read_numa_nodes(root);
+        let types = read_core_types(root, &online)?;
         let mut cpus = Vec::with_capacity(online.len());
         let mut caches: Vec<Cache> = Vec::new();
         for &id in &online {
@@ -199,12 +262,17 @@ impl Topology {
             cpus.push(Cpu {
                 id,
                 core_id: parse_number_file(&topo_dir.join("core_id"))?,
-                package_id: parse_number_file(&topo_dir.join("physical_package_id"))?,
+                package_id: parse_package_file(&topo_dir.join("physical_package_id"))?,
                 numa_node: numa
                     .iter()
                     .find(|(_, list)| list.contains(&id))
                     .map(|(node, _)| *node),
                 smt_siblings: parse_cpu_list_file(&topo_dir.join(siblings_file))?,
+                core_type: types
+                    .iter()
+                    .find(|(_, list)| list.contains(&id))
+                    .map(|(t, _)| *t),
+                cluster_id: parse_number_file(&topo_dir.join("cluster_id")).ok(),
             });
             for cache in read_caches(&cpu_dir.join(format!("cpu{id}/cache")))? {
                 if !caches.contains(&cache) {
@@ -299,20 +367,31 @@ impl Topology {
     }
 
     /// One representative pair of CPUs per distance class present among `allowed`,
-    /// nearest class first (lowest-numbered pair within a class).
+    /// nearest class first: the lowest-numbered pair within a class whose CPUs
+    /// are both performance cores (or untyped), else the lowest-numbered pair.
+    /// On a hybrid machine a kernel's default pair is then a pair of P cores,
+    /// never an E pair standing in for the class.
     pub fn pairs_by_class(&self, allowed: &[usize]) -> Vec<(DistanceClass, usize, usize)> {
-        let mut out: Vec<(DistanceClass, usize, usize)> = Vec::new();
+        let efficient = |c: usize| {
+            self.cpu(c)
+                .is_some_and(|c| c.core_type == Some(CoreType::Efficiency))
+        };
+        let mut out: Vec<(DistanceClass, usize, usize, bool)> = Vec::new();
         for (i, &a) in allowed.iter().enumerate() {
             for &b in &allowed[i + 1..] {
-                if let Some(class) = self.distance(a, b)
-                    && !out.iter().any(|(c, _, _)| *c == class)
-                {
-                    out.push((class, a, b));
+                let Some(class) = self.distance(a, b) else {
+                    continue;
+                };
+                let fast = !efficient(a) && !efficient(b);
+                match out.iter_mut().find(|(c, ..)| *c == class) {
+                    None => out.push((class, a, b, fast)),
+                    Some(slot) if fast && !slot.3 => *slot = (class, a, b, fast),
+                    Some(_) => {}
                 }
             }
         }
-        out.sort_by_key(|(c, _, _)| *c);
-        out
+        out.sort_by_key(|(c, ..)| *c);
+        out.into_iter().map(|(c, a, b, _)| (c, a, b)).collect()
     }
 }
 
@@ -334,7 +413,58 @@ fn parse_number_file(path: &Path) -> Result<usize, TopologyError> {
     })
 }
 
-fn parse_cpu_list_file(path: &Path) -> Result<Vec<usize>, TopologyError> {
+/// A package id; Arm kernels before 5.x wrote -1 (no package known): one
+/// package then.
+fn parse_package_file(path: &Path) -> Result<usize, TopologyError> {
+    if read_trimmed(path)? == "-1" {
+        return Ok(0);
+    }
+    parse_number_file(path)
+}
+
+/// The hybrid core types: `devices/cpu_core/cpus` (performance) and
+/// `devices/cpu_atom/cpus` (efficiency), both present or neither used.
+fn read_core_types(
+    root: &Path,
+    online: &[usize],
+) -> Result<Vec<(CoreType, Vec<usize>)>, TopologyError> {
+    let p = root.join("devices/cpu_core/cpus");
+    let e = root.join("devices/cpu_atom/cpus");
+    if !(p.exists() && e.exists()) {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (kind, path) in [(CoreType::Performance, p), (CoreType::Efficiency, e)] {
+        let list = parse_cpu_list_file(&path)?;
+        check_known(&path, &list, online)?;
+        out.push((kind, list));
+    }
+    Ok(out)
+}
+
+/// An error naming the CPUs of `list` (read from `path`) that are not in
+/// `online`.
+pub(super) fn check_known(
+    path: &Path,
+    list: &[usize],
+    online: &[usize],
+) -> Result<(), TopologyError> {
+    let unknown: Vec<usize> = list
+        .iter()
+        .copied()
+        .filter(|c| !online.contains(c))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(TopologyError::UnknownCpus {
+        path: path.to_path_buf(),
+        unknown,
+        online: super::lists::format_cpu_list(online),
+    })
+}
+
+pub(super) fn parse_cpu_list_file(path: &Path) -> Result<Vec<usize>, TopologyError> {
     let text = read_trimmed(path)?;
     parse_cpu_list(&text).ok_or_else(|| TopologyError::Parse {
         path: path.to_path_buf(),

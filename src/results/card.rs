@@ -59,6 +59,13 @@ pub struct Identity {
     pub kernels_warned: usize,
     /// True when the run was interrupted.
     pub incomplete: bool,
+    /// The machine's settings as `name: value` lines (empty for files
+    /// without them).
+    #[serde(default)]
+    pub state: Vec<String>,
+    /// The settings that make a comparison with another run fragile.
+    #[serde(default)]
+    pub fragile: Vec<String>,
 }
 
 /// How far to trust a row.
@@ -234,6 +241,8 @@ fn identity(file: &ResultFile) -> Identity {
         kernels: file.kernels.len(),
         kernels_warned,
         incomplete: file.incomplete,
+        state: crate::platform::state_lines(m.state.as_ref()),
+        fragile: m.state.as_ref().map(|s| s.fragile()).unwrap_or_default(),
     }
 }
 

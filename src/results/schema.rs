@@ -4,7 +4,7 @@
 use super::card::MachineCard;
 use crate::control::Placement;
 use crate::model::stats::Summary;
-use crate::platform::{Cache, ClockInfo, DistanceClass, LoadReport, Topology};
+use crate::platform::{Cache, ClockInfo, DistanceClass, LoadReport, MachineState, Topology};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -68,6 +68,14 @@ pub struct MachineInfo {
     pub os: String,
     /// The clock and its measured overhead.
     pub clock: ClockInfo,
+    /// The machine's settings (governor, turbo, THP, a hypervisor, ...) and
+    /// the preheat before timing; absent in files of earlier builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<MachineState>,
+    /// L3 domains (an EPYC's CCDs; one per package on most Xeons; 0 without
+    /// an L3); absent in files of earlier builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l3_domains: Option<usize>,
 }
 
 /// The build.

@@ -113,6 +113,7 @@ pub fn card(c: &MachineCard) -> String {
             ""
         }
     );
+    s.push_str(&crate::platform::state_card_text(&id.state, &id.fragile));
     let _ = writeln!(
         s,
         "  values [95 % interval]; marks: noisy, flagged fit, virtual, busy"

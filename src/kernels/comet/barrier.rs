@@ -325,7 +325,10 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         return run_over_mpi(ctx, procs.get());
     }
     crate::kernels::probe::around(ctx, || {
-        run_with(ctx, &common::processor_counts(ctx.config.quick))
+        run_with(
+            ctx,
+            &common::processor_counts(ctx.config.quick, ctx.sweep_cpus()),
+        )
     })
 }
 

@@ -55,13 +55,11 @@ pub(crate) fn processors_point(p: usize, cpus: usize) -> crate::results::Point {
 }
 
 /// The processor counts of the collective kernels: 2 runs pinned on two CPUs,
-/// the others as virtual processors unless the machine has the CPUs.
-pub(crate) fn processor_counts(quick: bool) -> Vec<usize> {
-    if quick {
-        vec![2, 4, 8]
-    } else {
-        vec![2, 4, 8, 9, 16]
-    }
+/// the others as virtual processors unless the machine has the CPUs; on a
+/// machine of more than 16 CPUs the powers of two up to `cpus` follow
+/// ([`crate::kernels::plan::collective_processors`], which the plan uses too).
+pub(crate) fn processor_counts(quick: bool, cpus: usize) -> Vec<usize> {
+    crate::kernels::plan::collective_processors(quick, cpus)
 }
 
 /// The bytes of a vector of doubles, for sending.

@@ -123,7 +123,9 @@ pub enum Simd {
     Avx512,
     /// `avx2,fma`: 256-bit vectors.
     Avx2,
-    /// The target's baseline (SSE2 on x86_64): 128-bit vectors.
+    /// The target's baseline: 128-bit vectors, SSE2 on x86_64 and NEON on
+    /// aarch64 (NEON is part of the aarch64 baseline, so this batch is the
+    /// NEON path there).
     Baseline,
 }
 

@@ -33,10 +33,15 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         return super::over_mpi::c2c(ctx, procs.get());
     }
     let cpus = ctx.cpus();
-    let pairs: Vec<(usize, usize)> = cpus
-        .iter()
-        .enumerate()
-        .flat_map(|(i, &a)| cpus[i + 1..].iter().map(move |&b| (a, b)))
+    // Every pair, or (quick, or sampled by the plan) a few of every distance
+    // class and core-type pair: the same choice the plan estimates.
+    let per_kind = ctx.config.c2c_pairs_per_kind.or(ctx
+        .config
+        .quick
+        .then_some(crate::kernels::plan::C2C_QUICK_PER_KIND));
+    let pairs: Vec<(usize, usize)> = crate::kernels::plan::c2c_pairs(ctx.topology, &cpus, per_kind)
+        .into_iter()
+        .map(|(_, a, b)| (a, b))
         .collect();
     if pairs.is_empty() {
         return Err(KernelError::NotRunnable {

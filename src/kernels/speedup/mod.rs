@@ -108,17 +108,10 @@ pub struct SpeedupPlan {
 
 impl SpeedupPlan {
     /// The plan of a run: `M` = 64 and loads 4..400 (quick), else `M` = 128 and loads
-    /// 2..256, each spanning about two decades of uniprocessor time; rank counts the
-    /// powers of two up to `max(8, CPUs)`.
+    /// 2..256, each spanning about two decades of uniprocessor time; rank counts
+    /// [`speedup_processors`].
     pub fn for_run(ctx: &RunContext<'_>) -> SpeedupPlan {
-        let cpus = ctx.cpus().len().max(1);
-        let mut processors = vec![1];
-        while processors
-            .last()
-            .is_some_and(|&n| n < 8.max(cpus) && n < 32)
-        {
-            processors.push(processors.last().copied().unwrap_or(1) * 2);
-        }
+        let processors = speedup_processors(ctx.config.quick, ctx.sweep_cpus());
         if ctx.config.quick {
             SpeedupPlan {
                 order: 64,
@@ -135,6 +128,21 @@ impl SpeedupPlan {
             }
         }
     }
+}
+
+/// The rank counts of a run on `cpus` CPUs: the powers of two from 1 up to
+/// `max(8, cpus)`, and at most the matrix order `M` (64 quick, 128 full),
+/// which every rank count must divide.
+pub fn speedup_processors(quick: bool, cpus: usize) -> Vec<usize> {
+    let order = if quick { 64 } else { 128 };
+    let mut processors = vec![1];
+    while processors
+        .last()
+        .is_some_and(|&n| n < 8.max(cpus) && n < order)
+    {
+        processors.push(processors.last().copied().unwrap_or(1) * 2);
+    }
+    processors
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
