@@ -205,6 +205,9 @@ pub fn card_comparison(c: &CardComparison) -> String {
         .max(MIN_LABEL);
     let mut s = String::new();
     push_columns(&mut s, &c.columns, width);
+    s.push_str(&crate::platform::differing_settings_text(
+        c.cards.iter().map(|k| k.identity.state.as_slice()),
+    ));
     let mut head = String::new();
     for i in 0..n {
         let _ = write!(
