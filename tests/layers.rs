@@ -18,6 +18,7 @@ const BINARY: [&str; 6] = [
     "mpirun.rs",
     "replay_cli.rs",
     "simulate_cli.rs",
+    "model_papers_cli.rs",
 ];
 
 /// The loom shim under every layer, and the exported macro of `transport`.

@@ -549,8 +549,10 @@ fn experiment_text_names_model_runs_seed_and_intervals() {
 fn table_6_rows_on_the_listing_model_and_appendix_d_t() {
     use halfperf::model::simulator::{APPENDIX_B_TL_MS, SimConfig, simulate};
     use halfperf::model::ttest::t_test_differences;
-    // Table 6's simulation column and Appendix D's benchmark averages (ms).
-    const ROWS: [(f64, [(u32, f64, f64); 5]); 4] = [
+    // Table 6's simulation column and Appendix D's benchmark averages (ms): per
+    // U, (N, simulation, benchmark).
+    type Cells = [(u32, f64, f64); 5];
+    const ROWS: [(f64, Cells); 4] = [
         (
             200.0,
             [
