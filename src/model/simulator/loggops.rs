@@ -209,7 +209,10 @@ pub fn simulate_goal(
             &dedicated
         }
     };
-    if placement.cpu_of_rank.len() != s.num_ranks as usize || !(placement.switch_ns >= 0.0) {
+    if placement.cpu_of_rank.len() != s.num_ranks as usize
+        || !placement.switch_ns.is_finite()
+        || placement.switch_ns < 0.0
+    {
         return Err(GoalSimError::Placement {
             given: placement.cpu_of_rank.len(),
             ranks: s.num_ranks,
