@@ -279,6 +279,18 @@ enum SendHoldArg {
 
 #[derive(clap::Args)]
 struct SimulateArgs {
+    /// A GOAL schedule (LogGOPSim / Schedgen text) to simulate under LogGOPS with
+    /// `--loggp`, instead of Lamanna's model; prints every rank's finish time, ns.
+    #[arg(value_name = "SCHEDULE.goal", requires = "loggp")]
+    schedule: Option<std::path::PathBuf>,
+    /// LogGOPS parameters for a GOAL schedule, ns (G and O per byte, S in bytes):
+    /// `L=2500,o=1500,g=1000,G=6,O=0,S=65535` (LogGOPSim's defaults fill any left out).
+    #[arg(
+        long,
+        value_name = "L=..,o=..,g=..,G=..,O=..,S=..",
+        requires = "schedule"
+    )]
+    loggp: Option<String>,
     /// Run an experiment design instead of one configuration (`lamanna`: Tables 4-5).
     #[arg(long, value_name = "NAME", value_enum)]
     experiment: Option<ExperimentArg>,

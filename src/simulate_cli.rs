@@ -1,6 +1,8 @@
 //! `halfperf simulate`: Lamanna's discrete-event simulator from the command
 //! line, one configuration averaged over seeds or the Table 4-5 experiment
-//! design (the options are [`crate::SimulateArgs`]).
+//! design (the options are [`crate::SimulateArgs`]); or a GOAL schedule under
+//! LogGOPS parameters given directly (`SCHEDULE.goal --loggp L=..,o=..`), the
+//! engine's other front end, which reproduces LogGOPSim's finish times.
 
 use crate::{
     BurstDistArg, ChannelOrderArg, ReceiveAtArg, SendHoldArg, SimModel, SimulateArgs, TopologyArg,
@@ -12,6 +14,9 @@ use halfperf::text;
 /// Lamanna experiment design.
 pub(crate) fn simulate(args: &SimulateArgs) -> Result<()> {
     use halfperf::model::simulator::{self as sim, LamannaParams};
+    if let (Some(path), Some(loggp)) = (&args.schedule, &args.loggp) {
+        return simulate_goal(path, loggp, args.json);
+    }
     if args.scale_u && args.experiment.is_none() {
         bail!("--scale-u scales the experiment's levels of U; use it with --experiment lamanna");
     }
@@ -186,5 +191,73 @@ pub(crate) fn simulate(args: &SimulateArgs) -> Result<()> {
         println!("messages (mean)    {messages:.0}");
         println!("events per second  {events_per_second:.3e}");
     }
+    Ok(())
+}
+
+/// Parses `L=..,o=..,g=..,G=..,O=..,S=..` over LogGOPSim's defaults.
+pub(crate) fn parse_loggp(text: &str) -> Result<halfperf::model::simulator::LogGops> {
+    let mut p = halfperf::model::simulator::LogGops::LOGGOPSIM_DEFAULTS;
+    for item in text.split(',').filter(|t| !t.trim().is_empty()) {
+        let Some((name, value)) = item.split_once('=') else {
+            bail!("--loggp: {item:?} is not NAME=VALUE (names L o g G O S)");
+        };
+        let v: f64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .with_context(|| format!("--loggp: {name}={value:?} is not a finite number >= 0"))?;
+        match name.trim() {
+            "L" => p.l_ns = v,
+            "o" => p.o_ns = v,
+            "g" => p.g_ns = v,
+            "G" => p.big_g_ns_per_byte = v,
+            "O" => p.big_o_ns_per_byte = v,
+            "S" if v.fract() == 0.0 && v < 1.8e19 => p.s_bytes = v as u64,
+            "S" => bail!("--loggp: S={value:?} must be a whole number of bytes"),
+            other => bail!("--loggp: unknown parameter {other:?}; the names are L o g G O S"),
+        }
+    }
+    Ok(p)
+}
+
+/// `halfperf simulate SCHEDULE.goal --loggp ...`: per-rank finish times, ns.
+fn simulate_goal(path: &std::path::Path, loggp: &str, json: bool) -> Result<()> {
+    use halfperf::model::{goal, simulator};
+    let p = parse_loggp(loggp)?;
+    let schedule = goal::read(path)?;
+    goal::check(&schedule)?;
+    let r = simulator::simulate_goal(&schedule, &p, None)?;
+    if json {
+        let doc = serde_json::json!({
+            "schedule": schedule.name,
+            "schedule_hash": schedule.hash,
+            "num_ranks": schedule.num_ranks,
+            "loggops": p,
+            "result": r,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(());
+    }
+    println!(
+        "{} ({} ranks, {} ops), L={} o={} g={} G={} O={} S={}",
+        schedule.name,
+        schedule.num_ranks,
+        schedule.op_count(),
+        p.l_ns,
+        p.o_ns,
+        p.g_ns,
+        p.big_g_ns_per_byte,
+        p.big_o_ns_per_byte,
+        p.s_bytes
+    );
+    for (rank, t) in r.finish_ns.iter().enumerate() {
+        println!("rank {rank:>6}  finish {t:>16} ns");
+    }
+    println!("end                {:>16} ns", r.end_ns);
+    println!(
+        "events {} ({} messages), {:.3e} events/s",
+        r.events, r.messages, r.events_per_second
+    );
     Ok(())
 }

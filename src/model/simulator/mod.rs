@@ -1,5 +1,11 @@
-//! Discrete-event simulation of a parallel process on a message-passing machine, after
-//! the SLAM II model of Lamanna, "A Performance Study of the Hypercube Architecture"
+//! The discrete-event engine and its two front ends. The engine is the future-event
+//! list (`queue`: earliest time first, ties by an order each front end defines) and
+//! its pop-and-handle loop; the front ends are Lamanna's process model (below,
+//! `engine`) and GOAL dependency graphs under LogGOPS ([`loggops`], LogGOPSim's
+//! semantics: `halfperf simulate SCHEDULE.goal --loggp ...`, `halfperf predict`).
+//!
+//! Lamanna's front end: discrete-event simulation of a parallel process on a
+//! message-passing machine, after the SLAM II model of Lamanna, "A Performance Study of the Hypercube Architecture"
 //! (AFIT thesis, 1988), chapter III "Simulation Model" (Figs. 5-7, eqs. 7-10) and
 //! Appendix B (source listing).
 //!
@@ -62,6 +68,7 @@
 
 mod engine;
 pub mod experiment;
+pub mod loggops;
 mod queue;
 pub mod routing;
 
@@ -73,6 +80,7 @@ pub use experiment::{
     BurstShape, ExperimentError, ExperimentReport, ExperimentUnit, LamannaParams,
     run_lamanna_experiment,
 };
+pub use loggops::{GoalSimError, GoalSimResult, LogGops, Placement, simulate_goal};
 pub use routing::{Router, Topology};
 
 /// Eq. 9: message start-up latency `t_l`, ms.

@@ -1,11 +1,13 @@
-//! Future-event list of the simulator: a binary min-heap ordered by time, ties broken
-//! by insertion order so that runs are reproducible.
+//! The engine's future-event list, shared by both front ends: a binary min-heap
+//! of `(time, order, payload)` that pops the earliest time first and, among equal
+//! times, the smallest order: runs are reproducible, and a front end chooses what
+//! "order" means (Lamanna's: insertion order; LogGOPSim's: the op's first insertion,
+//! kept when an event is put back).
 //!
-//! An entry is two integers, 16 bytes: the bit pattern of the time (simulated times
-//! are never negative, and `-0.0` is folded into `+0.0`, so the bits order like the
-//! time) and a word holding the insertion number above the node and the event kind.
-#![forbid(unsafe_code)]
-
+//! Times are stored as the bit pattern of the time: simulated times are never
+//! negative, and `-0.0` is folded into `+0.0`, so the bits order like the time.
+//! Lamanna's front end packs its node and event kind into the order word beside the
+//! insertion number, so its entries are two integers, 16 bytes.
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -47,10 +49,43 @@ pub(super) struct Event {
     pub(super) kind: EventKind,
 }
 
-/// Binary-heap event queue.
+/// The future-event list: earliest time first, then smallest order.
+#[derive(Debug)]
+pub(super) struct TimedQueue<P> {
+    heap: BinaryHeap<Reverse<(u64, u64, P)>>,
+}
+
+impl<P: Ord + Copy> Default for TimedQueue<P> {
+    fn default() -> Self {
+        Self {
+            heap: BinaryHeap::new(),
+        }
+    }
+}
+
+impl<P: Ord + Copy> TimedQueue<P> {
+    /// Schedules `payload` at `time` (finite, `>= 0`) with tie-break `order`.
+    #[inline]
+    pub(super) fn push(&mut self, time: f64, order: u64, payload: P) {
+        debug_assert!(time >= 0.0 && time.is_finite());
+        self.heap
+            .push(Reverse(((time + 0.0).to_bits(), order, payload)));
+    }
+
+    /// Removes and returns the earliest entry as `(time, order, payload)`.
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<(f64, u64, P)> {
+        self.heap
+            .pop()
+            .map(|Reverse((bits, order, payload))| (f64::from_bits(bits), order, payload))
+    }
+}
+
+/// Lamanna's front end's queue: the order word holds the insertion number above
+/// the node and the event kind.
 #[derive(Debug, Default)]
 pub(super) struct EventQueue {
-    heap: BinaryHeap<Reverse<(u64, u64)>>,
+    heap: TimedQueue<()>,
     next_seq: u64,
 }
 
@@ -60,14 +95,14 @@ impl EventQueue {
         debug_assert!(time_ms >= 0.0 && time_ms.is_finite() && node < MAX_NODES);
         let word =
             self.next_seq << (NODE_BITS + KIND_BITS) | u64::from(node) << KIND_BITS | kind as u64;
-        self.heap.push(Reverse(((time_ms + 0.0).to_bits(), word)));
+        self.heap.push(time_ms, word, ());
         self.next_seq += 1;
     }
 
     /// Removes and returns the earliest event.
     pub(super) fn pop(&mut self) -> Option<Event> {
-        self.heap.pop().map(|Reverse((time_bits, word))| Event {
-            time_ms: f64::from_bits(time_bits),
+        self.heap.pop().map(|(time_ms, word, ())| Event {
+            time_ms,
             node: (word >> KIND_BITS) as u32 & ((1 << NODE_BITS) - 1),
             kind: KINDS[(word & ((1 << KIND_BITS) - 1)) as usize],
         })

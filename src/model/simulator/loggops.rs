@@ -1,0 +1,585 @@
+//! The GOAL front end of the engine: a [`Schedule`]'s dependency graphs under the
+//! LogGOPS model (Hoefler, Schneider and Lumsdaine, "LogGOPSim", HPDC 2010), event
+//! for event as LogGOPSim's `LogGOPSim.cpp` (LogGP network backend, no noise), so
+//! that its per-host finish times are reproduced to the nanosecond.
+//!
+//! # Semantics (per rank: one CPU `o`-clock and a send and a receive NIC `g`-clock)
+//! - `calc n` at `t`, CPU free: the CPU is busy until `t + n`.
+//! - `send s` at `t`, CPU and send NIC free: the CPU is busy until
+//!   `t + o + (s-1) O`, the send NIC until `t + g + (s-1) G`; the message arrives
+//!   at `t + o + L`. At or below `S` bytes (eager) the send completes at once;
+//!   above (rendezvous) it completes when the receiver matches it, and the
+//!   sender's CPU and NIC are then held at least until that time.
+//! - arrival at `t`, receiver's CPU and receive NIC free: the CPU is busy until
+//!   `t + o + max((s-1) O, (s-1) G)`, the receive NIC until `t + g + (s-1) G`; the
+//!   message matches the first posted receive of its (source, tag) or waits in the
+//!   unexpected queue.
+//! - `recv` when its dependencies are met: matches the first unexpected message of
+//!   its (source, tag), else waits posted; it costs no CPU time itself.
+//! - an op whose dependencies are met is queued at the time its resource is free
+//!   (CPU; for a send CPU and send NIC); one whose resource is busy when it comes
+//!   up is put back at the time it is free, keeping its place among equal times.
+//!
+//! A rank's finish time is its CPU's last busy time. Ties between equal times go
+//! by first insertion, new ops of one event by rank, then send, receive, calc,
+//! then the order their dependencies were met (LogGOPSim sorts with an unstable
+//! sort: with more than 16 ops freed at once its order among equal types may
+//! differ). Zero-byte messages cost as one byte (LogGOPSim's `(s-1)` wraps).
+//!
+//! Placement: [`Placement`] maps ranks to CPUs; ranks sharing a CPU serialise
+//! their CPU work and pay `switch_ns` when the CPU turns from one rank to another.
+#![forbid(unsafe_code)]
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::queue::TimedQueue;
+use crate::model::goal::{OpKind, Schedule};
+
+/// LogGOPS parameters, ns (per byte for `G` and `O`), and the rendezvous threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LogGops {
+    /// Latency `L`.
+    pub l_ns: f64,
+    /// CPU overhead per message `o`, at the sender and at the receiver.
+    pub o_ns: f64,
+    /// Gap per message `g` (NIC).
+    pub g_ns: f64,
+    /// Gap per byte `G` (NIC).
+    pub big_g_ns_per_byte: f64,
+    /// CPU overhead per byte `O`.
+    pub big_o_ns_per_byte: f64,
+    /// Largest eager message `S`, bytes; larger ones go by rendezvous.
+    pub s_bytes: u64,
+}
+
+impl LogGops {
+    /// LogGOPSim's defaults (`-L 2500 -o 1500 -g 1000 -G 6 -O 0 -S 65535`).
+    pub const LOGGOPSIM_DEFAULTS: Self = Self {
+        l_ns: 2500.0,
+        o_ns: 1500.0,
+        g_ns: 1000.0,
+        big_g_ns_per_byte: 6.0,
+        big_o_ns_per_byte: 0.0,
+        s_bytes: 65535,
+    };
+}
+
+/// Which CPU each rank runs on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Placement {
+    /// CPU index of each rank (any numbering; equal numbers share a CPU).
+    pub cpu_of_rank: Vec<u32>,
+    /// CPU time charged when a CPU turns from one rank's work to another's, ns.
+    pub switch_ns: f64,
+}
+
+impl Placement {
+    /// One rank a CPU.
+    pub fn dedicated(ranks: u32) -> Self {
+        Self {
+            cpu_of_rank: (0..ranks).collect(),
+            switch_ns: 0.0,
+        }
+    }
+
+    /// `ranks` ranks round-robin on `cpus` CPUs, `switch_ns` per switch.
+    pub fn shared(ranks: u32, cpus: u32, switch_ns: f64) -> Self {
+        Self {
+            cpu_of_rank: (0..ranks).map(|r| r % cpus.max(1)).collect(),
+            switch_ns,
+        }
+    }
+}
+
+/// Outcome of simulating a schedule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GoalSimResult {
+    /// Finish time of every rank, ns.
+    pub finish_ns: Vec<f64>,
+    /// The latest finish, ns.
+    pub end_ns: f64,
+    /// Events inserted (ops and messages; LogGOPSim's "Events").
+    pub events: u64,
+    /// Events taken from the queue, put-backs included.
+    pub pops: u64,
+    /// Messages sent.
+    pub messages: u64,
+    /// Host time spent simulating, s.
+    pub wall_seconds: f64,
+    /// `events / wall_seconds`.
+    pub events_per_second: f64,
+}
+
+/// A schedule that cannot be simulated.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GoalSimError {
+    /// A parameter is negative or not finite.
+    #[error("LogGOPS parameter `{name}` = {value} must be a finite time >= 0")]
+    InvalidParameter {
+        /// Its name.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// The placement does not give every rank a CPU.
+    #[error("the placement names {given} ranks but the schedule has {ranks}")]
+    Placement {
+        /// Ranks in the placement.
+        given: usize,
+        /// Ranks in the schedule.
+        ranks: u32,
+    },
+    /// Ops left when no event was left (a receive without a send, a cycle).
+    #[error(
+        "{file}:{line}: rank {rank} `{label}` never ran: the schedule cannot complete ({left} ops left)"
+    )]
+    Stuck {
+        /// File.
+        file: String,
+        /// Line of the first op left.
+        line: u32,
+        /// Its rank.
+        rank: u32,
+        /// Its label.
+        label: String,
+        /// Ops that never completed.
+        left: u64,
+    },
+    /// A time beyond 2^53 ns, where f64 loses nanoseconds.
+    #[error("simulated time exceeds 2^53 ns (104 days), where nanoseconds are no longer exact")]
+    TimeOverflow,
+}
+
+/// Multiplicative hash for the matching queues' integer keys.
+#[derive(Default)]
+struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Matching queues by (receiving rank, source rank, tag): op ids, FIFO.
+type Queues = HashMap<(u32, u32, u32), VecDeque<u32>, BuildHasherDefault<MixHasher>>;
+
+fn key(host: u32, src: u32, tag: u32) -> (u32, u32, u32) {
+    (host, src, tag)
+}
+
+const MSG: u64 = 1;
+const NONE: u32 = u32::MAX;
+
+/// Simulates `s` under `p` with `placement` (dedicated CPUs when `None`).
+pub fn simulate_goal(
+    s: &Schedule,
+    p: &LogGops,
+    placement: Option<&Placement>,
+) -> Result<GoalSimResult, GoalSimError> {
+    let params = [
+        ("L", p.l_ns),
+        ("o", p.o_ns),
+        ("g", p.g_ns),
+        ("G", p.big_g_ns_per_byte),
+        ("O", p.big_o_ns_per_byte),
+    ];
+    if let Some(&(name, value)) = params.iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
+        return Err(GoalSimError::InvalidParameter { name, value });
+    }
+    let dedicated;
+    let placement = match placement {
+        Some(pl) => pl,
+        None => {
+            dedicated = Placement::dedicated(s.num_ranks);
+            &dedicated
+        }
+    };
+    if placement.cpu_of_rank.len() != s.num_ranks as usize
+        || !placement.switch_ns.is_finite()
+        || placement.switch_ns < 0.0
+    {
+        return Err(GoalSimError::Placement {
+            given: placement.cpu_of_rank.len(),
+            ranks: s.num_ranks,
+        });
+    }
+    let start = Instant::now();
+    let mut sim = Sim::new(s, p, placement);
+    sim.run();
+    let wall_seconds = start.elapsed().as_secs_f64();
+    sim.finish(wall_seconds)
+}
+
+struct Sim<'a> {
+    s: &'a Schedule,
+    p: LogGops,
+    /// Global index of each rank's first op.
+    base: Vec<usize>,
+    /// Dependencies not yet met, per global op.
+    remaining: Vec<u32>,
+    /// CSR of the ops that require (complete) / irequire (start) each op.
+    done_deps: (Vec<usize>, Vec<u32>),
+    start_deps: (Vec<usize>, Vec<u32>),
+    completed: u64,
+    cpu: Vec<u32>,
+    switch_ns: f64,
+    cpu_free: Vec<f64>,
+    cpu_last: Vec<u32>,
+    finish: Vec<f64>,
+    next_gs: Vec<f64>,
+    next_gr: Vec<f64>,
+    posted: Queues,
+    unexpected: Queues,
+    queue: TimedQueue<(u32, u32)>,
+    next_ts: u64,
+    pops: u64,
+    messages: u64,
+    /// Ops freed by the current event: (rank, type rank, sequence, op).
+    freed: Vec<(u32, u8, u32, u32)>,
+}
+
+fn csr(n: usize, edges: impl Iterator<Item = (usize, u32)>) -> (Vec<usize>, Vec<u32>) {
+    let edges: Vec<(usize, u32)> = edges.collect();
+    let mut start = vec![0usize; n + 1];
+    for &(from, _) in &edges {
+        start[from + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut to = vec![0u32; edges.len()];
+    for (from, t) in edges {
+        to[fill[from]] = t;
+        fill[from] += 1;
+    }
+    (start, to)
+}
+
+impl<'a> Sim<'a> {
+    fn new(s: &'a Schedule, p: &LogGops, placement: &Placement) -> Self {
+        let mut base = Vec::with_capacity(s.ranks.len() + 1);
+        let mut total = 0;
+        for r in &s.ranks {
+            base.push(total);
+            total += r.ops.len();
+        }
+        base.push(total);
+        let mut remaining = vec![0u32; total];
+        let edges = |started: bool| {
+            let base = &base;
+            s.ranks.iter().enumerate().flat_map(move |(r, rank)| {
+                rank.ops.iter().enumerate().flat_map(move |(i, op)| {
+                    let list = if started { &op.irequires } else { &op.requires };
+                    list.iter()
+                        .map(move |&pre| (base[r] + pre as usize, i as u32))
+                })
+            })
+        };
+        for (r, rank) in s.ranks.iter().enumerate() {
+            for (i, op) in rank.ops.iter().enumerate() {
+                remaining[base[r] + i] = (op.requires.len() + op.irequires.len()) as u32;
+            }
+        }
+        // Dense CPU numbers.
+        let mut dense: HashMap<u32, u32> = HashMap::new();
+        let cpu: Vec<u32> = placement
+            .cpu_of_rank
+            .iter()
+            .map(|c| {
+                let n = dense.len() as u32;
+                *dense.entry(*c).or_insert(n)
+            })
+            .collect();
+        let ranks = s.ranks.len();
+        Self {
+            s,
+            p: *p,
+            done_deps: csr(total, edges(false)),
+            start_deps: csr(total, edges(true)),
+            base,
+            remaining,
+            completed: 0,
+            cpu,
+            switch_ns: placement.switch_ns,
+            cpu_free: vec![0.0; dense.len()],
+            cpu_last: vec![NONE; dense.len()],
+            finish: vec![0.0; ranks],
+            next_gs: vec![0.0; ranks],
+            next_gr: vec![0.0; ranks],
+            posted: Queues::default(),
+            unexpected: Queues::default(),
+            queue: TimedQueue::default(),
+            next_ts: 0,
+            pops: 0,
+            messages: 0,
+            freed: Vec::new(),
+        }
+    }
+
+    /// When rank `r` may next use its CPU.
+    #[inline]
+    fn next_o(&self, r: u32) -> f64 {
+        let c = self.cpu[r as usize] as usize;
+        let last = self.cpu_last[c];
+        if last == NONE || last == r {
+            self.cpu_free[c]
+        } else {
+            self.cpu_free[c] + self.switch_ns
+        }
+    }
+
+    #[inline]
+    fn set_o(&mut self, r: u32, until: f64) {
+        let c = self.cpu[r as usize] as usize;
+        self.cpu_free[c] = until;
+        self.cpu_last[c] = r;
+        self.finish[r as usize] = self.finish[r as usize].max(until);
+    }
+
+    fn kind(&self, r: u32, op: u32) -> OpKind {
+        self.s.ranks[r as usize].ops[op as usize].kind
+    }
+
+    fn mark(&mut self, r: u32, op: u32, started: bool) {
+        let g = self.base[r as usize] + op as usize;
+        if !started {
+            self.completed += 1;
+        }
+        let (start, to) = if started {
+            &self.start_deps
+        } else {
+            &self.done_deps
+        };
+        for &d in &to[start[g]..start[g + 1]] {
+            let dg = self.base[r as usize] + d as usize;
+            self.remaining[dg] -= 1;
+            if self.remaining[dg] == 0 {
+                let t = match self.kind(r, d) {
+                    OpKind::Send { .. } => 1,
+                    OpKind::Recv { .. } => 2,
+                    OpKind::Calc { .. } => 3,
+                };
+                let seq = self.freed.len() as u32;
+                self.freed.push((r, t, seq, d));
+            }
+        }
+    }
+
+    fn push_new(&mut self, time: f64, r: u32, op: u32, msg: bool) {
+        let order = self.next_ts << 1 | if msg { MSG } else { 0 };
+        self.next_ts += 1;
+        self.queue.push(time, order, (r, op));
+    }
+
+    /// Queues the ops freed by the last event, at the time their resource is free.
+    fn schedule_freed(&mut self) {
+        if self.freed.len() > 1 {
+            self.freed.sort_unstable();
+        }
+        for i in 0..self.freed.len() {
+            let (r, t, _, op) = self.freed[i];
+            let time = if t == 1 {
+                self.next_o(r).max(self.next_gs[r as usize])
+            } else {
+                self.next_o(r)
+            };
+            self.push_new(time, r, op, false);
+        }
+        self.freed.clear();
+    }
+
+    fn run(&mut self) {
+        for r in 0..self.s.num_ranks {
+            for (i, op) in self.s.ranks[r as usize].ops.iter().enumerate() {
+                if op.requires.is_empty() && op.irequires.is_empty() {
+                    let t = match op.kind {
+                        OpKind::Send { .. } => 1,
+                        OpKind::Recv { .. } => 2,
+                        OpKind::Calc { .. } => 3,
+                    };
+                    self.freed.push((r, t, i as u32, i as u32));
+                }
+            }
+            self.freed.sort_unstable();
+            for k in 0..self.freed.len() {
+                let (r, _, _, op) = self.freed[k];
+                self.push_new(0.0, r, op, false);
+            }
+            self.freed.clear();
+        }
+        while let Some((t, order, (r, op))) = self.queue.pop() {
+            self.pops += 1;
+            if order & MSG == MSG {
+                self.message(t, order, r, op);
+            } else {
+                self.op(t, order, r, op);
+            }
+            if !self.freed.is_empty() {
+                self.schedule_freed();
+            }
+        }
+    }
+
+    fn extra(bytes: u64, per_byte: f64) -> f64 {
+        bytes.saturating_sub(1) as f64 * per_byte
+    }
+
+    fn op(&mut self, t: f64, order: u64, r: u32, op: u32) {
+        let p = self.p;
+        match self.kind(r, op) {
+            OpKind::Calc { ns } => {
+                let free = self.next_o(r);
+                if free <= t {
+                    self.set_o(r, t + ns as f64);
+                    self.mark(r, op, true);
+                    self.mark(r, op, false);
+                } else {
+                    self.queue.push(free, order, (r, op));
+                }
+            }
+            OpKind::Send { bytes, .. } => {
+                let free = self.next_o(r).max(self.next_gs[r as usize]);
+                if free <= t {
+                    self.mark(r, op, true);
+                    self.set_o(r, t + p.o_ns + Self::extra(bytes, p.big_o_ns_per_byte));
+                    self.next_gs[r as usize] = t + p.g_ns + Self::extra(bytes, p.big_g_ns_per_byte);
+                    self.messages += 1;
+                    self.push_new(t + p.o_ns + p.l_ns, r, op, true);
+                    if bytes <= p.s_bytes {
+                        self.mark(r, op, false);
+                    }
+                } else {
+                    self.queue.push(free, order, (r, op));
+                }
+            }
+            OpKind::Recv { bytes, peer, tag } => {
+                self.mark(r, op, true);
+                let k = key(r, peer, tag);
+                match self.unexpected.get_mut(&k).and_then(VecDeque::pop_front) {
+                    Some(send) => {
+                        if bytes > p.s_bytes {
+                            self.rendezvous_done(peer, send, t);
+                        }
+                        self.mark(r, op, false);
+                    }
+                    None => self.posted.entry(k).or_default().push_back(op),
+                }
+            }
+        }
+    }
+
+    /// The sender of a rendezvous message learns at `t` that it was matched.
+    fn rendezvous_done(&mut self, src: u32, send: u32, t: f64) {
+        self.mark(src, send, false);
+        let c = self.cpu[src as usize] as usize;
+        if self.cpu_free[c] < t {
+            self.cpu_free[c] = t;
+        }
+        let f = &mut self.finish[src as usize];
+        *f = f.max(t);
+        let gs = &mut self.next_gs[src as usize];
+        *gs = gs.max(t);
+    }
+
+    /// The message of `src`'s send `send` reaches its destination at `t`.
+    fn message(&mut self, t: f64, order: u64, src: u32, send: u32) {
+        let p = self.p;
+        let OpKind::Send {
+            bytes,
+            peer: r,
+            tag,
+        } = self.kind(src, send)
+        else {
+            unreachable!("a message comes from a send");
+        };
+        let free = self.next_o(r).max(self.next_gr[r as usize]);
+        if free > t {
+            self.queue.push(free, order, (src, send));
+            return;
+        }
+        let cpu =
+            Self::extra(bytes, p.big_o_ns_per_byte).max(Self::extra(bytes, p.big_g_ns_per_byte));
+        self.set_o(r, t + p.o_ns + cpu);
+        self.next_gr[r as usize] = t + p.g_ns + Self::extra(bytes, p.big_g_ns_per_byte);
+        let k = key(r, src, tag);
+        match self.posted.get_mut(&k).and_then(VecDeque::pop_front) {
+            Some(recv) => {
+                if bytes > p.s_bytes {
+                    self.rendezvous_done(src, send, t);
+                }
+                self.mark(r, recv, false);
+            }
+            None => self.unexpected.entry(k).or_default().push_back(send),
+        }
+    }
+
+    fn finish(self, wall_seconds: f64) -> Result<GoalSimResult, GoalSimError> {
+        let total = *self.base.last().unwrap_or(&0) as u64;
+        if self.completed < total {
+            // The first op, in rank order, that never completed: one still
+            // waiting on dependencies, or a posted receive, or a rendezvous send.
+            let left = total - self.completed;
+            let stuck = self.remaining.iter().position(|&n| n > 0);
+            let (r, i) = match stuck {
+                Some(g) => {
+                    let r = self.base.partition_point(|&b| b <= g) - 1;
+                    (r, g - self.base[r])
+                }
+                None => {
+                    let posted = self
+                        .posted
+                        .iter()
+                        .find_map(|(&(host, _, _), q)| Some((host, *q.front()?)));
+                    let unmatched = self
+                        .unexpected
+                        .iter()
+                        .find_map(|(&(_, src, _), q)| Some((src, *q.front()?)));
+                    let (r, op) = posted.or(unmatched).unwrap_or((0, 0));
+                    (r as usize, op as usize)
+                }
+            };
+            let op = self.s.ranks.get(r).and_then(|rank| rank.ops.get(i));
+            return Err(GoalSimError::Stuck {
+                file: self.s.name.clone(),
+                line: op.map_or(0, |o| o.line),
+                rank: r as u32,
+                label: op.map_or_else(String::new, |o| o.label.clone()),
+                left,
+            });
+        }
+        let end_ns = self.finish.iter().copied().fold(0.0, f64::max);
+        if end_ns > (1u64 << 53) as f64 {
+            return Err(GoalSimError::TimeOverflow);
+        }
+        let events = self.next_ts;
+        Ok(GoalSimResult {
+            finish_ns: self.finish,
+            end_ns,
+            events,
+            pops: self.pops,
+            messages: self.messages,
+            wall_seconds,
+            events_per_second: if wall_seconds > 0.0 {
+                events as f64 / wall_seconds
+            } else {
+                0.0
+            },
+        })
+    }
+}
