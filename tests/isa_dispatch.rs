@@ -46,7 +46,10 @@ fn the_card_names_the_level_the_dispatch_ran() {
     }
     // The printed card says so, whatever the CPU offers.
     let text = halfperf::text::card::card(&card);
-    let line = text.lines().find(|l| l.contains("vector code run")).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("vector code run"))
+        .unwrap();
     if cfg!(target_arch = "x86_64") {
         assert!(line.contains("run: sse2 (every vector kernel"), "{line}");
     }

@@ -388,8 +388,13 @@ mod tests {
     #[test]
     fn wrapping_keeps_every_line_within_the_width() {
         let text = "a b ".repeat(100) + "averyveryverylongwordthatdoesnotfit";
+        // Every line fits but the one word longer than the width, alone
+        // after its indent.
         for l in wrap(&text, 20, "  ") {
-            assert!(chars(&l) <= 35, "{l}");
+            assert!(
+                chars(&l) <= 20 || l.trim() == "averyveryverylongwordthatdoesnotfit",
+                "{l}"
+            );
         }
         let lines = wrap("one two three four", 9, "  ");
         assert_eq!(lines, ["one two", "  three", "  four"]);
