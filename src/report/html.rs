@@ -101,6 +101,7 @@ fn trust_class(t: Trust) -> &'static str {
         Trust::FlaggedFit => "t-flagged-fit",
         Trust::Virtual => "t-virtual",
         Trust::Busy => "t-busy",
+        Trust::Unresolved => "t-unresolved",
     }
 }
 
@@ -117,11 +118,12 @@ fn card(s: &mut String, c: &MachineCard, sections: &[Section], n: usize) {
     );
     let _ = writeln!(
         s,
-        "<p class=\"id\">{}; {}<br>vector ISA used: {}; the CPU offers: {}<br>{} run, {} trials per point; halfperf {}; {} kernel results, {} with warnings{}</p>",
+        "<p class=\"id\">{}; {}<br>vector code run: {}; the CPU offers: {}; compiled for: {}<br>{} run, {} trials per point; halfperf {}; {} kernel results, {} with warnings{}</p>",
         esc(&id.cores),
         esc(&id.caches.join(", ")),
-        esc(&id.isa_used.join(" ")),
+        esc(&crate::text::card::isa_run_summary(&id.isa_run)),
         esc(&id.isa_offered.join(" ")),
+        esc(&id.isa_used.join(" ")),
         if id.quick { "quick" } else { "full" },
         id.trials.map_or("?".into(), |t| t.to_string()),
         esc(&id.halfperf),

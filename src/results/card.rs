@@ -13,7 +13,7 @@
 
 use super::card_rows::derived_rows;
 use super::decisions::decisions;
-use super::units::unit_of;
+use super::units::{scaled, sig, unit_of};
 use super::{KernelResult, ResultFile, kernel_key};
 use crate::control::Placement;
 use serde::{Deserialize, Serialize};
@@ -41,8 +41,14 @@ pub struct Identity {
     pub cores: String,
     /// The caches, one phrase per level (`L1d 48 KiB`).
     pub caches: Vec<String>,
-    /// Vector features the build used.
+    /// Vector features the build was compiled for (the baseline every
+    /// kernel can fall back to, not what the vector kernels ran).
     pub isa_used: Vec<String>,
+    /// What each vector kernel ran, per kernel and memory level, from the
+    /// level its dispatch reported at run time (`simd_width_bits` in every
+    /// point): `triad-f64 L1 L2 L3: avx512f` ([`isa_run`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub isa_run: Vec<String>,
     /// Vector features the CPU offers.
     pub isa_offered: Vec<String>,
     /// True for a `run --quick` (fewer trials, shorter batches).
@@ -84,6 +90,11 @@ pub enum Trust {
     Virtual,
     /// Other processes used CPUs while the kernel ran.
     Busy,
+    /// No trustworthy value: its fit is flagged, its interval spans zero (or,
+    /// for a positive quantity, reaches it), or it has no interval. The row's
+    /// `interval` says which ([`resolve`]); the card prints the reason, not
+    /// the number.
+    Unresolved,
 }
 
 impl Trust {
@@ -95,6 +106,7 @@ impl Trust {
             Trust::FlaggedFit => "flagged fit",
             Trust::Virtual => "virtual",
             Trust::Busy => "busy",
+            Trust::Unresolved => "not resolved",
         }
     }
 }
@@ -175,8 +187,18 @@ pub struct Decision {
 }
 
 /// The file's card: the stored `summary` when the file has one, else computed.
+/// A stored card's rows are resolved again ([`resolve`]) and its vector
+/// kernels' instruction sets filled in from the points where it lacks them,
+/// so that a file written before either existed reads as truthfully.
 pub fn card_of(file: &ResultFile) -> MachineCard {
-    file.summary.clone().unwrap_or_else(|| card(file))
+    let Some(mut c) = file.summary.clone() else {
+        return card(file);
+    };
+    c.rows.iter_mut().for_each(resolve);
+    if c.identity.isa_run.is_empty() {
+        c.identity.isa_run = isa_run(file);
+    }
+    c
 }
 
 /// Computes the card of a result file.
@@ -184,6 +206,7 @@ pub fn card(file: &ResultFile) -> MachineCard {
     let mut rows = rows(&file.kernels);
     sort_sync_methods(&mut rows);
     let decisions = decisions(&rows, &file.kernels);
+    rows.iter_mut().for_each(resolve);
     MachineCard {
         identity: identity(file),
         rows,
@@ -230,6 +253,7 @@ fn identity(file: &ResultFile) -> Identity {
         ),
         caches,
         isa_used: vector(&file.software.target_features_compiled),
+        isa_run: isa_run(file),
         isa_offered: vector(&file.software.target_features_detected),
         quick: file.config["run"]["quick"].as_bool().unwrap_or(false),
         trials: file.config["trials"].as_u64(),
@@ -244,6 +268,67 @@ fn identity(file: &ResultFile) -> Identity {
         state: crate::platform::state_lines(m.state.as_ref()),
         fragile: m.state.as_ref().map(|s| s.fragile()).unwrap_or_default(),
     }
+}
+
+/// What the vector kernels ran: per `hockney-vector` result (`triad-f64`),
+/// its levels grouped by the instruction set their points' dispatch ran
+/// (`simd_width_bits`: 512 is `avx512f`, 256 `avx2+fma`, 128 the 128-bit
+/// baseline, `sse2` on x86_64; the scalar operation's element width is
+/// `scalar`), e.g. `triad-f64 L1 L2 L3: avx512f`. The levels are named by
+/// the kernel's per-level fits where there is one per level, else `level
+/// 1`, `level 2`, ...
+pub fn isa_run(file: &ResultFile) -> Vec<String> {
+    let x86 = file
+        .software
+        .target_features_detected
+        .iter()
+        .chain(&file.software.target_features_compiled)
+        .any(|f| f == "sse2");
+    let isa = |bits: f64| match bits as u32 {
+        512 => "avx512f".to_string(),
+        256 => "avx2+fma".into(),
+        128 if x86 => "sse2".into(),
+        128 => "baseline 128-bit".into(),
+        b if b <= 64 => "scalar".into(),
+        b => format!("{b}-bit"),
+    };
+    let mut out = Vec::new();
+    for k in file.kernels.iter().filter(|k| k.kernel == "hockney-vector") {
+        let Some(label) = &k.transport else { continue };
+        const PREFIX: &str = "t = (n + n_half)/r_inf on ";
+        let names: Vec<&str> = k
+            .fits
+            .iter()
+            .filter_map(|f| f.model.strip_prefix(PREFIX))
+            .filter(|m| !m.starts_with("Fig. 1"))
+            .collect();
+        let mut levels: Vec<(usize, String)> = Vec::new();
+        for p in &k.points {
+            let (Some(level), Some(bits)) = (p.number("level"), p.number("simd_width_bits")) else {
+                continue;
+            };
+            let entry = (level as usize, isa(bits));
+            if !levels.contains(&entry) {
+                levels.push(entry);
+            }
+        }
+        let top = levels.iter().map(|l| l.0).max().unwrap_or(0);
+        let name = |l: usize| match names.len() == top {
+            true => names[l - 1].to_string(),
+            false => format!("level {l}"),
+        };
+        let mut by_isa: Vec<(String, Vec<String>)> = Vec::new();
+        for (level, isa) in levels {
+            match by_isa.iter_mut().find(|(i, _)| *i == isa) {
+                Some((_, ls)) => ls.push(name(level)),
+                None => by_isa.push((isa, vec![name(level)])),
+            }
+        }
+        for (isa, ls) in by_isa {
+            out.push(format!("{label} {}: {isa}", ls.join(" ")));
+        }
+    }
+    out
 }
 
 /// A size in bytes as `1 KiB`, `2 MiB`, `48 B`.
@@ -431,4 +516,46 @@ fn line_of(name: &str) -> String {
         "a_ms" | "b" | "c_ms_per_node" => "eq. 13: T = a + b U/N + c N".into(),
         _ => name.replace('_', " "),
     }
+}
+
+/// Marks a row [`Trust::Unresolved`] where its number says nothing, and puts
+/// the reason in its `interval`: a flagged fit; no interval; an interval of a
+/// signed quantity that spans zero; an interval of a positive quantity that
+/// reaches zero or below (whose interval is then dropped: a positive
+/// quantity's interval never holds zero). The card's own intervals of
+/// positive quantities are positive by construction (`card_rows`: a rate
+/// from the reciprocal of its slope's interval, a product or ratio on the
+/// log scale); a recorded one that is not, or a fitted slope whose interval
+/// reaches zero, cannot be told from zero. Decisions are computed before,
+/// from the values, and say which rows they use.
+pub fn resolve(row: &mut CardRow) {
+    let reason = match row.ci95 {
+        _ if row.trust == Trust::Unresolved => return,
+        _ if row.trust == Trust::FlaggedFit => {
+            "its fit is flagged (below the kernel's goodness threshold)".to_string()
+        }
+        None => format!("no interval ({})", row.interval),
+        Some(ci) if row.signed && ci[0] <= 0.0 && ci[1] >= 0.0 => {
+            format!("its 95 % interval {} spans zero", interval_words(row, ci))
+        }
+        Some(ci) if !row.signed && ci[0] <= 0.0 => {
+            row.ci95 = None;
+            format!(
+                "its 95 % interval {} reaches zero, for a positive quantity",
+                interval_words(row, ci)
+            )
+        }
+        Some(_) => return,
+    };
+    row.trust = Trust::Unresolved;
+    row.interval = format!("not resolved: {reason}");
+}
+
+/// `[lo, hi] unit`, in the unit the row's value reads best in.
+fn interval_words(row: &CardRow, [lo, hi]: [f64; 2]) -> String {
+    let (l, unit) = scaled(lo, &row.unit, row.value);
+    let h = scaled(hi, &row.unit, row.value).0;
+    format!("[{}, {}] {unit}", sig(l), sig(h))
+        .trim_end()
+        .to_string()
 }

@@ -43,6 +43,9 @@ fn fitted(fit: &FitResult, name: &str) -> Option<Est> {
     let se = fit.std_errors.get(name).copied().filter(|s| s.is_finite());
     let t = t975(dof(fit));
     let (ci95, interval) = match (se, t) {
+        (Some(se), Some(t)) if is_rate_of_slope(name) && value > 0.0 => {
+            reciprocal(value, se, t, dof(fit))
+        }
         (Some(se), Some(t)) => (
             Some([value - t * se, value + t * se]),
             format!("fit standard error x t({})", dof(fit)),
@@ -58,10 +61,44 @@ fn fitted(fit: &FitResult, name: &str) -> Option<Est> {
     })
 }
 
+/// Whether a fitted parameter is the reciprocal of a line's slope: a rate
+/// `r_inf = 1 / slope` (Hockney's eq. 1), whose standard error the fit gives
+/// by the delta method, `se_slope r_inf^2`.
+fn is_rate_of_slope(name: &str) -> bool {
+    name.ends_with("r_inf_flop_per_s")
+}
+
+/// The 95 % interval of a rate `value = 1 / slope` from its slope's: the fit
+/// knows the slope to `slope ± t se_slope`, and `se / value` (the rate's
+/// relative error by the delta method) is `se_slope / slope`, so the rate
+/// lies in `[value / (1 + t rel), value / (1 - t rel)]`, positive, and
+/// wider above than below as a reciprocal is. Where the slope's interval
+/// reaches zero (`t rel >= 1`) the rate has no upper bound: no interval.
+fn reciprocal(value: f64, se: f64, t: f64, dof: usize) -> (Option<[f64; 2]>, String) {
+    let k = t * se / value;
+    if k < 1.0 {
+        (
+            Some([value / (1.0 + k), value / (1.0 - k)]),
+            format!("reciprocal of the slope's interval (fit standard error x t({dof}))"),
+        )
+    } else {
+        (
+            None,
+            format!(
+                "none: the slope's interval (standard error x t({dof})) reaches zero, so the rate has no upper bound"
+            ),
+        )
+    }
+}
+
 /// A parameter that is a product or ratio of fitted ones (`n_1/2 = t_startup /
 /// t_per_byte`, `s_1/2 = t0 r_inf`): its value as the fit gives it, its relative
 /// error the fitted parameters' relative errors in quadrature (their covariance
-/// unknown), times `t`, scaled by `power` (1/2 for a square root).
+/// unknown), times `t`, scaled by `power` (1/2 for a square root), taken on
+/// the log scale: `[value e^-(t rel), value e^(t rel)]`. A product or ratio
+/// of positive quantities is positive, and its error is relative: on the
+/// linear scale, `value (1 ± t rel)` reached below zero wherever `t rel`
+/// passed 1.
 fn propagated(fit: &FitResult, value: f64, parts: &[&str], power: f64) -> Est {
     let rel: Option<f64> = parts
         .iter()
@@ -73,6 +110,14 @@ fn propagated(fit: &FitResult, value: f64, parts: &[&str], power: f64) -> Est {
         .sum::<Option<f64>>()
         .map(|s| power * s.sqrt());
     let (ci95, interval) = match (rel, t975(dof(fit))) {
+        (Some(rel), Some(t)) if value > 0.0 => (
+            Some([value * (-t * rel).exp(), value * (t * rel).exp()]),
+            format!(
+                "log scale: the relative standard errors of {} in quadrature x t({})",
+                parts.join(", "),
+                dof(fit)
+            ),
+        ),
         (Some(rel), Some(t)) => {
             let half = t * rel * value.abs();
             (
@@ -445,5 +490,120 @@ mod tests {
             (lo - 103.896).abs() < 0.01 && (hi - 110.104).abs() < 0.01,
             "{lo} {hi}"
         );
+    }
+
+    /// A rate of 2 flop/ns from a slope of 0.5 ns/flop known to ±20 % at
+    /// t = 2 (`se / value` = 0.1): the slope lies in [0.4, 0.6], so the rate
+    /// in [1/0.6, 1/0.4] = [1.667, 2.5], as `[2/1.2, 2/0.8]`. At ±100 % the
+    /// slope's interval reaches zero and the rate has none. A product with
+    /// relative error 0.5 at t = 2 lies in [v/e, v e].
+    #[test]
+    fn a_rate_takes_its_slopes_interval_and_a_product_the_log_scale() {
+        let (ci, how) = reciprocal(2.0, 0.2, 2.0, 5);
+        let [lo, hi] = ci.unwrap();
+        assert!((lo - 2.0 / 1.2).abs() < 1e-12 && (hi - 2.5).abs() < 1e-12);
+        assert!(how.contains("reciprocal"), "{how}");
+        assert_eq!(reciprocal(2.0, 1.0, 2.0, 5).0, None);
+        let mut fit = hockney_fit(10.0, 0.5, 0.5, 0.1, 8);
+        fit.params.insert("s_half_flop".into(), 20.0);
+        fit.std_errors
+            .insert("t0_ns".into(), 5.0 / 2.0 / 2.0_f64.sqrt() / 0.5);
+        let t = t975(6).unwrap();
+        let rel_t0 = fit.std_errors["t0_ns"] / 10.0;
+        let rel_r = fit.std_errors["r_inf_flop_per_s"] / fit.params["r_inf_flop_per_s"];
+        let rel = (rel_t0.powi(2) + rel_r.powi(2)).sqrt();
+        let e = propagated(&fit, 20.0, &["t0_ns", "r_inf_flop_per_s"], 1.0);
+        let [lo, hi] = e.ci95.unwrap();
+        assert!((lo - 20.0 * (-t * rel).exp()).abs() < 1e-9, "{lo}");
+        assert!((hi - 20.0 * (t * rel).exp()).abs() < 1e-9, "{hi}");
+        assert!(e.interval.starts_with("log scale"), "{}", e.interval);
+    }
+
+    /// A Hockney fit as the kernels record it: `t = t0 + slope n` with the
+    /// standard errors of the intercept and the slope, `r_inf` = 1 / slope
+    /// in flop/s with the delta method's `se_slope r_inf^2`.
+    fn hockney_fit(t0: f64, slope: f64, se_t0: f64, se_slope: f64, n: usize) -> FitResult {
+        let r = 1.0 / slope;
+        let mut params = std::collections::BTreeMap::new();
+        let mut std_errors = std::collections::BTreeMap::new();
+        params.insert("r_inf_flop_per_s".to_string(), r * 1e9);
+        std_errors.insert("r_inf_flop_per_s".to_string(), se_slope * r * r * 1e9);
+        params.insert("t0_ns".to_string(), t0);
+        std_errors.insert("t0_ns".to_string(), se_t0);
+        FitResult {
+            model: "t = (n + n_half)/r_inf on L3".into(),
+            x: "n_elements".into(),
+            y: "time_ns.min / 2".into(),
+            params,
+            std_errors,
+            r2: 0.9,
+            n_points: n,
+            flagged: false,
+        }
+    }
+
+    proptest::proptest! {
+        /// Synthetic samples of a vector operation's time, `t = (n + n_1/2)
+        /// / r_inf` with up to -90 % .. +300 % noise per point, fitted as
+        /// the kernel fits a level (a line, `r_inf` its slope's reciprocal,
+        /// `n_1/2` their ratio): every card row of a positive quantity has
+        /// an interval above zero, or none and says it is not resolved.
+        #[test]
+        fn a_positive_quantitys_interval_never_reaches_zero(
+            r_inf in 0.1f64..50.0,
+            n_half in 1.0f64..500.0,
+            noise in proptest::collection::vec(-0.9f64..3.0, 3..12),
+        ) {
+            let x: Vec<f64> = (0..noise.len()).map(|i| 64.0 * (i + 1) as f64).collect();
+            let y: Vec<f64> = x
+                .iter()
+                .zip(&noise)
+                .map(|(n, e)| (n + n_half) / r_inf * (1.0 + e))
+                .collect();
+            let line = crate::model::fit::fit_line(&x, &y).unwrap();
+            proptest::prop_assume!(line.slope > 0.0);
+            let mut fit = hockney_fit(
+                line.intercept,
+                line.slope,
+                line.se_intercept,
+                line.se_slope,
+                line.n_points,
+            );
+            let rename = |m: std::collections::BTreeMap<String, f64>| {
+                m.into_iter().map(|(k, v)| (format!("l3_{k}"), v)).collect()
+            };
+            fit.params = rename(fit.params);
+            fit.std_errors = rename(fit.std_errors);
+            if line.intercept > 0.0 {
+                fit.params
+                    .insert("l3_n_half_flop".into(), line.intercept / line.slope);
+            }
+            let k = KernelResult::new(
+                "hockney-vector",
+                "hockney",
+                crate::control::Placement::Pinned,
+                vec![0],
+            )
+            .with_transport(Some("triad-f64"))
+            .with_fits(vec![fit]);
+            let mut rows = derived_rows(&k);
+            proptest::prop_assert!(!rows.is_empty());
+            for row in &mut rows {
+                super::super::card::resolve(row);
+                if !row.signed {
+                    match row.ci95 {
+                        Some([lo, hi]) => proptest::prop_assert!(
+                            lo > 0.0 && lo <= row.value && row.value <= hi,
+                            "{row:?}"
+                        ),
+                        None => proptest::prop_assert!(
+                            row.trust == super::super::Trust::Unresolved
+                                && row.interval.starts_with("not resolved"),
+                            "{row:?}"
+                        ),
+                    }
+                }
+            }
+        }
     }
 }

@@ -20,6 +20,7 @@ mod units;
 
 pub use card::{
     CardRow, Decision, Identity, MachineCard, Repetitions, Trust, bytes, card, card_of, is_signed,
+    isa_run, resolve,
 };
 pub use card_compare::{
     CardCell, CardComparison, CardComparisonRow, cards_to_csv, compare_cards,

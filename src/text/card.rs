@@ -29,6 +29,9 @@ pub fn short_name(name: &str) -> &str {
 
 /// A row's value, interval and mark, as a card prints it.
 pub fn row_value(r: &CardRow) -> String {
+    if r.trust == Trust::Unresolved {
+        return r.interval.clone();
+    }
     value_text(r.value, r.ci95, &r.unit, r.trust, r.repetitions.as_ref())
 }
 
@@ -95,9 +98,10 @@ pub fn card(c: &MachineCard) -> String {
     let _ = writeln!(s, "  {}; {}", id.cores, id.caches.join(", "));
     let _ = writeln!(
         s,
-        "  vector ISA used: {}; the CPU offers: {}",
+        "  vector code run: {}; the CPU offers: {}; compiled for: {}",
+        isa_run_summary(&id.isa_run),
+        list(&id.isa_offered),
         list(&id.isa_used),
-        list(&id.isa_offered)
     );
     let _ = writeln!(
         s,
@@ -116,7 +120,7 @@ pub fn card(c: &MachineCard) -> String {
     s.push_str(&crate::platform::state_card_text(&id.state, &id.fragile));
     let _ = writeln!(
         s,
-        "  values [95 % interval]; marks: noisy, flagged fit, virtual, busy"
+        "  values [95 % interval]; marks: noisy, flagged fit, virtual, busy; a value shown as not resolved says why"
     );
     let mut method = "";
     for line in lines(&c.rows) {
@@ -143,6 +147,31 @@ pub fn card(c: &MachineCard) -> String {
             let _ = writeln!(s, "  - {}", d.text);
         }
     }
+    s
+}
+
+/// The vector kernels' instruction sets in a phrase: `avx512f (every
+/// vector kernel, every level; scalar: scalar-f64 scalar-f32)` where they
+/// agree, else each kernel's entry; `not recorded` without a vector kernel.
+pub fn isa_run_summary(entries: &[String]) -> String {
+    let split: Vec<(&str, &str)> = entries.iter().filter_map(|e| e.rsplit_once(": ")).collect();
+    let vector: Vec<&(&str, &str)> = split.iter().filter(|(_, isa)| *isa != "scalar").collect();
+    let scalar: Vec<&str> = split
+        .iter()
+        .filter(|(_, isa)| *isa == "scalar")
+        .filter_map(|(what, _)| what.split(' ').next())
+        .collect();
+    let Some(first) = vector.first() else {
+        return "not recorded".into();
+    };
+    let mut s = match vector.iter().all(|(_, isa)| *isa == first.1) {
+        true => format!("{} (every vector kernel, every level", first.1),
+        false => format!("({}", entries.join("; ")),
+    };
+    if !scalar.is_empty() && vector.iter().all(|(_, isa)| *isa == first.1) {
+        let _ = write!(s, "; scalar code: {}", scalar.join(" "));
+    }
+    s.push(')');
     s
 }
 

@@ -24,7 +24,7 @@ mod sync_sweep;
 mod team_batch;
 pub mod vector;
 
-pub use simd::{Element, LineAligned, Operation, Simd, Vectors};
+pub use simd::{Element, LineAligned, Operation, SIMD_ENV, Simd, Vectors};
 pub use sync::{Method, SyncPlan, sync_batch_time};
 pub use sync_sweep::{sweep_method, sweep_methods};
 pub use vector::VectorPlan;

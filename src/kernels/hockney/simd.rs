@@ -116,6 +116,10 @@ impl Operation {
     }
 }
 
+/// The environment variable that forces the vector kernels' SIMD level
+/// ([`Simd::chosen`]).
+pub const SIMD_ENV: &str = "HALFPERF_SIMD";
+
 /// The SIMD level a batch is compiled for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Simd {
@@ -144,6 +148,31 @@ impl Simd {
             }
         }
         Simd::Baseline
+    }
+
+    /// The level the vector kernels run: [`Simd::detect`]'s, or the one that
+    /// the environment variable [`SIMD_ENV`] names (`avx512`, `avx2` or
+    /// `baseline`) where this CPU can run it, so that a run can force the
+    /// dispatch to a narrower level (to compare them, or to check that the
+    /// card reports what ran). An unknown or unavailable name is an error.
+    pub fn chosen() -> Result<Simd, String> {
+        let Ok(name) = std::env::var(SIMD_ENV) else {
+            return Ok(Simd::detect());
+        };
+        let simd = match name.as_str() {
+            "avx512" => Simd::Avx512,
+            "avx2" => Simd::Avx2,
+            "baseline" => Simd::Baseline,
+            other => {
+                return Err(format!(
+                    "{SIMD_ENV}={other}: expected avx512, avx2 or baseline"
+                ));
+            }
+        };
+        match simd.available() {
+            true => Ok(simd),
+            false => Err(format!("{SIMD_ENV}={name}: this CPU cannot run it")),
+        }
     }
 
     /// Whether this CPU can run code compiled for the level.
@@ -225,19 +254,31 @@ impl<T: Element> Vectors<T> {
     }
 
     /// Runs `op` on the first `n` elements `reps` times with the code compiled for
-    /// `simd`. Panics if `simd` is not available on this CPU or `n > len`.
+    /// `simd`, and returns the level whose code ran: the dispatch's own answer,
+    /// which the kernel records in every point (`simd_width_bits`) and the card
+    /// prints per kernel and level. Panics if `simd` is not available on this
+    /// CPU or `n > len`.
     #[inline(never)]
-    pub fn run(&mut self, simd: Simd, op: Operation, n: usize, reps: u64) {
+    pub fn run(&mut self, simd: Simd, op: Operation, n: usize, reps: u64) -> Simd {
         assert!(n <= self.len(), "vector length {n} beyond {}", self.len());
         assert!(simd.available(), "{simd:?} is not available on this CPU");
         match simd {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `available()` checked that the CPU has avx512f.
-            Simd::Avx512 => unsafe { batch_avx512(self, op, n, reps) },
+            Simd::Avx512 => {
+                // SAFETY: `available()` checked that the CPU has avx512f.
+                unsafe { batch_avx512(self, op, n, reps) };
+                Simd::Avx512
+            }
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `available()` checked that the CPU has avx2 and fma.
-            Simd::Avx2 => unsafe { batch_avx2(self, op, n, reps) },
-            _ => batch_baseline(self, op, n, reps),
+            Simd::Avx2 => {
+                // SAFETY: `available()` checked that the CPU has avx2 and fma.
+                unsafe { batch_avx2(self, op, n, reps) };
+                Simd::Avx2
+            }
+            _ => {
+                batch_baseline(self, op, n, reps);
+                Simd::Baseline
+            }
         }
     }
 }
@@ -387,7 +428,8 @@ mod tests {
             }
             for op in Operation::ALL {
                 let mut v = Vectors::<f64>::new(1000);
-                v.run(simd, op, 997, 3);
+                // The dispatch, forced to each level, says it ran that one.
+                assert_eq!(v.run(simd, op, 997, 3), simd);
                 assert!(v.check(op, 997), "{simd:?} {op:?}");
                 assert_eq!(v.a[998], 0.0, "{simd:?} {op:?} wrote past n");
                 let mut w = Vectors::<f32>::new(100);

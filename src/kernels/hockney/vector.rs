@@ -250,6 +250,7 @@ fn sweep_precision<T: Element>(
     caches: &[(u8, u64)],
     simd: Simd,
     out: &mut Vec<OperationSweep>,
+    ran: &mut Vec<Simd>,
 ) -> Result<Option<Stream>, RankError> {
     let min_bpe = 3 * T::BYTES as u64;
     let mut v = Vectors::<T>::new((plan.max_working_set / min_bpe) as usize);
@@ -276,6 +277,9 @@ fn sweep_precision<T: Element>(
     }
     // The rate probe's batch size per operation: a quarter of the target.
     let mut probe_reps = vec![0u64; Operation::ALL.len()];
+    // Per operation, the level every batch's dispatch said it ran; one
+    // that said otherwise once fails the kernel (it cannot, as written).
+    let mut paths: Vec<Option<Simd>> = vec![None; Operation::ALL.len()];
     for round in 0..plan.trials {
         for (i, sweep) in out[first..].iter_mut().enumerate() {
             let op = sweep.op;
@@ -284,10 +288,19 @@ fn sweep_precision<T: Element>(
                     return Ok(None);
                 }
                 let n = l.n;
+                let path = &mut paths[i];
                 let mut batch = |reps: u64| {
                     let start = Instant::now();
-                    v.run(simd, op, n, reps);
-                    Ok::<_, RankError>(start.elapsed())
+                    let did = v.run(simd, op, n, reps);
+                    let took = start.elapsed();
+                    match path.replace(did) {
+                        Some(before) if before != did => Err(RankError::Failed(format!(
+                            "{} {}: the dispatch ran {before:?} and then {did:?}",
+                            op.name(),
+                            T::NAME
+                        ))),
+                        _ => Ok(took),
+                    }
                 };
                 if l.reps == 0 {
                     l.reps = calibrate(plan.target, &mut batch)?;
@@ -320,6 +333,7 @@ fn sweep_precision<T: Element>(
         ctx.progress
             .step(&format!("{} round {}", T::NAME, round + 1));
     }
+    ran.extend(paths.into_iter().map(|p| p.unwrap_or(simd)));
     if T::BYTES != 8 {
         return Ok(None);
     }
@@ -350,26 +364,32 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         ctx.config.trials(),
         ctx.config.batch_target(ctx.clock),
     );
-    let simd = Simd::detect();
+    let simd = Simd::chosen().map_err(|reason| KernelError::NotRunnable {
+        kernel: NAME.into(),
+        reason,
+    })?;
     ctx.progress.begin(NAME, 2 * ctx.config.trials() as u64);
     let mut per_rank = team.run(NAME, vec![()], |_, _| {
-        let mut sweeps = Vec::new();
-        let stream = sweep_precision::<f64>(ctx, &plan, &caches, simd, &mut sweeps)?;
-        sweep_precision::<f32>(ctx, &plan, &caches, simd, &mut sweeps)?;
-        Ok((sweeps, stream))
+        let (mut sweeps, mut ran) = (Vec::new(), Vec::new());
+        let stream = sweep_precision::<f64>(ctx, &plan, &caches, simd, &mut sweeps, &mut ran)?;
+        sweep_precision::<f32>(ctx, &plan, &caches, simd, &mut sweeps, &mut ran)?;
+        Ok((sweeps, ran, stream))
     })?;
     ctx.progress.end();
     if ctx.cancelled() {
         return Err(KernelError::Interrupted);
     }
-    let (sweeps, stream) = per_rank.swap_remove(0);
+    let (sweeps, ran, stream) = per_rank.swap_remove(0);
+    // Each operation's points record the level its dispatch ran, not the
+    // one asked for.
     let mut results: Vec<KernelResult> = sweeps
         .iter()
-        .map(|s| {
+        .zip(ran)
+        .map(|(s, ran)| {
             operation_result(
                 s,
                 &plan,
-                simd,
+                ran,
                 cpu,
                 team.placement(),
                 ctx.clock.read_overhead_ns,
