@@ -11,12 +11,14 @@ use std::path::{Path, PathBuf};
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 
 /// The binary's own files: above every module, so they may use any.
-const BINARY: [&str; 5] = [
+const BINARY: [&str; 7] = [
     "main.rs",
     "args.rs",
     "bars.rs",
     "mpirun.rs",
     "simulate_cli.rs",
+    "model_hockney_cli.rs",
+    "model_speedup_cli.rs",
 ];
 
 /// The loom shim under every layer, and the exported macro of `transport`.
