@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 
 /// The binary's own files: above every module, so they may use any.
-const BINARY: [&str; 6] = [
+const BINARY: &[&str] = &[
     "main.rs",
     "args.rs",
     "bars.rs",
@@ -19,6 +19,8 @@ const BINARY: [&str; 6] = [
     "replay_cli.rs",
     "simulate_cli.rs",
     "model_papers_cli.rs",
+    "model_hockney_cli.rs",
+    "model_speedup_cli.rs",
 ];
 
 /// The loom shim under every layer, and the exported macro of `transport`.
