@@ -13,7 +13,7 @@ fn load(dir: &str, name: &str) -> ResultFile {
 }
 
 /// The pairs a user compares: the two reference machines of the tests, and
-/// two quick runs of the whole suite on different machines (every method,
+/// two runs of the suite on different machines (every method,
 /// marks, notes and decisions).
 fn pairs() -> Vec<[ResultFile; 2]> {
     vec![
@@ -25,7 +25,7 @@ fn pairs() -> Vec<[ResultFile; 2]> {
             load("results", "xeon-avx512-2vcpu-vm-2026-11-22-quick.json"),
             load(
                 "results",
-                "epyc-2vcpu-vm-2026-11-29-quick-repeat5-probe-state.json",
+                "epyc-2vcpu-vm-2026-11-29-default-repeat3-probe-state.json",
             ),
         ],
     ]

@@ -36,7 +36,7 @@ fn the_card_names_the_level_the_dispatch_ran() {
         "{run_isa:?}"
     );
     for e in run_isa {
-        let want = match e.starts_with("scalar-") {
+        let want = match e.starts_with("scalar-f") {
             true => ": scalar",
             false if cfg!(target_arch = "x86_64") => ": sse2",
             false => ": baseline 128-bit",

@@ -282,14 +282,15 @@ pub fn state_lines(state: Option<&MachineState>) -> Vec<String> {
 }
 
 /// The card's lines on the machine's state: the settings on one line, then a
-/// warning per fragile setting; nothing for a file without a state.
+/// `fragile comparison:` line per fragile setting (not `warning:`, which the
+/// card keeps for the kernels' own warnings); nothing for a file without a state.
 pub fn state_card_text(state: &[String], fragile: &[String]) -> String {
     if state.is_empty() {
         return String::new();
     }
     let mut s = format!("  state: {}\n", state.join("; "));
     for w in fragile {
-        s.push_str(&format!("  warning: {w}\n"));
+        s.push_str(&format!("  fragile comparison: {w}\n"));
     }
     s
 }

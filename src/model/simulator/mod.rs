@@ -1,20 +1,16 @@
-//! The discrete-event engine and its two front ends. The engine is the future-event
-//! list (`queue`: earliest time first, ties by an order each front end defines) and
-//! its pop-and-handle loop; the front ends are Lamanna's process model (below,
-//! `engine`) and GOAL dependency graphs under LogGOPS ([`loggops`], LogGOPSim's
-//! semantics: `halfperf simulate SCHEDULE.goal --loggp ...`, `halfperf predict`).
+//! The discrete-event engine and its two front ends: one future-event list (`queue`,
+//! earliest first, ties by an order each front end defines) and its pop-and-handle
+//! loop; Lamanna's process model (`engine`) and GOAL dependency graphs under LogGOPS
+//! ([`loggops`], LogGOPSim's semantics: `halfperf simulate SCHEDULE.goal --loggp`).
 //!
-//! Lamanna's front end: discrete-event simulation of a parallel process on a
-//! message-passing machine, after the SLAM II model of Lamanna, "A Performance Study of the Hypercube Architecture"
-//! (AFIT thesis, 1988), chapter III "Simulation Model" (Figs. 5-7, eqs. 7-10) and
-//! Appendix B (source listing).
-//!
+//! Lamanna's front end follows the SLAM II model of "A Performance Study of the
+//! Hypercube Architecture" (AFIT thesis, 1988), chapter III (Figs. 5-7, eqs. 7-10)
+//! and Appendix B (source listing).
 //! A process of uniprocessor time `U` is split into `N` tasks, one per node. Each
 //! node is a single processor (a resource) with one transmitting channel and a FIFO
 //! queue in front of it (the iPSC lets only one of a node's links transmit at a
 //! time). Each task runs `B` bursts; after each burst it sends its result to `R`
 //! receivers, one message per receiver:
-//!
 //! [`Receivers::All`] (every other node, in increasing node order, as in Appendix
 //! B) or [`Receivers::Count`]`(r)` (`r` distinct other nodes drawn at random per burst).
 //! Burst lengths (Appendix B, labels `COMP`, `BTM`, `LSTB`): the node's total work is
@@ -24,11 +20,9 @@
 //! `Exponential(mean m)`, redrawn while negative or not shorter than the remaining
 //! work; the last burst is the remainder. This is what makes the thesis's exponential
 //! runs identical to the normal ones when the node totals are equal (Appendix E).
-//!
 //! Message costs follow eq. 8/9, `T = t_l + L H t_c + I t_i` for an `L`-byte message
 //! over `H` links and `I = H - 1` intermediate nodes. Two models of where a message's
 //! processor time goes are offered ([`SimConfig`] fields, `halfperf simulate --params`):
-//!
 //! - **the listing's model** (Appendix B, whence the thesis's Tables 6-7; the
 //!   experiment's default): `MSG_INIT` = 1.667 ms at the sender, `OVERHEAD` = 0.6158
 //!   ms at the destination, `INT_TIME` = 0.485 ms per intermediate node, `XMT_TIME` =
@@ -37,7 +31,6 @@
 //!   so an isolated message arrives exactly `T` after its burst ([`THESIS_TL_MS`]).
 //!
 //! Charged as follows (line numbers count the listing's non-blank lines from `GEN`):
-//!
 //! - `t_l` (`tl_ms`, `MSG_INIT`): the **sender's processor**, once per message, right
 //!   after the burst, then the channel queue (`XQ`, lines 302-303).
 //!   [`SendHold::Held`] (the listing): the task holds its node from `AWAIT` (`BRST`,
@@ -62,8 +55,9 @@
 //!
 //! Routing is deterministic store-and-forward ([`Topology`]): e-cube on the hypercube,
 //! dimension order on the 2-D torus, shorter way round on the ring. The process ends
-//! when the last message is received and the last task has sent. An optional calibration `C = c_0 + c_1 N` ms (eq. 10, the benchmark's
-//! message-checking overhead) is added when `N > 2` (its `USERF(2)` returns 0 below).
+//! when the last message is received and the last task has sent. An optional
+//! calibration `C = c_0 + c_1 N` ms (eq. 10, the benchmark's message-checking
+//! overhead) is added when `N > 2` (its `USERF(2)` returns 0 below).
 #![forbid(unsafe_code)]
 
 mod engine;
