@@ -178,8 +178,8 @@ struct SciArgs {
     /// given as well override the file's values.
     #[arg(long, value_name = "FILE")]
     from: Option<PathBuf>,
-    /// Message size in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 64)]
+    /// Message size in bytes (at least 1).
+    #[arg(long, value_name = "BYTES", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     size: u32,
     /// Largest system size (total nodes) of the curves and the crossover search.
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(2..=100_000_000))]

@@ -62,11 +62,17 @@ fn paper_inputs_give_the_chapter_6_crossovers() {
     assert!((average[0] - 1220.0 / 67.0).abs() < 0.01, "{average:?}");
     assert!((average[1] - 190.84).abs() < 0.05, "{average:?}");
     assert!((average[2] - 1831.0).abs() / 1831.0 < 0.002, "{average:?}");
-    // Multi-unicast is (N - 1) x the average, so its crossovers coincide: Table 2's
-    // 2050 nodes for 3D -> 4D is not reproducible from the paper's definition.
+    // The paper's multi-unicast (the sum) is (N - 1) x the average, so its crossovers
+    // coincide: Table 2's 2050 nodes for 3D -> 4D is not reproducible from the paper's
+    // definition. The pipelined sender's cross where its farthest request's latency
+    // does: 16.14, 140.37 and 1141.93 nodes.
     let multi = crossovers(&current, "multi_unicast");
     for (a, m) in average.iter().zip(&multi) {
         assert!((a - m).abs() < 1e-6 * a, "{a} vs {m}");
+    }
+    let pipelined = crossovers(&current, "pipelined_multi_unicast");
+    for (got, want) in pipelined.iter().zip([16.139, 140.372, 1141.93]) {
+        assert!((got - want).abs() / want < 1e-4, "{pipelined:?}");
     }
     let enhanced_args: Vec<&str> = PAPER
         .iter()
@@ -87,7 +93,16 @@ fn paper_inputs_as_text() {
     let out = halfperf(&[&["model", "sci"], &PAPER[..]].concat());
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
-    for want in ["1D -> 2D", "18.2", "190.8", "3D -> 4D", "1832.6", "5218.2"] {
+    for want in [
+        "1D -> 2D",
+        "18.2",
+        "190.8",
+        "3D -> 4D",
+        "1832.6",
+        "5218.2",
+        "pipelined",
+        "1141.9",
+    ] {
         assert!(text.contains(want), "{want} missing from\n{text}");
     }
 }
@@ -134,6 +149,12 @@ fn bad_input_is_one_line_and_exit_2() {
             "max nodes",
         ),
         ([&PAPER[..], &["--size", "big"]].concat(), "big"),
+        ([&PAPER[..], &["--size", "0"]].concat(), "--size"),
+        (
+            [&PAPER[..], &["--size", "-64"]].concat(),
+            "unexpected argument",
+        ),
+        ([&PAPER[..], &["--max-nodes", "0"]].concat(), "--max-nodes"),
         (vec!["--from", "/nonexistent/x.json"], "cannot read"),
         (vec!["--from", empty], "not a halfperf result"),
     ];

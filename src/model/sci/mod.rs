@@ -10,6 +10,8 @@
 //! - [`pingpong`]: sections 5.2-5.4, the ring and torus ping-pong configurations
 //!   (Figs. 10, 11) and the decomposition of measured ping-pong latencies into the
 //!   components (eqs. 18-25).
+//! - [`multicast`]: section 6's multi-unicast by a sender that does not wait: what it
+//!   overlaps of its `N - 1` requests (derived again; the paper sums their latencies).
 //! - [`projection`]: chapter 6, latency against system size with a real number of
 //!   nodes per dimension, crossover sizes between dimensionalities, and the report
 //!   printed by `halfperf model sci`.
@@ -31,10 +33,15 @@
 //! echo packets are off the critical path, as in the paper.
 #![forbid(unsafe_code)]
 
+pub mod multicast;
 pub mod pingpong;
 pub mod projection;
 pub mod torus;
 
+pub use multicast::{
+    DestinationOrder, issue_gap_ns, link_occupancy_ns, multi_unicast_by_order_ns,
+    pipelined_multi_unicast_ns,
+};
 pub use pingpong::{
     PingPongPath, PingPongSet, SolvedComponents, ping_pong_ns, predict_ping_pong, solve_components,
 };

@@ -3,18 +3,21 @@
 //! nodes per dimension `n = N^(1/D)`, and the crossover sizes beyond which a torus of
 //! more dimensions is faster.
 //!
-//! Two applications are compared, as in the paper: the average latency of a request to a
-//! uniformly random node (eq. 17) and the one-to-all multi-unicast (a fixed source sends
-//! a unicast to each of the other `N - 1` nodes; the sum of the request latencies).
-//! Because the multi-unicast is exactly `(N - 1)` times the average, at equal `N` both
-//! applications rank the topologies alike and have the same crossover sizes in this
-//! model. The paper's Table 2 lists different sizes for the two; see the tests.
+//! Three applications are compared: the paper's two, the average latency of a request
+//! to a uniformly random node (eq. 17) and the one-to-all multi-unicast (a fixed source
+//! sends a unicast to each of the other `N - 1` nodes; the sum of the request
+//! latencies), and the same multi-unicast by a sender that does not wait
+//! ([`super::multicast`]). The paper's sum is exactly `(N - 1)` times the average, so at
+//! equal `N` it ranks the topologies alike and has the same crossover sizes; the
+//! pipelined one ends with the farthest request and crosses over where that request's
+//! latency does. The paper's Table 2 lists different sizes for its two; see the tests.
 //!
 //! A crossover from `D` to `D' > D` is searched on `N` in `[2^D', max_nodes]`, where
 //! both tori have at least 2 nodes per dimension: a log-spaced scan finds the first
 //! size at which the `D'`-dimensional torus becomes strictly faster, and bisection
 //! refines it.
 
+use super::multicast::pipelined_multi_unicast_ns;
 use super::torus::{average_latency_ns, multi_unicast_ns};
 use super::{SciComponents, SciModelError};
 use serde::{Deserialize, Serialize};
@@ -36,6 +39,9 @@ pub enum SciApplication {
     AverageLatency,
     /// One-to-all multi-unicast: sum of request latencies to all other nodes.
     MultiUnicast,
+    /// One-to-all multi-unicast by a sender that does not wait, destinations by offset:
+    /// `(N - 2) g + L_far` ([`super::multicast`]).
+    PipelinedMultiUnicast,
 }
 
 impl SciApplication {
@@ -55,6 +61,9 @@ impl SciApplication {
         match self {
             Self::AverageLatency => average_latency_ns(components, size_bytes, n, dims),
             Self::MultiUnicast => multi_unicast_ns(components, size_bytes, n, dims),
+            Self::PipelinedMultiUnicast => {
+                pipelined_multi_unicast_ns(components, size_bytes, n, dims)
+            }
         }
     }
 }
@@ -77,8 +86,11 @@ pub struct Crossover {
 pub struct CrossoverSet {
     /// Average-latency crossovers.
     pub average: Vec<Crossover>,
-    /// One-to-all multi-unicast crossovers.
+    /// One-to-all multi-unicast crossovers (the paper's sum).
     pub multi_unicast: Vec<Crossover>,
+    /// Crossovers of the multi-unicast by a sender that does not wait.
+    #[serde(default)]
+    pub pipelined_multi_unicast: Vec<Crossover>,
 }
 
 /// One point of a latency-versus-size curve.
@@ -90,8 +102,11 @@ pub struct CurvePoint {
     pub nodes_per_dim: f64,
     /// Average request latency, eq. 17 (ns).
     pub average_latency_ns: f64,
-    /// One-to-all multi-unicast latency (ns).
+    /// One-to-all multi-unicast latency, the paper's sum (ns).
     pub multi_unicast_ns: f64,
+    /// One-to-all multi-unicast by a sender that does not wait (ns).
+    #[serde(default)]
+    pub pipelined_multi_unicast_ns: f64,
 }
 
 /// Latency curve of one dimension count, points sorted by size.
@@ -207,6 +222,7 @@ pub fn model_report(
         crossovers: CrossoverSet {
             average: crossovers_of(SciApplication::AverageLatency)?,
             multi_unicast: crossovers_of(SciApplication::MultiUnicast)?,
+            pipelined_multi_unicast: crossovers_of(SciApplication::PipelinedMultiUnicast)?,
         },
         curves: dims
             .iter()
@@ -272,6 +288,9 @@ fn curve(
                 nodes_per_dim: n,
                 average_latency_ns: average_latency_ns(components, size_bytes, n, dims)?,
                 multi_unicast_ns: multi_unicast_ns(components, size_bytes, n, dims)?,
+                pipelined_multi_unicast_ns: pipelined_multi_unicast_ns(
+                    components, size_bytes, n, dims,
+                )?,
             })
         })
         .collect::<Result<_, SciModelError>>()?;
@@ -281,7 +300,7 @@ fn curve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use SciApplication::{AverageLatency, MultiUnicast};
+    use SciApplication::{AverageLatency, MultiUnicast, PipelinedMultiUnicast};
 
     const PAPER_RANGE: u32 = 1000;
 
@@ -365,11 +384,9 @@ mod tests {
         // up to [withheld] nodes. The three-dimensional topology then offers the best
         // latency performance up to 1000 nodes and beyond." (current) and "The
         // four-dimensional topology dominates latency performance for the remaining range
-        // of system sizes." (enhanced). Those orderings hold. The paper's Table 2 gives
-        // 2050 nodes (current, 3D -> 4D) against 1831 for the average; under the paper's
-        // own definition (sum of the N - 1 ping-request latencies) the multi-unicast is
-        // (N - 1) x the average, so its crossovers coincide with the average ones
-        // (1832.6 and 228.9 nodes here) and 2050 cannot be reproduced.
+        // of system sizes." (enhanced). Those orderings hold for the paper's sum. The
+        // sum of the N - 1 ping-request latencies is (N - 1) x the average, so its
+        // crossovers coincide with the average ones (1832.6 and 228.9 nodes here).
         for c in [
             SciComponents::paper_table1(),
             SciComponents::paper_table1().enhanced(),
@@ -393,6 +410,99 @@ mod tests {
         assert!(rel(mu(4), mu(3)) < 0.02);
     }
 
+    /// The paper's sum on realisable tori only, joined by straight lines in `N` (the way
+    /// a figure drawn from integer `n` joins its points), at `nodes`.
+    fn realisable_sum_ns(c: &SciComponents, nodes: f64, dims: u32) -> f64 {
+        let n = nodes.powf(1.0 / f64::from(dims)).floor();
+        let (lo, hi) = (n.powi(dims as i32), (n + 1.0).powi(dims as i32));
+        let at = |n: f64| multi_unicast_ns(c, 64, n, dims).unwrap();
+        at(n) + (nodes - lo) / (hi - lo) * (at(n + 1.0) - at(n))
+    }
+
+    #[test]
+    fn table_2_multi_unicast_2050_is_not_the_sum() {
+        // Table 2's legible row gives 3D -> 4D at 2050 nodes for the current system's
+        // multi-unicast against 1831 for its average. With n = N^(1/D) real (the
+        // paper: "An extrapolation of the higher-dimensional topologies was used to
+        // fill in the gaps") the sum crosses at 1832.6, with the average. Joining the
+        // sums of the realisable tori by straight lines instead (3-D: 12^3 = 1728 and
+        // 13^3 = 2197; 4-D: 6^4 = 1296 and 7^4 = 2401) moves it to 1954.9 nodes, and
+        // that is the 1955 such an interpolation prints: 95 nodes (4.6 %) short of
+        // 2050, and no choice between these two reaches 2050 (real 3-D against joined
+        // 4-D gives 1998). Neither does the pipelined sender (1141.9). The average
+        // column's 1831 and 232 are met within 0.1 % and 1.3 %; 2050 stays
+        // unexplained, and no test here is tuned to it.
+        let c = SciComponents::paper_table1();
+        let (mut slower, mut faster) = (1728.0, 2197.0);
+        for _ in 0..100 {
+            let mid = 0.5 * (slower + faster);
+            if realisable_sum_ns(&c, mid, 4) < realisable_sum_ns(&c, mid, 3) {
+                faster = mid;
+            } else {
+                slower = mid;
+            }
+        }
+        assert!((slower - 1954.85).abs() < 0.01, "{slower}");
+        assert!((2050.0 - slower) / 2050.0 > 0.04);
+        let real = crossover_nodes(&c, 64, MultiUnicast, 3, 4, 100_000)
+            .unwrap()
+            .unwrap();
+        assert!((real - 1832.6).abs() < 0.1, "{real}");
+    }
+
+    #[test]
+    fn pipelined_multi_unicast_ranks_apart_from_the_sum() {
+        // A sender that does not wait (see `multicast`) ends with its farthest request:
+        // the crossovers are that request's. 1D -> 2D in closed form: the ring's
+        // (N-1) l_p + (N-2) l_f against the n x n torus's 2(n-1) l_p + 2(n-2) l_f + l_s
+        // leaves (l_p + l_f)(n - 1)^2 = l_s - l_f, N = (1 + sqrt(610 / 67))^2 = 16.14
+        // (9.16 enhanced). Bisection: 140.37 and 1141.93 (current), 50.21 and 262.10
+        // (enhanced), against 190.8, 1832.6 and 44.7, 228.9 for the sum.
+        let current = SciComponents::paper_table1();
+        let enhanced = current.enhanced();
+        let [p12, p23, p34] = crossovers(&current, PipelinedMultiUnicast);
+        assert!(
+            rel(p12, (1.0 + (610.0_f64 / 67.0).sqrt()).powi(2)) < 1e-9,
+            "{p12}"
+        );
+        assert!(rel(p23, 140.372) < 1e-4, "{p23}");
+        assert!(rel(p34, 1141.93) < 1e-4, "{p34}");
+        let [e12, e23, e34] = crossovers(&enhanced, PipelinedMultiUnicast);
+        assert!(
+            rel(e12, (1.0 + (275.0_f64 / 67.0).sqrt()).powi(2)) < 1e-9,
+            "{e12}"
+        );
+        assert!(rel(e23, 50.213) < 1e-4, "{e23}");
+        assert!(rel(e34, 262.10) < 1e-4, "{e34}");
+        // The paper's rankings hold: 3-D leads to 1000 nodes and beyond on the current
+        // system; 4-D leads the rest of the range on the enhanced one.
+        assert!(p34 > f64::from(PAPER_RANGE) && e34 < f64::from(PAPER_RANGE));
+        assert_eq!(best_dims(&current, PipelinedMultiUnicast, 1000.0), 3);
+        assert_eq!(best_dims(&enhanced, PipelinedMultiUnicast, 1000.0), 4);
+        // "this downward shift is not as significant as that in the average latency
+        // case": current / enhanced crossover 4.36, 2.80, 1.76 here against the
+        // average's (and the sum's) 8.01, 4.27, 2.22. The sum cannot say this.
+        let average = crossovers(&current, AverageLatency);
+        let average_enhanced = crossovers(&enhanced, AverageLatency);
+        for i in 0..3 {
+            let shift = [p12, p23, p34][i] / [e12, e23, e34][i];
+            assert!(shift < average[i] / average_enhanced[i], "{i}: {shift}");
+        }
+        // "The savings achieved in going from one to two dimensions is pronounced" does
+        // not hold for this sender: at 1000 nodes the ring takes 1.030x the 2-D torus
+        // (2151.9 us against 2089.7), the sum 5.6x. The sender's (N - 2) o is most of it.
+        let pipe = |c: &SciComponents, nodes, d| {
+            PipelinedMultiUnicast.latency_ns(c, 64, nodes, d).unwrap()
+        };
+        assert!((pipe(&current, 1000.0, 1) - 2_151_873.0).abs() < 0.5);
+        assert!(
+            rel(
+                pipe(&current, 1000.0, 1) / pipe(&current, 1000.0, 2),
+                1.02978
+            ) < 1e-4
+        );
+    }
+
     #[test]
     fn enhanced_improvement_percentages_section_6_2() {
         // "approx. 5% improvement for a system size of 100 nodes" (average latency) and
@@ -402,8 +512,10 @@ mod tests {
         // topology at 100 nodes becomes a 3-D torus on the enhanced system and the
         // improvements are 6.9 % and 11.5 %.) The paper's other claim, that the enhanced
         // system "offers no real improvement for medium system sizes" in multi-unicast,
-        // cannot hold in this model: the multi-unicast improvement equals the average
-        // one at every size.
+        // cannot hold for the sum, whose improvement equals the average one at every
+        // size; it holds for the pipelined sender (0.16 % at 100 nodes), which in turn
+        // misses "approx. 10 % ... at 1000 nodes" (0.03 %): neither model of the
+        // multi-unicast gives both of the paper's figures.
         let current = SciComponents::paper_table1();
         let enhanced = current.enhanced();
         let gain = |application: SciApplication, nodes: f64, d| {
@@ -413,6 +525,8 @@ mod tests {
         assert!((gain(AverageLatency, 100.0, 2) - 0.0525).abs() < 5e-4);
         assert!((gain(MultiUnicast, 1000.0, 3) - 0.0941).abs() < 5e-4);
         assert!(rel(gain(MultiUnicast, 100.0, 2), gain(AverageLatency, 100.0, 2)) < 1e-12);
+        assert!((gain(PipelinedMultiUnicast, 100.0, 2) - 0.00159).abs() < 1e-5);
+        assert!((gain(PipelinedMultiUnicast, 1000.0, 3) - 0.00032).abs() < 1e-5);
     }
 
     #[test]
@@ -522,6 +636,12 @@ mod tests {
         let ten = torus.iter().find(|q| q.nodes_per_dim == 10.0).unwrap();
         assert!((ten.average_latency_ns - 5218.1818).abs() < 1e-3);
         assert!((ten.multi_unicast_ns - 99.0 * ten.average_latency_ns).abs() < 1e-6);
+        // 98 x 2085 + 4170 + 18 x 7 + 16 x 60 + 670 = 210 256 ns.
+        assert!((ten.pipelined_multi_unicast_ns - 210_256.0).abs() < 1e-6);
+        assert_eq!(
+            json["crossovers"]["pipelined_multi_unicast"][0]["to_dims"],
+            2
+        );
         let back: SciModelReport = serde_json::from_value(json).unwrap();
         assert_eq!(back, report);
     }
