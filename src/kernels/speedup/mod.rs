@@ -426,7 +426,11 @@ fn validate(
         split.receive_ms,
         split.receive_se_ms,
     ));
-    let all_terms = terms.iter().chain(&split_terms);
+    let probe_term = chain.empty_probe_ms.map(|p| ("probe_empty_ms", (p, 0.0)));
+    result
+        .warnings
+        .extend(calibrate::checking_note(chain, plan, tl_ms, tc_ms_per_byte));
+    let all_terms = terms.iter().chain(&split_terms).chain(probe_term.iter());
     result.fits.push(FitResult {
         model: "eqs. 7-9: T_ML = t_l + L H t_c + I t_i, one-way over a chain of H links with I = H - 1 store-and-forward nodes; t_l = tl_send_ms (rank 0's send call) + tl_receive_ms (the rest)".into(),
         x: "size_bytes, hops".into(),
@@ -471,7 +475,7 @@ fn validate(
                     ti_ms,
                     message_bytes: (plan.order / n * plan.order * std::mem::size_of::<f64>())
                         as u32,
-                    calibration: None,
+                    calibration: chain.empty_probe_ms.map(calibrate::checking_calibration),
                     seed: (li * 1_000_000 + n * 1000 + run) as u64,
                 };
                 match simulate(&config) {
@@ -514,7 +518,7 @@ fn validate(
             .push(format!("paired t test (benchmark - simulation): {e}")),
     }
     result.warnings.push(
-        "simulated_ms: Lamanna's simulator on a hypercube calibrated with this run's T_ML fit (t_l, t_c, t_i; no eq. 10 term) in the listing's model (tl_send_ms at the sender, node held; tl_receive_ms on the destination's processor; channels by dimension); the last point is the paired t test of benchmark - simulation at alpha = 0.1".into(),
+        "simulated_ms: Lamanna's simulator on a hypercube calibrated with this run's T_ML fit (t_l, t_c, t_i; eq. 10's checking term C = (N - 1) probe_empty_ms for N > 2) in the listing's model (tl_send_ms at the sender, node held; tl_receive_ms on the destination's processor; channels by dimension); the last point is the paired t test of benchmark - simulation at alpha = 0.1".into(),
     );
 }
 
