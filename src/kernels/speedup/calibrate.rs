@@ -34,14 +34,12 @@
 //! ([`crate::kernels::decomposition::system_return`]) between two clock reads, the
 //! median over [`SEND_CALLS`] calls less the clock's read overhead), on the one-link
 //! chain at every size; its intercept over `L` is the sender's share of `t_l`
-//! (`tl_send_ms`; the per-byte part of the call is in `t_c`). The destination's
-//! share (their `R + U`: taking the message in and the read) is the rest of the
-//! start-up, `tl_receive_ms = t_l - tl_send_ms`; it is not timed by itself, so it
-//! also holds what the chain's wait adds (the poll that finds the message). The
-//! two sum to `t_l` by construction; the receive part's standard error combines
-//! both fits'. Where the split cannot be measured (no send-call times, fewer than
-//! three sizes, or a send part outside `[0, t_l]` beyond the errors) `t_l` is split
-//! in the listing's ratio `MSG_INIT : OVERHEAD` and a warning says so.
+//! (`tl_send_ms`). The destination's share (their `R + U`) is the rest,
+//! `tl_receive_ms = t_l - tl_send_ms`, not timed by itself, so it also holds the
+//! poll that finds the message; its standard error combines both fits'. Where the
+//! split cannot be measured (no send-call times, fewer than three sizes, or a send
+//! part outside `[0, t_l]` beyond the errors) `t_l` is split in the listing's
+//! ratio `MSG_INIT : OVERHEAD` and a warning says so.
 //!
 //! # The simulation
 //! The runs use the hypercube with these `t_l`, `t_c`, `t_i` (the ranks here all
@@ -52,16 +50,14 @@
 //! ([`ReceiveAt::Destination`](crate::model::simulator::ReceiveAt)), transmit
 //! queues ranked by the hop's dimension
 //! ([`ChannelOrder::Dimension`](crate::model::simulator::ChannelOrder)). Measured:
-//! `t_l`, `t_c`, `t_i` and the send call; assumed: that the rest of `t_l` is the
-//! destination's, and the listing's placement of each cost. Node totals have the spread of the uniprocessor runs divided by
-//! `N`. Eq. 10's checking term is measured, not fitted: the
-//! exchange probes every missing source once a pass, so the last block is found at
-//! most one pass of `N - 1` empty probes late, `C = (N - 1) p` for `N > 2`, with `p`
-//! rank 0's `probe` of a link with nothing in flight ([`empty_probe_ms`]; tens of ns
-//! against the thesis's `C = 5 + 7.5 N` ms of system calls, see
-//! `results/model-papers.md`). The comparison is the thesis's paired difference t test at
-//! alpha = 0.1 (Appendix D) on the mean benchmark time and the mean simulated time
-//! of each (load, N).
+//! `t_l`, `t_c`, `t_i`, the send call and eq. 10's term; assumed: that the rest of
+//! `t_l` is the destination's, and the listing's placement of each cost. Node totals
+//! have the spread of the uniprocessor runs divided by `N`. Eq. 10: the exchange
+//! probes every missing source once a pass, so the last block is found at most one
+//! pass of `N - 1` empty probes late, `C = (N - 1) p` for `N > 2`, `p` rank 0's
+//! `probe` of an empty link ([`empty_probe_ms`]; a few ns, not the thesis's system
+//! calls). The comparison is the thesis's paired t test at alpha = 0.1 (Appendix D)
+//! on the mean benchmark and simulated times of each (load, N).
 
 use std::sync::Arc;
 use std::time::Instant;
