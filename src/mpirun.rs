@@ -86,7 +86,7 @@ pub(crate) fn check(
         bail!(
             "kernel {} does not run over MPI: {why}; over MPI run: {}",
             k.name,
-            kernels::OVER_MPI.join(", ")
+            kernels::over_mpi_names().join(", ")
         );
     }
     Ok(chosen)

@@ -164,7 +164,7 @@ pub struct RunContext<'a> {
     /// Set when the user interrupts the run; kernels stop at the next point.
     pub cancel: Arc<AtomicBool>,
     /// The team of MPI processes this process belongs to, when the run is over
-    /// MPI (`--transport mpi`): the kernels of [`OVER_MPI`] then run between
+    /// MPI (`--transport mpi`): the kernels that run over MPI ([`OverMpi`]) then run between
     /// processes instead of threads.
     #[cfg(feature = "mpi")]
     pub processes: Option<crate::team::mpi::ProcessesHandle<'a>>,
@@ -268,6 +268,8 @@ pub struct KernelSpec {
     /// Whether a run that names no kernels (or `all`) includes it; the others,
     /// such as the long soak, run only when named.
     pub in_quick_suite: bool,
+    /// Whether it runs between MPI processes, and if not, why.
+    pub over_mpi: OverMpi,
     /// Runs it.
     pub run: fn(&RunContext<'_>) -> Result<Vec<KernelResult>, KernelError>,
 }
@@ -292,49 +294,66 @@ pub fn registry() -> Vec<&'static KernelSpec> {
         .collect()
 }
 
-/// The kernels that run over MPI processes (`--transport mpi`): their ranks talk
-/// only through their endpoints. The others are refused over MPI: their ranks
-/// share memory (flags, emulated fabrics, hosted nodes) or they are not ported
-/// yet.
-pub static OVER_MPI: &[&str] = &[
-    scibench::PINGPONG,
-    scibench::ONEWAY,
-    scibench::C2C,
-    comet::ECHO,
-    comet::EXCHANGE,
-    comet::BROADCAST,
-    comet::GLOBAL_SUM,
-    comet::BARRIER,
-    comet::UPDATE_GUARD_NAME,
-    comet::SHIFT_NAME,
-    comet::TRANSPOSE_NAME,
-    comet::ROW_COL_BROADCAST_NAME,
-    speedup::NAME,
-    comet::CONTENTION,
-    comet::OVERLAP,
-];
+/// Whether a kernel runs between MPI processes (`--transport mpi`): a field
+/// of its [`KernelSpec`], read by `run` (which refuses the others) and by
+/// `list`. Kernels over MPI talk only through their endpoints; the others'
+/// ranks share memory (flags, emulated fabrics, hosted nodes), or they time
+/// one process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverMpi {
+    /// It runs over MPI on at least this many processes.
+    Runs {
+        /// The least world it runs on (a run naming it on fewer is refused;
+        /// one naming no kernel leaves it out).
+        processes: usize,
+    },
+    /// It runs over MPI on a number of processes that forms CoMet's
+    /// processor grid (section 3.3: 2, 4, 8, 9, 16, 18, ...).
+    OnGrid,
+    /// It does not, for this reason.
+    No(&'static str),
+}
+
+impl OverMpi {
+    /// Runs over MPI between two processes or more.
+    pub const PAIR: OverMpi = OverMpi::Runs { processes: 2 };
+    /// Hockney's one-process kernels.
+    pub const ONE_PROCESS: OverMpi = OverMpi::No(
+        "it times one process's loops and synchronisation primitives; nothing passes between processes",
+    );
+    /// Krumme & Greenfield's hosted virtual nodes.
+    pub const HOSTED_NODES: OverMpi = OverMpi::No(
+        "its ranks are virtual nodes hosted on two threads, polled between chunks of their computation in one address space",
+    );
+    /// scibench's emulated SCI rings and tori.
+    pub const EMULATED_FABRIC: OverMpi =
+        OverMpi::No("its rings and tori are emulated with flags in shared memory");
+    /// The soak of the thread transports.
+    pub const THREAD_DELIVERY: OverMpi =
+        OverMpi::No("it checks the thread transports' delivery, not MPI's");
+}
+
+/// The names of the kernels that run over MPI processes, registry order.
+pub fn over_mpi_names() -> Vec<&'static str> {
+    registry()
+        .into_iter()
+        .filter(|k| runs_over_mpi(k))
+        .map(|k| k.name)
+        .collect()
+}
 
 /// Whether `spec` runs over MPI processes.
 pub fn runs_over_mpi(spec: &KernelSpec) -> bool {
-    OVER_MPI.contains(&spec.name)
+    matches!(spec.over_mpi, OverMpi::Runs { .. } | OverMpi::OnGrid)
 }
 
 /// Why `spec` does not run over MPI, for `list` and the refusal; `None` for a
 /// kernel that does.
 pub fn not_over_mpi(spec: &KernelSpec) -> Option<&'static str> {
-    if runs_over_mpi(spec) {
-        return None;
+    match spec.over_mpi {
+        OverMpi::Runs { .. } | OverMpi::OnGrid => None,
+        OverMpi::No(why) => Some(why),
     }
-    Some(match spec.method {
-        "hockney" => {
-            "it times one process's loops and synchronisation primitives; nothing passes between processes"
-        }
-        "krumme-greenfield" => {
-            "its ranks are virtual nodes hosted on two threads, polled between chunks of their computation in one address space"
-        }
-        "scibench" => "its rings and tori are emulated with flags in shared memory",
-        _ => "it checks the thread transports' delivery, not MPI's",
-    })
 }
 
 /// Why `spec`, which runs over MPI, cannot run on a world of `processes`, if
@@ -350,26 +369,20 @@ pub fn over_mpi_refusal(spec: &KernelSpec, processes: usize) -> Option<String> {
             spec.name
         ));
     }
-    [
-        comet::UPDATE_GUARD_NAME,
-        comet::SHIFT_NAME,
-        comet::TRANSPOSE_NAME,
-        comet::ROW_COL_BROADCAST_NAME,
-    ]
-    .contains(&spec.name)
-    .then(|| comet::grid_refusal(spec.name, processes))
-    .flatten()
+    match spec.over_mpi {
+        OverMpi::OnGrid => comet::grid_refusal(spec.name, processes),
+        _ => None,
+    }
 }
 
-/// The least number of MPI processes `spec` runs with over MPI: 2, or 4 for
-/// `comet-contention` (an echo pair and a load pair). A run that names a
-/// kernel on fewer processes is refused before any measurement; one that
-/// names none leaves it out.
+/// The least number of MPI processes `spec` runs with over MPI (its
+/// [`OverMpi::Runs`]; 2 for a kernel that does not run over MPI). A run that
+/// names a kernel on fewer is refused before any measurement; one that names
+/// none leaves it out.
 pub fn mpi_processes_needed(spec: &KernelSpec) -> usize {
-    if spec.name == comet::CONTENTION {
-        comet::CONTENTION_MPI_PROCESSES
-    } else {
-        2
+    match spec.over_mpi {
+        OverMpi::Runs { processes } => processes,
+        OverMpi::OnGrid | OverMpi::No(_) => 2,
     }
 }
 

@@ -1,9 +1,14 @@
 //! A team of MPI processes (built with `--features mpi`): one rank per process
 //! of `mpirun`, each pinned to a CPU of its node chosen from its node-local rank.
 //!
-//! [`Processes::init`] initialises MPI (at `MPI_THREAD_SERIALIZED`: the
-//! process's MPI calls are all made by one thread at a time, the one that runs
-//! the rank), refuses a world of one process, splits the world by node
+//! [`Processes::init`] initialises MPI at `MPI_THREAD_SINGLE`, as a plain
+//! `MPI_Init` does: every MPI call of the process is made by the thread that
+//! initialised MPI (the team is reached only through a [`ProcessesHandle`] on
+//! that thread, and an endpoint lives only inside [`Processes::run`]'s body
+//! there); the process's other threads (the Ctrl-C handler) make none. Open
+//! MPI 4.1 costs every blocking 8-byte message about 30 ns more at any level
+//! above SINGLE, FUNNELED included (shared memory; `results/mpi.md`), which
+//! made the raw-MPI baseline 1.3 times a plain C ping-pong. It refuses a world of one process, splits the world by node
 //! (`MPI_Comm_split_type` with `MPI_COMM_TYPE_SHARED`), pins the process to the
 //! CPU its node-local rank picks from the CPUs it may use, reads the pin back,
 //! and gathers every rank's host, CPU model and CPU on every rank. Two processes
@@ -56,11 +61,6 @@ pub enum ProcessTeamError {
     /// MPI was initialised before.
     #[error("MPI is already initialised in this process")]
     AlreadyInitialised,
-    /// The library gives less than `MPI_THREAD_SERIALIZED`.
-    #[error(
-        "the MPI library provides thread level {0:?}; the mpi transport needs MPI_THREAD_SERIALIZED"
-    )]
-    Threading(Threading),
     /// A world of one process: not started by `mpirun`, or with `-n 1`.
     #[error(
         "--transport mpi needs at least 2 MPI processes, and this world has 1: start it with `mpirun -n 2 halfperf run ... --transport mpi`"
@@ -108,11 +108,9 @@ impl Processes {
         wait_timeout: Duration,
         cpu_model: Option<String>,
     ) -> Result<Processes, ProcessTeamError> {
-        let (universe, threading) = mpi::initialize_with_threading(Threading::Serialized)
+        // SINGLE: see the module doc. Every level provides at least it.
+        let (universe, _) = mpi::initialize_with_threading(Threading::Single)
             .ok_or(ProcessTeamError::AlreadyInitialised)?;
-        if threading < Threading::Serialized {
-            return Err(ProcessTeamError::Threading(threading));
-        }
         let world = universe.world();
         let rank = world.rank() as usize;
         let size = world.size() as usize;

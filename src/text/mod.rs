@@ -12,6 +12,7 @@ pub mod sci;
 pub mod simulator;
 
 use crate::kernels::KernelSpec;
+use crate::kernels::OverMpi;
 use crate::kernels::decomposition::{DECOMPOSITION, INTERFERENCE};
 use crate::kernels::hockney::{sync, vector};
 use crate::kernels::scibench::C2C;
@@ -93,17 +94,20 @@ pub fn kernel_list(kernels: &[&KernelSpec]) -> String {
             k.about,
             "",
             k.paper,
-            match crate::kernels::mpi_processes_needed(k) {
-                _ if !crate::kernels::runs_over_mpi(k) => String::new(),
-                2 => "; runs over MPI".into(),
-                n => format!("; runs over MPI with {n} processes or more"),
+            match k.over_mpi {
+                OverMpi::No(_) => String::new(),
+                OverMpi::Runs { processes: 2 } => "; runs over MPI".into(),
+                OverMpi::Runs { processes } =>
+                    format!("; runs over MPI with {processes} processes or more"),
+                OverMpi::OnGrid =>
+                    "; runs over MPI on a processor grid (2, 4, 8, 9, ... processes)".into(),
             }
         );
     }
     let _ = writeln!(
         s,
         "\nOver MPI (`--transport mpi`, built with --features mpi): {}. Not over MPI:",
-        crate::kernels::OVER_MPI.join(", ")
+        crate::kernels::over_mpi_names().join(", ")
     );
     for k in kernels {
         if let Some(why) = crate::kernels::not_over_mpi(k) {

@@ -8,8 +8,8 @@
 //! order. Every wait polls `MPI_Test` (or `MPI_Iprobe`) under the team's
 //! deadline instead of blocking in `MPI_Recv`, so a peer that stalls or dies
 //! ends the wait with an error naming it, never a hang: a process alone on its
-//! CPU polls with the spin-loop hint and reads the clock every 1024 polls, one
-//! that shares its CPU yields after every poll. Nothing allocates on the timed
+//! CPU polls bare (no spin-loop hint, as MPI's own waits) and reads the clock
+//! every 1024 polls, one that shares its CPU yields after every poll. Nothing allocates on the timed
 //! path: a blocking call's request and status live on the stack of the call,
 //! a posted one's in a slot allocated with the endpoint.
 //!
@@ -71,6 +71,9 @@ pub struct MpiEndpoint {
     /// Whether a wait failed and freed a request MPI may still use the
     /// buffer of: then `Drop` leaks every buffer and makes no MPI call.
     failed: std::cell::Cell<bool>,
+    /// The thread that made it, the one that initialised MPI (checked in
+    /// debug builds: MPI runs at `MPI_THREAD_SINGLE`).
+    owner: std::thread::ThreadId,
 }
 
 /// How many requests of each kind may be in flight to or from one peer.
@@ -138,10 +141,13 @@ impl std::fmt::Debug for MpiEndpoint {
 }
 
 // SAFETY: the communicator handle is a pointer into the MPI library, which the
-// team initialises at MPI_THREAD_SERIALIZED or above (`crate::team::mpi`), so
-// any thread may make MPI calls as long as no two overlap. The endpoint is not
-// `Sync` (the handle is not), so only the thread that holds it calls through it,
-// and the team runs every MPI call of a process on one thread at a time.
+// team initialises at MPI_THREAD_SINGLE (`crate::team::mpi`): every MPI call
+// must come from the thread that initialised MPI. The endpoint is `Send`
+// because every `Endpoint` is, but it is made only inside `Processes::run`'s
+// body, which runs on that thread (the team is reached only through a
+// `ProcessesHandle`, which checks the thread), and no kernel hands it to
+// another; debug builds assert the thread at every wait. It is not `Sync`
+// (the handle is not), so only the thread that holds it calls through it.
 unsafe impl Send for MpiEndpoint {}
 
 impl MpiEndpoint {
@@ -183,6 +189,7 @@ impl MpiEndpoint {
                 .map(|b| (0..size).map(|_| [slot(b), slot(b)]).collect()),
             next_slot: vec![0; size],
             failed: std::cell::Cell::new(false),
+            owner: std::thread::current().id(),
             posted: buffer_bytes.map(|b| {
                 let ring = || std::array::from_fn(|_| slot(b));
                 Posted {
@@ -244,6 +251,11 @@ impl MpiEndpoint {
         peer: usize,
         receive: bool,
     ) -> Result<ffi::MPI_Status, RankError> {
+        debug_assert_eq!(
+            std::thread::current().id(),
+            self.owner,
+            "MPI off its thread"
+        );
         let mut status = empty_status();
         let waited = wait_for(&self.control, self.rank, peer, || {
             let mut flag: c_int = 0;
@@ -343,6 +355,11 @@ impl MpiEndpoint {
         reps: u64,
     ) -> Result<std::time::Duration, RankError> {
         check_peer(self.rank, peer, self.size)?;
+        debug_assert_eq!(
+            std::thread::current().id(),
+            self.owner,
+            "MPI off its thread"
+        );
         let out = [7u8; 8];
         let mut inbuf = [0u8; 8];
         let comm = self.comm.as_raw();
@@ -498,8 +515,13 @@ impl MpiEndpoint {
     }
 }
 
-/// Polls `ready` as `rank` waits: spinning with the deadline checked every
-/// 1024 polls, or yielding the CPU after every poll when it shares it.
+/// Polls `ready` as `rank` waits: spinning with the deadline (and the
+/// team's abort) checked every 1024 polls, or yielding the CPU after every
+/// poll when it shares it. A spinning poll has no spin-loop hint between
+/// polls, as MPI's own blocking calls have none: a poll (`MPI_Test`, which
+/// runs MPI's progress engine) is already a call of tens of nanoseconds,
+/// and a hint (up to about 40 ns on recent x86) would only make the
+/// waiter see its message later.
 #[inline]
 pub fn wait_for<T>(
     control: &TeamControl,
@@ -508,7 +530,19 @@ pub fn wait_for<T>(
     mut ready: impl FnMut() -> Option<T>,
 ) -> Result<T, RankError> {
     match control.wait_strategy(rank) {
-        WaitStrategy::Spin => control.spin_until(peer, ready),
+        WaitStrategy::Spin => {
+            let mut started = None;
+            let mut polls: u32 = 0;
+            loop {
+                if let Some(v) = ready() {
+                    return Ok(v);
+                }
+                polls = polls.wrapping_add(1);
+                if polls.is_multiple_of(1024) {
+                    control.check(peer, &mut started)?;
+                }
+            }
+        }
         WaitStrategy::Block => {
             let mut started = None;
             loop {

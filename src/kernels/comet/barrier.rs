@@ -47,6 +47,7 @@ pub(super) const BARRIER: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), section 2.2.1 'Global Synchronization', Fig. 22",
     about: "minimum barrier time (first discarded) against P for a central sense-reversing, a dissemination and std's barrier",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 

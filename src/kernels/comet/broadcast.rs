@@ -28,6 +28,7 @@ pub(super) const BROADCAST: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 3) and 4.1 (Fig. 19)",
     about: "broadcast from rank 0 then barrier, linear (series of sends) and binomial tree, vs size and P",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 

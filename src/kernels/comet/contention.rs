@@ -30,6 +30,9 @@ pub(super) const CONTENTION: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Figs. 5, 6) and 4.1 (Fig. 21)",
     about: "echo between ranks 0 and 1 while ranks 2 -> 3 stream at the 50% and 90% bandwidth sizes, vs size",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::Runs {
+        processes: MPI_PROCESSES,
+    },
     run,
 };
 

@@ -41,6 +41,7 @@ pub(super) const ECHO: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 1) and 4.1 (Figs. 17, 18)",
     about: "echo one-way time vs size per CPU distance class and per logical hop count; piecewise t_startup + N t_per_byte + (n-1) h, peak, 50%/90% sizes",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 

@@ -24,6 +24,7 @@ pub(super) const EXCHANGE: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 2) and 4.1 (Fig. 20)",
     about: "pairwise exchange (both send, then receive) time vs size; piecewise t_startup + N t_per_byte",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 

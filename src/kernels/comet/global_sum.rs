@@ -29,6 +29,7 @@ pub(super) const GLOBAL_SUM: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 4) and 4.1 (Fig. 23)",
     about: "element-wise global sum of a double vector onto every rank, recursive doubling and tree + broadcast, vs length and P, checked against the serial sum",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 

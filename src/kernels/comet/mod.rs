@@ -50,17 +50,8 @@ pub use echo::hop_fit;
 use super::{KernelError, KernelSpec, RunContext};
 
 use crate::results::KernelResult;
-pub(crate) use barrier::NAME as BARRIER;
-pub(crate) use broadcast::NAME as BROADCAST;
-pub(crate) use contention::MPI_PROCESSES as CONTENTION_MPI_PROCESSES;
-pub(crate) use contention::NAME as CONTENTION;
-pub(crate) use echo::NAME as ECHO;
-pub(crate) use exchange::NAME as EXCHANGE;
-pub(crate) use global_sum::NAME as GLOBAL_SUM;
 #[cfg(feature = "mpi")]
 pub(crate) use matrix::grid_refusal;
-pub(crate) use matrix::{ROW_COL_BROADCAST_NAME, SHIFT_NAME, TRANSPOSE_NAME, UPDATE_GUARD_NAME};
-pub(crate) use overlap::NAME as OVERLAP;
 
 /// The CoMet kernels.
 pub static KERNELS: &[KernelSpec] = &[

@@ -46,6 +46,7 @@ pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
     paper: "Krumme & Greenfield 1988, section 5.2 and Appendix A test 8",
     about: "slowdown of a computation on a rank that 1, 2, 3 streams of 2000-byte messages pass through, against R + S per message",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::HOSTED_NODES,
     run,
 };
 

@@ -8,6 +8,9 @@
 //! - `hockney-sync` ([`sync`]): `t = t_0 + s / r_inf` for a dyadic segment split
 //!   over P processors, per synchronisation method of [`crate::sync`]; Table II,
 //!   with the grains that reach 50% and 91% of `r_inf`.
+//!   Over MPI (`--transport mpi`) the processors are the job's processes and
+//!   the methods `MPI_Barrier`, `MPI_Allreduce` and barriers over messages
+//!   (`sync_mpi`), fitted by the same code.
 //! - `hockney-program` ([`program`]): a chain of segments of mixed grains per
 //!   method, measured beside eq. (9)'s prediction from the method's own sweep.
 //!
@@ -19,6 +22,8 @@ pub mod program;
 mod rate_probe;
 mod simd;
 pub mod sync;
+#[cfg(feature = "mpi")]
+mod sync_mpi;
 mod sync_result;
 mod sync_sweep;
 mod team_batch;

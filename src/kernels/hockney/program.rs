@@ -44,6 +44,7 @@ pub(super) const PROGRAM: KernelSpec = KernelSpec {
     paper: "Hockney 1985, section 2, eqs. (4)-(9): a program's time from (r_inf, s_1/2)",
     about: "a chain of segments of mixed grains per sync method, measured beside eq. (9)'s prediction from the method's own r_inf and t_0",
     in_quick_suite: false,
+    over_mpi: crate::kernels::OverMpi::ONE_PROCESS,
     run,
 };
 

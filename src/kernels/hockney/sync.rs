@@ -91,6 +91,7 @@ pub(super) const SYNC: KernelSpec = KernelSpec {
     paper: "Hockney 1985, (r_inf, n_1/2, s_1/2) on the Cray X-MP, section 3.2, Figs. 3-6, Table II",
     about: "r_inf, s_1/2, t_0 and pi_0 of a dyadic segment split over P CPUs, per synchronisation method",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 
@@ -116,6 +117,18 @@ pub enum Method {
     /// The dissemination spin barrier on flags at the end of every segment,
     /// polled without the spin-loop hint.
     BarrierSpin,
+    /// Between MPI processes: `MPI_Barrier` at the end of every segment.
+    MpiBarrier,
+    /// Between MPI processes: `MPI_Allreduce` of one word at the end of
+    /// every segment, a collective that synchronises as a barrier does.
+    MpiAllreduce,
+    /// Between MPI processes: the dissemination barrier on point-to-point
+    /// messages at the end of every segment (barrier-spin's algorithm).
+    MpiDissemination,
+    /// Between MPI processes: the master sends every worker a start
+    /// message, does its part, and receives a done message from each
+    /// (Hockney's fork/join of Figs. 4 and 5, as messages).
+    MpiLinear,
 }
 
 impl Method {
@@ -132,6 +145,20 @@ impl Method {
         Method::BarrierSpin,
     ];
 
+    /// The methods between MPI processes (`--transport mpi`,
+    /// the kernel's `sync_mpi` file), each a row of its own.
+    pub const OVER_MPI: [Method; 4] = [
+        Method::MpiBarrier,
+        Method::MpiAllreduce,
+        Method::MpiDissemination,
+        Method::MpiLinear,
+    ];
+
+    /// Whether it synchronises MPI processes (and not threads).
+    pub fn over_mpi(self) -> bool {
+        Method::OVER_MPI.contains(&self)
+    }
+
     /// Its name in results.
     pub fn name(self) -> &'static str {
         match self {
@@ -144,6 +171,10 @@ impl Method {
             Method::SpinBare => "spin-nohint",
             Method::BarrierStd => "barrier-std",
             Method::BarrierSpin => "barrier-spin",
+            Method::MpiBarrier => "mpi-barrier",
+            Method::MpiAllreduce => "mpi-allreduce",
+            Method::MpiDissemination => "mpi-dissemination",
+            Method::MpiLinear => "mpi-linear",
         }
     }
 
@@ -156,17 +187,18 @@ impl Method {
 
     /// Whether its hand-overs at the shortest grains are made while the
     /// waiter spins (the spin flags and barrier; the lock and the pool, which
-    /// spin before they park). The others block at every hand-over, or
-    /// start a thread.
+    /// spin before they park; the MPI methods, which poll). The others block
+    /// at every hand-over, or start a thread.
     pub fn spins_at_short_grains(self) -> bool {
-        matches!(
-            self,
-            Method::TasksPool
-                | Method::Locks
-                | Method::SpinHint
-                | Method::SpinBare
-                | Method::BarrierSpin
-        )
+        self.over_mpi()
+            || matches!(
+                self,
+                Method::TasksPool
+                    | Method::Locks
+                    | Method::SpinHint
+                    | Method::SpinBare
+                    | Method::BarrierSpin
+            )
     }
 
     /// Whether its `t_0` is taken over four near-zero grains: those that spin
@@ -183,7 +215,10 @@ impl Method {
 
     /// The method by name.
     pub fn from_name(name: &str) -> Option<Method> {
-        Method::ALL.into_iter().find(|m| m.name() == name)
+        Method::ALL
+            .into_iter()
+            .chain(Method::OVER_MPI)
+            .find(|m| m.name() == name)
     }
 
     /// Which figure of the paper it ports, for the table.
@@ -195,6 +230,9 @@ impl Method {
             Method::EventsCondvar | Method::EventsPark => "EVENTS, Fig. 5",
             Method::SpinHint | Method::SpinBare => "CAL spin, Fig. 6",
             Method::BarrierStd | Method::BarrierSpin => "barrier",
+            Method::MpiBarrier => "MPI_Barrier",
+            Method::MpiAllreduce => "MPI_Allreduce",
+            Method::MpiDissemination | Method::MpiLinear => "barrier over MPI messages",
         }
     }
 }
@@ -324,14 +362,11 @@ impl Work<'_> {
         if self.skip == Some(part) {
             return;
         }
-        let len = self.out.len;
         // This part's flop: its share of the segment.
         let mut left = (part + 1) * grain / self.parts - part * grain / self.parts;
         // Its elements: its share of the segment, or of the whole vector when the
         // segment is longer than the vector (then it makes repeated passes).
-        let span = grain.min(len);
-        let lo = part * span / self.parts;
-        let hi = (part + 1) * span / self.parts;
+        let (lo, hi) = self.part_range(grain, part);
         // SAFETY: the ranges of different parts are disjoint, and the master
         // touches the whole vector only between batches.
         let a = unsafe { self.out.range(lo, hi) };
@@ -357,6 +392,34 @@ impl Work<'_> {
         unsafe { self.out.range(0, grain.min(self.out.len)) }.fill(f64::NAN);
     }
 
+    /// The elements processor `part` writes in a segment of `grain` flop.
+    fn part_range(&self, grain: usize, part: usize) -> (usize, usize) {
+        let span = grain.min(self.out.len);
+        (part * span / self.parts, (part + 1) * span / self.parts)
+    }
+
+    /// Checks processor `part`'s results of a segment of `grain` flop: a
+    /// process of a team over MPI has its own vectors and checks its own
+    /// part. Only while no other processor writes them.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(super) fn verify_part(
+        &self,
+        grain: usize,
+        part: usize,
+        method: Method,
+    ) -> Result<(), RankError> {
+        let (lo, hi) = self.part_range(grain, part);
+        // SAFETY: as in `prefill`.
+        let a = unsafe { self.out.range(lo, hi) };
+        match (lo..hi).find(|&i| a[i - lo] != self.b[i] * self.c[i]) {
+            None => Ok(()),
+            Some(i) => Err(RankError::Failed(format!(
+                "verification failed for {}: element {i} of processor {part}'s part was not computed; the method skipped work",
+                method.name()
+            ))),
+        }
+    }
+
     /// Checks the first `grain` results. Only while the others idle.
     pub(super) fn verify(&self, grain: usize, method: Method) -> Result<(), RankError> {
         let grain = grain.min(self.out.len);
@@ -373,13 +436,9 @@ impl Work<'_> {
     }
 }
 
-/// Runs `driver` with the batch function of `method` on `plan`'s CPUs: the
-/// vectors, the team or pool, and the method's state live for the call.
-pub(crate) fn with_method<R: Send>(
-    method: Method,
-    plan: &SyncPlan,
-    driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
-) -> Result<(R, Placement), KernelError> {
+/// Runs `f` on the segment's vectors for `plan` (filled, on 128-byte
+/// boundaries) split between its processors.
+pub(super) fn with_work<R>(plan: &SyncPlan, f: impl FnOnce(&Work<'_>) -> R) -> R {
     let len = plan.max_grain.max(plan.parts * 8);
     let mut a = LineAligned::from_fn_on(ALIGN_BYTES, len, |_| f64::NAN);
     let b = LineAligned::from_fn_on(ALIGN_BYTES, len, |i| 1.0 + (i % 7) as f64 * 0.25);
@@ -397,6 +456,25 @@ pub(crate) fn with_method<R: Send>(
         simd,
         skip: plan.skip_part,
     };
+    f(&work)
+}
+
+/// Runs `driver` with the batch function of `method` on `plan`'s CPUs: the
+/// vectors, the team or pool, and the method's state live for the call.
+pub(crate) fn with_method<R: Send>(
+    method: Method,
+    plan: &SyncPlan,
+    driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
+) -> Result<(R, Placement), KernelError> {
+    with_work(plan, |work| with_work_method(method, plan, work, driver))
+}
+
+fn with_work_method<R: Send>(
+    method: Method,
+    plan: &SyncPlan,
+    work: &Work<'_>,
+    driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
+) -> Result<(R, Placement), KernelError> {
     let shared = plan.shared_cpus();
     let spin_poll = |hint: bool| match (shared, hint) {
         (true, _) => Poll::Yield,
@@ -436,7 +514,7 @@ pub(crate) fn with_method<R: Send>(
                     work.prefill(grain);
                     // The job the tasks read, on lines of its own: beside the
                     // master's locals, some builds paid a line transfer more.
-                    let w = &work;
+                    let w = work;
                     let share = CachePadded::new(move |p: usize| w.share(grain, p));
                     let start = Instant::now();
                     match &pool {
@@ -471,7 +549,7 @@ pub(crate) fn with_method<R: Send>(
             };
             let team = Team::new(&spec(plan.parts))?;
             (
-                drive_team(&team, &m, &work, method, driver)?,
+                drive_team(&team, &m, work, method, driver)?,
                 team.placement(),
             )
         }
@@ -479,7 +557,7 @@ pub(crate) fn with_method<R: Send>(
             let m = Events::<Event>::new(workers);
             let team = Team::new(&spec(plan.parts))?;
             (
-                drive_team(&team, &m, &work, method, driver)?,
+                drive_team(&team, &m, work, method, driver)?,
                 team.placement(),
             )
         }
@@ -487,7 +565,7 @@ pub(crate) fn with_method<R: Send>(
             let m = Events::<ParkEvent>::new(workers);
             let team = Team::new(&spec(plan.parts))?;
             (
-                drive_team(&team, &m, &work, method, driver)?,
+                drive_team(&team, &m, work, method, driver)?,
                 team.placement(),
             )
         }
@@ -498,7 +576,7 @@ pub(crate) fn with_method<R: Send>(
             };
             let team = Team::new(&spec(plan.parts))?;
             (
-                drive_team(&team, &m, &work, method, driver)?,
+                drive_team(&team, &m, work, method, driver)?,
                 team.placement(),
             )
         }
@@ -506,7 +584,7 @@ pub(crate) fn with_method<R: Send>(
             let m = StdBarrier(std::sync::Barrier::new(plan.parts));
             let team = Team::new(&spec(plan.parts))?;
             (
-                drive_team(&team, &m, &work, method, driver)?,
+                drive_team(&team, &m, work, method, driver)?,
                 team.placement(),
             )
         }
@@ -519,9 +597,21 @@ pub(crate) fn with_method<R: Send>(
             };
             let team = Team::new(&spec(plan.parts))?;
             (
-                drive_team(&team, &m, &work, method, driver)?,
+                drive_team(&team, &m, work, method, driver)?,
                 team.placement(),
             )
+        }
+        Method::MpiBarrier
+        | Method::MpiAllreduce
+        | Method::MpiDissemination
+        | Method::MpiLinear => {
+            return Err(KernelError::NotRunnable {
+                kernel: NAME.into(),
+                reason: format!(
+                    "{} synchronises MPI processes: run it with --transport mpi",
+                    method.name()
+                ),
+            });
         }
     };
     Ok(result)
@@ -628,9 +718,9 @@ pub fn sync_batch_time(
     .map(|(d, _)| d)
 }
 
-fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    let cpus = pick_cpu_set(ctx, NAME)?;
-    let parts = cpus.len().max(2);
+/// The run's plan on `cpus` for `parts` processors: grains chosen per
+/// method, the vectors half of each processor's L2 (that of `cpus[0]`).
+pub(super) fn run_plan(ctx: &RunContext<'_>, cpus: Vec<usize>, parts: usize) -> SyncPlan {
     let l2 = ctx
         .topology
         .data_cache_sizes(cpus[0])
@@ -639,8 +729,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         .map_or(1 << 20, |c| c.1);
     // Half of each processor's L2 for its share of A, B and C.
     let max_grain = (parts * (l2 as usize / 2) / 24) / (8 * parts) * (8 * parts);
-    let plan = SyncPlan {
-        cpus: cpus.clone(),
+    SyncPlan {
+        cpus,
         parts,
         grains: None,
         points: if ctx.config.quick { 10 } else { 30 },
@@ -650,7 +740,17 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         wait_timeout: ctx.config.wait_timeout,
         oversubscribe: ctx.config.oversubscribe,
         skip_part: None,
-    };
+    }
+}
+
+fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return super::sync_mpi::run(ctx, procs.get());
+    }
+    let cpus = pick_cpu_set(ctx, NAME)?;
+    let parts = cpus.len().max(2);
+    let plan = run_plan(ctx, cpus.clone(), parts);
     ctx.progress
         .begin(NAME, (Method::ALL.len() * (plan.trials + 1)) as u64);
     let cancelled = || ctx.cancelled();
@@ -718,7 +818,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 const HINT_PARAM: &str = "spin_hint_pause_ns";
 
 /// Rounds at least, whatever the trials: the bootstrap needs several.
-const ROUNDS_AT_LEAST: usize = 9;
+pub(super) const ROUNDS_AT_LEAST: usize = 9;
 
 #[cfg(test)]
 #[path = "sync_tests.rs"]

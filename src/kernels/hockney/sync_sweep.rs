@@ -64,6 +64,48 @@ struct Visited {
     placement: Placement,
 }
 
+/// Where a method's instantiations run: on threads of this process
+/// ([`Threads`], [`with_method`]) or on MPI processes (`sync_mpi`). Each
+/// call makes one instantiation (team, synchronisation objects, vectors)
+/// and runs `driver` on the master with its batch function.
+pub(super) trait Instances {
+    /// One instantiation of `method` on `plan`, `driver` run on it; its
+    /// result and the processors' placement.
+    fn with<R: Send>(
+        &self,
+        method: Method,
+        plan: &SyncPlan,
+        driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
+    ) -> Result<(R, Placement), KernelError>;
+}
+
+/// The methods' instantiations on threads of this process.
+pub(super) struct Threads;
+
+impl Instances for Threads {
+    fn with<R: Send>(
+        &self,
+        method: Method,
+        plan: &SyncPlan,
+        driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
+    ) -> Result<(R, Placement), KernelError> {
+        with_method(method, plan, driver)
+    }
+}
+
+/// Measures `methods` over their grains on threads of this process,
+/// interleaved (see `sweep_methods_on`, which also runs them on MPI
+/// processes).
+pub fn sweep_methods(
+    methods: &[Method],
+    plan: &SyncPlan,
+    clock: &ClockInfo,
+    cancelled: &(dyn Fn() -> bool + Sync),
+    step: &dyn Fn(Method),
+) -> Result<Vec<MethodSweep>, KernelError> {
+    sweep_methods_on(&Threads, methods, plan, clock, cancelled, step)
+}
+
 /// Measures `methods` over their grains, interleaved: each is calibrated on
 /// an instantiation of its own, then every round visits every method in
 /// turn, on a fresh instantiation (team, synchronisation objects, vectors)
@@ -71,7 +113,8 @@ struct Visited {
 /// spread over the whole sweep as the methods' rounds of a grain do over
 /// the method's. A single method keeps one instantiation for all its rounds.
 /// `step` is called after every calibration and every visit.
-pub fn sweep_methods(
+pub(super) fn sweep_methods_on(
+    on: &impl Instances,
     methods: &[Method],
     plan: &SyncPlan,
     clock: &ClockInfo,
@@ -90,7 +133,7 @@ pub fn sweep_methods(
             let mut probe = Serial::new(SERIAL_ELEMENTS);
             calibrate_method(method, plan, serial, in_team, clock, batch, &mut probe)
         };
-        let (cal, placement) = with_method(method, plan, &driver)?;
+        let (cal, placement) = on.with(method, plan, &driver)?;
         step(method);
         let reps = cal.reps.clone();
         visited.push(Visited {
@@ -130,7 +173,7 @@ pub fn sweep_methods(
                 }
                 Ok(rounds)
             };
-            let (rounds, _) = with_method(v.method, plan, &driver)?;
+            let (rounds, _) = on.with(v.method, plan, &driver)?;
             v.reps = reps.into_inner().expect("one visit at a time");
             v.rounds.extend(rounds);
             step(v.method);

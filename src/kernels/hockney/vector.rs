@@ -75,6 +75,7 @@ pub(super) const VECTOR: KernelSpec = KernelSpec {
     paper: "Hockney 1985, (r_inf, n_1/2, s_1/2) on the Cray X-MP, section 3.1, Fig. 1, Table I",
     about: "r_inf and n_1/2 of the dyadic, triad, scalar-triad and scalar loops (f64, f32), per memory level",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::ONE_PROCESS,
     run,
 };
 

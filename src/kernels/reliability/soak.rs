@@ -30,6 +30,7 @@ pub(super) const SOAK: KernelSpec = KernelSpec {
     paper: "data-integrity check of the transports (no paper)",
     about: "long two-way message streams per size class with sequence numbers and checksums; counts lost, corrupted, reordered",
     in_quick_suite: false,
+    over_mpi: crate::kernels::OverMpi::THREAD_DELIVERY,
     run,
 };
 

@@ -24,6 +24,7 @@ pub(super) const C2C: KernelSpec = KernelSpec {
     paper: "Gonzalez 2000, section 5.1 (PP), over all CPU pairs",
     about: "core-to-core 8-byte ping-pong latency matrix over every pair of CPUs (mailbox)",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 

@@ -31,7 +31,6 @@ pub(crate) use baseline::FlagPair;
 pub use baseline::{COPY_PROBE_BYTES, CopyPair, atomic_flag_round_trip, copy_round_trip};
 pub(crate) use c2c::NAME as C2C;
 pub use c2c::check_against_pingpong;
-pub(crate) use oneway::NAME as ONEWAY;
 pub(crate) use pair::{PairLayout, PairSamples, SizeSamples, latency_result};
 pub use pair::{Pattern, choose_pair, default_sizes, round_trip_time};
 pub(crate) use pingpong::NAME as PINGPONG;

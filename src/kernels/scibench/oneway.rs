@@ -16,6 +16,7 @@ pub(super) const ONEWAY: KernelSpec = KernelSpec {
     paper: "Gonzalez 2000, section 5.1, Fig. 6 and Appendix A",
     about: "one-way streaming latency with an acknowledgement of the final message, per transport and message size",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 

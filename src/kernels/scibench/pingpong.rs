@@ -28,6 +28,7 @@ pub(super) const PINGPONG: KernelSpec = KernelSpec {
     paper: "Gonzalez 2000, section 5.1, Fig. 7 and Appendix A",
     about: "ping-pong latency (half the round trip) between two CPUs per transport and message size, with t_startup + N t_per_byte",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 

@@ -78,6 +78,7 @@ pub(super) const SCI_TOPOLOGY: KernelSpec = KernelSpec {
     paper: "Gonzalez 2000, sections 5.2-5.4 and chapter 6, Figs. 10-14, eqs. 18-25",
     about: "ping-pong on emulated SCI rings and tori, decomposition into o, l_f, l_s, model validation and projections",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::EMULATED_FABRIC,
     run,
 };
 

@@ -87,6 +87,7 @@ const SPEEDUP: KernelSpec = KernelSpec {
     paper: "Lamanna 1988 (AFIT thesis), ch. III benchmark, Appendix A steps 7-10, ch. IV eqs. 13-18",
     about: "matrix squaring by block rows with all-to-all exchange checked by probe and flag vector, verified; eq. 13 fit, optimal N and work for 80% efficiency",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     run,
 };
 

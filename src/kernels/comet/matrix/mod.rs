@@ -27,13 +27,9 @@ mod update_guard;
 
 #[cfg(feature = "mpi")]
 pub(crate) use over_mpi::grid_refusal;
-pub(crate) use row_col_broadcast::NAME as ROW_COL_BROADCAST_NAME;
 pub(super) use row_col_broadcast::ROW_COL_BROADCAST;
-pub(crate) use shift::NAME as SHIFT_NAME;
 pub(super) use shift::SHIFT;
-pub(crate) use transpose::NAME as TRANSPOSE_NAME;
 pub(super) use transpose::TRANSPOSE;
-pub(crate) use update_guard::NAME as UPDATE_GUARD_NAME;
 pub(super) use update_guard::UPDATE_GUARD;
 
 use super::super::{KernelError, RunContext};

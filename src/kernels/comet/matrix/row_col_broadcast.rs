@@ -24,6 +24,7 @@ pub(in super::super) const ROW_COL_BROADCAST: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 14), 3.3 (Fig. 16) and 4.2 (Fig. 30)",
     about: "multicast one global row down the grid columns and one packed column along the grid rows, with acknowledgements, verified, vs matrix order",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::OnGrid,
     run,
 };
 

@@ -20,6 +20,7 @@ pub(in super::super) const SHIFT: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 12), 3.3 and 4.2 (Fig. 29)",
     about: "shift a block-decomposed matrix one block north and one block east (whole local array with guard), verified, vs matrix order",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::OnGrid,
     run,
 };
 

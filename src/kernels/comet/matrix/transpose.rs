@@ -26,6 +26,7 @@ pub(in super::super) const TRANSPOSE: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 13), 3.3 and 4.2 (Fig. 31)",
     about: "transpose a block-decomposed matrix (exchange with the transposed grid position, local transpose), verified, vs matrix order",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::OnGrid,
     run,
 };
 

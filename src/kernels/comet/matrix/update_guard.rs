@@ -26,6 +26,7 @@ pub(in super::super) const UPDATE_GUARD: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 11), 3.3 (Fig. 15) and 4.2 (Fig. 28)",
     about: "update the N/S/E/W guard wrapper of a block-decomposed matrix from the grid neighbours (non-blocking, packing overlapped), verified, vs matrix order",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::OnGrid,
     run,
 };
 

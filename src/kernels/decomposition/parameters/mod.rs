@@ -91,6 +91,7 @@ pub(super) const DECOMPOSITION: KernelSpec = KernelSpec {
     paper: "Krumme & Greenfield 1988, sections 2-4 and 5.1, Tables 1-3, Appendix A",
     about: "the six message-cost times F S R A U E per transport, size and integer/floating-point Q, with lines X0 + X1 n",
     in_quick_suite: true,
+    over_mpi: crate::kernels::OverMpi::HOSTED_NODES,
     run,
 };
 

@@ -1,0 +1,105 @@
+/* The plain MPI ping-pong that halfperf's mpi transport and its raw-MPI
+ * baseline row are held against (scripts/mpi-baseline.sh builds it with
+ * mpicc and runs it beside `halfperf run pingpong --transport mpi`).
+ *
+ * Two ranks, 8 bytes each way, MPI_Send then MPI_Recv on rank 0 and the
+ * reverse on rank 1, as a C programmer writes it: MPI_Init (no thread
+ * level asked), each rank pinned to the CPU its node-local rank picks from
+ * the CPUs it may use (as halfperf pins its processes), a warm-up, then
+ * TRIALS batches of REPS round trips timed with CLOCK_MONOTONIC on rank 0.
+ * Prints one line: the one-way time (batch / 2 REPS) per trial, min,
+ * median and max, in ns.
+ *
+ * Usage: mpirun -n 2 --bind-to none mpi-pingpong [TRIALS [REPS]]
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Pins the process to the k-th CPU (k = node-local rank, modulo their
+ * number) of the CPUs it may use; returns that CPU, or -1. */
+static int pin(int k) {
+  cpu_set_t allowed, one;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+  int n = CPU_COUNT(&allowed), seen = 0;
+  if (n == 0) return -1;
+  k %= n;
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    if (seen++ == k) {
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      return sched_setaffinity(0, sizeof one, &one) == 0 ? cpu : -1;
+    }
+  }
+  return -1;
+}
+
+static void batch(int rank, long reps, char *out, char *in) {
+  int peer = 1 - rank;
+  for (long i = 0; i < reps; i++) {
+    if (rank == 0) {
+      MPI_Send(out, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+      MPI_Recv(in, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(in, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(out, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int trials = argc > 1 ? atoi(argv[1]) : 15;
+  long reps = argc > 2 ? atol(argv[2]) : 5000;
+  if (size != 2 || trials < 1 || trials > 10000 || reps < 1) {
+    if (rank == 0) fprintf(stderr, "mpi-pingpong: needs 2 ranks, 1..10000 trials and reps >= 1\n");
+    MPI_Finalize();
+    return 2;
+  }
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int node_rank;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_free(&node);
+  int cpu = pin(node_rank);
+  char out[8], in[8];
+  memset(out, 7, sizeof out);
+  double *one_way = calloc((size_t)trials, sizeof *one_way);
+  batch(rank, reps, out, in); /* warm-up */
+  for (int t = 0; t < trials; t++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = now_ns();
+    batch(rank, reps, out, in);
+    one_way[t] = (now_ns() - start) / (2.0 * (double)reps);
+  }
+  int cpus[2] = {cpu, -1};
+  if (rank == 1) MPI_Send(&cpu, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+  else MPI_Recv(&cpus[1], 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (rank == 0) {
+    qsort(one_way, (size_t)trials, sizeof *one_way, cmp);
+    printf("plain-mpi-pingpong 8 B one-way ns: min %.1f median %.1f max %.1f (trials %d, reps %ld, cpus %d,%d)\n",
+           one_way[0], one_way[trials / 2], one_way[trials - 1], trials, reps, cpus[0], cpus[1]);
+  }
+  free(one_way);
+  MPI_Finalize();
+  return 0;
+}
