@@ -35,8 +35,9 @@ for n in 256 1024 4096; do
   for _ in $(seq "$runs"); do
     /usr/bin/time -f "%U %M" -o "$work/time" "$hp" simulate --params eq9 --nodes "$n" --runs 1 --json > "$work/out.json"
     read -r user kb < "$work/time"
-    events=$(grep -m1 '"events":' "$work/out.json" | tr -dc '0-9.')
-    rate=$(grep -m1 '"events_per_second":' "$work/out.json" | tr -dc '0-9.e+')
+    value() { grep -m1 "\"$1\":" "$work/out.json" | sed -E 's/.*: *([-0-9.eE+]+).*/\1/'; }
+    events=$(value events)
+    rate=$(value events_per_second)
     cpu_rate=$(awk -v e="$events" -v u="$user" 'BEGIN { printf "%.4g", (u > 0) ? e / u : 0 }')
     echo "N=$n events $events  wall rate $rate ev/s  user ${user}s -> $cpu_rate ev/CPU-s  peak ${kb} KB"
     echo "$rate" >> "$work/wall-$n"; echo "$cpu_rate" >> "$work/cpu-$n"
