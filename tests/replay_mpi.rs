@@ -9,8 +9,30 @@
 mod common;
 
 use common::mpirun::{have_mpirun, json, mpirun, np};
+use std::process::Output;
+use tempfile::TempDir;
 
 const TEST: &str = "replay_mpi";
+
+/// `mpirun -n NP halfperf replay workloads/pP/pipeline.goal --transport mpi
+/// --trials 3 --out r.json` in a fresh directory.
+fn replay_pipeline(p: usize) -> (Output, TempDir) {
+    let schedule = std::fs::canonicalize(format!("workloads/p{p}/pipeline.goal"))
+        .expect("the validation set has this rank count");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args = [
+        "replay",
+        schedule.to_str().expect("utf-8 path"),
+        "--transport",
+        "mpi",
+        "--trials",
+        "3",
+        "--out",
+        "r.json",
+    ];
+    let out = mpirun(dir.path(), np(), &args);
+    (out, dir)
+}
 
 #[test]
 fn pipeline_replays_over_mpi_with_the_thread_replays_checks() {
@@ -18,23 +40,7 @@ fn pipeline_replays_over_mpi_with_the_thread_replays_checks() {
         return;
     }
     let n = np();
-    let schedule = std::fs::canonicalize(format!("workloads/p{n}/pipeline.goal"))
-        .expect("the validation set has this rank count");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = mpirun(
-        dir.path(),
-        n,
-        &[
-            "replay",
-            schedule.to_str().expect("utf-8 path"),
-            "--transport",
-            "mpi",
-            "--trials",
-            "3",
-            "--out",
-            "r.json",
-        ],
-    );
+    let (out, dir) = replay_pipeline(n);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "mpirun failed: {err}");
     assert!(err.contains("over mpi"), "{err}");
@@ -63,21 +69,7 @@ fn a_world_of_the_wrong_size_is_refused_in_one_line() {
     }
     let n = np();
     let other = if n == 2 { 4 } else { 2 };
-    let schedule = std::fs::canonicalize(format!("workloads/p{other}/pipeline.goal"))
-        .expect("the validation set has this rank count");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = mpirun(
-        dir.path(),
-        n,
-        &[
-            "replay",
-            schedule.to_str().expect("utf-8 path"),
-            "--transport",
-            "mpi",
-            "--out",
-            "r.json",
-        ],
-    );
+    let (out, dir) = replay_pipeline(other);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     let line = err

@@ -245,17 +245,27 @@ fn run_on<T: Transport>(
     team.run(
         &format!("replay {}", schedule.name),
         endpoints,
-        |ctx, ep| {
-            RankEngine::new(
-                ctx.rank,
-                ctx.size,
-                &schedule.ranks[ctx.rank],
-                rate,
-                max_wire,
-            )
-            .run(ctx, ep, trials)
-        },
+        |ctx, ep| run_rank(ctx, ep, schedule, rate, max_wire, trials),
     )
+}
+
+/// Runs rank `ctx.rank` of `schedule` over `ep`: a warm-up, then `trials`.
+pub(super) fn run_rank<E: crate::transport::Endpoint>(
+    ctx: &crate::team::RankCtx<'_>,
+    ep: &mut E,
+    schedule: &Schedule,
+    rate: CalcRate,
+    max_wire: usize,
+    trials: usize,
+) -> Result<RankRecord, crate::control::RankError> {
+    RankEngine::new(
+        ctx.rank,
+        ctx.size,
+        &schedule.ranks[ctx.rank],
+        rate,
+        max_wire,
+    )
+    .run(ctx, ep, trials)
 }
 
 /// The checks the replay itself needs; returns the largest message on the wire.

@@ -2,7 +2,7 @@
 //! `mpirun`, one rank a process (feature `mpi`), with the thread replay's engine,
 //! checks and result.
 //!
-//! Each process runs its rank's operations with the same [`RankEngine`] as a
+//! Each process runs its rank's operations with the same `RankEngine` as a
 //! thread of the thread replay, over its [`MpiEndpoint`] (buffered sends of the
 //! schedule's largest message, so that ranks may send to each other at once),
 //! after the team's start gate; rank 0 times, as everywhere. Then every rank's
@@ -18,9 +18,9 @@
 //!   error, and the caller ends the job (`Processes::abort`) so that no peer waits
 //!   in the gather.
 
-use super::replay::{ReplayConfig, ReplayError, ReplayOutcome, outcome, validate};
+use super::replay::{ReplayConfig, ReplayError, ReplayOutcome, outcome, run_rank, validate};
 use super::replay_calc::CalcRate;
-use super::replay_engine::{RankEngine, RankRecord};
+use super::replay_engine::RankRecord;
 use crate::model::goal::Schedule;
 use crate::team::mpi::Processes;
 use mpi::traits::{Communicator, Root};
@@ -53,16 +53,7 @@ pub fn replay_mpi(
         .run_buffered(
             &format!("replay {}", schedule.name),
             Some(max_wire),
-            |ctx, ep| {
-                RankEngine::new(
-                    ctx.rank,
-                    ctx.size,
-                    &schedule.ranks[ctx.rank],
-                    rate,
-                    max_wire,
-                )
-                .run(ctx, ep, config.trials)
-            },
+            |ctx, ep| run_rank(ctx, ep, schedule, rate, max_wire, config.trials),
         )
         .map_err(|source| ReplayError::Team {
             schedule: schedule.name.clone(),
