@@ -71,9 +71,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         ReplayTransport::Mailbox => vec![TransportKind::Mailbox],
         ReplayTransport::Channel => vec![TransportKind::Channel],
         ReplayTransport::All => TransportKind::ALL.to_vec(),
-        ReplayTransport::Mpi => {
-            bail!("replay over MPI is not available yet; use --transport mailbox, channel or all")
-        }
+        ReplayTransport::Mpi => return over_mpi(args, &schedule),
     };
     let topo = Topology::detect()?;
     let allowed = platform::allowed_cpus();
@@ -122,13 +120,31 @@ pub(crate) fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         eprint!("{}", table(&outcome));
         outcomes.push(outcome);
     }
+    write_result(
+        args,
+        &outcomes,
+        started,
+        out.as_deref(),
+        (&topo, &allowed, &clock),
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints (`--json`) and writes the result document of `outcomes`.
+fn write_result(
+    args: &ReplayArgs,
+    outcomes: &[ReplayOutcome],
+    started: String,
+    out: Option<&std::path::Path>,
+    (topo, allowed, clock): (&Topology, &[usize], &platform::ClockInfo),
+) -> Result<()> {
     let mut file = ResultFile {
         schema_version: SCHEMA_VERSION,
         tool: TOOL_NAME.into(),
         started_utc: started,
-        machine: suite::machine_info(&topo, &allowed, &clock),
+        machine: suite::machine_info(topo, allowed, clock),
         software: suite::software_info(),
-        config: config_json(&outcomes),
+        config: config_json(outcomes),
         kernels: outcomes.iter().map(ReplayOutcome::kernel_result).collect(),
         incomplete: false,
         summary: None,
@@ -137,11 +153,82 @@ pub(crate) fn replay(args: &ReplayArgs) -> Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&file)?);
     }
-    if let Some(p) = &out {
+    if let Some(p) = out {
         results::write_atomic(&file, p, args.force)?;
         eprintln!("wrote {}", p.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// `--transport mpi`: this process is one rank of the schedule under `mpirun`.
+#[cfg(not(feature = "mpi"))]
+fn over_mpi(_args: &ReplayArgs, _schedule: &goal::Schedule) -> Result<ExitCode> {
+    bail!(crate::mpirun::NOT_BUILT)
+}
+
+/// `--transport mpi`: this process is one rank of the schedule under `mpirun`;
+/// rank 0 prints the table and writes the result.
+#[cfg(feature = "mpi")]
+fn over_mpi(args: &ReplayArgs, schedule: &goal::Schedule) -> Result<ExitCode> {
+    use halfperf::workload::replay_mpi::replay_mpi;
+    use mpi::traits::CommunicatorCollectives;
+    if args.cpus.is_some() || args.oversubscribe {
+        bail!(
+            "--cpus and --oversubscribe do not apply over MPI: each process pins itself by its rank on its node; place processes with mpirun"
+        );
+    }
+    let topo = Topology::detect()?;
+    let allowed = platform::allowed_cpus();
+    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let out = match (&args.out, args.json) {
+        (Some(p), _) => Some(p.clone()),
+        (None, true) => None,
+        (None, false) => Some(default_out_path(&started)),
+    };
+    let deadline = Duration::from_millis(args.deadline_ms);
+    let procs = crate::mpirun::join(deadline, topo.cpu_model.clone(), out.as_deref(), |p| {
+        check_out_path(p, args.force)
+    })?;
+    if procs.size() != schedule.num_ranks as usize {
+        // Every process meets this alike: rank 0 says it, all meet, rank 0 exits 2.
+        if procs.rank() == 0 {
+            crate::mpirun::say(&format!(
+                "halfperf: error: {}: {} ranks need as many MPI processes; this job has {} (mpirun -n {})",
+                schedule.name,
+                schedule.num_ranks,
+                procs.size(),
+                schedule.num_ranks
+            ));
+        }
+        procs.world().barrier();
+        return Ok(ExitCode::from(if procs.rank() == 0 { 2 } else { 0 }));
+    }
+    let clock = platform::measure_clock();
+    let config = ReplayConfig {
+        transport: TransportKind::Mailbox,
+        cpus: Vec::new(),
+        oversubscribe: false,
+        trials: args.trials as usize,
+        deadline,
+    };
+    match replay_mpi(schedule, &config, &procs) {
+        Ok(Some(outcome)) => {
+            eprint!("{}", table(&outcome));
+            write_result(
+                args,
+                &[outcome],
+                started,
+                out.as_deref(),
+                (&topo, &allowed, &clock),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(None) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            crate::mpirun::say(&format!("halfperf: error: rank {}: {e}", procs.rank()));
+            procs.abort(1)
+        }
+    }
 }
 
 fn config_json(outcomes: &[ReplayOutcome]) -> serde_json::Value {
@@ -149,7 +236,7 @@ fn config_json(outcomes: &[ReplayOutcome]) -> serde_json::Value {
         .first()
         .map(ReplayOutcome::config_json)
         .unwrap_or_default();
-    doc["transports"] = outcomes.iter().map(|o| o.transport.name()).collect();
+    doc["transports"] = outcomes.iter().map(|o| o.transport_name()).collect();
     if let Some(map) = doc.as_object_mut() {
         map.remove("transport");
     }
@@ -167,7 +254,7 @@ fn table(o: &ReplayOutcome) -> String {
         "replay {} (hash {}) over {}: {} ranks {} on CPUs {:?}, {} trials\n  time (rank 0, us): min {}  median {}  95% CI {}  max {}\n",
         o.schedule,
         o.hash,
-        o.transport,
+        o.transport_name(),
         o.num_ranks,
         o.placement,
         o.hosts,

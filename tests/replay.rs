@@ -282,6 +282,13 @@ fn the_command_writes_a_valid_result_and_refuses_bad_input() {
         &["replay", bcast, "--cpus", &one, "--out", "r.json"],
         "--oversubscribe",
     );
+    // Without the `mpi` feature, --transport mpi says how to build it.
+    #[cfg(not(feature = "mpi"))]
+    assert_refused(
+        d,
+        &["replay", bcast, "--transport", "mpi", "--out", "r.json"],
+        "--features mpi",
+    );
     std::fs::write(d.join("deadlock.goal"), DEADLOCK).unwrap();
     let _turn = measuring();
     assert_refused(

@@ -3,11 +3,14 @@
 //! measured figure.
 //!
 //! - [`replay`]: runs a schedule on a team of pinned ranks over a transport,
-//!   rank 0 timing, with trials, a 95 % interval and per-rank finish times.
+//!   rank 0 timing, with trials, a 95 % interval and per-rank finish times;
+//!   `replay_mpi` (feature `mpi`) the same over the processes of `mpirun`.
 //! - [`replay_schedules`]: the generator of the validation set in `workloads/`.
 
 pub mod replay;
 mod replay_calc;
 mod replay_engine;
+#[cfg(feature = "mpi")]
+pub mod replay_mpi;
 mod replay_result;
 pub mod replay_schedules;

@@ -103,8 +103,10 @@ pub struct ReplayOutcome {
     pub hash: String,
     /// Ranks.
     pub num_ranks: u32,
-    /// The transport.
+    /// The transport (unused when `over_mpi`).
     pub transport: TransportKind,
+    /// The ranks were the processes of `mpirun`, their messages MPI's.
+    pub over_mpi: bool,
     /// How the ranks sat on the CPUs.
     pub placement: Placement,
     /// The CPU of each rank, rank order.
@@ -157,6 +159,16 @@ pub enum ReplayError {
     /// Zero trials asked for.
     #[error("a replay needs at least one trial")]
     NoTrials,
+    /// Over MPI: the world's size is not the schedule's rank count.
+    #[error("{schedule}: {num_ranks} ranks need as many MPI processes; this job has {processes}")]
+    WorldSize {
+        /// The schedule.
+        schedule: String,
+        /// Its ranks.
+        num_ranks: u32,
+        /// Processes of the job.
+        processes: usize,
+    },
     /// The team could not be formed, or a rank failed (a deadline, a check).
     #[error("replay of {schedule} over {transport}: {source}")]
     Team {
@@ -212,7 +224,13 @@ pub fn replay(schedule: &Schedule, config: &ReplayConfig) -> Result<ReplayOutcom
         run_on(&team, schedule, &transport, rate, config.trials, max_wire)
     )
     .map_err(team_error)?;
-    outcome(schedule, config, &team, rate, &records)
+    outcome(
+        schedule,
+        config,
+        (team.placement(), team.hosts().to_vec()),
+        rate,
+        &records,
+    )
 }
 
 fn run_on<T: Transport>(
@@ -227,21 +245,31 @@ fn run_on<T: Transport>(
     team.run(
         &format!("replay {}", schedule.name),
         endpoints,
-        |ctx, ep| {
-            RankEngine::new(
-                ctx.rank,
-                ctx.size,
-                &schedule.ranks[ctx.rank],
-                rate,
-                max_wire,
-            )
-            .run(ctx, ep, trials)
-        },
+        |ctx, ep| run_rank(ctx, ep, schedule, rate, max_wire, trials),
     )
 }
 
+/// Runs rank `ctx.rank` of `schedule` over `ep`: a warm-up, then `trials`.
+pub(super) fn run_rank<E: crate::transport::Endpoint>(
+    ctx: &crate::team::RankCtx<'_>,
+    ep: &mut E,
+    schedule: &Schedule,
+    rate: CalcRate,
+    max_wire: usize,
+    trials: usize,
+) -> Result<RankRecord, crate::control::RankError> {
+    RankEngine::new(
+        ctx.rank,
+        ctx.size,
+        &schedule.ranks[ctx.rank],
+        rate,
+        max_wire,
+    )
+    .run(ctx, ep, trials)
+}
+
 /// The checks the replay itself needs; returns the largest message on the wire.
-fn validate(s: &Schedule) -> Result<usize, ReplayError> {
+pub(super) fn validate(s: &Schedule) -> Result<usize, ReplayError> {
     if s.ranks.len() != s.num_ranks as usize {
         return Err(ReplayError::Shape {
             schedule: s.name.clone(),
@@ -287,10 +315,11 @@ fn validate(s: &Schedule) -> Result<usize, ReplayError> {
     Ok(max_wire)
 }
 
-fn outcome(
+/// The outcome from every rank's record; `(placement, hosts)` of the ranks.
+pub(super) fn outcome(
     schedule: &Schedule,
     config: &ReplayConfig,
-    team: &Team,
+    (placement, hosts): (Placement, Vec<usize>),
     rate: CalcRate,
     records: &[RankRecord],
 ) -> Result<ReplayOutcome, ReplayError> {
@@ -343,8 +372,9 @@ fn outcome(
         hash: schedule.hash.clone(),
         num_ranks: schedule.num_ranks,
         transport: config.transport,
-        placement: team.placement(),
-        hosts: team.hosts().to_vec(),
+        over_mpi: false,
+        placement,
+        hosts,
         trials,
         summary,
         messages_per_trial: messages,

@@ -61,7 +61,7 @@ impl ReplayOutcome {
             ));
         }
         KernelResult::new(KERNEL, "goal", self.placement, self.hosts.clone())
-            .with_transport(Some(self.transport.name()))
+            .with_transport(Some(self.transport_name()))
             .with_ranks(self.num_ranks as usize)
             .with_points(points)
             .with_warnings(warnings)
@@ -69,6 +69,15 @@ impl ReplayOutcome {
                 Param::new("time_ns", Some(&self.schedule), self.summary.median_ns)
                     .with_ci(self.summary.ci95_ns, "bootstrap of the median over trials"),
             ])
+    }
+
+    /// The transport's name: `mpi` over MPI processes, else the thread transport's.
+    pub fn transport_name(&self) -> &'static str {
+        if self.over_mpi {
+            "mpi"
+        } else {
+            self.transport.name()
+        }
     }
 
     /// What the result document's `config` records of a replay: the schedule,
@@ -79,7 +88,7 @@ impl ReplayOutcome {
             "schedule": self.schedule,
             "schedule_hash": self.hash,
             "num_ranks": self.num_ranks,
-            "transport": self.transport,
+            "transport": self.transport_name(),
             "placement": self.placement,
             "hosts": self.hosts,
             "trials": self.trials.len(),

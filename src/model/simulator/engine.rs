@@ -1,14 +1,13 @@
 //! Event handling of the simulator (the model is described in the parent module).
 #![forbid(unsafe_code)]
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp1, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::queue::{EventKind, EventQueue};
+use super::queue::{ChannelQueue, EventKind, EventQueue};
 use super::{BurstDist, ChannelOrder, ReceiveAt, Receivers, Router, SendHold, SimConfig};
 
 /// Draws of a burst rejected before falling back to the mean (reached only in
@@ -41,17 +40,19 @@ struct Node {
     /// Messages waiting for this node's processor, by destination: intermediate-node
     /// work (`t_i`) or, at their destination, the receive (`OVERHEAD`), in order of
     /// arrival (Appendix B `PREEMPT` on files 33-64, which no `PRIORITY` ranks).
-    forward_queue: VecDeque<u32>,
+    forward_queue: VecDeque<Dest>,
     forwarding: bool,
-    /// Messages waiting for this node's channel as `(rank, arrival, destination)`:
-    /// the smallest rank first, ties in order of arrival (see [`ChannelOrder`]).
-    channel_queue: BinaryHeap<Reverse<(u32, u64, u32)>>,
+    /// Destinations of the messages waiting for this node's channel: the smallest
+    /// rank first, ties in order of arrival (see [`ChannelOrder`]).
+    channel_queue: ChannelQueue,
     /// Destination of the message on the channel.
     transmitting: Option<u32>,
-    /// For `Receivers::Count`: a permutation of the other nodes, the first `r` of
-    /// which are the current burst's receivers.
-    others: Vec<u32>,
 }
+
+/// A destination node as the per-node queues store it: two bytes, so that the
+/// queues of a large machine stay in cache (their size bounds the event rate).
+type Dest = u16;
+const _: () = assert!(super::MAX_NODES <= 1 << Dest::BITS);
 
 /// Totals of one run.
 pub(super) struct Outcome {
@@ -66,6 +67,9 @@ struct Engine<'a> {
     config: &'a SimConfig,
     router: Router,
     nodes: Vec<Node>,
+    /// For `Receivers::Count`, per node: a permutation of the other nodes, the
+    /// first `r` of which are the current burst's receivers.
+    others: Vec<Vec<u32>>,
     queue: EventQueue,
     rng: Xoshiro256PlusPlus,
     receivers: u32,
@@ -74,8 +78,6 @@ struct Engine<'a> {
     startup_ms: f64,
     /// Processor time of a receive at the destination, ms (0: none).
     receive_ms: f64,
-    /// Arrivals at channels so far (orders ties in the channel queues).
-    channel_arrivals: u64,
     /// Coefficient of variation of the normal bursts.
     burst_cv: f64,
     outcome: Outcome,
@@ -101,7 +103,7 @@ impl<'a> Engine<'a> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed);
         let with_table = matches!(config.receivers, Receivers::Count(_));
         let nodes = (0..n)
-            .map(|v| {
+            .map(|_| {
                 let z: f64 = StandardNormal.sample(&mut rng);
                 Node {
                     activity: Activity::Finished,
@@ -114,20 +116,23 @@ impl<'a> Engine<'a> {
                     sent_in_burst: 0,
                     forward_queue: VecDeque::new(),
                     forwarding: false,
-                    channel_queue: BinaryHeap::new(),
+                    channel_queue: ChannelQueue::default(),
                     transmitting: None,
-                    others: if with_table {
-                        (0..n).filter(|&w| w != v).collect()
-                    } else {
-                        Vec::new()
-                    },
                 }
             })
             .collect();
+        let others = if with_table {
+            (0..n)
+                .map(|v| (0..n).filter(|&w| w != v).collect())
+                .collect()
+        } else {
+            Vec::new()
+        };
         Self {
             config,
             router,
             nodes,
+            others,
             queue: EventQueue::default(),
             rng,
             receivers: config.receivers_per_burst(),
@@ -140,7 +145,6 @@ impl<'a> Engine<'a> {
                 ReceiveAt::Sender => 0.0,
                 ReceiveAt::Destination => config.receive_ms,
             },
-            channel_arrivals: 0,
             burst_cv: if node_mean_ms > 0.0 {
                 sigma_ms / node_mean_ms
             } else {
@@ -256,7 +260,7 @@ impl<'a> Engine<'a> {
 
     fn choose_receivers(&mut self, v: u32) {
         if let Receivers::Count(r) = self.config.receivers {
-            let others = &mut self.nodes[v as usize].others;
+            let others = &mut self.others[v as usize];
             let n = others.len();
             for i in 0..r as usize {
                 let j = self.rng.random_range(i..n);
@@ -270,7 +274,7 @@ impl<'a> Engine<'a> {
         match self.config.receivers {
             Receivers::All if i < v => i,
             Receivers::All => i + 1,
-            Receivers::Count(_) => self.nodes[v as usize].others[i as usize],
+            Receivers::Count(_) => self.others[v as usize][i as usize],
         }
     }
 
@@ -328,16 +332,13 @@ impl<'a> Engine<'a> {
             ChannelOrder::Dimension => self.router.dimension(v, destination),
             ChannelOrder::Fifo => 0,
         };
-        let arrival = self.channel_arrivals;
-        self.channel_arrivals += 1;
         let node = &mut self.nodes[v as usize];
         if node.transmitting.is_none() {
             node.transmitting = Some(destination);
             self.queue
                 .push(now + self.link_ms, v, EventKind::ChannelDone);
         } else {
-            node.channel_queue
-                .push(Reverse((rank, arrival, destination)));
+            node.channel_queue.push(rank, destination);
         }
     }
 
@@ -347,7 +348,7 @@ impl<'a> Engine<'a> {
             .transmitting
             .take()
             .expect("a transmitting channel has a message");
-        if let Some(Reverse((_, _, next))) = node.channel_queue.pop() {
+        if let Some(next) = node.channel_queue.pop() {
             node.transmitting = Some(next);
             self.queue
                 .push(now + self.link_ms, v, EventKind::ChannelDone);
@@ -371,7 +372,9 @@ impl<'a> Engine<'a> {
             self.outcome.end_ms = self.outcome.end_ms.max(now);
             return;
         }
-        self.nodes[w as usize].forward_queue.push_back(destination);
+        self.nodes[w as usize]
+            .forward_queue
+            .push_back(destination as Dest);
         if !self.held_by_sends(w) {
             self.start_message_work(w, now);
         }
@@ -384,6 +387,7 @@ impl<'a> Engine<'a> {
         let Some(&destination) = node.forward_queue.front() else {
             return;
         };
+        let destination = u32::from(destination);
         if node.forwarding {
             return;
         }
@@ -395,11 +399,12 @@ impl<'a> Engine<'a> {
 
     fn forward_done(&mut self, w: u32, now: f64) {
         let node = &mut self.nodes[w as usize];
-        let destination = node
-            .forward_queue
-            .pop_front()
-            .expect("a forwarding node has a message");
-        match node.forward_queue.front().copied() {
+        let destination = u32::from(
+            node.forward_queue
+                .pop_front()
+                .expect("a forwarding node has a message"),
+        );
+        match node.forward_queue.front().copied().map(u32::from) {
             None => {
                 node.forwarding = false;
                 self.resume(w, now);

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The discrete-event engine's speed: events per second of Lamanna's all-to-all
+# (eq. 9 model, hypercube, R = N - 1) at 256, 1024 and 4096 nodes, and the same
+# GOAL files through halfperf and LogGOPSim in the same run.
+#
+#   scripts/engine-rate.sh [RUNS]            (default 3 runs of each figure)
+#
+# LogGOPSim: set LOGGOPSIM_DIR to a directory holding its built `LogGOPSim` and
+# `txt2bin`; otherwise the script clones github.com/spcl/LogGOPSim into
+# target/loggopsim and builds both with g++ -O3 (needs git, gengetopt, re2c,
+# g++ and libcgraph).
+# Without either, the comparison is skipped with a line saying so.
+#
+# Each figure is printed per run and as the median with the range. The rates
+# are events over wall time (the engine's own clock) and over user CPU time
+# (/usr/bin/time), which a loaded machine distorts less. Nothing here is a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "engine-rate: RUNS must be a positive whole number" >&2; exit 2; }
+cargo build --release --quiet
+cargo build --release --quiet --example goal_schedule
+hp=target/release/halfperf
+gen=target/release/examples/goal_schedule
+work=target/engine-rate
+mkdir -p "$work"
+
+# median and range of the numbers on stdin
+stats() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "median %.3g  range %.3g .. %.3g  (%d runs)\n", m, v[1], v[NR], NR }'; }
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)  CPUs: $(nproc)"
+echo "== Lamanna all-to-all, eq. 9 model (halfperf simulate --params eq9 --nodes N --runs 1)"
+for n in 256 1024 4096; do
+  : > "$work/wall-$n" ; : > "$work/cpu-$n"
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f "%U %M" -o "$work/time" "$hp" simulate --params eq9 --nodes "$n" --runs 1 --json > "$work/out.json"
+    read -r user kb < "$work/time"
+    value() { grep -m1 "\"$1\":" "$work/out.json" | sed -E 's/.*: *([-0-9.eE+]+).*/\1/'; }
+    events=$(value events)
+    rate=$(value events_per_second)
+    cpu_rate=$(awk -v e="$events" -v u="$user" 'BEGIN { printf "%.4g", (u > 0) ? e / u : 0 }')
+    echo "N=$n events $events  wall rate $rate ev/s  user ${user}s -> $cpu_rate ev/CPU-s  peak ${kb} KB"
+    echo "$rate" >> "$work/wall-$n"; echo "$cpu_rate" >> "$work/cpu-$n"
+  done
+  echo "N=$n wall rate:    $(stats < "$work/wall-$n")"
+  echo "N=$n per CPU-s:    $(stats < "$work/cpu-$n")"
+done
+
+lgs=${LOGGOPSIM_DIR:-}
+if [[ -z "$lgs" ]]; then
+  lgs=target/loggopsim/src/LogGOPSim
+  if [[ ! -x "$lgs/LogGOPSim" ]] && command -v git > /dev/null && command -v g++ > /dev/null; then
+    rm -rf target/loggopsim
+    git clone --quiet https://github.com/spcl/LogGOPSim target/loggopsim || true
+    (cd "$lgs" && gengetopt -F loggopsim_cmdline -i loggopsim_cmdline.ggo \
+      && gengetopt -F txt2bin_cmdline -i txt2bin_cmdline.ggo && re2c -o txt2bin.cpp txt2bin.re \
+      && g++ -std=c++11 -O3 -w LogGOPSim.cpp loggopsim_cmdline.c -o LogGOPSim -lcgraph \
+      && g++ -O3 -w txt2bin.cpp txt2bin_cmdline.c -o txt2bin) || true
+  fi
+fi
+if [[ ! -x "$lgs/LogGOPSim" || ! -x "$lgs/txt2bin" ]]; then
+  echo "== LogGOPSim comparison skipped: no LogGOPSim and txt2bin in $lgs (set LOGGOPSIM_DIR)"
+  exit 0
+fi
+echo "== same GOAL file, LogGOPSim defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535)"
+# txt2bin rejects indented lines: both simulators read the unindented file.
+for spec in "lamanna-alltoall 256" "recursive-doubling-allreduce 4096"; do
+  set -- $spec
+  f="$work/$1-$2.goal"
+  "$gen" "$1" "$2" | sed 's/^[[:space:]]*//' > "$f"
+  /usr/bin/time -f "%e %U" -o "$work/t2b" "$lgs/txt2bin" -i "$f" -o "$f.bin" > /dev/null
+  : > "$work/lgs-cpu"; : > "$work/hp-cpu"
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f "%e %U" -o "$work/tl" "$lgs/LogGOPSim" -f "$f.bin" > "$work/lgs.out"
+    /usr/bin/time -f "%e %U" -o "$work/th" "$hp" simulate "$f" --loggp L=2500 > "$work/hp.out"
+    read -r lw lu < "$work/tl"; read -r hw hu < "$work/th"
+    lend=$(grep -E '^(Host [0-9]+|max [0-9]+)' "$work/lgs.out" | awk '{ t = $NF + 0; if (t > m) m = t } END { print m + 0 }')
+    hend=$(awk '/^end/ { print $2 }' "$work/hp.out")
+    levents=$(grep -o 'Events: [0-9]*' "$work/lgs.out" | tr -dc '0-9')
+    hevents=$(awk '/^events/ { print $2 }' "$work/hp.out")
+    echo "$1 P=$2: LogGOPSim ${lw}s wall ${lu}s user (txt2bin apart: $(cat "$work/t2b")), end $lend ns, $levents events;" \
+      "halfperf ${hw}s wall ${hu}s user (text read included), end $hend ns, $hevents events;" \
+      "$([[ "$lend" == "$hend" ]] && echo 'ends equal' || echo 'ENDS DIFFER')"
+    echo "$lu" >> "$work/lgs-cpu"; echo "$hu" >> "$work/hp-cpu"
+  done
+  echo "$1 P=$2 LogGOPSim user s: $(stats < "$work/lgs-cpu")"
+  echo "$1 P=$2 halfperf user s:  $(stats < "$work/hp-cpu")"
+done
