@@ -19,9 +19,7 @@
 
 use crate::control::Placement;
 use crate::kernels::headline::fill_from_fits;
-use crate::kernels::hockney::SyncPlan;
 use crate::kernels::hockney::sync::Method;
-use crate::kernels::hockney::sync_bench::{GrainRun, bench_result};
 use crate::kernels::hockney::vector::{LengthSamples, VectorPlan, operation_result};
 use crate::kernels::hockney::vector::{Level, NAME as VECTOR, OperationSweep};
 use crate::kernels::hockney::{Operation, Simd};
@@ -211,23 +209,10 @@ pub fn sync_grains(method: Method, quick: bool) -> (Vec<usize>, Vec<usize>) {
     (short, long)
 }
 
-/// `hockney-sync`'s result of `method` from its grains' samples (the short
-/// grains first, `short` of them), by the kernel's own fit
-/// ([`crate::kernels::hockney::sync_bench::bench_result`]): the headline
-/// `r_inf_flop_per_s`, `t0_ns`, `s_half_flop` (and `t_wake_ns` where some
-/// samples' hand-overs slept) with their bootstrap intervals over the
-/// samples and the probes beside them; `others` are pair probes for a
-/// method that takes none of its own.
-pub fn sync_result(
-    method: Method,
-    grains: &[GrainRun],
-    short: usize,
-    plan: &SyncPlan,
-    t0_clock_ns: f64,
-    others: &[f64],
-) -> KernelResult {
-    bench_result(method, grains, short, plan, t0_clock_ns, others)
-}
+/// `hockney-sync`'s result of a method from its grains' samples, by the
+/// kernel's own fit: the bench's name for
+/// [`crate::kernels::hockney::sync_bench::bench_result`].
+pub use crate::kernels::hockney::sync_bench::bench_result as sync_result;
 
 /// Where a ping-pong bench ran: its two CPUs, how its ranks sat on them, and
 /// their distance class.

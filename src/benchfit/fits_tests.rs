@@ -1,7 +1,7 @@
 //! The bench's fits on synthetic samples with known parameters.
 
 use super::*;
-use crate::kernels::hockney::sync_bench::SyncSample;
+use crate::kernels::hockney::sync_bench::{GrainRun, SyncSample};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -156,14 +156,9 @@ fn sync_fits_recover_t0_r_inf_and_s_half() {
         .chain(&long)
         .map(|&s| (s, 1000, sync_samples(300.0 + s as f64 / 8.0, 20, &mut rng)))
         .collect();
-    let r = sync_result(
-        Method::SpinHint,
-        &grains,
-        short.len(),
-        &sync_plan(),
-        20.0,
-        &[],
-    );
+    let topology = crate::platform::Topology::detect().expect("topology");
+    let plan = crate::kernels::hockney::sync_bench::bench_plan(&topology, &[0, 1]);
+    let r = sync_result(Method::SpinHint, &grains, short.len(), &plan, 20.0, &[]);
     assert_eq!(
         (r.kernel.as_str(), r.transport.as_deref()),
         ("hockney-sync", Some("spin-hint"))
@@ -199,21 +194,6 @@ fn sync_samples(t: f64, count: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<SyncS
             syscall_ns: 300.0,
         })
         .collect()
-}
-
-fn sync_plan() -> SyncPlan {
-    SyncPlan {
-        cpus: vec![0, 1],
-        parts: 2,
-        grains: None,
-        points: 1,
-        max_grain: 1 << 14,
-        trials: 1,
-        target: Duration::ZERO,
-        wait_timeout: Duration::from_secs(1),
-        oversubscribe: false,
-        skip_part: None,
-    }
 }
 
 /// One-way t = 200 ns + 0.05 ns/B, round trips twice that: t_startup,

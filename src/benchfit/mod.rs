@@ -271,8 +271,9 @@ pub fn finish_group(
 }
 
 /// The barrier time at every P of the kernels that have one (`barrier_ns`
-/// of `P = p` in their headline), as the card prints a value, each P that
-/// ran more ranks than CPUs marked virtual; `None` where no kernel has one.
+/// of `P = p` in their headline), as the card prints a value (busy where
+/// the load check saw other processes), each P that ran more ranks than
+/// CPUs marked virtual; `None` where no kernel has one.
 /// The card itself shows only the largest team of real processors.
 pub fn per_p_table(kernels: &[KernelResult]) -> Option<String> {
     use std::fmt::Write as _;
@@ -286,13 +287,11 @@ pub fn per_p_table(kernels: &[KernelResult]) -> Option<String> {
                     .is_some_and(|n| Some(n.to_string().as_str()) == p)
             });
             let virt = point.is_some_and(|pt| pt.number("virtual") == Some(1.0));
-            let mut value = crate::text::card::value_text(
-                h.value,
-                h.ci95,
-                "ns",
-                crate::results::Trust::Ok,
-                None,
-            );
+            let trust = match k.load.as_ref().is_some_and(|l| l.busy) {
+                true => crate::results::Trust::Busy,
+                false => crate::results::Trust::Ok,
+            };
+            let mut value = crate::text::card::value_text(h.value, h.ci95, "ns", trust, None);
             if virt {
                 let _ = write!(
                     value,
@@ -436,6 +435,37 @@ mod tests {
         assert_eq!(rec.reps("a/8", 2), 20);
         assert_eq!(rec.samples("a/8", 10).len(), 4);
         assert!(rec.samples("b/8", 2).is_empty() && rec.reps("b/8", 2) == 0);
+    }
+
+    /// Every P of a barrier prints with its interval, the P beyond the two
+    /// CPUs marked virtual; kernels without barrier times print nothing.
+    #[test]
+    fn the_per_p_table_marks_virtual_processors() {
+        let per_p: Vec<fits::Samples> = [(2usize, 400.0), (4, 20_000.0)]
+            .iter()
+            .map(|&(p, t)| (p, 10, (0..9).map(|i| t + i as f64).collect()))
+            .collect();
+        let k = fits::barrier_result(
+            "comet-barrier-central",
+            None,
+            &[0, 1],
+            crate::control::Placement::Virtual,
+            &per_p,
+        );
+        let table = per_p_table(std::slice::from_ref(&k)).expect("a table");
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3, "{table}");
+        assert!(
+            lines[1].contains("P = 2") && lines[1].contains("404"),
+            "{table}"
+        );
+        assert!(!lines[1].contains("virtual"), "{table}");
+        assert!(
+            lines[2].contains("P = 4") && lines[2].contains("(virtual: 4 ranks on 2 CPUs)"),
+            "{table}"
+        );
+        let other = KernelResult::new("pingpong", "m", crate::control::Placement::Pinned, vec![0]);
+        assert!(per_p_table(&[other]).is_none());
     }
 
     fn file(host: &str, bench: &str, kernels: &[(&str, &str)]) -> ResultFile {
