@@ -1,18 +1,21 @@
 //! CoMet's barrier kernel as a Criterion bench: the central sense-reversing
-//! barrier and the dissemination barrier on each transport, on teams of 2 ranks
-//! (pinned) and 4 ranks (virtual processors when the machine has fewer CPUs).
+//! barrier and the dissemination barrier on each transport, on teams of P = 2
+//! and 4 ranks and the powers of two up to the machine's CPUs and their count
+//! (`halfperf::benchfit::fits::barrier_processors`); a team of more ranks than
+//! CPUs runs as virtual processors, and its points and printed rows say so.
 //!
 //! Run with: `cargo bench --bench comet` (HTML in target/criterion/report). The
 //! reported time is one barrier, after one untimed barrier per sample (the paper
-//! discards the first). After the group the bench gives each barrier's median
-//! time per P with a bootstrap interval over Criterion's samples, as `halfperf
-//! card` prints them, and writes them to target/criterion/halfperf.json. The
-//! whole CoMet method runs with `halfperf run comet`.
+//! discards the first). After the group the bench prints each barrier's
+//! median time per P with a bootstrap interval over Criterion's samples (and
+//! the card's row, the largest team of real processors) and writes them to
+//! target/criterion/halfperf.json. The whole CoMet method runs with `halfperf
+//! run comet`.
 
 mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use halfperf::benchfit::fits::barrier_result;
+use halfperf::benchfit::fits::{barrier_processors, barrier_result};
 use halfperf::benchfit::{self, Recorder};
 use halfperf::control::Placement;
 use halfperf::kernels::comet::barrier_time;
@@ -20,9 +23,6 @@ use halfperf::platform::allowed_cpus;
 use halfperf::team::{Team, TeamSpec};
 use halfperf::transport::TransportKind;
 use std::time::Duration;
-
-/// The processor counts.
-const RANKS: [usize; 2] = [2, 4];
 
 /// Criterion's samples per bench outside the quick mode (Criterion's default).
 const SAMPLES: usize = 100;
@@ -49,9 +49,10 @@ fn barriers(c: &mut Criterion) {
     ];
     let mut placement = Placement::Pinned;
     let mut cpus = Vec::new();
+    let ranks = barrier_processors(allowed_cpus().len());
     let mut group = c.benchmark_group("comet/comet-barrier");
     group.sample_size(samples);
-    for p in RANKS {
+    for &p in &ranks {
         let team = team(p);
         if team.placement() != Placement::Pinned {
             placement = team.placement();
@@ -72,7 +73,7 @@ fn barriers(c: &mut Criterion) {
     let results = kinds
         .iter()
         .map(|(name, transport)| {
-            let per_p: Vec<_> = RANKS
+            let per_p: Vec<_> = ranks
                 .iter()
                 .map(|&p| {
                     let id = format!("{name}/{p}");

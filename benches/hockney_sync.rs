@@ -5,40 +5,43 @@
 //! approaches r_inf as s grows past s_1/2.
 //!
 //! Run with: `cargo bench --bench hockney_sync` (HTML in target/criterion/report).
-//! Each measurement runs one verified batch (team or pool set up outside the
-//! timing). The grains are three near-zero ones and three long ones per method
-//! (`halfperf::benchfit::fits::sync_grains`, the same on every machine); after
-//! the group the bench fits eq. (10b) per method as `halfperf run hockney-sync`
-//! does (r_inf from the long grains, t0 from the near-zero ones, s_1/2 = t0
-//! r_inf, bootstrap intervals over Criterion's samples), prints them as
-//! `halfperf card` does and writes them to target/criterion/halfperf.json.
+//! Each Criterion sample is one round of `halfperf run hockney-sync` over its
+//! grain (`halfperf::kernels::hockney::sync_bench`): a fresh team, the segments
+//! as sub-batches whose median the sample keeps with their sleeps per segment,
+//! and the kernel's probes (the CPU pair's round trip, the rate of every
+//! processor at once, a system call). The grains are four near-zero ones, a
+//! short one and four long ones a method (`halfperf::benchfit::fits::sync_grains`,
+//! the same on every machine). After the group the bench fits each method by
+//! the kernel's own code: `t0` from the near-zero grains' samples that did not
+//! sleep, `t_wake` from those that did, `r_inf` from the long grains or the
+//! rate probe, `s_1/2 = t0 r_inf`, with bootstrap intervals over the samples;
+//! prints them as `halfperf card` does and writes them to
+//! target/criterion/halfperf.json.
 
 mod common;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use halfperf::benchfit::fits::{sync_grains, sync_result};
 use halfperf::benchfit::{self, Recorder};
-use halfperf::kernels::hockney::{Method, sync_batch_time};
+use halfperf::kernels::hockney::Method;
+use halfperf::kernels::hockney::sync_bench::{bench_plan, pair_probes, sync_sample};
 use halfperf::platform::{Topology, allowed_cpus};
 use std::time::Duration;
 
 /// Criterion's samples per bench outside the quick mode.
 const SAMPLES: usize = 20;
 
-fn pair() -> Vec<usize> {
-    let allowed = allowed_cpus();
+fn methods(c: &mut Criterion) {
     let topo = Topology::detect().expect("topology");
-    match topo.pairs_by_class(&allowed).last() {
+    let allowed = allowed_cpus();
+    let cpus = match topo.pairs_by_class(&allowed).last() {
         Some((_, a, b)) => vec![*a, *b],
         None => vec![allowed[0]],
-    }
-}
-
-fn methods(c: &mut Criterion) {
-    let cpus = pair();
+    };
+    let plan = bench_plan(&topo, &cpus);
     let mut rec = Recorder::new();
+    let clock = rec.clock().clone();
     let samples = benchfit::samples(SAMPLES);
-    let mut results = Vec::new();
     let mut group = c.benchmark_group("hockney/hockney-sync");
     group.sample_size(samples);
     common::timing(
@@ -46,10 +49,10 @@ fn methods(c: &mut Criterion) {
         Duration::from_millis(300),
         Duration::from_secs(2),
     );
+    let mut measured = Vec::new();
     for method in Method::ALL {
-        let (short, long) = sync_grains(method);
-        let grains: Vec<usize> = short.iter().chain(&long).copied().collect();
-        for &grain in &grains {
+        let (short, long) = sync_grains(method, benchfit::quick());
+        for &grain in short.iter().chain(&long) {
             let id = format!("{}/{grain}", method.name());
             group.throughput(Throughput::Elements(grain as u64));
             group.bench_with_input(
@@ -57,29 +60,49 @@ fn methods(c: &mut Criterion) {
                 &grain,
                 |b, &grain| {
                     b.iter_custom(|iters| {
-                        rec.time(&id, iters, |iters| {
-                            sync_batch_time(method, &cpus, grain, iters).expect("a verified batch")
+                        rec.time_sync(&id, iters, |iters| {
+                            sync_sample(method, &plan, grain, iters, &clock)
+                                .expect("a verified sample")
                         })
                     })
                 },
             );
         }
-        let measured: Vec<_> = grains
+        let grains: Vec<_> = short
             .iter()
+            .chain(&long)
             .map(|&g| {
                 let id = format!("{}/{g}", method.name());
-                (g, rec.reps(&id, samples), rec.samples(&id, samples))
+                (g, rec.reps(&id, samples), rec.sync_samples(&id, samples))
             })
             .collect();
-        results.push(sync_result(
-            method,
-            &measured,
-            short.len(),
-            &cpus,
-            rec.clock().read_overhead_ns,
-        ));
+        measured.push((method, short.len(), grains));
     }
     group.finish();
+    // The TASKS take no pair probe: the team methods' stand beside their t0.
+    let probes = pair_probes(
+        measured
+            .iter()
+            .flat_map(|(_, _, g)| g.iter().map(|g| &g.2[..])),
+    );
+    let distance = (cpus.len() >= 2)
+        .then(|| topo.distance(cpus[0], cpus[1]))
+        .flatten();
+    let results = measured
+        .iter()
+        .map(|(method, short, grains)| {
+            let mut r = sync_result(
+                *method,
+                grains,
+                *short,
+                &plan,
+                clock.read_overhead_ns,
+                &probes,
+            );
+            r.distance_class = distance;
+            r
+        })
+        .collect();
     benchfit::finish_group(&mut rec, "hockney_sync", samples, results);
 }
 

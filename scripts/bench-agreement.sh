@@ -11,7 +11,7 @@
 #
 #   --bench   run `HALFPERF_BENCH_QUICK=1 cargo bench` first, even if the file exists
 #   -o DIR    where the run's file and the comparison go (default: a new directory under /tmp)
-#   KERNEL... the kernels to run (default: hockney-vector hockney-sync pingpong)
+#   KERNEL... the kernels to run (default: hockney-vector hockney-sync pingpong comet-barrier)
 #
 # Check the machine is quiet first (uptime): under load both sides move, and
 # the figure says more about the load than about the bench.
@@ -30,13 +30,13 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 kernels=("$@")
-[[ ${#kernels[@]} -gt 0 ]] || kernels=(hockney-vector hockney-sync pingpong)
+[[ ${#kernels[@]} -gt 0 ]] || kernels=(hockney-vector hockney-sync pingpong comet-barrier)
 dir=${dir:-$(mktemp -d /tmp/halfperf-agreement.XXXXXX)}
 mkdir -p "$dir"
 file=${HALFPERF_BENCH_OUT:-${CARGO_TARGET_DIR:-target}/criterion/halfperf.json}
 
 if [[ $bench -eq 1 || ! -f $file ]]; then
-    HALFPERF_BENCH_QUICK=1 cargo bench --bench hockney_vector --bench hockney_sync --bench transport
+    HALFPERF_BENCH_QUICK=1 cargo bench --bench hockney_vector --bench hockney_sync --bench transport --bench comet
 fi
 test -f "$file" || { echo "bench-agreement: no $file after the benches" >&2; exit 1; }
 cargo build --release --quiet
@@ -45,8 +45,9 @@ target/release/halfperf run "${kernels[@]}" --quick --out "$dir/run.json" --forc
 echo "load after the run:  $(cut -d' ' -f1-3 /proc/loadavg)"
 target/release/halfperf compare "$file" "$dir/run.json" | tee "$dir/compare.txt"
 target/release/halfperf compare --csv "$file" "$dir/run.json" > "$dir/compare.csv"
-apart=$(grep -c '\*' "$dir/compare.txt" || true)
-moved=$(grep -c '~' "$dir/compare.txt" || true)
+# A row's mark ends its line (`x5.69*`, `x1.30~`); the legend's lines do not.
+apart=$(grep -cE '[^ *]\*$' "$dir/compare.txt" || true)
+moved=$(grep -cE '[^ ~]~$' "$dir/compare.txt" || true)
 echo
 echo "bench ($file) against halfperf run --quick ($dir/run.json):"
 echo "  rows with intervals apart, not explained by the probes (*): $apart"

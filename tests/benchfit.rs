@@ -6,6 +6,7 @@ use halfperf::benchfit::fits::{PairSite, Samples, latency_result, sync_result};
 use halfperf::benchfit::{self, SOURCE};
 use halfperf::control::Placement;
 use halfperf::kernels::hockney::Method;
+use halfperf::kernels::hockney::sync_bench::{GrainRun, SyncSample, bench_plan};
 use std::process::Command;
 
 /// A ping-pong and a synchronisation result from exact synthetic samples.
@@ -19,21 +20,27 @@ fn kernels() -> Vec<halfperf::results::KernelResult> {
         placement: Placement::Pinned,
         distance: None,
     };
-    let (short, long) = halfperf::benchfit::fits::sync_grains(Method::SpinBare);
-    let grains: Vec<Samples> = short
+    let (short, long) = halfperf::benchfit::fits::sync_grains(Method::SpinBare, true);
+    let grains: Vec<GrainRun> = short
         .iter()
         .chain(&long)
         .map(|&s| {
-            (
-                s,
-                10,
-                (0..10).map(|i| 200.0 + s as f64 / 4.0 + i as f64).collect(),
-            )
+            let sample = |i: usize| SyncSample {
+                time_ns: 200.0 + s as f64 / 4.0 + i as f64,
+                blocks_per_segment: 0.0,
+                preempted_per_s: 0.0,
+                serial_flop_per_ns: 2.0,
+                pair_ns: Some(100.0),
+                syscall_ns: 300.0,
+            };
+            (s, 10, (0..10).map(sample).collect())
         })
         .collect();
+    let topology = halfperf::platform::Topology::detect().expect("topology");
+    let plan = bench_plan(&topology, &[0, 1]);
     vec![
         latency_result("mailbox", &site, &sizes, &[100.0; 10]),
-        sync_result(Method::SpinBare, &grains, 3, &[0, 1], 20.0),
+        sync_result(Method::SpinBare, &grains, short.len(), &plan, 20.0, &[]),
     ]
 }
 

@@ -6,10 +6,12 @@
 //!   the Fig. 1 line on the paper's lengths and one line per memory level,
 //!   `t = (n + n_1/2)/r_inf` on the minima, with Student-t intervals from the
 //!   fits' standard errors ([`crate::kernels::headline::fill_from_fits`]).
-//! * Synchronisation methods (eq. (10b), Table II): `r_inf` from the long
-//!   grains' line, `t0` from the near-zero grains, `s_1/2 = t0 r_inf`
-//!   ([`fit_split_with_intervals`]), with percentile-bootstrap intervals over
-//!   Criterion's samples.
+//! * Synchronisation methods (eq. (10b), Table II): each sample a round of
+//!   `hockney-sync` over one grain with its probes, fitted by the kernel's own
+//!   result ([`crate::kernels::hockney::sync_bench`]): `t0` from the
+//!   near-zero grains' awake samples, `t_wake` from the others, `r_inf` from
+//!   the long grains' line or the rate probe where they slept, `s_1/2 = t0
+//!   r_inf`, with percentile-bootstrap intervals over the samples.
 //! * Transports (scibench, CoMet): `pingpong`'s latency line `t_startup + N
 //!   t_per_byte` on the one-way minima, relative to the times, `n_1/2 =
 //!   t_startup / t_per_byte`, with the two-flag round trips as the probe.
@@ -17,14 +19,13 @@
 
 use crate::control::Placement;
 use crate::kernels::headline::fill_from_fits;
-use crate::kernels::hockney::sync::{Method, NAME as SYNC};
+use crate::kernels::hockney::sync::Method;
 use crate::kernels::hockney::vector::{LengthSamples, VectorPlan, operation_result};
 use crate::kernels::hockney::vector::{Level, NAME as VECTOR, OperationSweep};
-use crate::kernels::hockney::{Fitted, Operation, Simd, hockney_fit_result};
+use crate::kernels::hockney::{Operation, Simd};
 use crate::kernels::scibench::{PINGPONG, PairLayout, PairSamples, SizeSamples};
 use crate::kernels::timing::summarize_trials;
-use crate::model::fit::{LineFit, fit_line};
-use crate::model::hockney::{HockneyFit, RateFrom, fit_split_with_intervals};
+use crate::model::fit::fit_line;
 use crate::model::interval::median_bootstrap;
 use crate::platform::DistanceClass;
 use crate::results::{KernelResult, Param, Point};
@@ -169,117 +170,49 @@ pub fn vector_result(
     r
 }
 
-/// The synchronisation bench's grains for `method`, flop: three near-zero
-/// ones, then three long ones, 16 to 64 Ki flop for a method that spins at
-/// short grains and 16 times longer for one that sleeps (its `t0` is tens of
-/// microseconds, so its long grains' work must be longer still).
-pub fn sync_grains(method: Method) -> ([usize; 3], [usize; 3]) {
-    let short = [16, 64, 256];
-    if method.spins_at_short_grains() {
-        (short, [16 << 10, 32 << 10, 64 << 10])
+/// The synchronisation bench's grains for `method`, flop, the short ones and
+/// the long ones, the same on every machine (so that bench ids line up) and
+/// laid out as `halfperf run hockney-sync` lays out its own: four near-zero
+/// grains (16 to 64 flop, a few ns of work against a hand-over of 50 ns or
+/// more) whose overheads give `t0` as their median, then short grains below
+/// the method's `s_1/2` and long ones far above it. The spinning methods'
+/// `s_1/2` is 0.5 to 2 kflop on recent x86 (a hand-over of 80 to 250 ns at 7
+/// Gflop/s), so their long grains run from 4 to 64 kflop; a blocking method
+/// (an event, the std barrier) hands over in 0.4 to 1.2 us when nobody
+/// sleeps (`s_1/2` 3 to 9 kflop) and in tens of us when a waiter sleeps, so
+/// its long grains run to 1 Mflop; a new thread's start is tens of us
+/// awake or not (`s_1/2` of hundreds of kflop), so its short grains reach
+/// 64 kflop and its long ones 16 Mflop. The quick mode leaves out one
+/// short grain and one long one.
+pub fn sync_grains(method: Method, quick: bool) -> (Vec<usize>, Vec<usize>) {
+    let near_zero = [16, 32, 48, 64];
+    let (mut short, mut long): (Vec<usize>, Vec<usize>) = if method == Method::TasksSpawn {
+        (
+            vec![16, 16 << 10, 64 << 10],
+            vec![4 << 20, 8 << 20, 16 << 20],
+        )
+    } else if method.spins_at_short_grains() {
+        (
+            near_zero.iter().copied().chain([256]).collect(),
+            vec![4 << 10, 16 << 10, 32 << 10, 64 << 10],
+        )
     } else {
-        (short, [256 << 10, 512 << 10, 1 << 20])
+        (
+            near_zero.iter().copied().chain([1024]).collect(),
+            vec![16 << 10, 256 << 10, 512 << 10, 1 << 20],
+        )
+    };
+    if quick {
+        short.remove(short.len() - 2);
+        long.remove(long.len() - 2);
     }
+    (short, long)
 }
 
-/// `hockney-sync`'s result of `method` from its grains' samples (the short
-/// grains first, `short` of them): eq. (10b) by the split fit, with bootstrap
-/// intervals over the samples, as the kernel's headline `r_inf_flop_per_s`,
-/// `t0_ns` and `s_half_flop` of the method.
-pub fn sync_result(
-    method: Method,
-    grains: &[Samples],
-    short: usize,
-    cpus: &[usize],
-    t0_clock_ns: f64,
-) -> KernelResult {
-    let parts = cpus.len().max(2);
-    let placement = if cpus.len() < parts {
-        Placement::Oversubscribed
-    } else {
-        Placement::Pinned
-    };
-    let measured: Vec<&Samples> = grains.iter().filter(|g| !g.2.is_empty()).collect();
-    let short = short.min(measured.len());
-    let mut warnings = Vec::new();
-    let mut points = Vec::new();
-    let x: Vec<f64> = measured.iter().map(|g| g.0 as f64).collect();
-    let times: Vec<Vec<f64>> = measured.iter().map(|g| g.2.clone()).collect();
-    for (grain, reps, samples) in measured {
-        let (summary, warning) = summarize_trials(samples, &format!("s = {grain}"));
-        warnings.extend(warning);
-        points.push(
-            Point::new()
-                .with("grain_flop", *grain as f64)
-                .with("processors", parts as f64)
-                .with("reps", *reps as f64)
-                .with("rounds", samples.len() as f64)
-                .with("rate_flop_per_s", *grain as f64 / summary.median * 1e9)
-                .with_stats("time_ns", summary),
-        );
-    }
-    let mut r = KernelResult::new(SYNC, "hockney", placement, cpus.to_vec())
-        .with_transport(Some(method.name()));
-    let model = "t = t0 + s/r_inf (eq. 10b)";
-    match fit_split_with_intervals(&x, &times, short, RateFrom::LongLine) {
-        Ok((f, ci)) => {
-            let slope = 1.0 / f.r_inf_per_ns;
-            let y: Vec<f64> = points
-                .iter()
-                .map(|p| p.stats("time_ns").map_or(f64::NAN, |s| s.median))
-                .collect();
-            let check = fit_line(&x, &y).ok();
-            let residuals: Vec<f64> = x
-                .iter()
-                .zip(&y)
-                .map(|(s, t)| t - f.t0_ns - s * slope)
-                .collect();
-            let r2 = check.as_ref().map_or(0.0, |l| l.r2);
-            let full = HockneyFit {
-                r_inf_per_ns: f.r_inf_per_ns,
-                n_half: f.s_half,
-                t0_ns: f.t0_ns,
-                pi0_per_ns: 1.0 / f.t0_ns,
-                r2,
-                line: LineFit {
-                    intercept: f.t0_ns,
-                    slope,
-                    r2,
-                    se_intercept: check.as_ref().map_or(0.0, |l| l.se_intercept),
-                    se_slope: check.as_ref().map_or(0.0, |l| l.se_slope),
-                    n_points: x.len(),
-                    residuals,
-                },
-            };
-            let fit = hockney_fit_result(
-                &Fitted::Full(full),
-                model,
-                "",
-                "grain_flop",
-                "time_ns.median",
-                0.0,
-                Some(t0_clock_ns),
-                &mut warnings,
-            );
-            let of = Some(method.name());
-            let per_s = |c: Option<[f64; 2]>| c.map(|[a, b]| [a * 1e9, b * 1e9]);
-            r.headline = vec![
-                Param::new("r_inf_flop_per_s", of, f.r_inf_per_ns * 1e9)
-                    .with_ci(per_s(ci[0]), BOOTSTRAP_SAMPLES),
-                Param::new("t0_ns", of, f.t0_ns).with_ci(ci[1], BOOTSTRAP_SAMPLES),
-                Param::new("s_half_flop", of, f.s_half).with_ci(ci[2], BOOTSTRAP_SAMPLES),
-            ];
-            r.fits.push(fit);
-        }
-        Err(e) => warnings.push(format!("no (r_inf, s_1/2) from the bench's grains: {e}")),
-    }
-    if placement != Placement::Pinned {
-        warnings.push(format!(
-            "processors share CPUs ({placement}): waits yield or block, so times include scheduling"
-        ));
-    }
-    r.with_points(points).with_warnings(warnings)
-}
+/// `hockney-sync`'s result of a method from its grains' samples, by the
+/// kernel's own fit: the bench's name for
+/// [`crate::kernels::hockney::sync_bench::bench_result`].
+pub use crate::kernels::hockney::sync_bench::bench_result as sync_result;
 
 /// Where a ping-pong bench ran: its two CPUs, how its ranks sat on them, and
 /// their distance class.
@@ -329,6 +262,24 @@ pub fn latency_result(
         &site.cpus,
         &measured,
     )
+}
+
+/// The barrier bench's processor counts on a machine of `cpus` CPUs: 2 and 4,
+/// then the powers of two up to `cpus` and `cpus` itself, so that every P
+/// from 2 to the CPUs' count that a power of two reaches is timed on real
+/// processors and a machine of fewer than four CPUs times 4 as virtual ones.
+/// The same counts on machines of the same size, so their ids line up.
+pub fn barrier_processors(cpus: usize) -> Vec<usize> {
+    let mut v = vec![2, 4];
+    let mut p = 8;
+    while p <= cpus {
+        v.push(p);
+        p *= 2;
+    }
+    if cpus > 4 && !v.contains(&cpus) {
+        v.push(cpus);
+    }
+    v
 }
 
 /// A CoMet barrier's result (`kernel`: `comet-barrier-central` or

@@ -1,6 +1,7 @@
 //! The bench's fits on synthetic samples with known parameters.
 
 use super::*;
+use crate::kernels::hockney::sync_bench::{GrainRun, SyncSample};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -114,19 +115,50 @@ fn vector_fits_recover_each_levels_parameters() {
     }
 }
 
+/// The grains are the kernel's layout at fixed sizes: four near-zero ones
+/// (16 to 64 flop) then a short one for every method but a new thread's
+/// start, and long ones far above the method's s_1/2 (a spin's 0.5 to 2
+/// kflop, an awake event's 3 to 9, a thread start's hundreds); the quick
+/// mode's are a subset, so its ids are among the full run's.
+#[test]
+fn sync_grains_lie_on_either_side_of_s_half() {
+    for method in Method::ALL {
+        let (short, long) = sync_grains(method, false);
+        let s_half = match method {
+            Method::TasksSpawn => 300_000,
+            m if m.spins_at_short_grains() => 2_000,
+            _ => 9_000,
+        };
+        assert!(short.len() >= 3 && long.len() >= 3, "{method:?}");
+        assert!(short.iter().all(|&s| s < s_half / 4 && s % 16 == 0));
+        assert!(long.iter().all(|&s| s > s_half && s % 16 == 0));
+        assert!(long[long.len() - 1] >= 30 * s_half, "{method:?}: {long:?}");
+        if method != Method::TasksSpawn {
+            assert_eq!(short[..4], [16, 32, 48, 64]);
+        }
+        let (qs, ql) = sync_grains(method, true);
+        assert!(qs.iter().all(|g| short.contains(g)) && ql.iter().all(|g| long.contains(g)));
+        assert_eq!((qs.len() + 1, ql.len() + 1), (short.len(), long.len()));
+    }
+}
+
 /// A spinning method at t0 = 300 ns and r_inf = 8 flop/ns (s_1/2 = 2400
-/// flop): the split fit recovers all three within their bootstrap
-/// intervals, and names them as `hockney-sync` does.
+/// flop) on the bench's own grains, every sample up to 3 % slow and its
+/// probes steady: the kernel's fit recovers all three within their
+/// bootstrap intervals, and names them as `hockney-sync` does, with the
+/// pair probe beside them.
 #[test]
 fn sync_fits_recover_t0_r_inf_and_s_half() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-    let (short, long) = sync_grains(Method::SpinHint);
-    let grains: Vec<Samples> = short
+    let (short, long) = sync_grains(Method::SpinHint, false);
+    let grains: Vec<GrainRun> = short
         .iter()
         .chain(&long)
-        .map(|&s| (s, 1000, noisy(300.0 + s as f64 / 8.0, 20, 0.03, &mut rng)))
+        .map(|&s| (s, 1000, sync_samples(300.0 + s as f64 / 8.0, 20, &mut rng)))
         .collect();
-    let r = sync_result(Method::SpinHint, &grains, 3, &[0, 1], 20.0);
+    let topology = crate::platform::Topology::detect().expect("topology");
+    let plan = crate::kernels::hockney::sync_bench::bench_plan(&topology, &[0, 1]);
+    let r = sync_result(Method::SpinHint, &grains, short.len(), &plan, 20.0, &[]);
     assert_eq!(
         (r.kernel.as_str(), r.transport.as_deref()),
         ("hockney-sync", Some("spin-hint"))
@@ -146,10 +178,22 @@ fn sync_fits_recover_t0_r_inf_and_s_half() {
             "{name}: {lo}..{hi}"
         );
     }
-    assert!(r.fits[0].params["s_half_flop"] > 2000.0);
-    // The near-zero grains only: none of the long ones is short enough.
-    let bad = sync_result(Method::SpinHint, &grains[..3], 3, &[0, 1], 20.0);
-    assert!(bad.headline.is_empty() && bad.warnings.iter().any(|w| w.contains("no (r_inf")));
+    within(headline(&r, "probe_round_trip_ns", of), 125.0, 1e-9);
+}
+
+/// `count` awake samples of `t` ns (each up to 3 % slow), with steady probes.
+fn sync_samples(t: f64, count: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<SyncSample> {
+    noisy(t, count, 0.03, rng)
+        .into_iter()
+        .map(|time_ns| SyncSample {
+            time_ns,
+            blocks_per_segment: 0.0,
+            preempted_per_s: 0.0,
+            serial_flop_per_ns: 4.0,
+            pair_ns: Some(125.0),
+            syscall_ns: 300.0,
+        })
+        .collect()
 }
 
 /// One-way t = 200 ns + 0.05 ns/B, round trips twice that: t_startup,
@@ -184,6 +228,17 @@ fn latency_fits_recover_startup_and_per_byte() {
     let t = headline(&r, "t_startup_ns", None);
     assert!(t.ci95.is_some(), "{t:?}");
     assert!(r.headline.iter().any(|p| p.name == "probe_round_trip_ns"));
+}
+
+/// 2 and 4 on any machine (4 virtual below four CPUs), then the powers of
+/// two up to the CPUs and their count.
+#[test]
+fn barrier_processors_reach_the_cpus() {
+    assert_eq!(barrier_processors(1), [2, 4]);
+    assert_eq!(barrier_processors(2), [2, 4]);
+    assert_eq!(barrier_processors(4), [2, 4]);
+    assert_eq!(barrier_processors(12), [2, 4, 8, 12]);
+    assert_eq!(barrier_processors(64), [2, 4, 8, 16, 32, 64]);
 }
 
 /// Barrier times of 100 ns at P = 2 and 300 at P = 4: each P's median with an

@@ -8,7 +8,7 @@
 //! of an id are its samples ([`Recorder::samples`]). When a group ends, the
 //! bench hands them to [`fits`], which builds the same [`KernelResult`]s as the
 //! kernels of `halfperf run` with the library's own fits (Hockney's line and
-//! levels, eq. (10b)'s split fit, the latency line, the barrier's medians), the
+//! levels, `hockney-sync`'s result, the latency line, the barrier's medians), the
 //! same names, and 95 % intervals; [`finish_group`] prints their card rows as
 //! `halfperf card` does and merges them into one halfperf result file,
 //! `target/criterion/halfperf.json` ([`output_path`]), whose `config.source`
@@ -30,15 +30,20 @@
 //! resamples the sample index, which pairs samples taken at different times
 //! (they are independent, so the interval stands, but a drift of the machine
 //! between points lands in the fit rather than in every point alike). The
-//! vector and synchronisation benches have no rate probe, so `compare` cannot
-//! tell a slower processor from a slower kernel there; the transport bench
-//! takes its two-flag round trips, measured in pairs with the mailbox's, as
-//! the probe.
+//! synchronisation bench's samples are rounds of `hockney-sync` over one
+//! grain, with the kernel's probes, fitted by the kernel's own result
+//! ([`crate::kernels::hockney::sync_bench`]); the transport bench takes its
+//! two-flag round trips, measured in pairs with the mailbox's, as the probe;
+//! the vector bench has no rate probe, so `compare` cannot tell a slower
+//! processor from a slower kernel there. The barrier bench's rows per P are
+//! printed beside the card ([`per_p_table`]), which shows only the largest
+//! team of real processors.
 
 #![forbid(unsafe_code)]
 
 pub mod fits;
 
+use crate::kernels::hockney::sync_bench::SyncSample;
 use crate::platform::{ClockInfo, LoadReport, LoadWindow, Topology, allowed_cpus, measure_clock};
 use crate::results::{self, KernelResult, ResultFile, SCHEMA_VERSION, TOOL_NAME};
 use std::collections::BTreeMap;
@@ -110,6 +115,7 @@ pub fn output_path() -> PathBuf {
 /// around them.
 pub struct Recorder {
     samples: BTreeMap<String, Vec<(u64, f64)>>,
+    sync: BTreeMap<String, Vec<SyncSample>>,
     clock: ClockInfo,
     window: Option<LoadWindow>,
     started: Instant,
@@ -124,6 +130,7 @@ impl Recorder {
     pub fn new() -> Recorder {
         Recorder {
             samples: BTreeMap::new(),
+            sync: BTreeMap::new(),
             clock: measure_clock(),
             window: Some(LoadWindow::begin(Duration::from_millis(200))),
             started: Instant::now(),
@@ -146,14 +153,31 @@ impl Recorder {
     /// Records one batch of `iters` repetitions that took `took`.
     pub fn record(&mut self, id: &str, iters: u64, took: Duration) {
         let per_rep = crate::kernels::timing::per_rep_ns(took, iters.max(1), &self.clock);
-        match self.samples.get_mut(id) {
-            Some(v) => v.push((iters, per_rep)),
-            None => {
-                let mut v = Vec::with_capacity(RESERVE);
-                v.push((iters, per_rep));
-                self.samples.insert(id.to_owned(), v);
-            }
-        }
+        push(&mut self.samples, id, (iters, per_rep));
+    }
+
+    /// Runs `sample(iters)`, one synchronisation sample (which times itself
+    /// and its probes, [`crate::kernels::hockney::sync_bench::sync_sample`]),
+    /// and records it under `id`, its segment time as the batch's time per
+    /// repetition; returns the time for Criterion.
+    pub fn time_sync(
+        &mut self,
+        id: &str,
+        iters: u64,
+        sample: impl FnOnce(u64) -> (Duration, SyncSample),
+    ) -> Duration {
+        let (took, s) = sample(iters);
+        push(&mut self.samples, id, (iters, s.time_ns));
+        push(&mut self.sync, id, s);
+        took
+    }
+
+    /// The last `keep` synchronisation samples of `id` (as [`Recorder::samples`]).
+    pub fn sync_samples(&self, id: &str, keep: usize) -> Vec<SyncSample> {
+        self.sync
+            .get(id)
+            .map_or(&[][..], |v| &v[v.len().saturating_sub(keep)..])
+            .to_vec()
     }
 
     /// The time per repetition (ns) of `id`'s last `keep` batches: Criterion's
@@ -180,6 +204,18 @@ impl Recorder {
         let report = self.window.take().map(LoadWindow::finish);
         self.window = Some(LoadWindow::begin(Duration::from_millis(100)));
         report
+    }
+}
+
+/// Appends `x` to `id`'s vector, reserved for [`RESERVE`] at its first.
+fn push<T>(map: &mut BTreeMap<String, Vec<T>>, id: &str, x: T) {
+    match map.get_mut(id) {
+        Some(v) => v.push(x),
+        None => {
+            let mut v = Vec::with_capacity(RESERVE);
+            v.push(x);
+            map.insert(id.to_owned(), v);
+        }
     }
 }
 
@@ -225,10 +261,50 @@ pub fn finish_group(
         }
         Err(e) => eprintln!("halfperf: no card for {bench}: {e}"),
     }
+    if let Some(table) = per_p_table(&kernels) {
+        println!("{table}");
+    }
     match merge_into(&path, bench, samples, kernels) {
         Ok(_) => println!("halfperf result file: {}", path.display()),
         Err(e) => eprintln!("halfperf: cannot write {}: {e}", path.display()),
     }
+}
+
+/// The barrier time at every P of the kernels that have one (`barrier_ns`
+/// of `P = p` in their headline), as the card prints a value (busy where
+/// the load check saw other processes), each P that ran more ranks than
+/// CPUs marked virtual; `None` where no kernel has one.
+/// The card itself shows only the largest team of real processors.
+pub fn per_p_table(kernels: &[KernelResult]) -> Option<String> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for k in kernels {
+        let key = format!("{}/{}", k.kernel, k.transport.as_deref().unwrap_or("-"));
+        for h in k.headline.iter().filter(|h| h.name == "barrier_ns") {
+            let p = h.of.as_deref().and_then(|of| of.strip_prefix("P = "));
+            let point = k.points.iter().find(|pt| {
+                pt.number("processors")
+                    .is_some_and(|n| Some(n.to_string().as_str()) == p)
+            });
+            let virt = point.is_some_and(|pt| pt.number("virtual") == Some(1.0));
+            let trust = match k.load.as_ref().is_some_and(|l| l.busy) {
+                true => crate::results::Trust::Busy,
+                false => crate::results::Trust::Ok,
+            };
+            let mut value = crate::text::card::value_text(h.value, h.ci95, "ns", trust, None);
+            if virt {
+                let _ = write!(
+                    value,
+                    " (virtual: {} ranks on {} CPUs)",
+                    p.unwrap_or("?"),
+                    k.cpus.len()
+                );
+            }
+            let of = h.of.as_deref().unwrap_or("");
+            let _ = writeln!(out, "  {key:<40} {of:<8} {value}");
+        }
+    }
+    (!out.is_empty()).then(|| format!("barrier time per P (median [95 % interval]):\n{out}"))
 }
 
 /// A result document of `kernels` from the bench `bench` (`samples` a
@@ -359,6 +435,37 @@ mod tests {
         assert_eq!(rec.reps("a/8", 2), 20);
         assert_eq!(rec.samples("a/8", 10).len(), 4);
         assert!(rec.samples("b/8", 2).is_empty() && rec.reps("b/8", 2) == 0);
+    }
+
+    /// Every P of a barrier prints with its interval, the P beyond the two
+    /// CPUs marked virtual; kernels without barrier times print nothing.
+    #[test]
+    fn the_per_p_table_marks_virtual_processors() {
+        let per_p: Vec<fits::Samples> = [(2usize, 400.0), (4, 20_000.0)]
+            .iter()
+            .map(|&(p, t)| (p, 10, (0..9).map(|i| t + i as f64).collect()))
+            .collect();
+        let k = fits::barrier_result(
+            "comet-barrier-central",
+            None,
+            &[0, 1],
+            crate::control::Placement::Virtual,
+            &per_p,
+        );
+        let table = per_p_table(std::slice::from_ref(&k)).expect("a table");
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3, "{table}");
+        assert!(
+            lines[1].contains("P = 2") && lines[1].contains("404"),
+            "{table}"
+        );
+        assert!(!lines[1].contains("virtual"), "{table}");
+        assert!(
+            lines[2].contains("P = 4") && lines[2].contains("(virtual: 4 ranks on 2 CPUs)"),
+            "{table}"
+        );
+        let other = KernelResult::new("pingpong", "m", crate::control::Placement::Pinned, vec![0]);
+        assert!(per_p_table(&[other]).is_none());
     }
 
     fn file(host: &str, bench: &str, kernels: &[(&str, &str)]) -> ResultFile {

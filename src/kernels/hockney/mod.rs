@@ -24,13 +24,14 @@ mod simd;
 pub mod sync;
 #[cfg(feature = "mpi")]
 mod sync_mpi;
+pub mod sync_bench;
 mod sync_result;
 mod sync_sweep;
 mod team_batch;
 pub mod vector;
 
 pub use simd::{Element, LineAligned, Operation, SIMD_ENV, Simd, Vectors};
-pub use sync::{Method, SyncPlan, sync_batch_time};
+pub use sync::{Method, SyncPlan};
 pub use sync_sweep::{sweep_method, sweep_methods};
 pub use vector::VectorPlan;
 

@@ -690,45 +690,10 @@ pub fn sub_batches(reps: u64) -> (usize, u64) {
     (n as usize, (reps / n).max(1))
 }
 
-/// Times `reps` segments of `grain` flop with `method` on `cpus` (one batch,
-/// verified), as the master sees them: for the Criterion bench.
-pub fn sync_batch_time(
-    method: Method,
-    cpus: &[usize],
-    grain: usize,
-    reps: u64,
-) -> Result<Duration, KernelError> {
-    let parts = cpus.len().max(2);
-    let grain = grain.div_ceil(parts).max(1) * parts;
-    let plan = SyncPlan {
-        cpus: cpus.to_vec(),
-        parts,
-        grains: Some(vec![grain]),
-        points: 1,
-        max_grain: grain,
-        trials: 1,
-        target: Duration::ZERO,
-        wait_timeout: Duration::from_secs(10),
-        oversubscribe: cpus.len() < parts,
-        skip_part: None,
-    };
-    with_method(method, &plan, &|batch: &mut Batch<'_>| {
-        batch(grain, reps.max(1))
-    })
-    .map(|(d, _)| d)
-}
-
 /// The run's plan on `cpus` for `parts` processors: grains chosen per
 /// method, the vectors half of each processor's L2 (that of `cpus[0]`).
 pub(super) fn run_plan(ctx: &RunContext<'_>, cpus: Vec<usize>, parts: usize) -> SyncPlan {
-    let l2 = ctx
-        .topology
-        .data_cache_sizes(cpus[0])
-        .iter()
-        .find(|c| c.0 == 2)
-        .map_or(1 << 20, |c| c.1);
-    // Half of each processor's L2 for its share of A, B and C.
-    let max_grain = (parts * (l2 as usize / 2) / 24) / (8 * parts) * (8 * parts);
+    let max_grain = max_grain(ctx.topology, cpus[0], parts);
     SyncPlan {
         cpus,
         parts,
@@ -810,6 +775,18 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         return Err(KernelError::Interrupted);
     }
     Ok(results)
+}
+
+/// The vectors' length, flop, on `parts` processors whose first is `cpu`:
+/// half of each processor's L2 (1 MiB where the topology does not say) for
+/// its share of A, B and C, a multiple of `8 parts`.
+pub(super) fn max_grain(topology: &crate::platform::Topology, cpu: usize, parts: usize) -> usize {
+    let l2 = topology
+        .data_cache_sizes(cpu)
+        .iter()
+        .find(|c| c.0 == 2)
+        .map_or(1 << 20, |c| c.1);
+    (parts * (l2 as usize / 2) / 24) / (8 * parts) * (8 * parts)
 }
 
 /// A fit parameter: what one spin-loop hint took on the master's CPU, ns

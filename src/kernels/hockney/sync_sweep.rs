@@ -20,7 +20,7 @@ use std::time::Duration;
 /// of them the short ones), each grain's segments per batch, and the probes'
 /// repetitions per batch.
 #[derive(Debug)]
-struct Calibration {
+pub(super) struct Calibration {
     /// How long a grain's batch should last.
     target: Duration,
     grains: Vec<usize>,
@@ -31,14 +31,31 @@ struct Calibration {
     syscall_reps: u64,
 }
 
+impl Calibration {
+    /// One grain of `reps` segments with the probes' repetitions given
+    /// (`[pair, rate, system call]`) and no target, so that no batch stops
+    /// early: a Criterion sample's round ([`super::sync_bench`]).
+    pub(super) fn fixed(grain: usize, reps: u64, probes: [u64; 3]) -> Calibration {
+        Calibration {
+            target: Duration::ZERO,
+            grains: vec![grain],
+            short: 1,
+            reps: vec![reps],
+            pair_reps: probes[0],
+            serial_reps: probes[1],
+            syscall_reps: probes[2],
+        }
+    }
+}
+
 /// One round of a method: per grain its time per segment, sleeps per
 /// segment and preemptions per second; the rate probe (flop/ns); the pair
 /// probe (ns), where the method takes it; the system-call probe (ns).
-struct Round {
-    grains: Vec<[f64; 3]>,
-    serial: f64,
-    pair: Option<f64>,
-    syscall: f64,
+pub(super) struct Round {
+    pub(super) grains: Vec<[f64; 3]>,
+    pub(super) serial: f64,
+    pub(super) pair: Option<f64>,
+    pub(super) syscall: f64,
 }
 
 /// Measures one method over its grains: calibrates them, then times them
@@ -300,7 +317,7 @@ fn calibrate_method(
 /// then the rate probe, on every processor at once (`RATE_GRAIN`) where the
 /// method's processors have CPUs of their own (`own_cpus`), else on the
 /// master's CPU while the others wait.
-fn one_round(
+pub(super) fn one_round(
     cal: &Calibration,
     reps: &mut [u64],
     in_team: bool,
@@ -317,38 +334,11 @@ fn one_round(
         )),
         false => None,
     };
-    let mut split = Vec::with_capacity(SUB_BATCHES);
-    let mut split_blocks = Vec::with_capacity(SUB_BATCHES);
     let mut grains = Vec::with_capacity(cal.grains.len());
     for ((&grain, reps), &calibrated) in cal.grains.iter().zip(reps.iter_mut()).zip(&cal.reps) {
-        let (n, sub) = sub_batches(*reps);
-        split.clear();
-        split_blocks.clear();
-        let (mut taken, mut elapsed, mut done) = (0, Duration::ZERO, 0);
-        for _ in 0..n {
-            let switches = context_switches();
-            let t = batch(grain, sub)?;
-            let switched = context_switches().since(switches);
-            split.push(per_rep_ns(t, sub, clock));
-            split_blocks.push(switched.voluntary as f64 / sub as f64);
-            taken += switched.involuntary;
-            elapsed += t;
-            done += 1;
-            // A batch already past its bound (hand-overs that began to
-            // sleep after the calibration) ends here: the round keeps the
-            // sub-batches it has, and the next round's batch is resized.
-            if !cal.target.is_zero() && elapsed > cal.target * STRAY_FACTOR {
-                break;
-            }
-        }
-        let whole = elapsed.mul_f64(n as f64 / done as f64);
+        let (row, whole) = grain_batch(batch, grain, *reps, cal.target, clock)?;
         *reps = resized_reps(*reps, calibrated, SUB_BATCHES as u64, whole, cal.target);
-        let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
-        grains.push([
-            median(&mut split),
-            median(&mut split_blocks),
-            taken as f64 / elapsed.as_secs_f64().max(1e-9),
-        ]);
+        grains.push(row);
     }
     let syscall = per_rep_ns(futex_wakes(cal.syscall_reps), cal.syscall_reps, clock);
     let took = match own_cpus {
@@ -361,4 +351,46 @@ fn one_round(
         pair,
         syscall,
     })
+}
+
+/// One grain's batch of `reps` segments in a round, timed as sub-batches
+/// ([`sub_batches`]): per segment its time and sleeps, each the median over
+/// the sub-batches, and the preemptions per second of them all; and the
+/// batch's time, scaled to all its sub-batches where it stopped early (a
+/// batch past [`STRAY_FACTOR`] times `target`; never with a zero `target`).
+pub(super) fn grain_batch(
+    batch: &mut Batch<'_>,
+    grain: usize,
+    reps: u64,
+    target: Duration,
+    clock: &ClockInfo,
+) -> Result<([f64; 3], Duration), RankError> {
+    let (n, sub) = sub_batches(reps);
+    let mut split = Vec::with_capacity(n);
+    let mut split_blocks = Vec::with_capacity(n);
+    let (mut taken, mut elapsed, mut done) = (0, Duration::ZERO, 0);
+    for _ in 0..n {
+        let switches = context_switches();
+        let t = batch(grain, sub)?;
+        let switched = context_switches().since(switches);
+        split.push(per_rep_ns(t, sub, clock));
+        split_blocks.push(switched.voluntary as f64 / sub as f64);
+        taken += switched.involuntary;
+        elapsed += t;
+        done += 1;
+        // A batch already past its bound (hand-overs that began to
+        // sleep after the calibration) ends here: the round keeps the
+        // sub-batches it has, and the next round's batch is resized.
+        if !target.is_zero() && elapsed > target * STRAY_FACTOR {
+            break;
+        }
+    }
+    let whole = elapsed.mul_f64(n as f64 / done as f64);
+    let median = |v: &mut Vec<f64>| interval::median_in_place(v).unwrap_or(f64::NAN);
+    let row = [
+        median(&mut split),
+        median(&mut split_blocks),
+        taken as f64 / elapsed.as_secs_f64().max(1e-9),
+    ];
+    Ok((row, whole))
 }
