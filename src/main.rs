@@ -20,6 +20,7 @@ mod model_hockney_cli;
 mod model_papers_cli;
 mod mpirun;
 mod plan_cli;
+mod predict_cli;
 mod replay_cli;
 mod simulate_cli;
 use args::{
@@ -76,6 +77,10 @@ enum Command {
     /// CPU, over the thread transports: trials timed on rank 0, per-rank finish
     /// times, every message checked, a result file with the schedule's hash.
     Replay(replay_cli::ReplayArgs),
+    /// Predict a GOAL schedule's replay time under LogGOPS from a result file's
+    /// measured costs, with a 95 % interval and its inputs; `--run` replays it
+    /// too and prints measured against predicted, with the error.
+    Predict(predict_cli::PredictArgs),
     /// Compare result files: their machine cards side by side.
     ///
     /// One column per file, named by CPU model, host and date; one row per headline
@@ -532,6 +537,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => model_hockney_cli::model_speedup(&args)?,
         Command::Simulate(args) => simulate_cli::simulate(&args)?,
         Command::Replay(args) => return replay_cli::replay(&args),
+        Command::Predict(args) => return predict_cli::predict(&args),
         Command::Compare {
             files,
             points,

@@ -17,6 +17,7 @@ const BINARY: &[&str] = &[
     "bars.rs",
     "mpirun.rs",
     "replay_cli.rs",
+    "predict_cli.rs",
     "simulate_cli.rs",
     "model_papers_cli.rs",
     "model_hockney_cli.rs",

@@ -5,8 +5,13 @@
 //! - [`replay`]: runs a schedule on a team of pinned ranks over a transport,
 //!   rank 0 timing, with trials, a 95 % interval and per-rank finish times;
 //!   `replay_mpi` (feature `mpi`) the same over the processes of `mpirun`.
+//! - [`predict`]: the replay's time simulated under LogGOPS from a result file's
+//!   measured costs, with an interval.
+//! - [`validate`]: a replay beside its prediction: the error, the coverage,
+//!   and whether the machine changed state between them.
 //! - [`replay_schedules`]: the generator of the validation set in `workloads/`.
 
+pub mod predict;
 pub mod replay;
 mod replay_calc;
 mod replay_engine;
@@ -14,3 +19,4 @@ mod replay_engine;
 pub mod replay_mpi;
 mod replay_result;
 pub mod replay_schedules;
+pub mod validate;

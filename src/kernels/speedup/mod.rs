@@ -63,6 +63,7 @@ mod calibrate;
 mod matrix;
 #[cfg(feature = "mpi")]
 mod over_mpi;
+mod validation;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -258,7 +259,7 @@ pub fn run_with(
                 )?)
             })?;
             let copies = [copies_before, probe::pair_copy_ns_per_byte(ctx, &cpus)?].concat();
-            validate(&mut result, plan, &totals, &latencies);
+            validation::validate(&mut result, plan, &totals, &latencies, cpus.len());
             probe::record(&mut result, &probes);
             result.headline.extend(probe::copy_probe_param(&copies));
         } else if cpus.len() < 2 {
@@ -342,185 +343,6 @@ fn finish(result: &mut KernelResult, plan: &SpeedupPlan, totals: &[Vec<Vec<f64>>
         "every run's C = A x A (order {}) verified on every rank against the serial product; U = mean time of the N = 1 runs; T = mean computation + max message processing (Lamanna's definition)",
         plan.order
     ));
-}
-
-/// Calibrates the simulator with the measured T_ML (eqs. 7-9) and the start-up's split
-/// between sender and destination, simulates every (load, N) on a hypercube in the
-/// listing's model and compares with the benchmark by the paired t test (see
-/// [`calibrate`]).
-fn validate(
-    result: &mut KernelResult,
-    plan: &SpeedupPlan,
-    totals: &[Vec<Vec<f64>>],
-    chain: &calibrate::ChainTimes,
-) {
-    use crate::model::simulator::{
-        BurstDist, ChannelOrder, ReceiveAt, Receivers, SendHold, SimConfig, Topology, simulate,
-    };
-    use crate::model::ttest::{THESIS_ALPHA, paired_t_test};
-    let latencies = &chain.latencies;
-    for l in latencies {
-        result.points.push(
-            Point::new()
-                .with("size_bytes", l.size as f64)
-                .with("hops", l.hops as f64)
-                .with("one_way_ms", l.one_way_ms),
-        );
-    }
-    for c in &chain.send_calls {
-        result.points.push(
-            Point::new()
-                .with("size_bytes", c.size as f64)
-                .with("send_call_ms", c.call_ms),
-        );
-    }
-    let Some(fit) = calibrate::fit_message_latency(latencies) else {
-        result
-            .warnings
-            .push("no T_ML fit: the simulator was not calibrated".into());
-        return;
-    };
-    let coefficient = |name: &str| {
-        fit.coefficient(name)
-            .map_or((f64::NAN, f64::NAN), |c| (c.value, c.standard_error))
-    };
-    let terms = [
-        ("tl_ms", coefficient(crate::model::regression::INTERCEPT)),
-        ("tc_ms_per_byte", coefficient("L H")),
-        ("ti_ms", coefficient("I")),
-    ];
-    let (tl_ms, tc_ms_per_byte, ti_ms) = (
-        terms[0].1.0.max(0.0),
-        terms[1].1.0.max(0.0),
-        terms[2].1.0.max(0.0),
-    );
-    for (name, (value, se)) in terms {
-        if value < -se {
-            result.warnings.push(format!(
-                "T_ML fit: {name} = {value:.3e} is negative beyond its standard error; the simulator takes 0"
-            ));
-        }
-    }
-    let split = calibrate::split_startup(tl_ms, terms[0].1.1, &chain.send_calls)
-        .unwrap_or_else(|why| {
-            result.warnings.push(format!(
-                "start-up split not measured ({why}): t_l split in the listing's ratio MSG_INIT : OVERHEAD = 1.667 : 0.6158"
-            ));
-            calibrate::StartupSplit::listing_ratio(tl_ms, terms[0].1.1)
-        });
-    let split_terms = [
-        ("tl_send_ms", (split.send_ms, split.send_se_ms)),
-        ("tl_receive_ms", (split.receive_ms, split.receive_se_ms)),
-        ("tl_split_measured", (f64::from(split.measured), 0.0)),
-    ];
-    result.warnings.push(format!(
-        "t_l = {:.3e} ms split {}: sender {:.3e} +/- {:.1e} ms (MSG_INIT: {}), destination {:.3e} +/- {:.1e} ms (OVERHEAD: the rest of t_l)",
-        tl_ms,
-        if split.measured { "as measured" } else { "in the listing's ratio" },
-        split.send_ms,
-        split.send_se_ms,
-        if split.measured {
-            "rank 0's send call and fence, median of each size's calls less the clock, intercept over L"
-        } else {
-            "1.667 / 2.2828 of t_l"
-        },
-        split.receive_ms,
-        split.receive_se_ms,
-    ));
-    let probe_term = chain.empty_probe_ms.map(|p| ("probe_empty_ms", (p, 0.0)));
-    result
-        .warnings
-        .extend(calibrate::checking_note(chain, plan, tl_ms, tc_ms_per_byte));
-    let all_terms = terms.iter().chain(&split_terms).chain(probe_term.iter());
-    result.fits.push(FitResult {
-        model: "eqs. 7-9: T_ML = t_l + L H t_c + I t_i, one-way over a chain of H links with I = H - 1 store-and-forward nodes; t_l = tl_send_ms (rank 0's send call) + tl_receive_ms (the rest)".into(),
-        x: "size_bytes, hops".into(),
-        y: "one_way_ms".into(),
-        params: all_terms
-            .clone()
-            .map(|(n, (v, _))| (n.to_string(), *v))
-            .collect(),
-        std_errors: all_terms.map(|(n, (_, e))| (n.to_string(), *e)).collect(),
-        r2: fit.r_squared,
-        n_points: latencies.len(),
-        flagged: fit.r_squared < 0.9,
-    });
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let (mut bench, mut sim) = (Vec::new(), Vec::new());
-    for (ni, per_load) in totals.iter().enumerate() {
-        let n = plan.processors[ni];
-        if !n.is_power_of_two() {
-            continue;
-        }
-        for (li, runs) in per_load.iter().enumerate() {
-            let uni = &totals[0][li];
-            let u = mean(uni);
-            let spread = summarize(uni).map_or(0.0, |s| s.std_dev);
-            let mut simulated = Vec::with_capacity(plan.runs);
-            for run in 0..plan.runs {
-                let config = SimConfig {
-                    topology: Topology::Hypercube,
-                    nodes: n as u32,
-                    bursts: 1,
-                    receivers: Receivers::All,
-                    burst_dist: BurstDist::Normal {
-                        sigma_ms: spread / n as f64,
-                    },
-                    uniprocessor_ms: u,
-                    tl_ms: split.send_ms,
-                    receive_ms: split.receive_ms,
-                    receive_at: ReceiveAt::Destination,
-                    channel_order: ChannelOrder::Dimension,
-                    send_hold: SendHold::Held,
-                    tc_ms_per_byte,
-                    ti_ms,
-                    message_bytes: (plan.order / n * plan.order * std::mem::size_of::<f64>())
-                        as u32,
-                    calibration: chain.empty_probe_ms.map(calibrate::checking_calibration),
-                    seed: (li * 1_000_000 + n * 1000 + run) as u64,
-                };
-                match simulate(&config) {
-                    Ok(r) => simulated.push(r.time_ms),
-                    Err(e) => {
-                        result.warnings.push(format!("simulation of N = {n}: {e}"));
-                        break;
-                    }
-                }
-            }
-            if simulated.is_empty() {
-                continue;
-            }
-            let sim_ms = mean(&simulated);
-            let load = f64::from(plan.loads[li]);
-            if let Some(p) = result.points.iter_mut().find(|p| {
-                p.number("processors") == Some(n as f64)
-                    && p.number("load_recomputations") == Some(load)
-                    && p.stats("time_ms").is_some()
-            }) {
-                *p = std::mem::take(p).with("simulated_ms", sim_ms);
-            }
-            bench.push(mean(runs));
-            sim.push(sim_ms);
-        }
-    }
-    match paired_t_test(&bench, &sim, THESIS_ALPHA) {
-        Ok(t) => result.points.push(
-            Point::new()
-                .with("validation_pairs", t.pairs as f64)
-                .with("mean_difference_ms", t.mean_difference)
-                .with("sd_difference_ms", t.sd_difference)
-                .with("t", t.t)
-                .with("p_value", t.p_value)
-                .with("critical_t", t.critical_t)
-                .with("reject_equal_means", f64::from(t.reject_null)),
-        ),
-        Err(e) => result
-            .warnings
-            .push(format!("paired t test (benchmark - simulation): {e}")),
-    }
-    result.warnings.push(
-        "simulated_ms: Lamanna's simulator on a hypercube calibrated with this run's T_ML fit (t_l, t_c, t_i; eq. 10's checking term C = (N - 1) probe_empty_ms for N > 2) in the listing's model (tl_send_ms at the sender, node held; tl_receive_ms on the destination's processor; channels by dimension); the last point is the paired t test of benchmark - simulation at alpha = 0.1".into(),
-    );
 }
 
 fn eq13_result(fit: &Eq13Fit, fixed_b: Option<f64>, n_points: usize) -> FitResult {

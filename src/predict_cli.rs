@@ -1,0 +1,346 @@
+//! `halfperf predict SCHEDULE.goal --from RESULT.json`: the replay's time of a
+//! GOAL schedule simulated under LogGOPS with the costs the result files
+//! measured ([`halfperf::workload::predict`]), with its interval and inputs;
+//! with `--run`, the replay too, measured against predicted
+//! ([`halfperf::workload::validate`]), the message parameters measured again
+//! just before and just after the replay so that both describe one machine.
+
+use anyhow::{Context, Result, bail};
+use halfperf::kernels::{self, RunConfig, RunContext};
+use halfperf::model::goal::{self, Schedule};
+use halfperf::platform::{self, Topology};
+use halfperf::results::{self, ResultFile};
+use halfperf::suite;
+use halfperf::transport::TransportKind;
+use halfperf::workload::predict::{Inputs, Prediction, gather, predict as simulate};
+use halfperf::workload::replay::{ReplayConfig, ReplayOutcome, replay};
+use halfperf::workload::validate::{Validation, validate};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The transports a prediction is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum PredictTransport {
+    /// Remote-write / local-read flag polling.
+    Mailbox,
+    /// crossbeam-channel.
+    Channel,
+}
+
+/// How the ranks sit on the CPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum PredictPlacement {
+    /// One rank a CPU when they fit, else shared.
+    Auto,
+    /// One rank a CPU (refused when the ranks outnumber the CPUs).
+    Pinned,
+    /// Ranks round robin on the CPUs, each turn of a CPU costing the card's
+    /// wake-up (`hockney-sync` events-park `t_wake_ns`), as `replay --oversubscribe`.
+    Shared,
+}
+
+/// `halfperf predict` (see `--help`).
+#[derive(Debug, clap::Args)]
+pub(crate) struct PredictArgs {
+    /// The GOAL schedule.
+    schedule: PathBuf,
+    /// Result file with the parameters (decomposition's S and R for o and O,
+    /// pingpong's t_startup and t_per_byte for L and G, oneway's 8-byte time for
+    /// g, hockney-sync's t_wake for ranks sharing a CPU). Repeatable: a later
+    /// file's parameter replaces an earlier one's.
+    #[arg(long = "from", value_name = "FILE", required = true)]
+    from: Vec<PathBuf>,
+    /// The transport whose parameters to use (and to replay over with --run).
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = PredictTransport::Mailbox)]
+    transport: PredictTransport,
+    /// Placement of the ranks on the CPUs.
+    #[arg(long, value_name = "HOW", value_enum, default_value_t = PredictPlacement::Auto)]
+    placement: PredictPlacement,
+    /// CPUs the ranks run on (default: the CPUs this process may use).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    cpus: Option<u32>,
+    /// Replay the schedule too and print measured against predicted, with the
+    /// parameters measured again (pingpong, oneway) before and after the replay.
+    #[arg(long)]
+    run: bool,
+    /// With --run: predict from the --from files only, without measuring again.
+    #[arg(long, requires = "run")]
+    no_remeasure: bool,
+    /// With --run: timed trials of the replay.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    trials: u32,
+    /// Print the prediction (and validation) as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+fn transport_of(t: PredictTransport) -> TransportKind {
+    match t {
+        PredictTransport::Mailbox => TransportKind::Mailbox,
+        PredictTransport::Channel => TransportKind::Channel,
+    }
+}
+
+/// Runs `halfperf predict`.
+pub(crate) fn predict(args: &PredictArgs) -> Result<ExitCode> {
+    // Every check on the input comes before any measurement.
+    let schedule = goal::read(&args.schedule)?;
+    goal::check(&schedule)?;
+    let mut files = Vec::new();
+    for p in &args.from {
+        files.push((p.display().to_string(), results::read(p)?));
+    }
+    let allowed = platform::allowed_cpus();
+    let cpus = args.cpus.unwrap_or(allowed.len().max(1) as u32);
+    let ranks = schedule.num_ranks;
+    let shared = ranks > cpus;
+    if shared && args.placement == PredictPlacement::Pinned {
+        bail!(
+            "--placement pinned: {ranks} ranks do not fit on {cpus} CPUs one a CPU; use --placement shared"
+        );
+    }
+    if args.run && cpus as usize > allowed.len() {
+        bail!(
+            "--run replays on this machine's {} allowed CPUs; --cpus {cpus} is more",
+            allowed.len()
+        );
+    }
+    let t = transport_of(args.transport);
+    let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, f)| (n.as_str(), f)).collect();
+    let inputs = gather(&named, t, shared)?;
+    let cpus_used = if args.placement == PredictPlacement::Shared {
+        cpus.min(ranks)
+    } else {
+        cpus
+    };
+    if !args.run {
+        let p = simulate(&schedule, &inputs, cpus_used)?;
+        match args.json {
+            true => println!("{}", serde_json::to_string_pretty(&p)?),
+            false => print!("{}", text(&schedule, &p)),
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    run_and_compare(args, &schedule, &named, &allowed, cpus_used, shared)
+}
+
+/// `--run`: parameters measured, replay, parameters measured again, compared.
+fn run_and_compare(
+    args: &PredictArgs,
+    schedule: &Schedule,
+    files: &[(&str, &ResultFile)],
+    allowed: &[usize],
+    cpus: u32,
+    shared: bool,
+) -> Result<ExitCode> {
+    let t = transport_of(args.transport);
+    let hosts: Vec<usize> = allowed.iter().copied().take(cpus as usize).collect();
+    let remeasure = !args.no_remeasure;
+    let before = match remeasure {
+        true => Some(measure(t, &hosts)?),
+        false => None,
+    };
+    let config = ReplayConfig {
+        oversubscribe: shared,
+        trials: args.trials as usize,
+        ..ReplayConfig::new(t, hosts.clone())
+    };
+    let outcome = replay(schedule, &config)?;
+    let after = match remeasure {
+        true => Some(measure(t, &hosts)?),
+        false => None,
+    };
+    let with = |extra: &Option<ResultFile>, name: &'static str| -> Result<Prediction> {
+        let mut all = files.to_vec();
+        if let Some(f) = extra {
+            all.push((name, f));
+        }
+        Ok(simulate(schedule, &gather(&all, t, shared)?, cpus)?)
+    };
+    let p_before = with(&before, "measured before the replay")?;
+    let p_after = match &after {
+        Some(_) => Some(with(&after, "measured after the replay")?),
+        None => None,
+    };
+    let probe = |f: &Option<ResultFile>| {
+        let f = f.as_ref()?;
+        let k = f
+            .kernels
+            .iter()
+            .find(|k| k.kernel == "pingpong" && k.transport.as_deref() == Some(t.name()))?;
+        k.headline
+            .iter()
+            .find(|p| p.name == results::PROBE_PARAM)
+            .map(|p| p.value)
+    };
+    let probes = probe(&before).zip(probe(&after)).map(|(b, a)| [b, a]);
+    let v = validate(&outcome, &p_before, p_after.as_ref(), probes);
+    if args.json {
+        let doc = serde_json::json!({
+            "schedule": schedule.name, "hash": schedule.hash, "transport": t.name(),
+            "placement": outcome.placement, "hosts": outcome.hosts,
+            "validation": v, "prediction": p_before, "prediction_after": p_after,
+            "replay": outcome.summary,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", text(schedule, &p_before));
+        print!("{}", validation_text(&outcome, &v, remeasure));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Quick `pingpong` and `oneway` over `t` on the first two of `hosts` (the
+/// message parameters, with the probe of the pair's round trip).
+fn measure(t: TransportKind, hosts: &[usize]) -> Result<ResultFile> {
+    let topo = Topology::detect()?;
+    let allowed = platform::allowed_cpus();
+    let clock = platform::measure_clock();
+    let config = RunConfig {
+        quick: true,
+        cpus: Some(hosts.iter().copied().take(2).collect()),
+        transports: vec![t],
+        wait_timeout: Duration::from_secs(10),
+        ..RunConfig::default()
+    };
+    let ctx = RunContext::quiet(&topo, &allowed, &clock, &config);
+    let specs: Vec<_> = ["pingpong", "oneway"]
+        .iter()
+        .map(|k| kernels::find(k).context("kernel missing from the registry"))
+        .collect::<Result<_>>()?;
+    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let out = suite::run_suite(
+        &specs,
+        &ctx,
+        started,
+        suite::config_json(&config, &specs),
+        |_| {},
+    );
+    if let Some(e) = out.failure {
+        bail!("measuring the message parameters around the replay: {e}");
+    }
+    Ok(out.file)
+}
+
+fn us(ns: f64) -> String {
+    format!("{:.2}", ns / 1e3)
+}
+
+/// The prediction, its inputs and marks.
+fn text(s: &Schedule, p: &Prediction) -> String {
+    let g = &p.loggops;
+    let mut o = format!(
+        "predict {} (hash {}), {} ranks on {} CPU(s){}, over {}\n  predicted time (rank 0, go to last done): {} us, 95% [{}, {}]\n  LogGOPS: L {:.1} ns, o {:.1} ns, g {:.1} ns, G {:.4} ns/B, O {:.4} ns/B, all eager{}\n  inputs:\n",
+        s.name,
+        s.hash,
+        s.num_ranks,
+        distinct(&p.cpu_of_rank),
+        if p.switch_ns > 0.0 {
+            ", sharing"
+        } else {
+            ", one a CPU"
+        },
+        p.inputs.transport,
+        us(p.time_ns),
+        us(p.ci95_ns[0]),
+        us(p.ci95_ns[1]),
+        g.l_ns,
+        g.o_ns,
+        g.g_ns,
+        g.big_g_ns_per_byte,
+        g.big_o_ns_per_byte,
+        match p.switch_ns > 0.0 {
+            true => format!(", CPU switch {:.0} ns", p.switch_ns),
+            false => String::new(),
+        }
+    );
+    o.push_str(&inputs_text(&p.inputs));
+    for m in &p.marks {
+        o.push_str(&format!("  marked: {m}\n"));
+    }
+    for n in &p.notes {
+        o.push_str(&format!("  note: {n}\n"));
+    }
+    o
+}
+
+fn inputs_text(i: &Inputs) -> String {
+    i.rows
+        .iter()
+        .map(|r| {
+            let ci = r.ci95.map_or("no interval".into(), |[lo, hi]| {
+                format!("[{}, {}]", results::num(lo), results::num(hi))
+            });
+            format!(
+                "    {:<6} {} {} = {} {} {} {} ({})\n",
+                r.symbol,
+                r.kernel,
+                r.name,
+                results::num(r.value),
+                r.unit,
+                ci,
+                r.trust,
+                r.file
+            )
+        })
+        .collect()
+}
+
+fn distinct(cpus: &[u32]) -> usize {
+    let mut c = cpus.to_vec();
+    c.sort_unstable();
+    c.dedup();
+    c.len()
+}
+
+fn validation_text(r: &ReplayOutcome, v: &Validation, remeasure: bool) -> String {
+    let ci = v
+        .measured_ci95_ns
+        .map_or("-".into(), |[a, b]| format!("[{}, {}]", us(a), us(b)));
+    let mut o = format!(
+        "replay over {} ({}, CPUs {:?}, {} trials)\n  measured median {} us, 95% {ci}, min {} us\n  predicted       {} us, 95% [{}, {}]\n  error {:+.1} % against the median ({:+.1} % against the min); the measured interval {} the prediction\n",
+        r.transport,
+        r.placement,
+        r.hosts,
+        r.trials.len(),
+        us(v.measured_ns),
+        us(v.measured_min_ns),
+        us(v.predicted_ns),
+        us(v.predicted_ci95_ns[0]),
+        us(v.predicted_ci95_ns[1]),
+        v.error * 100.0,
+        v.error_vs_min * 100.0,
+        if v.covered {
+            "covers"
+        } else {
+            "does not cover"
+        }
+    );
+    if let Some((t, [a, b])) = v.predicted_after_ns {
+        o.push_str(&format!(
+            "  predicted from the parameters measured after the replay: {} us [{}, {}]\n",
+            us(t),
+            us(a),
+            us(b)
+        ));
+    }
+    if let Some([b, a]) = v.probe_ns {
+        o.push_str(&format!(
+            "  CPU pair round trip: {b:.0} ns before, {a:.0} ns after\n"
+        ));
+    }
+    if !remeasure {
+        o.push_str("  parameters from the --from files only: the machine's state at the replay is not checked\n");
+    }
+    match v.state_changed.is_empty() {
+        true if remeasure => o.push_str("  machine state: unchanged across the replay\n"),
+        true => {}
+        false => {
+            for s in &v.state_changed {
+                o.push_str(&format!("  STATE CHANGED: {s}\n"));
+            }
+        }
+    }
+    o
+}

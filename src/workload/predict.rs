@@ -1,0 +1,451 @@
+//! `predict`: a GOAL schedule's time on this machine simulated under LogGOPS
+//! ([`crate::model::simulator::simulate_goal`]) with the costs a result file
+//! measured, with a 95 % interval propagated from theirs, for the placement the
+//! replay ([`super::replay`]) uses, so that prediction and replay are one thing.
+//!
+//! # Each symbol and the measurement that defines it (per transport)
+//! - `o`, CPU overhead a message, and `O`, a byte: Krumme & Greenfield's `S`
+//!   (what a computation loses to a message it sends) and `R` (what it loses to
+//!   one that arrives), `decomposition`'s lines `S0 + S1 n` and `R0 + R1 n`.
+//!   They are exactly the CPU time a message takes from a busy rank, which is
+//!   LogGOPS's `o`; LogGOPS charges one `o` at each end, so `o = (S0 + R0)/2`
+//!   and `O = (S1 + R1)/2` keep the CPU time a message costs both ends, `S + R`.
+//! - `L`: scibench's ping-pong start-up `t_startup` (half the round trip, the
+//!   line's intercept) is LogP's `o + L + o` for a small message (LogGOPS sends
+//!   at `t`, the message arrives at `t + o + L`, the receiver's CPU is busy `o`
+//!   more), so `L = t_startup - 2o`, at least 0 (a note says when it is cut).
+//! - `g`: scibench's one-way stream, its 8-byte time a message: a stream is
+//!   paced by the gap between messages, `max(g, o)` in LogGOPS.
+//! - `G`: the ping-pong line's `t_per_byte`: a message of `s` bytes adds
+//!   `(s-1) G` from send to receive, the slope of the one-way time.
+//! - `S` (rendezvous threshold): none; the thread transports send every
+//!   message eagerly (the replay's buffers hold its largest), so `S` is above it.
+//! - Ranks sharing a CPU ([`Placement::shared`], the replay's `--oversubscribe`,
+//!   rank `r` on CPU `r mod C`): their CPU work is serialised and each turn of
+//!   the CPU to another rank costs `hockney-sync`'s `t_wake_ns` of
+//!   `events-park` (a thread giving up its CPU to one that waited).
+//!
+//! # What is simulated: the replay's trial
+//! The replay's rank 0 sends an 8-byte `go` to every rank in turn, runs its ops,
+//! and stops its clock when every rank's `done` has arrived; [`framed`] adds
+//! these messages to the schedule, so that the prediction is rank 0's finish
+//! in the framed schedule, the quantity the replay measures.
+//!
+//! # Intervals
+//! Every input is drawn from a split normal through its 95 % interval
+//! ([`crate::model::hockney_program::monte_carlo`], independent draws, fixed
+//! seed) and the schedule simulated for each draw; the interval is the 2.5th and
+//! 97.5th percentiles of rank 0's finish. An input without an interval is held.
+//!
+//! # Inputs and their marks
+//! Inputs are the card rows of the result files given ([`gather`]): a later
+//! file's row replaces an earlier one's (the validation's own measurements
+//! replace the file's). Each keeps its trust mark (`virtual` for the
+//! decomposition's hosted nodes, `noisy`, `flagged fit`, `busy`); the
+//! prediction lists every input that is not `ok`. A missing input is a
+//! [`PredictError::Missing`] that names the kernel to run.
+#![forbid(unsafe_code)]
+
+use crate::model::goal::{Op, OpKind, RankSchedule, Schedule};
+use crate::model::hockney_program::{Estimate, monte_carlo};
+use crate::model::simulator::{GoalSimError, LogGops, Placement, simulate_goal};
+use crate::results::{ResultFile, Trust, card_of, kernel_key, unit_of};
+use crate::transport::TransportKind;
+use serde::Serialize;
+
+/// The tag of the replay's `go` and `done` messages.
+pub const FRAME_TAG: u32 = u32::MAX;
+/// The bytes of a `go` or `done` message.
+pub const FRAME_BYTES: u64 = 8;
+/// The `hockney-sync` method whose `t_wake_ns` prices a CPU's turn to another rank.
+pub const WAKE_METHOD: &str = "events-park";
+
+/// One measured parameter a prediction uses: a card row and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Input {
+    /// The LogGOPS symbol it feeds (`o`, `L`, `g`, `G`, `O`, `switch`).
+    pub symbol: &'static str,
+    /// The card row's kernel key (`pingpong/mailbox`).
+    pub kernel: String,
+    /// The parameter (`t_startup_ns`).
+    pub name: String,
+    /// Its value.
+    pub value: f64,
+    /// Its unit.
+    pub unit: String,
+    /// Its 95 % interval.
+    pub ci95: Option<[f64; 2]>,
+    /// Its trust mark as the card prints it.
+    pub trust: String,
+    /// The result file it was read from.
+    pub file: String,
+}
+
+/// The inputs of a prediction, one per measured parameter.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Inputs {
+    /// The transport they describe.
+    pub transport: String,
+    /// `S0, R0, S1, R1, t_startup, t_per_byte, one-way 8 B` and, for ranks
+    /// sharing CPUs, `t_wake` (in this order).
+    pub rows: Vec<Input>,
+}
+
+/// Why a prediction cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum PredictError {
+    /// A result file lacks a parameter the prediction needs.
+    #[error(
+        "{files}: no {name} of {kernel} (LogGOPS {symbol}); run `halfperf run {run}` and predict from its result file"
+    )]
+    Missing {
+        /// The files searched.
+        files: String,
+        /// The parameter.
+        name: String,
+        /// The card's kernel key.
+        kernel: String,
+        /// The symbol it defines.
+        symbol: &'static str,
+        /// The command's arguments that measure it.
+        run: String,
+    },
+    /// The schedule cannot be simulated.
+    #[error(transparent)]
+    Sim(#[from] GoalSimError),
+}
+
+/// What a row to look for is.
+struct Need {
+    symbol: &'static str,
+    kernel: String,
+    name: &'static str,
+    run: String,
+}
+
+/// The rows a prediction over `transport` needs; `shared`: ranks share CPUs.
+fn needs(transport: TransportKind, shared: bool) -> Vec<Need> {
+    let t = transport.name();
+    let need = |symbol, kernel: &str, name, run: String| Need {
+        symbol,
+        kernel: kernel.to_string(),
+        name,
+        run,
+    };
+    let dec = format!("decomposition --transport {t}");
+    let mut v = vec![
+        need("o", &format!("decomposition/{t}"), "int_s0_ns", dec.clone()),
+        need("o", &format!("decomposition/{t}"), "int_r0_ns", dec.clone()),
+        need(
+            "O",
+            &format!("decomposition/{t}"),
+            "int_s1_ns_per_byte",
+            dec.clone(),
+        ),
+        need(
+            "O",
+            &format!("decomposition/{t}"),
+            "int_r1_ns_per_byte",
+            dec,
+        ),
+        need(
+            "L",
+            &format!("pingpong/{t}"),
+            "t_startup_ns",
+            format!("pingpong --transport {t}"),
+        ),
+        need(
+            "G",
+            &format!("pingpong/{t}"),
+            "t_per_byte_ns",
+            format!("pingpong --transport {t}"),
+        ),
+        need(
+            "g",
+            &format!("oneway/{t}"),
+            "one_way_ns",
+            format!("oneway --transport {t}"),
+        ),
+    ];
+    if shared {
+        v.push(need(
+            "switch",
+            &format!("hockney-sync/{WAKE_METHOD}"),
+            "t_wake_ns",
+            "hockney-sync".into(),
+        ));
+    }
+    v
+}
+
+/// The inputs for `transport` from `files` (name, document), a later file's
+/// row replacing an earlier one's; `shared`: ranks share CPUs, so the wake-up
+/// cost is needed too.
+pub fn gather(
+    files: &[(&str, &ResultFile)],
+    transport: TransportKind,
+    shared: bool,
+) -> Result<Inputs, PredictError> {
+    let cards: Vec<_> = files.iter().map(|(n, f)| (*n, card_of(f).rows)).collect();
+    let mut rows = Vec::new();
+    for need in needs(transport, shared) {
+        let found = cards.iter().rev().find_map(|(file, rows)| {
+            let r = rows
+                .iter()
+                .find(|r| r.kernel == need.kernel && r.name == need.name)?;
+            Some(Input {
+                symbol: need.symbol,
+                kernel: r.kernel.clone(),
+                name: r.name.clone(),
+                value: r.value,
+                unit: r.unit.clone(),
+                ci95: r.ci95,
+                trust: r.trust.mark().into(),
+                file: (*file).into(),
+            })
+        });
+        let found = found.or_else(|| headline_input(files, &need));
+        // An unresolved row (a flagged fit, an interval through zero) is used
+        // and marked: the prediction lists the inputs it rests on.
+        match found.filter(|i| i.value.is_finite()) {
+            Some(input) => rows.push(input),
+            None => {
+                return Err(PredictError::Missing {
+                    files: files.iter().map(|f| f.0).collect::<Vec<_>>().join(", "),
+                    name: need.name.into(),
+                    kernel: need.kernel,
+                    symbol: need.symbol,
+                    run: need.run,
+                });
+            }
+        }
+    }
+    Ok(Inputs {
+        transport: transport.name().into(),
+        rows,
+    })
+}
+
+/// A recorded headline parameter the card leaves out (a file whose kernel has
+/// no fit to derive the card's row from), marked by the card's rule: busy,
+/// virtual, then noisy (an interval wider than a fifth of the value).
+fn headline_input(files: &[(&str, &ResultFile)], need: &Need) -> Option<Input> {
+    files.iter().rev().find_map(|(file, doc)| {
+        let k = doc.kernels.iter().find(|k| kernel_key(k) == need.kernel)?;
+        let p = k.headline.iter().find(|p| p.name == need.name)?;
+        let trust = if k.load.as_ref().is_some_and(|l| l.busy) {
+            Trust::Busy
+        } else if k.placement != crate::control::Placement::Pinned {
+            Trust::Virtual
+        } else if p
+            .ci95
+            .is_some_and(|[lo, hi]| (hi - lo) / 2.0 > 0.2 * p.value.abs())
+        {
+            Trust::Noisy
+        } else {
+            Trust::Ok
+        };
+        Some(Input {
+            symbol: need.symbol,
+            kernel: need.kernel.clone(),
+            name: p.name.clone(),
+            value: p.value,
+            unit: unit_of(&p.name).into(),
+            ci95: p.ci95,
+            trust: trust.mark().into(),
+            file: (*file).into(),
+        })
+    })
+}
+
+impl Inputs {
+    /// The LogGOPS parameters and the switch cost from one draw of the rows'
+    /// values, in [`Inputs::rows`]' order; whether `L` was cut at zero.
+    pub fn loggops(x: &[f64]) -> (LogGops, f64, bool) {
+        let o = ((x[0] + x[1]) / 2.0).max(0.0);
+        let big_o = ((x[2] + x[3]) / 2.0).max(0.0);
+        let l = x[4] - 2.0 * o;
+        let p = LogGops {
+            l_ns: l.max(0.0),
+            o_ns: o,
+            g_ns: x[6].max(0.0),
+            big_g_ns_per_byte: x[5].max(0.0),
+            big_o_ns_per_byte: big_o,
+            s_bytes: u64::MAX,
+        };
+        (p, x.get(7).copied().unwrap_or(0.0).max(0.0), l < 0.0)
+    }
+
+    fn estimates(&self) -> Vec<Estimate> {
+        self.rows
+            .iter()
+            // Krumme & Greenfield's differences may fall below zero.
+            .map(|r| match r.kernel.starts_with("decomposition") {
+                true => Estimate::signed(r.value, r.ci95),
+                false => Estimate::new(r.value, r.ci95),
+            })
+            .collect()
+    }
+
+    /// Every input that is not `ok`: `mark name`.
+    pub fn marks(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .filter(|r| r.trust != Trust::Ok.mark())
+            .map(|r| format!("{} {} ({})", r.trust, r.name, r.kernel))
+            .collect()
+    }
+}
+
+/// `schedule` with the replay's trial around it: rank 0 sends `go` to ranks
+/// 1.. in turn before its own ops, every other rank's ops wait for its `go`,
+/// and every other rank sends `done` to rank 0 after its ops, which rank 0
+/// receives after its own.
+pub fn framed(schedule: &Schedule) -> Schedule {
+    let n = schedule.num_ranks;
+    let mut out = schedule.clone();
+    if n < 2 {
+        return out;
+    }
+    let op = |label: String, kind, requires: Vec<u32>| Op {
+        label,
+        kind,
+        requires,
+        irequires: Vec::new(),
+        line: 0,
+    };
+    for (r, rank) in out.ranks.iter_mut().enumerate() {
+        let own = rank.ops.len() as u32;
+        let mut ops: Vec<Op> = Vec::new();
+        // The frame's opening ops come first; the schedule's ops shift by them.
+        let opening: Vec<Op> = match r {
+            0 => (1..n)
+                .map(|p| {
+                    let kind = OpKind::Send {
+                        bytes: FRAME_BYTES,
+                        peer: p,
+                        tag: FRAME_TAG,
+                    };
+                    let prev = if p > 1 { vec![p - 2] } else { Vec::new() };
+                    op(format!("#go{p}"), kind, prev)
+                })
+                .collect(),
+            _ => vec![op(
+                "#go".into(),
+                OpKind::Recv {
+                    bytes: FRAME_BYTES,
+                    peer: 0,
+                    tag: FRAME_TAG,
+                },
+                Vec::new(),
+            )],
+        };
+        let k = opening.len() as u32;
+        ops.extend(opening);
+        for o in &rank.ops {
+            let mut o = o.clone();
+            o.requires.iter_mut().for_each(|d| *d += k);
+            o.irequires.iter_mut().for_each(|d| *d += k);
+            o.requires.push(k - 1);
+            ops.push(o);
+        }
+        let all: Vec<u32> = (0..k + own).collect();
+        match r {
+            0 => ops.extend((1..n).map(|p| {
+                let kind = OpKind::Recv {
+                    bytes: FRAME_BYTES,
+                    peer: p,
+                    tag: FRAME_TAG,
+                };
+                op(format!("#done{p}"), kind, all.clone())
+            })),
+            _ => {
+                let kind = OpKind::Send {
+                    bytes: FRAME_BYTES,
+                    peer: 0,
+                    tag: FRAME_TAG,
+                };
+                ops.push(op("#done".into(), kind, all));
+            }
+        }
+        *rank = RankSchedule { ops };
+    }
+    out
+}
+
+/// A predicted time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prediction {
+    /// Rank 0's time in the framed schedule at the inputs' values, ns.
+    pub time_ns: f64,
+    /// Its 95 % interval from the inputs' intervals, ns.
+    pub ci95_ns: [f64; 2],
+    /// Each rank's finish at the inputs' values, ns (framed schedule).
+    pub finish_ns: Vec<f64>,
+    /// The LogGOPS parameters at the inputs' values.
+    pub loggops: LogGops,
+    /// The cost of a CPU's turn to another rank, ns (0 when pinned).
+    pub switch_ns: f64,
+    /// The CPU of each rank.
+    pub cpu_of_rank: Vec<u32>,
+    /// The inputs.
+    pub inputs: Inputs,
+    /// The inputs that are not `ok`.
+    pub marks: Vec<String>,
+    /// What the reader should know (a cut `L`, an `O` above `G`).
+    pub notes: Vec<String>,
+}
+
+/// Predicts the replay's time of `schedule` with `inputs` on `cpus` CPUs (one
+/// rank a CPU when the ranks fit, else shared round robin).
+pub fn predict(
+    schedule: &Schedule,
+    inputs: &Inputs,
+    cpus: u32,
+) -> Result<Prediction, PredictError> {
+    let framed = framed(schedule);
+    let n = schedule.num_ranks;
+    let shared = n > cpus.max(1);
+    let placement = |switch: f64| match shared {
+        true => Placement::shared(n, cpus, switch),
+        false => Placement::dedicated(n),
+    };
+    let values: Vec<f64> = inputs.rows.iter().map(|r| r.value).collect();
+    let (p, switch_ns, cut) = Inputs::loggops(&values);
+    let central = simulate_goal(&framed, &p, Some(&placement(switch_ns)))?;
+    let ci95_ns = monte_carlo(&inputs.estimates(), |x| {
+        let (p, s, _) = Inputs::loggops(x);
+        simulate_goal(&framed, &p, Some(&placement(s))).map_or(f64::NAN, |r| r.finish_ns[0])
+    });
+    let mut notes = Vec::new();
+    if cut {
+        notes.push(format!(
+            "L = t_startup - 2o = {:.1} ns is below zero: the decomposition's S + R exceed the ping-pong's start-up; L taken as 0",
+            values[4] - (values[0] + values[1])
+        ));
+    }
+    if p.big_o_ns_per_byte > p.big_g_ns_per_byte {
+        notes.push(format!(
+            "O = {:.4} ns/B exceeds G = {:.4}: a long message costs the CPUs more than the ping-pong's slope",
+            p.big_o_ns_per_byte, p.big_g_ns_per_byte
+        ));
+    }
+    if shared && !inputs.rows.iter().any(|r| r.symbol == "switch") {
+        notes.push("ranks share CPUs but no wake-up cost was given: switches cost 0".into());
+    }
+    Ok(Prediction {
+        time_ns: central.finish_ns[0],
+        ci95_ns,
+        finish_ns: central.finish_ns,
+        loggops: p,
+        switch_ns: if shared { switch_ns } else { 0.0 },
+        cpu_of_rank: placement(switch_ns).cpu_of_rank,
+        marks: inputs.marks(),
+        inputs: inputs.clone(),
+        notes,
+    })
+}
+
+#[cfg(test)]
+#[path = "predict_tests.rs"]
+mod tests;

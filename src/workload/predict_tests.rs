@@ -1,0 +1,152 @@
+//! Hand-worked predictions of two- and three-rank schedules in the replay's
+//! frame, and the frame itself.
+
+use super::*;
+use crate::model::goal::parse;
+
+/// Inputs `[S0, R0, S1, R1, t_startup, t_per_byte, one-way 8 B, (t_wake)]`, no intervals.
+fn inputs(v: &[f64]) -> Inputs {
+    let names = [
+        ("o", "int_s0_ns"),
+        ("o", "int_r0_ns"),
+        ("O", "int_s1_ns_per_byte"),
+        ("O", "int_r1_ns_per_byte"),
+        ("L", "t_startup_ns"),
+        ("G", "t_per_byte_ns"),
+        ("g", "one_way_ns"),
+        ("switch", "t_wake_ns"),
+    ];
+    Inputs {
+        transport: "mailbox".into(),
+        rows: v
+            .iter()
+            .zip(names)
+            .map(|(&value, (symbol, name))| Input {
+                symbol,
+                kernel: "k".into(),
+                name: name.into(),
+                value,
+                unit: "ns".into(),
+                ci95: None,
+                trust: "ok".into(),
+                file: "synthetic".into(),
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn the_mapping_of_each_symbol() {
+    // o = (100 + 60)/2, O = (0.25 + 0)/2, L = 300 - 2 o, G = t_per_byte, g = one-way.
+    let (p, switch, cut) = Inputs::loggops(&[100.0, 60.0, 0.25, 0.0, 300.0, 0.5, 200.0, 7.0]);
+    assert_eq!(
+        (
+            p.o_ns,
+            p.big_o_ns_per_byte,
+            p.l_ns,
+            p.big_g_ns_per_byte,
+            p.g_ns
+        ),
+        (80.0, 0.125, 140.0, 0.5, 200.0)
+    );
+    assert_eq!((switch, cut), (7.0, false));
+    // S + R above the start-up: L is cut at zero and says so.
+    let (p, _, cut) = Inputs::loggops(&[200.0, 200.0, 0.0, 0.0, 300.0, 0.5, 200.0]);
+    assert_eq!((p.l_ns, cut), (0.0, true));
+}
+
+/// Rank 0 sends 100 B to rank 1; o = 80, O = 0.125, L = 140, G = 0.5, g = 200.
+/// go (8 B) leaves at 0: rank 0's CPU to 80.875, NIC to 203.5, arrives at 220;
+/// the 100 B at 203.5 (NIC): CPU to 295.875, arrives 423.5. Rank 1 takes go at
+/// 220 (CPU to 303.5, NIC to 423.5), the 100 B at 423.5 (CPU to 423.5 + 80 +
+/// 99 x 0.5 = 553), sends done at 553 (CPU to 633.875), which arrives at 773;
+/// rank 0 takes it: 773 + 80 + 7 x 0.5 = 856.5.
+#[test]
+fn two_ranks_by_hand() {
+    let s = parse(
+        "num_ranks 2\nrank 0 {\nl1: send 100b to 1 tag 0\n}\nrank 1 {\nl1: recv 100b from 0 tag 0\n}\n",
+        "two.goal",
+    )
+    .unwrap();
+    let p = predict(&s, &inputs(&[100.0, 60.0, 0.25, 0.0, 300.0, 0.5, 200.0]), 2).unwrap();
+    assert_eq!(p.finish_ns, vec![856.5, 633.875]);
+    assert_eq!(p.time_ns, 856.5);
+    // No interval on any input: the interval is the value.
+    assert_eq!(p.ci95_ns, [856.5, 856.5]);
+    assert!(p.notes.is_empty(), "{:?}", p.notes);
+}
+
+/// Three ranks, o = 100, L = 300, g = 150, G = O = 0 (every message: sender's
+/// CPU 100, NIC 150, arrival 400 later, receiver's CPU 100, NIC 150). Rank 0:
+/// go to 1 at 0 and to 2 at 150 (its NIC), calc 1000 from 250 to 1250, send
+/// to 2 at 1250 (arrives 1650). Rank 1: go at 400, its send to 2 at 500
+/// (arrives 900), done at 650 (arrives 1050; rank 0 is busy until 1350, takes
+/// it 1350-1450). Rank 2: go at 550, rank 1's message at 900-1000, rank 0's
+/// at 1650-1750, done at 1750 (CPU to 1850, arrives 2150); rank 0: 2250.
+#[test]
+fn three_ranks_by_hand() {
+    let s = parse(
+        "num_ranks 3\nrank 0 {\nc: calc 1000\ns: send 8b to 2 tag 0\ns requires c\n}\n\
+         rank 1 {\ns: send 8b to 2 tag 1\n}\n\
+         rank 2 {\na: recv 8b from 0 tag 0\nb: recv 8b from 1 tag 1\n}\n",
+        "three.goal",
+    )
+    .unwrap();
+    let inp = inputs(&[100.0, 100.0, 0.0, 0.0, 500.0, 0.0, 150.0]);
+    let p = predict(&s, &inp, 3).unwrap();
+    assert_eq!(p.finish_ns, vec![2250.0, 750.0, 1850.0]);
+    assert_eq!(p.cpu_of_rank, vec![0, 1, 2]);
+    // On two CPUs ranks 0 and 2 share one: later, and later still when each
+    // turn of the CPU costs a wake-up.
+    let mut wake = inp.clone();
+    wake.rows.extend(inputs(&[0.0; 8]).rows.pop());
+    wake.rows[7].value = 0.0;
+    let free = predict(&s, &wake, 2).unwrap();
+    assert_eq!(free.cpu_of_rank, vec![0, 1, 0]);
+    wake.rows[7].value = 1000.0;
+    let costly = predict(&s, &wake, 2).unwrap();
+    assert!(free.time_ns >= p.time_ns, "{} {}", free.time_ns, p.time_ns);
+    assert!(
+        costly.time_ns >= free.time_ns + 1000.0,
+        "{} {}",
+        costly.time_ns,
+        free.time_ns
+    );
+    assert_eq!(costly.switch_ns, 1000.0);
+}
+
+#[test]
+fn intervals_propagate_and_marks_name_the_inputs() {
+    let s = parse(
+        "num_ranks 2\nrank 0 {\nl1: send 100b to 1 tag 0\n}\nrank 1 {\nl1: recv 100b from 0 tag 0\n}\n",
+        "two.goal",
+    )
+    .unwrap();
+    let mut inp = inputs(&[100.0, 60.0, 0.25, 0.0, 300.0, 0.5, 200.0]);
+    inp.rows[4].ci95 = Some([250.0, 350.0]);
+    inp.rows[4].trust = "noisy".into();
+    let p = predict(&s, &inp, 2).unwrap();
+    let [lo, hi] = p.ci95_ns;
+    assert!(lo < p.time_ns && p.time_ns < hi, "{lo} {} {hi}", p.time_ns);
+    // L enters twice (the message, then done): about +-100 ns at the ends.
+    assert!(hi - lo > 150.0 && hi - lo < 250.0, "{lo} {hi}");
+    assert_eq!(p.marks, vec!["noisy t_startup_ns (k)".to_string()]);
+}
+
+#[test]
+fn the_frame_wraps_every_rank() {
+    let s = parse(
+        "num_ranks 3\nrank 0 {\nc: calc 5\n}\nrank 1 {\nc: calc 5\n}\n",
+        "f.goal",
+    )
+    .unwrap();
+    let f = framed(&s);
+    // Rank 0: two go's, its calc, two done receives; ranks 1, 2: go, (calc), done.
+    assert_eq!(f.ranks[0].ops.len(), 5);
+    assert_eq!(f.ranks[0].ops[2].requires, vec![1]);
+    assert_eq!(f.ranks[1].ops.len(), 3);
+    assert_eq!(f.ranks[2].ops.len(), 2);
+    assert_eq!(f.ranks[1].ops[2].requires, vec![0, 1]);
+    assert_eq!(f.ranks[2].ops[1].requires, vec![0]);
+    crate::model::goal::check(&f).unwrap();
+}
