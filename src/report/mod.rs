@@ -25,6 +25,7 @@
 mod axes;
 mod figures;
 mod fits;
+pub mod gallery;
 mod html;
 mod markdown;
 mod papers;
@@ -52,6 +53,8 @@ pub struct Report {
     pub trust: Vec<TrustRow>,
     /// One section per kernel (and transport, and distance class).
     pub sections: Vec<Section>,
+    /// The gallery's index: one row a file ([`gallery`]).
+    pub index: Table,
 }
 
 /// An input file, described.
@@ -230,7 +233,10 @@ pub fn build(files: &[ResultFile]) -> Report {
         .zip(&sources)
         .flat_map(|(f, src)| f.kernels.iter().map(move |k| trust_row(k, &src.label)))
         .collect();
+    let named: Vec<(String, &ResultFile)> =
+        sources.iter().map(|s| s.label.clone()).zip(files).collect();
     Report {
+        index: gallery::index_table(&named),
         sources,
         cards: files.iter().map(crate::results::card_of).collect(),
         trust,
