@@ -26,13 +26,15 @@ mod axes;
 mod figures;
 mod fits;
 pub mod gallery;
+mod heatmap;
 mod html;
 mod markdown;
 mod papers;
 mod plot;
 
 use crate::results::{KernelResult, MachineCard, Point, PointValue, ResultFile, kernel_key, num};
-use figures::{choose_x, group_var, heat_maps, xy_figures};
+use figures::{choose_x, group_var, xy_figures};
+use heatmap::heat_maps;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -169,6 +171,8 @@ struct Entry<'a> {
     label: String,
     colour: usize,
     result: &'a KernelResult,
+    /// Where the file's CPUs sit (the heat map's order and bands), if recorded.
+    places: Option<&'a [crate::platform::CpuPlace]>,
 }
 
 /// Builds the report of `files`.
@@ -196,6 +200,7 @@ pub fn build(files: &[ResultFile]) -> Report {
                 label,
                 colour,
                 result: r,
+                places: file.machine.cpu_places.as_deref(),
             });
         }
     }
@@ -210,6 +215,7 @@ pub fn build(files: &[ResultFile]) -> Report {
             label: e.label.clone(),
             colour: i,
             result: e.result,
+            places: e.places,
         })
         .collect();
     if let Some(at) = sections
