@@ -16,6 +16,7 @@ use std::time::Duration;
 
 mod args;
 mod bars;
+mod index_cli;
 mod model_hockney_cli;
 mod model_papers_cli;
 mod mpirun;
@@ -142,6 +143,9 @@ enum Command {
     },
     /// Print the JSON Schema of result files.
     Schema,
+    /// The gallery's index of result files (CPU, cores, headline numbers, and
+    /// whether each file is fit for results/machines/) as Markdown.
+    Index(index_cli::IndexArgs),
 }
 
 #[derive(Subcommand)]
@@ -578,6 +582,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 out.display()
             );
         }
+        Command::Index(args) => index_cli::index(&args)?,
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&results::json_schema())?);
         }

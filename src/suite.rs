@@ -36,6 +36,7 @@ pub fn machine_info(topology: &Topology, allowed: &[usize], clock: &ClockInfo) -
         clock: clock.clone(),
         state: Some(MachineRoot::live().state()),
         l3_domains: Some(topology.l3_domains()),
+        cpu_places: Some(topology.places(&topology.cpus.iter().map(|c| c.id).collect::<Vec<_>>())),
     }
 }
 

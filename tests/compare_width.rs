@@ -23,10 +23,7 @@ fn pairs() -> Vec<[ResultFile; 2]> {
         ],
         [
             load("results", "xeon-avx512-2vcpu-vm-2026-11-22-quick.json"),
-            load(
-                "results",
-                "epyc-2vcpu-vm-2026-11-29-default-repeat3-probe-state.json",
-            ),
+            load("results/machines", "amd-epyc-2vcpu-vm.json.gz"),
         ],
     ]
 }

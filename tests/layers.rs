@@ -23,6 +23,7 @@ const BINARY: &[&str] = &[
     "model_hockney_cli.rs",
     "model_speedup_cli.rs",
     "plan_cli.rs",
+    "index_cli.rs",
 ];
 
 /// The loom shim under every layer, and the exported macro of `transport`.

@@ -24,7 +24,7 @@ pub use load::{
     BUSY_THRESHOLD_CPUS, IdleSample, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus,
     count_as_own, counting_error_cpus,
 };
-pub use order::PairKind;
+pub use order::{CpuPlace, PairKind};
 pub use pin::{PinError, allowed_cpus, current_affinity, pin_current_thread};
 pub use state::{
     MachineRoot, MachineState, differing_settings_text, preheat, state_card_text,

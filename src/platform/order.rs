@@ -44,7 +44,56 @@ impl fmt::Display for PairKind {
     }
 }
 
+/// Where a logical CPU sits, as a result file records it for the heat map's
+/// grouping and labels: package, NUMA node, L3 domain (numbered 0, 1, ... in
+/// topology order), core and core type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CpuPlace {
+    /// The logical CPU.
+    pub cpu: usize,
+    /// Its package (socket).
+    pub package: usize,
+    /// Its NUMA node, where the kernel has NUMA nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa_node: Option<usize>,
+    /// Its L3 domain (an EPYC's CCD), numbered in topology order; `None`
+    /// without an L3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l3_domain: Option<usize>,
+    /// Its physical core, numbered within its package.
+    pub core: usize,
+    /// Its core type on a hybrid machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_type: Option<CoreType>,
+}
+
 impl Topology {
+    /// The places of `cpus` in topology order (CPUs the topology does not
+    /// know are left out); L3 domains numbered by first appearance.
+    pub fn places(&self, cpus: &[usize]) -> Vec<CpuPlace> {
+        let mut domains: Vec<usize> = Vec::new();
+        self.topo_order(cpus)
+            .into_iter()
+            .filter_map(|id| {
+                let c = self.cpu(id)?;
+                let l3_domain = self.l3_domain(id).map(|d| {
+                    domains.iter().position(|&x| x == d).unwrap_or_else(|| {
+                        domains.push(d);
+                        domains.len() - 1
+                    })
+                });
+                Some(CpuPlace {
+                    cpu: id,
+                    package: c.package_id,
+                    numa_node: c.numa_node,
+                    l3_domain,
+                    core: c.core_id,
+                    core_type: c.core_type,
+                })
+            })
+            .collect()
+    }
+
     /// The last-level shared cache of `cpu` (the L3, an EPYC's CCD), as an index
     /// into [`Topology::caches`]; `None` on a machine without an L3.
     pub fn l3_domain(&self, cpu: usize) -> Option<usize> {

@@ -269,6 +269,9 @@ pub fn to_html(r: &Report) -> String {
     for (i, c) in r.cards.iter().enumerate() {
         card(&mut s, c, &r.sections, i + 1);
     }
+    s.push_str("<h2 id=\"index\">Index<a class=\"top\" href=\"#top\">top</a></h2>\n");
+    let _ = writeln!(s, "<p>{}</p>", esc(&r.index.caption));
+    s.push_str(&table(&r.index));
     trust_grid(&mut s, &r.trust);
     s.push_str("<h2 id=\"files\">Files<a class=\"top\" href=\"#top\">top</a></h2>\n");
     for src in &r.sources {

@@ -42,6 +42,8 @@ pub fn to_markdown(r: &Report) -> String {
     for c in &r.cards {
         let _ = writeln!(s, "```\n{}```\n", crate::text::card::card(c));
     }
+    s.push_str("## Index\n\n");
+    s.push_str(&table(&r.index));
     for src in &r.sources {
         let _ = writeln!(s, "### {}\n", src.label);
         for (k, v) in &src.facts {

@@ -25,13 +25,16 @@
 mod axes;
 mod figures;
 mod fits;
+pub mod gallery;
+mod heatmap;
 mod html;
 mod markdown;
 mod papers;
 mod plot;
 
 use crate::results::{KernelResult, MachineCard, Point, PointValue, ResultFile, kernel_key, num};
-use figures::{choose_x, group_var, heat_maps, xy_figures};
+use figures::{choose_x, group_var, xy_figures};
+use heatmap::heat_maps;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -52,6 +55,8 @@ pub struct Report {
     pub trust: Vec<TrustRow>,
     /// One section per kernel (and transport, and distance class).
     pub sections: Vec<Section>,
+    /// The gallery's index: one row a file ([`gallery`]).
+    pub index: Table,
 }
 
 /// An input file, described.
@@ -166,6 +171,8 @@ struct Entry<'a> {
     label: String,
     colour: usize,
     result: &'a KernelResult,
+    /// Where the file's CPUs sit (the heat map's order and bands), if recorded.
+    places: Option<&'a [crate::platform::CpuPlace]>,
 }
 
 /// Builds the report of `files`.
@@ -193,6 +200,7 @@ pub fn build(files: &[ResultFile]) -> Report {
                 label,
                 colour,
                 result: r,
+                places: file.machine.cpu_places.as_deref(),
             });
         }
     }
@@ -207,6 +215,7 @@ pub fn build(files: &[ResultFile]) -> Report {
             label: e.label.clone(),
             colour: i,
             result: e.result,
+            places: e.places,
         })
         .collect();
     if let Some(at) = sections
@@ -230,7 +239,10 @@ pub fn build(files: &[ResultFile]) -> Report {
         .zip(&sources)
         .flat_map(|(f, src)| f.kernels.iter().map(move |k| trust_row(k, &src.label)))
         .collect();
+    let named: Vec<(String, &ResultFile)> =
+        sources.iter().map(|s| s.label.clone()).zip(files).collect();
     Report {
+        index: gallery::index_table(&named),
         sources,
         cards: files.iter().map(crate::results::card_of).collect(),
         trust,

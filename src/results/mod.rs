@@ -14,6 +14,7 @@ mod card_rows;
 mod compare;
 mod decisions;
 mod eq13_interval;
+mod gz;
 mod schema;
 mod state;
 mod units;
@@ -118,11 +119,15 @@ pub fn json_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(ResultFile)).expect("a schema is JSON")
 }
 
-/// Reads and checks a result file.
+/// Reads and checks a result file, plain JSON or gzip (`.json.gz`).
 pub fn read(path: &Path) -> Result<ResultFile, ResultFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ResultFileError::Read {
+    let bytes = std::fs::read(path).map_err(|source| ResultFileError::Read {
         path: path.to_path_buf(),
         source,
+    })?;
+    let text = gz::text_of(bytes).map_err(|reason| ResultFileError::Malformed {
+        path: path.to_path_buf(),
+        reason,
     })?;
     parse(&text).map_err(|e| e.with_path(path))
 }
@@ -182,7 +187,7 @@ impl ResultFileError {
 /// Writes `file` to `path` atomically: a temporary file in the same directory,
 /// flushed to disk, then renamed over the destination. A crash leaves either the
 /// old file or the new one, never a partial one. Refuses to replace an existing
-/// file unless `force`.
+/// file unless `force`. A path ending in `.gz` is written gzip-compressed.
 pub fn write_atomic(file: &ResultFile, path: &Path, force: bool) -> Result<(), ResultFileError> {
     let werr = |source: std::io::Error| ResultFileError::Write {
         path: path.to_path_buf(),
@@ -202,9 +207,13 @@ pub fn write_atomic(file: &ResultFile, path: &Path, force: bool) -> Result<(), R
         .suffix(".json.tmp")
         .tempfile_in(dir)
         .map_err(werr)?;
-    serde_json::to_writer_pretty(&mut tmp, file).map_err(|e| werr(e.into()))?;
+    let mut json = serde_json::to_vec_pretty(file).map_err(|e| werr(e.into()))?;
+    json.push(b'\n');
+    if gz::wants_gzip(path) {
+        json = gz::compress(&json).map_err(werr)?;
+    }
     use std::io::Write;
-    tmp.write_all(b"\n").map_err(werr)?;
+    tmp.write_all(&json).map_err(werr)?;
     tmp.as_file().sync_all().map_err(werr)?;
     if force {
         tmp.persist(path).map_err(|e| werr(e.error))?;

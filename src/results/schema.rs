@@ -76,6 +76,11 @@ pub struct MachineInfo {
     /// an L3); absent in files of earlier builds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l3_domains: Option<usize>,
+    /// Where each CPU of the machine sits (package, NUMA node, L3 domain,
+    /// core, core type), in topology order: the heat map's axes and labels;
+    /// absent in files of earlier builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_places: Option<Vec<crate::platform::CpuPlace>>,
 }
 
 /// The build.
