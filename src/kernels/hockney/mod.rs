@@ -22,9 +22,9 @@ pub mod program;
 mod rate_probe;
 mod simd;
 pub mod sync;
+pub mod sync_bench;
 #[cfg(feature = "mpi")]
 mod sync_mpi;
-pub mod sync_bench;
 mod sync_result;
 mod sync_sweep;
 mod team_batch;
