@@ -475,6 +475,7 @@ pub fn run_kernel_checked(
         r.load = Some(load.clone());
         r.elapsed_s = elapsed;
         headline::fill_from_fits(r);
+        r.drop_non_finite();
     }
     Ok(results)
 }

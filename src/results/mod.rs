@@ -229,6 +229,51 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_non_finite_value_is_left_out_and_the_result_reads_back() {
+        let stats = crate::model::stats::summarize(&[1.0, 2.0, 3.0]).expect("three samples");
+        let nan_stats = crate::model::stats::Summary {
+            median: f64::NAN,
+            ..stats.clone()
+        };
+        let mut r = KernelResult::new("k", "m", crate::control::Placement::Pinned, vec![0, 1]);
+        r.points.push(
+            Point::new()
+                .with("size_bytes", 8.0)
+                .with("ratio", f64::NAN)
+                .with_stats("t_ns", stats)
+                .with_stats("u_ns", nan_stats),
+        );
+        r.fits.push(FitResult {
+            model: "a + b x".into(),
+            x: "x".into(),
+            y: "t_ns.min".into(),
+            params: [("a".to_string(), 2.0), ("b".to_string(), f64::INFINITY)].into(),
+            std_errors: [("a".to_string(), 0.5), ("b".to_string(), 1.0)].into(),
+            r2: f64::NAN,
+            n_points: 3,
+            flagged: false,
+        });
+        r.drop_non_finite();
+        let text = serde_json::to_string(&r).expect("serialises");
+        let back: KernelResult = serde_json::from_str(&text).expect("reads back");
+        let p = &back.points[0];
+        assert_eq!(p.number("size_bytes"), Some(8.0));
+        assert_eq!(p.number("ratio"), None);
+        assert_eq!(p.stats("t_ns").map(|s| s.median), Some(2.0));
+        assert!(p.stats("u_ns").is_none());
+        let f = &back.fits[0];
+        assert_eq!(f.params.get("a"), Some(&2.0));
+        assert!(!f.params.contains_key("b") && !f.std_errors.contains_key("b"));
+        assert!(f.flagged && f.r2 == 0.0);
+        let w = back.warnings.last().expect("a warning");
+        assert!(
+            w.contains("point 0 ratio") && w.contains("point 0 u_ns"),
+            "{w}"
+        );
+        assert!(w.contains("parameter b") && w.contains("R^2"), "{w}");
+    }
+
+    #[test]
     fn bad_documents_are_refused_with_the_reason() {
         let err = |t: &str| parse(t).unwrap_err().to_string();
         assert!(err("").contains("empty"));

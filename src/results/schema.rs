@@ -406,6 +406,61 @@ impl Point {
     }
 }
 
+impl PointValue {
+    /// Whether every number in it is finite: JSON has no NaN or infinity, so a
+    /// non-finite value would be written as `null` and the file would not read back.
+    pub fn is_finite(&self) -> bool {
+        match self {
+            PointValue::Number(v) => v.is_finite(),
+            PointValue::Stats(s) => [s.min, s.median, s.mean, s.max, s.std_dev, s.p90, s.p99]
+                .iter()
+                .all(|v| v.is_finite()),
+        }
+    }
+}
+
+impl KernelResult {
+    /// Removes every non-finite point value and fit parameter (see
+    /// [`PointValue::is_finite`]) and names each in a warning, so that a kernel's
+    /// 0 / 0 never costs the whole result file its readability.
+    pub fn drop_non_finite(&mut self) {
+        let mut dropped = Vec::new();
+        for (i, p) in self.points.iter_mut().enumerate() {
+            p.0.retain(|name, v| {
+                let keep = v.is_finite();
+                if !keep {
+                    dropped.push(format!("point {i} {name}"));
+                }
+                keep
+            });
+        }
+        for f in &mut self.fits {
+            let bad: Vec<String> = (f.params.iter().chain(&f.std_errors))
+                .filter(|(_, v)| !v.is_finite())
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in bad {
+                f.params.remove(&k);
+                f.std_errors.remove(&k);
+                f.flagged = true;
+                dropped.push(format!("fit {} parameter {k}", f.y));
+            }
+            if !f.r2.is_finite() {
+                f.r2 = 0.0;
+                f.flagged = true;
+                dropped.push(format!("fit {} R^2", f.y));
+            }
+        }
+        if !dropped.is_empty() {
+            dropped.dedup();
+            self.warnings.push(format!(
+                "not finite, left out of the file: {}",
+                dropped.join(", ")
+            ));
+        }
+    }
+}
+
 /// A point's value: a plain number (a swept variable, a count) or the distribution
 /// of a measured quantity over trials.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
