@@ -3,7 +3,7 @@
 //! checks and result.
 //!
 //! Each process runs its rank's operations with the same `RankEngine` as a
-//! thread of the thread replay, over its [`MpiEndpoint`] (buffered sends of the
+//! thread of the thread replay, over its [`MpiEndpoint`](crate::transport::mpi::MpiEndpoint) (buffered sends of the
 //! schedule's largest message, so that ranks may send to each other at once),
 //! after the team's start gate; rank 0 times, as everywhere. Then every rank's
 //! record travels to rank 0 in one gather of equal-length `u64` vectors (the
