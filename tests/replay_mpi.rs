@@ -50,7 +50,7 @@ fn pipeline_replays_over_mpi_with_the_thread_replays_checks() {
     let hash = doc["config"]["schedule_hash"].as_str().expect("a hash");
     assert_eq!(hash.len(), 32, "{hash}");
     let k = &doc["kernels"][0];
-    assert_eq!(k["name"], "replay");
+    assert_eq!(k["kernel"], "replay");
     assert_eq!(k["transport"], "mpi");
     // One point for the schedule, one a rank.
     let points = k["points"].as_array().expect("points");
