@@ -4,9 +4,11 @@
 //! machine's probe moved between the files and the parameter's ratio to it held
 //! (the rule is [`super::state`]'s).
 
-use super::card::{CardRow, MachineCard, Trust, card_of};
+use super::card::card_of;
+use super::compare::csv_line;
+use super::kernel_key;
 use super::state::{Probed, Why, judge};
-use super::{KernelResult, ResultFile, csv_line, kernel_key};
+use crate::results::{CardRow, KernelResult, MachineCard, ResultFile, Trust};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -124,7 +126,8 @@ pub fn compare_cards_with_floor(files: &[ResultFile], floor: f64) -> CardCompari
 /// repetition's), else the first with the row's kernel.
 fn probed(r: &CardRow, file: &ResultFile) -> Probed {
     let of = r.of.as_deref();
-    let same = |p: &&super::Param| p.name == r.name && (of.is_none() || p.of.as_deref() == of);
+    let same =
+        |p: &&crate::results::Param| p.name == r.name && (of.is_none() || p.of.as_deref() == of);
     let kernels: Vec<&KernelResult> = file
         .kernels
         .iter()

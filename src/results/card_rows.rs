@@ -1,11 +1,11 @@
 //! The card's rows of a kernel that recorded no `headline`: the same parameters,
 //! taken from its fits and points, each row saying how its interval was computed.
 
-use super::card::{CardRow, is_signed, trust};
-use super::unit_of;
-use super::{FitResult, KernelResult, Point, kernel_key};
+use super::card::{is_signed, trust};
+use super::kernel_key;
 use crate::model::stats::Summary;
 use crate::platform::DistanceClass;
+use crate::results::{CardRow, FitResult, KernelResult, Point, unit_of};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The asymptotic standard error of a median of normal samples, in standard
@@ -460,7 +460,7 @@ fn speedup(r: &mut Rows<'_>) {
         r.push(
             "optimal N (eq. 13)",
             "optimal_nodes",
-            Some(format!("U = {} ms", super::num(u))),
+            Some(format!("U = {} ms", crate::results::num(u))),
             Some(est),
         );
     }
@@ -597,7 +597,7 @@ mod tests {
                             "{row:?}"
                         ),
                         None => proptest::prop_assert!(
-                            row.trust == super::super::Trust::Unresolved
+                            row.trust == crate::results::Trust::Unresolved
                                 && row.interval.starts_with("not resolved"),
                             "{row:?}"
                         ),

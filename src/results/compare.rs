@@ -12,8 +12,9 @@
 //! compared instead, and a ratio that held is marked `~` (the machine moved, and
 //! the quantity with it), not `*`.
 
-use super::state::{Mode, Probed, Why, judge, moves_with_mode, moves_with_probe, recorded_probe};
-use super::{Point, ResultFile, is_signed};
+use super::is_signed;
+use super::state::{Mode, Probed, Why, judge, moves_with_mode, moves_with_probe};
+use crate::results::{Point, ResultFile, recorded_probe};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -64,7 +65,7 @@ pub struct Comparison {
 }
 
 /// `kernel/transport`, or `kernel` for kernels without a transport.
-pub fn kernel_key(k: &super::KernelResult) -> String {
+pub fn kernel_key(k: &crate::results::KernelResult) -> String {
     match &k.transport {
         Some(t) => format!("{}/{}", k.kernel, t),
         None => k.kernel.clone(),

@@ -18,11 +18,11 @@
 //!   other) and were cut at zero, and a denominator `1 - E b` whose interval
 //!   reaches zero has no upper end, which the interval now says.
 
-use super::card::{CardRow, Decision};
 use super::card_rows::t975;
 use super::eq13_interval::{WorkInterval, eq13_covariance};
-use super::{KernelResult, kernel_key, num, quantity};
+use super::kernel_key;
 use crate::model::sci::{SciApplication, SciComponents, crossover_nodes};
+use crate::results::{CardRow, Decision, KernelResult, num, quantity};
 
 /// The largest system the torus crossover looks at.
 const TORUS_MAX_NODES: u32 = 1 << 20;

@@ -8,7 +8,7 @@
 //! `SSE = sum (n_i - 1) s_i^2 + n_i (mean_i - fit_i)^2`. The covariance is
 //! `SSE / (sum n_i - 3) (X' W X)^-1`.
 
-use super::{KernelResult, Point};
+use crate::results::{KernelResult, Point};
 
 /// Eq. 13 refitted from the points, with its covariance.
 #[derive(Debug, Clone, PartialEq)]

@@ -15,32 +15,34 @@ mod compare;
 mod decisions;
 mod eq13_interval;
 mod gz;
+mod machine_card;
+mod probes;
 mod schema;
 mod state;
 mod units;
 
-pub use card::{
-    CardRow, Decision, Identity, MachineCard, Repetitions, Trust, bytes, card, card_of, is_signed,
-    isa_run, resolve,
-};
+pub use card::{bytes, card, card_of, is_signed, isa_run, resolve};
 pub use card_compare::{
     CardCell, CardComparison, CardComparisonRow, cards_to_csv, compare_cards,
     compare_cards_with_floor,
 };
-use compare::csv_line;
 pub use compare::{
     Comparison, ComparisonRow, compare, compare_with_floor, kernel_key, reports_mean, to_csv,
+};
+pub use machine_card::{CardRow, Decision, Identity, MachineCard, Repetitions, Trust};
+pub use probes::{
+    BLOCKS_PARAM, COPY_PROBE_PARAM, PREEMPTED_PARAM, PROBE_PARAM, RATE_PROBE_PARAM, SLEEPS_PARAM,
+    SYSCALL_PROBE_PARAM, is_probe, ratio_to_probe, recorded, recorded_copy_probe, recorded_probe,
+    recorded_rate_probe,
 };
 pub use schema::{
     FitResult, KernelResult, MachineInfo, Param, Point, PointValue, ResultFile, SCHEMA_VERSION,
     SoftwareInfo, TOOL_NAME,
 };
 pub use state::{
-    BLOCKS_PARAM, COPY_PROBE_PARAM, DEFAULT_FLOOR, MAX_SLEEP_NS, MODE_SHIFT, Mode, ModeOf,
-    PHASE_MODES, PREEMPTED_PARAM, PROBE_PARAM, ProbeKind, Probed, RATE_PROBE_PARAM, SLEEPS_PARAM,
-    STATE_SPAN, SYSCALL_PROBE_PARAM, Why, explained, is_probe, judge, latency_like,
-    moves_both_ways, moves_with_copy, moves_with_mode, moves_with_probe, moves_with_rate,
-    ratio_to_probe, recorded_copy_probe, recorded_probe, recorded_rate_probe,
+    DEFAULT_FLOOR, MAX_SLEEP_NS, MODE_SHIFT, Mode, ModeOf, PHASE_MODES, ProbeKind, Probed,
+    STATE_SPAN, Why, explained, judge, latency_like, moves_both_ways, moves_with_copy,
+    moves_with_mode, moves_with_probe, moves_with_rate,
 };
 pub use units::{quantity, scaled, sig, unit_of};
 

@@ -1,7 +1,7 @@
 //! The result document's types. Changing a field's meaning or removing one bumps
 //! [`SCHEMA_VERSION`]; adding one does not.
 
-use super::card::MachineCard;
+use super::machine_card::MachineCard;
 use crate::control::Placement;
 use crate::model::stats::Summary;
 use crate::platform::{Cache, ClockInfo, DistanceClass, LoadReport, MachineState, Topology};

@@ -24,9 +24,9 @@
 //!    opposite bounds of its widened intervals, a positive value cut at zero)
 //!    reaches that range, the value is `~` ([`Why::MachineMoved`]), else `*`.
 //!    Each parameter is judged against the probe it moves with: a sync method's
-//!    `r_inf` against the rate probe ([`RATE_PROBE_PARAM`]), its `s_1/2 = r_inf
+//!    `r_inf` against the rate probe ([`RATE_PROBE_PARAM`](crate::results::RATE_PROBE_PARAM)), its `s_1/2 = r_inf
 //!    t0` against the product of both probes ([`ProbeKind::Product`]), a time per
-//!    byte against the copy probe ([`COPY_PROBE_PARAM`]), a ratio over
+//!    byte against the copy probe ([`COPY_PROBE_PARAM`](crate::results::COPY_PROBE_PARAM)), a ratio over
 //!    `pingpong`'s two-flag baseline against the baseline's reciprocal
 //!    ([`ProbeKind::Baseline`]), a vector level's `n_1/2` against the rate probe
 //!    either way ([`moves_both_ways`]);
@@ -53,57 +53,11 @@
 //! parameter moved within what the probe explains, or when the method's
 //! hand-overs slept differently and the parameter moved their way.
 
-use super::{KernelResult, Param, num, unit_of};
+use crate::results::{
+    BLOCKS_PARAM, KernelResult, PROBE_PARAM, Param, SLEEPS_PARAM, SYSCALL_PROBE_PARAM, num,
+    recorded, recorded_copy_probe, recorded_probe, recorded_rate_probe, unit_of,
+};
 use serde::{Deserialize, Serialize};
-
-/// The headline parameter that carries a kernel's probes of the machine's state:
-/// their median, and their range as its interval.
-pub const PROBE_PARAM: &str = "probe_round_trip_ns";
-
-/// The headline parameter that carries a kernel's probes of the processors'
-/// own rate: `P` times a processor's serial rate on the dyadic multiply,
-/// sampled once a round (`hockney-sync`, with every processor of the team
-/// computing at once, or the master alone without a team) or once a round
-/// per operation (`hockney-vector`, on the operation itself); their median,
-/// with a bootstrap over the samples as its
-/// interval. A rate (`r_inf`) is judged against it as a latency is against
-/// [`PROBE_PARAM`]: the cache-line round trip cannot say that the processors
-/// computed more slowly in one run, this can.
-pub const RATE_PROBE_PARAM: &str = "rate_probe_flop_per_s";
-
-/// The headline parameter that carries the copy probe of a ping-pong or
-/// one-way sweep, or of `speedup`'s `T_ML` calibration: the time per byte,
-/// one way, of a plain cross-core copy of 32 KiB each way between two
-/// threads on the kernel's two CPUs, timed once a round (before and after
-/// the calibration, a batch per trial, for `speedup`); the median, with the
-/// samples' range as its interval. A time per byte (`t_per_byte_ns`,
-/// `tc_ms_per_byte`) is judged against it as a latency is against
-/// [`PROBE_PARAM`]: on a shared host the rate of cross-core copies moves while
-/// one line's round trip holds still.
-pub const COPY_PROBE_PARAM: &str = "copy_probe_ns_per_byte";
-
-/// The headline parameter that carries `hockney-sync`'s system-call probe
-/// of a method: one `FUTEX_WAKE` that wakes nobody, timed on the master's CPU
-/// once a round ([`crate::platform::futex_wakes`]), ns; the median, with a
-/// bootstrap over the rounds as its interval. A method's `t0_ns` that moved
-/// where the round trip did not is judged against it too ([`Probed::also`]):
-/// on a shared host the way into the kernel slows while the line round trip
-/// holds still, and the blocking hand-overs' `t0` follow it (as did the
-/// central spin barrier's, which barrier-spin timed before).
-pub const SYSCALL_PROBE_PARAM: &str = "syscall_probe_ns";
-
-/// Whether `name` is one of a kernel's probes of the machine's state
-/// ([`PROBE_PARAM`], [`RATE_PROBE_PARAM`], [`COPY_PROBE_PARAM`],
-/// [`SYSCALL_PROBE_PARAM`]) rather than a parameter measured on it.
-pub fn is_probe(name: &str) -> bool {
-    [
-        PROBE_PARAM,
-        RATE_PROBE_PARAM,
-        COPY_PROBE_PARAM,
-        SYSCALL_PROBE_PARAM,
-    ]
-    .contains(&name)
-}
 
 /// What a kernel's probe measured, for [`judge`]'s sentences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -111,13 +65,13 @@ pub enum ProbeKind {
     /// The CPU pair's two-flag round trip, ns ([`PROBE_PARAM`]).
     #[default]
     RoundTrip,
-    /// `P` times a processor's serial rate, flop/s ([`RATE_PROBE_PARAM`]).
+    /// `P` times a processor's serial rate, flop/s ([`RATE_PROBE_PARAM`](crate::results::RATE_PROBE_PARAM)).
     Rate,
     /// The round trip times the rate probe, ns flop/s: what a sync method's
     /// `s_1/2 = r_inf t0` moves with, its `t0` with the one and its `r_inf`
     /// with the other.
     Product,
-    /// A plain cross-core copy's time per byte, ns/B ([`COPY_PROBE_PARAM`]).
+    /// A plain cross-core copy's time per byte, ns/B ([`COPY_PROBE_PARAM`](crate::results::COPY_PROBE_PARAM)).
     Copy,
     /// The reciprocal of `pingpong`'s two-flag baseline, its 8-byte one-way
     /// time (1/ns): what a ratio over that baseline (`mailbox_over_baseline`)
@@ -193,7 +147,7 @@ impl ProbeKind {
 }
 
 /// Whether a parameter is a rate that moves with the processors' own rate
-/// ([`RATE_PROBE_PARAM`]) rather than with the round trip: an `r_inf` (a
+/// ([`RATE_PROBE_PARAM`](crate::results::RATE_PROBE_PARAM)) rather than with the round trip: an `r_inf` (a
 /// sync method's, the rate of its long grains, which are work with a
 /// hand-over too short beside it to matter; `hockney-vector`'s per level).
 /// Its time per flop is the work's time per flop plus a share of the
@@ -222,11 +176,6 @@ pub const PHASE_MODES: f64 = 2.0;
 /// a run lie within 10 % of each other on the 2-vCPU VM; a change of state
 /// moves them x1.6 (the fast state's two modes) to x4.5 (fast to slow).
 pub const STATE_SPAN: f64 = 1.5;
-
-/// The fit parameter of a `hockney-sync` method with its short grains'
-/// voluntary context switches per segment (a segment's hand-overs that
-/// slept).
-pub const BLOCKS_PARAM: &str = "short_blocks_per_segment";
 
 /// The costliest a sleep of a hand-over may be for [`judge`] to call a change
 /// of `t0` a change of mode: 1 ms. Waking a thread that sleeps on an idle
@@ -262,11 +211,6 @@ pub enum ModeOf {
     Barrier,
 }
 
-/// The point field of a `comet-barrier` result with its sleeps per barrier:
-/// the process's voluntary context switches over that barrier's sweep at
-/// that `P`, per barrier.
-pub const SLEEPS_PARAM: &str = "sleeps_per_barrier";
-
 impl Mode {
     /// Whether runs whose sleeps a segment differ by `slept` and whose `t0`
     /// by `t0_ns` took different modes: the sleeps by more than
@@ -276,7 +220,7 @@ impl Mode {
     }
 
     /// The mode a kernel's fits record, if any.
-    pub fn of(fits: &[super::FitResult]) -> Option<Mode> {
+    pub fn of(fits: &[crate::results::FitResult]) -> Option<Mode> {
         fits.iter().find_map(|f| {
             Some(Mode {
                 blocks: *f.params.get(BLOCKS_PARAM)?,
@@ -301,11 +245,6 @@ impl Mode {
         })
     }
 }
-
-/// The fit parameter of a `hockney-sync` method with its short grains'
-/// involuntary context switches per second: how often another task took a
-/// CPU from the method's threads.
-pub const PREEMPTED_PARAM: &str = "short_preempted_per_s";
 
 /// How far two runs' [`BLOCKS_PARAM`] must lie apart for `compare` to call
 /// their hand-overs different modes: a quarter of a sleep per segment. Within
@@ -513,7 +452,7 @@ pub fn moves_both_ways(name: &str) -> bool {
 }
 
 /// Whether a parameter is a time per byte that moves with the copy probe
-/// ([`COPY_PROBE_PARAM`]) where its kernel recorded one: `t_per_byte_ns`,
+/// ([`COPY_PROBE_PARAM`](crate::results::COPY_PROBE_PARAM)) where its kernel recorded one: `t_per_byte_ns`,
 /// `T_ML`'s `tc_ms_per_byte` and any other `ns/B` or `ms/B` figure but the
 /// probe itself.
 pub fn moves_with_copy(name: &str) -> bool {
@@ -551,62 +490,9 @@ pub fn moves_with_probe(name: &str) -> bool {
     latency_like(name) || (!name.contains("probe") && matches!(unit_of(name), "ns/B" | "ms/B"))
 }
 
-/// `value` over the probe's one-way time (half of `round_trip_ns`), and the
-/// interval from the value's bounds over the probe's opposite bounds: low over
-/// the probes' highest one-way time, high over their lowest (conservative). The
-/// interval is `None` without both intervals or with a probe bound not above
-/// zero; the whole is `None` without a positive probe.
-pub fn ratio_to_probe(
-    value: f64,
-    ci95: Option<[f64; 2]>,
-    round_trip_ns: f64,
-    probe_ci: Option<[f64; 2]>,
-) -> Option<(f64, Option<[f64; 2]>)> {
-    let one_way = round_trip_ns / 2.0;
-    if !(one_way > 0.0 && value.is_finite()) {
-        return None;
-    }
-    let ci = match (ci95, probe_ci) {
-        (Some([a, b]), Some([c, d])) if c > 0.0 => Some([2.0 * a / d, 2.0 * b / c]),
-        _ => None,
-    };
-    Some((value / one_way, ci))
-}
-
-/// The probe `k` recorded for the parameters `of` qualifies: the [`PROBE_PARAM`]
-/// with the same qualifier, else the result's only one.
-pub fn recorded_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
-    recorded(k, PROBE_PARAM, of)
-}
-
-/// The rate probe ([`RATE_PROBE_PARAM`]) `k` recorded for the parameters `of`
-/// qualifies, as [`recorded_probe`].
-pub fn recorded_rate_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
-    recorded(k, RATE_PROBE_PARAM, of)
-}
-
-/// The copy probe ([`COPY_PROBE_PARAM`]) `k` recorded for the parameters `of`
-/// qualifies, as [`recorded_probe`].
-pub fn recorded_copy_probe<'a>(k: &'a KernelResult, of: Option<&str>) -> Option<&'a Param> {
-    recorded(k, COPY_PROBE_PARAM, of)
-}
-
 /// The headline of `pingpong`'s two-flag baseline, beside its ratios over it
 /// (`mailbox_over_baseline`): the flags' 8-byte one-way time.
 const BASELINE_PARAM: &str = "one_way_ns";
-
-/// The headline `name` with the qualifier `of`, else the result's only one.
-fn recorded<'a>(k: &'a KernelResult, name: &str, of: Option<&str>) -> Option<&'a Param> {
-    let probes: Vec<&Param> = k.headline.iter().filter(|p| p.name == name).collect();
-    probes
-        .iter()
-        .find(|p| p.of.as_deref() == of)
-        .or(match probes.as_slice() {
-            [one] => Some(one),
-            _ => None,
-        })
-        .copied()
-}
 
 fn overlap([a, b]: [f64; 2], [c, d]: [f64; 2]) -> bool {
     !(b < c || d < a)

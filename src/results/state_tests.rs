@@ -1,6 +1,7 @@
 //! Tests of [`super`]: the judge on the figures of real runs.
 
 use super::*;
+use crate::results::{COPY_PROBE_PARAM, RATE_PROBE_PARAM, ratio_to_probe};
 
 fn probed(value: f64, ci: [f64; 2], probe: Option<(f64, [f64; 2])>) -> Probed {
     Probed {
