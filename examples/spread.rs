@@ -26,7 +26,8 @@
 //! overlap and the machine's probe does not explain it, and moved with the
 //! machine (`~`) when the probes moved too and its ratio to the probe held.
 
-use halfperf::results::{KernelResult, ResultFile, Why};
+use halfperf::analysis::Why;
+use halfperf::results::{KernelResult, ResultFile};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -115,7 +116,7 @@ fn spread(results: &[KernelResult], files: usize) {
 /// or `~`), how many of them moved with the machine and with the method's
 /// mode (`~`), and how many had an interval in both.
 fn differing(a: &ResultFile, b: &ResultFile) -> (Vec<String>, [usize; 2], usize) {
-    let c = halfperf::results::compare_cards(&[a.clone(), b.clone()]);
+    let c = halfperf::analysis::compare_cards(&[a.clone(), b.clone()]);
     let mut marked = Vec::new();
     let (mut compared, mut moved, mut mode) = (0, 0, 0);
     for r in &c.rows {

@@ -34,11 +34,13 @@
 //! - [`team`]: P pinned ranks running one SPMD closure, start gate, deadlines,
 //!   panic propagation, virtual processors; hosted (polled) nodes; a team of MPI
 //!   processes (`mpi`, with `--features mpi`).
-//! - [`results`]: the versioned JSON, atomic writing, reading, comparison.
-//! - [`workload`]: GOAL schedules replayed on a team of pinned ranks, with
-//!   trials and intervals, and predicted from a result file.
+//! - [`results`]: the versioned JSON, its schema, atomic writing, reading.
 //! - [`kernels`]: one module per method, one file per kernel, and the registry
 //!   (the one list of kernels; each exports its `NAME`).
+//! - [`analysis`]: what is concluded from result files: the machine card,
+//!   decisions, `compare`, the judging of the machine's state.
+//! - [`workload`]: GOAL schedules replayed on a team of pinned ranks, with
+//!   trials and intervals, and predicted from a result file.
 //! - [`suite`]: a whole run: machine and software description, kernels in turn.
 //! - [`text`]: tables for the terminal, keyed on the kernels' names.
 //! - [`report`]: HTML and Markdown reports with SVG figures, from result files.
@@ -49,6 +51,7 @@
 
 #![warn(unsafe_op_in_unsafe_fn)]
 
+pub mod analysis;
 pub mod benchfit;
 pub mod control;
 pub mod kernels;

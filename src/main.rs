@@ -6,7 +6,7 @@ use halfperf::kernels::{self, Fault, RunConfig, RunContext};
 use halfperf::model::sci::{self, SciComponents};
 use halfperf::platform::{self, Topology};
 use halfperf::transport::TransportKind;
-use halfperf::{report, results};
+use halfperf::{analysis, report, results};
 use halfperf::{suite, text};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -551,21 +551,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let files = read_all(&files)?;
             if points {
-                let cmp = results::compare_with_floor(&files, floor / 100.0);
-                print_as(&cmp, json, csv, results::to_csv, text::comparison)?;
+                let cmp = analysis::compare_with_floor(&files, floor / 100.0);
+                print_as(&cmp, json, csv, analysis::to_csv, text::comparison)?;
             } else {
-                let cmp = results::compare_cards_with_floor(&files, floor / 100.0);
+                let cmp = analysis::compare_cards_with_floor(&files, floor / 100.0);
                 print_as(
                     &cmp,
                     json,
                     csv,
-                    results::cards_to_csv,
+                    analysis::cards_to_csv,
                     text::card_comparison,
                 )?;
             }
         }
         Command::Card { file, json } => {
-            let card = results::card_of(&results::read(&file)?);
+            let card = analysis::card_of(&results::read(&file)?);
             if json {
                 println!("{}", serde_json::to_string_pretty(&card)?);
             } else {

@@ -12,6 +12,7 @@
 //! intervals and trust) and is marked when one of them is not `ok`.
 
 use anyhow::{Context, Result, bail};
+use halfperf::analysis;
 use halfperf::model::hockney_program::{self as hp, Estimate, Program};
 use halfperf::results::{self, CardRow, ResultFile, Trust};
 use serde::Serialize;
@@ -226,7 +227,7 @@ fn program_of(args: &HockneyArgs) -> Result<Program> {
 /// busy, then virtual, then a flagged fit, then noisy (an interval wider than
 /// a fifth of the value either way).
 pub(crate) fn rows_of(file: &ResultFile) -> Vec<CardRow> {
-    let mut rows = results::card_of(file).rows;
+    let mut rows = analysis::card_of(file).rows;
     for k in &file.kernels {
         let key = match &k.transport {
             Some(t) => format!("{}/{t}", k.kernel),
@@ -267,7 +268,7 @@ pub(crate) fn rows_of(file: &ResultFile) -> Vec<CardRow> {
                 unit: results::unit_of(&p.name).into(),
                 ci95: p.ci95,
                 interval: p.interval.clone().unwrap_or_default(),
-                signed: results::is_signed(&p.name),
+                signed: analysis::is_signed(&p.name),
                 trust,
                 repetitions: None,
             });

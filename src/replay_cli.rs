@@ -5,6 +5,7 @@
 
 use crate::args::{check_out_path, default_out_path, parse_cpus};
 use anyhow::{Result, bail};
+use halfperf::analysis;
 use halfperf::model::goal;
 use halfperf::platform::{self, Topology};
 use halfperf::results::{self, ResultFile, SCHEMA_VERSION, TOOL_NAME};
@@ -149,7 +150,7 @@ fn write_result(
         incomplete: false,
         summary: None,
     };
-    file.summary = Some(results::card(&file));
+    file.summary = Some(analysis::card(&file));
     if args.json {
         println!("{}", serde_json::to_string_pretty(&file)?);
     }

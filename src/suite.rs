@@ -184,7 +184,7 @@ pub fn document(
     if let Some(state) = &mut file.machine.state {
         state.preheat_ms = ctx.config.preheat_ms;
     }
-    file.summary = Some(crate::results::card(&file));
+    file.summary = Some(crate::analysis::card(&file));
     file
 }
 
@@ -238,14 +238,14 @@ pub struct RepeatSpread {
     pub probe_cv: f64,
     /// Where the parameter is a sync method's `t0_ns` or `s_half_flop`: each
     /// repetition's mode, how often its short grains' hand-overs slept
-    /// and the `t0` they gave ([`crate::results::Mode`]); else empty.
-    pub modes: Vec<crate::results::Mode>,
+    /// and the `t0` they gave ([`crate::analysis::Mode`]); else empty.
+    pub modes: Vec<crate::analysis::Mode>,
     /// Each repetition set beside the reference one (the repetition of the
     /// median value, the lower of two for an even count) as `compare` sets
-    /// two runs ([`crate::results::judge`], with the default floor): why it
+    /// two runs ([`crate::analysis::judge`], with the default floor): why it
     /// is marked or not. The reference's own is
-    /// [`crate::results::Why::IntervalsOverlap`].
-    pub marks: Vec<crate::results::Why>,
+    /// [`crate::analysis::Why::IntervalsOverlap`].
+    pub marks: Vec<crate::analysis::Why>,
     /// The parameter's CV judged against the target and the probe's CV.
     pub verdict: Verdict,
 }
@@ -262,7 +262,7 @@ pub enum Verdict {
     MachineMoved,
     /// CV above both, and the method's hand-overs slept more in some
     /// repetitions than in others (by more than
-    /// [`crate::results::MODE_SHIFT`] a segment): the method changed mode.
+    /// [`crate::analysis::MODE_SHIFT`] a segment): the method changed mode.
     ModeChanged,
     /// CV above both, but `compare` marks no repetition against the
     /// median one (`*`), and the machine moved under at least one (`~`):
@@ -349,17 +349,17 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
     };
     let mut out: Vec<RepeatSpread> = Vec::new();
     // Each value as `compare` would judge it, beside `out`'s rows.
-    let mut probed: Vec<Vec<crate::results::Probed>> = Vec::new();
+    let mut probed: Vec<Vec<crate::analysis::Probed>> = Vec::new();
     for r in results {
         let Some(rep) = r.repetition else { continue };
         for p in &r.headline {
             // A rate moves with the processors' own rate where the kernel
             // probed it, a latency with the CPU pair's round trip.
-            let rate = crate::results::moves_with_rate(&p.name)
+            let rate = crate::analysis::moves_with_rate(&p.name)
                 .then(|| crate::results::recorded_rate_probe(r, p.of.as_deref()))
                 .flatten();
             // A time per byte with the copy probe, where the kernel took one.
-            let copy = crate::results::moves_with_copy(&p.name)
+            let copy = crate::analysis::moves_with_copy(&p.name)
                 .then(|| crate::results::recorded_copy_probe(r, p.of.as_deref()))
                 .flatten();
             let probe = match rate.or(copy) {
@@ -391,11 +391,11 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
                     && s.name == p.name
                     && s.of == p.of
             };
-            let mode = crate::results::moves_with_mode(&p.name)
-                .then(|| crate::results::Mode::of(&r.fits))
+            let mode = crate::analysis::moves_with_mode(&p.name)
+                .then(|| crate::analysis::Mode::of(&r.fits))
                 .flatten();
             let judged =
-                crate::results::Probed::in_kernel(r, &p.name, p.of.as_deref(), p.value, p.ci95);
+                crate::analysis::Probed::in_kernel(r, &p.name, p.of.as_deref(), p.value, p.ci95);
             let syscall = judged.also.map(|(v, _)| v);
             match out.iter().position(same) {
                 Some(i) => {
@@ -471,8 +471,8 @@ pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
 /// with its default floor.
 fn marks_against_median(
     values: &[f64],
-    judged: &[crate::results::Probed],
-) -> Vec<crate::results::Why> {
+    judged: &[crate::analysis::Probed],
+) -> Vec<crate::analysis::Why> {
     if values.is_empty() || judged.len() != values.len() || values.iter().any(|v| !v.is_finite()) {
         return Vec::new();
     }
@@ -481,14 +481,14 @@ fn marks_against_median(
     let reference = order[(order.len() - 1) / 2];
     judged
         .iter()
-        .map(|j| crate::results::judge(&judged[reference], j, crate::results::DEFAULT_FLOOR).0)
+        .map(|j| crate::analysis::judge(&judged[reference], j, crate::analysis::DEFAULT_FLOOR).0)
         .collect()
 }
 
 /// Whether `marks` hold no `*` and no missing interval, and at least one
 /// repetition moved with the machine ([`Verdict::MovedWithProbe`]).
-fn moved_with_probe(marks: &[crate::results::Why]) -> bool {
-    use crate::results::Why;
+fn moved_with_probe(marks: &[crate::analysis::Why]) -> bool {
+    use crate::analysis::Why;
     marks.contains(&Why::MachineMoved)
         && marks
             .iter()
@@ -498,8 +498,8 @@ fn moved_with_probe(marks: &[crate::results::Why]) -> bool {
 /// Whether `marks`, one for each of `count` repetitions, hold no mark at
 /// all: every interval overlaps the median repetition's, or does within the
 /// floor ([`Verdict::WithinIntervals`]).
-fn within_intervals(marks: &[crate::results::Why], count: usize) -> bool {
-    use crate::results::Why;
+fn within_intervals(marks: &[crate::analysis::Why], count: usize) -> bool {
+    use crate::analysis::Why;
     count > 1
         && marks.len() == count
         && marks
@@ -508,13 +508,13 @@ fn within_intervals(marks: &[crate::results::Why], count: usize) -> bool {
 }
 
 /// Whether repetitions in `modes` took different modes, judged on their
-/// ranges as `compare` judges two runs ([`crate::results::Mode::changed`]).
-fn changed_mode(modes: &[crate::results::Mode]) -> bool {
-    let range = |f: fn(&crate::results::Mode) -> f64| {
+/// ranges as `compare` judges two runs ([`crate::analysis::Mode::changed`]).
+fn changed_mode(modes: &[crate::analysis::Mode]) -> bool {
+    let range = |f: fn(&crate::analysis::Mode) -> f64| {
         let v = modes.iter().map(f);
         v.clone().fold(f64::NEG_INFINITY, f64::max) - v.fold(f64::INFINITY, f64::min)
     };
-    !modes.is_empty() && crate::results::Mode::changed(range(|m| m.blocks), range(|m| m.t0_ns))
+    !modes.is_empty() && crate::analysis::Mode::changed(range(|m| m.blocks), range(|m| m.t0_ns))
 }
 
 /// Sample standard deviation over the absolute mean: 0 for one value, NaN for
@@ -690,8 +690,8 @@ mod tests {
     /// without intervals nothing can be judged: unstable.
     #[test]
     fn one_repetition_in_another_state_moved_with_the_probe() {
+        use crate::analysis::Why;
         use crate::kernels::probe::PROBE_PARAM;
-        use crate::results::Why;
         let spin = |rep, t0: f64, rt: f64, ci: bool| {
             let ci_of = |v: f64, f: f64| ci.then_some([v * (1.0 - f), v * (1.0 + f)]);
             let mut r = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1])
@@ -774,7 +774,7 @@ mod tests {
         assert_eq!(t0.syscall, vec![304.0, 431.0, 306.0]);
         assert_eq!(t0.probes, vec![127.0, 129.0, 128.0]);
         assert_eq!(Verdict::of(t0.cv, t0.probe_cv), Verdict::Unstable);
-        assert_eq!(t0.marks[1], crate::results::Why::MachineMoved);
+        assert_eq!(t0.marks[1], crate::analysis::Why::MachineMoved);
         assert_eq!(t0.verdict, Verdict::MovedWithProbe);
         // Only a t0 carries them.
         assert!(rows.iter().skip(1).all(|r| r.syscall.is_empty()));
@@ -818,12 +818,12 @@ mod tests {
         assert!(
             wide.marks
                 .iter()
-                .all(|&w| w == crate::results::Why::IntervalsOverlap)
+                .all(|&w| w == crate::analysis::Why::IntervalsOverlap)
         );
         assert_eq!(wide.verdict, Verdict::WithinIntervals);
         assert_eq!(wide.verdict.label(), "within its intervals");
         let apart = rows(0.001);
-        assert_eq!(apart.marks[0], crate::results::Why::IntervalsDisjoint);
+        assert_eq!(apart.marks[0], crate::analysis::Why::IntervalsDisjoint);
         assert_eq!(apart.verdict, Verdict::Unstable);
     }
 

@@ -3,7 +3,9 @@
 //! checked by hand against the files' fits and points, a file compared with itself
 //! marking nothing, and no ratio of a signed value.
 
-use halfperf::results::{self, CardRow, MachineCard, ResultFile, card, compare_cards};
+use halfperf::analysis;
+use halfperf::analysis::{card, compare_cards};
+use halfperf::results::{self, CardRow, MachineCard, ResultFile};
 use std::path::Path;
 
 fn load(name: &str) -> ResultFile {
@@ -234,7 +236,7 @@ fn a_file_compared_with_itself_marks_nothing() {
                 "{r:?}"
             );
         }
-        let p = results::compare(&[f.clone(), f]);
+        let p = analysis::compare(&[f.clone(), f]);
         assert!(p.rows.iter().all(|r| r.differs[1] != Some(true)));
     }
 }
@@ -250,7 +252,7 @@ fn xeon_against_epyc_decomposition_has_no_ratio_of_a_signed_value() {
         assert_eq!(r.ratios, vec![None, None], "{r:?}");
         assert!(r.differences[1].is_some(), "{r:?}");
     }
-    let p = results::compare(&files);
+    let p = analysis::compare(&files);
     for r in &p.rows {
         let negative = r.values.iter().flatten().any(|v| *v <= 0.0);
         if negative || r.kernel.starts_with("decomposition") {

@@ -7,11 +7,12 @@
 //! while the probe held still (a busy loop beside the measured CPU): `*`. The
 //! card comparison and `--points` judge alike, and the CSV says why.
 
-use halfperf::control::Placement;
-use halfperf::results::{
-    self, CardComparisonRow, ComparisonRow, FitResult, KernelResult, Param, ResultFile, Why,
-    compare, compare_cards, compare_cards_with_floor,
+use halfperf::analysis;
+use halfperf::analysis::{
+    CardComparisonRow, ComparisonRow, Why, compare, compare_cards, compare_cards_with_floor,
 };
+use halfperf::control::Placement;
+use halfperf::results::{self, FitResult, KernelResult, Param, ResultFile};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -131,7 +132,7 @@ fn a_latency_that_moved_with_the_probe_is_marked_as_the_machine() {
     // r_inf did not move: its intervals overlap, whatever the probe did.
     let r = card_row(&cards.rows, "hockney-sync/spin-hint", "r_inf_flop_per_s");
     assert_eq!(r.why[1], Some(Why::IntervalsOverlap));
-    let csv = results::cards_to_csv(&cards);
+    let csv = analysis::cards_to_csv(&cards);
     assert!(
         csv.lines().any(|l| l.contains(",t0_ns,")
             && l.contains(",~,\"machine moved, within what the probe explains\",")),
@@ -197,7 +198,7 @@ fn a_change_within_the_run_to_run_floor_is_not_marked() {
     let a = file(130.0, 100.0, 120.0, 118.0);
     let b = file(143.0, 101.0, 120.0, 118.0);
     let cards = compare_cards(&[a.clone(), b.clone()]);
-    assert_eq!(cards.floor, results::DEFAULT_FLOOR);
+    assert_eq!(cards.floor, analysis::DEFAULT_FLOOR);
     let r = card_row(&cards.rows, "hockney-sync/spin-hint", "t0_ns");
     assert_eq!(r.why[1], Some(Why::WithinFloor));
     assert_eq!(r.differs[1], Some(false));

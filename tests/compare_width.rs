@@ -2,7 +2,8 @@
 //! at most 120 columns wide, wider only by one file's columns per further
 //! file, and every row's cells stay in line whatever marks the row carries.
 
-use halfperf::results::{self, ResultFile, compare, compare_cards};
+use halfperf::analysis::{compare, compare_cards};
+use halfperf::results::{self, ResultFile};
 use halfperf::text::compare::TWO_FILE_WIDTH;
 use halfperf::text::{card_comparison, comparison};
 use std::path::Path;

@@ -5,8 +5,9 @@
 
 mod common;
 
+use halfperf::analysis::card_of;
 use halfperf::kernels::hockney::SIMD_ENV;
-use halfperf::results::{card_of, read};
+use halfperf::results::read;
 use std::process::Command;
 
 #[test]

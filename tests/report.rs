@@ -3,6 +3,7 @@
 //! compare's ratios and marks are the exact ones of the hand-written fixtures, and
 //! every committed result file validates against the committed JSON Schema.
 
+use halfperf::analysis;
 use halfperf::report::{self, Report};
 use halfperf::results::{self, ResultFile};
 use std::path::{Path, PathBuf};
@@ -240,7 +241,7 @@ fn written_report_is_self_contained_with_svg_files_beside_the_markdown() {
 #[test]
 fn compare_gives_exact_ratios_and_marks_real_differences() {
     let files = [load("machine-a.json"), load("machine-b.json")];
-    let c = results::compare(&files);
+    let c = analysis::compare(&files);
     let row = |k: &str, q: &str| {
         c.rows
             .iter()
@@ -268,7 +269,7 @@ fn compare_gives_exact_ratios_and_marks_real_differences() {
     let r = row("triad", "r_inf_flop_per_s");
     assert_eq!((r.ratios[1], r.differs[1]), (Some(2.0), None));
 
-    let csv = results::to_csv(&c);
+    let csv = analysis::to_csv(&c);
     assert!(csv.starts_with("kernel,quantity,machine-a 2026-11-01T10:00:00Z value,"));
     assert!(
         csv.contains("pingpong/mailbox,t_startup_ns,100,,,2,,,,150,,50,3,*,intervals disjoint,\n"),
@@ -297,7 +298,7 @@ fn compare_matches_decomposition_points_whatever_the_run_tallied() {
         results::read(&dir.join("xeon-avx512-2vcpu-vm-2026-11-22-decomposition.json")).unwrap(),
         results::read(&dir.join("xeon-avx512-2vcpu-vm-2026-11-22-quick.json")).unwrap(),
     ];
-    let c = results::compare(&files);
+    let c = analysis::compare(&files);
     for size in [16, 500, 1000, 1500, 2000, 65_536] {
         let q = format!("a_ns.mean @ q_float=0,size_bytes={size}");
         let r = c
@@ -612,9 +613,9 @@ fn a_rerun_matches_every_row_of_the_quick_run() {
         results::read(&dir.join("xeon-avx512-2vcpu-vm-2026-11-22-quick.json")).unwrap(),
         load("rerun-quick-subset.json"),
     ];
-    let kernels: Vec<String> = files[1].kernels.iter().map(results::kernel_key).collect();
+    let kernels: Vec<String> = files[1].kernels.iter().map(analysis::kernel_key).collect();
     assert_eq!(kernels.len(), 10, "{kernels:?}");
-    let c = results::compare(&files);
+    let c = analysis::compare(&files);
     let rows: Vec<_> = c
         .rows
         .iter()

@@ -43,6 +43,7 @@
 
 pub mod fits;
 
+use crate::analysis;
 use crate::kernels::hockney::sync_bench::SyncSample;
 use crate::platform::{ClockInfo, LoadReport, LoadWindow, Topology, allowed_cpus, measure_clock};
 use crate::results::{self, KernelResult, ResultFile, SCHEMA_VERSION, TOOL_NAME};
@@ -253,7 +254,7 @@ pub fn finish_group(
     let path = output_path();
     match document(bench, samples, kernels.clone()) {
         Ok(own) => {
-            let card = results::card(&own);
+            let card = analysis::card(&own);
             println!(
                 "\nhalfperf parameters from `cargo bench --bench {bench}` (95 % intervals):\n{}",
                 crate::text::card::card(&card)
@@ -328,7 +329,7 @@ pub fn document(
         incomplete: false,
         summary: None,
     };
-    file.summary = Some(results::card(&file));
+    file.summary = Some(analysis::card(&file));
     Ok(file)
 }
 
@@ -396,7 +397,7 @@ pub fn merged(old: ResultFile, mut new: ResultFile) -> ResultFile {
     new.config = config(&benches, quick);
     new.started_utc = old.started_utc;
     new.kernels = kernels;
-    new.summary = Some(results::card(&new));
+    new.summary = Some(analysis::card(&new));
     new
 }
 

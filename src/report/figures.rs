@@ -6,7 +6,8 @@ use super::fits::{
     add_breakpoints, axis_label, evaluate_fit, fit_quantity, fit_range, fit_subset, fit_x_at,
 };
 use super::{Entry, Figure, plot, slug};
-use crate::results::{Point, PointValue, num, reports_mean};
+use crate::analysis::reports_mean;
+use crate::results::{Point, PointValue, num};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Swept variables tried as the x axis, in order; the first that varies wins.

@@ -32,7 +32,8 @@ mod markdown;
 mod papers;
 mod plot;
 
-use crate::results::{KernelResult, MachineCard, Point, PointValue, ResultFile, kernel_key, num};
+use crate::analysis::kernel_key;
+use crate::results::{KernelResult, MachineCard, Point, PointValue, ResultFile, num};
 use figures::{choose_x, group_var, xy_figures};
 use heatmap::heat_maps;
 use std::collections::BTreeMap;
@@ -244,7 +245,7 @@ pub fn build(files: &[ResultFile]) -> Report {
     Report {
         index: gallery::index_table(&named),
         sources,
-        cards: files.iter().map(crate::results::card_of).collect(),
+        cards: files.iter().map(crate::analysis::card_of).collect(),
         trust,
         sections,
     }

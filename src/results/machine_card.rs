@@ -1,6 +1,6 @@
 //! The machine card as a result file stores it (its `summary`): identity,
 //! headline rows with their trust marks, decisions. The analysis of results
-//! computes it (`analysis::card`); the types are the document's.
+//! computes it ([`crate::analysis::card`]); the types are the document's.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,7 +31,7 @@ pub struct Identity {
     pub isa_used: Vec<String>,
     /// What each vector kernel ran, per kernel and memory level, from the
     /// level its dispatch reported at run time (`simd_width_bits` in every
-    /// point): `triad-f64 L1 L2 L3: avx512f` (`isa_run` in the analysis).
+    /// point): `triad-f64 L1 L2 L3: avx512f` ([`isa_run`](crate::analysis::isa_run)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub isa_run: Vec<String>,
     /// Vector features the CPU offers.
@@ -77,7 +77,7 @@ pub enum Trust {
     Busy,
     /// No trustworthy value: its fit is flagged, its interval spans zero (or,
     /// for a positive quantity, reaches it), or it has no interval. The row's
-    /// `interval` says which (`resolve` in the analysis); the card prints the reason, not
+    /// `interval` says which ([`resolve`](crate::analysis::resolve)); the card prints the reason, not
     /// the number.
     Unresolved,
 }

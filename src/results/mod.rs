@@ -1,5 +1,6 @@
-//! Result files: the versioned JSON schema, atomic writing, checked reading, and
-//! side-by-side comparison.
+//! Result files: the versioned JSON schema, atomic writing and checked reading.
+//! What is computed from them (the machine card, `compare`, the judging of the
+//! machine's state) is in the analysis of results, above the kernels.
 //!
 //! One file per run. The skeleton (see `results/README.md` in the repository) is
 //! stable for scripts: `schema_version`, `tool`, `machine`, `software`, `config`,
@@ -8,27 +9,12 @@
 
 #![forbid(unsafe_code)]
 
-mod card;
-mod card_compare;
-mod card_rows;
-mod compare;
-mod decisions;
-mod eq13_interval;
 mod gz;
 mod machine_card;
 mod probes;
 mod schema;
-mod state;
 mod units;
 
-pub use card::{bytes, card, card_of, is_signed, isa_run, resolve};
-pub use card_compare::{
-    CardCell, CardComparison, CardComparisonRow, cards_to_csv, compare_cards,
-    compare_cards_with_floor,
-};
-pub use compare::{
-    Comparison, ComparisonRow, compare, compare_with_floor, kernel_key, reports_mean, to_csv,
-};
 pub use machine_card::{CardRow, Decision, Identity, MachineCard, Repetitions, Trust};
 pub use probes::{
     BLOCKS_PARAM, COPY_PROBE_PARAM, PREEMPTED_PARAM, PROBE_PARAM, RATE_PROBE_PARAM, SLEEPS_PARAM,
@@ -38,11 +24,6 @@ pub use probes::{
 pub use schema::{
     FitResult, KernelResult, MachineInfo, Param, Point, PointValue, ResultFile, SCHEMA_VERSION,
     SoftwareInfo, TOOL_NAME,
-};
-pub use state::{
-    DEFAULT_FLOOR, MAX_SLEEP_NS, MODE_SHIFT, Mode, ModeOf, PHASE_MODES, ProbeKind, Probed,
-    STATE_SPAN, Why, explained, judge, latency_like, moves_both_ways, moves_with_copy,
-    moves_with_mode, moves_with_probe, moves_with_rate,
 };
 pub use units::{quantity, scaled, sig, unit_of};
 

@@ -37,7 +37,7 @@ pub const COPY_PROBE_PARAM: &str = "copy_probe_ns_per_byte";
 /// of a method: one `FUTEX_WAKE` that wakes nobody, timed on the master's CPU
 /// once a round ([`crate::platform::futex_wakes`]), ns; the median, with a
 /// bootstrap over the rounds as its interval. A method's `t0_ns` that moved
-/// where the round trip did not is judged against it too (`Probed::also` in the analysis):
+/// where the round trip did not is judged against it too ([`Probed::also`](crate::analysis::Probed::also)):
 /// on a shared host the way into the kernel slows while the line round trip
 /// holds still, and the blocking hand-overs' `t0` follow it (as did the
 /// central spin barrier's, which barrier-spin timed before).

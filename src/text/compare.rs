@@ -13,7 +13,8 @@
 //! `--json` and `--csv` carry the same rows in full, and are not shaped here.
 
 use super::card;
-use crate::results::{CardComparison, Comparison, Trust, Why, num, scaled, sig};
+use crate::analysis::{CardComparison, Comparison, Why};
+use crate::results::{Trust, num, scaled, sig};
 use std::fmt::Write;
 
 /// The widest a table may be for one or two files, in columns.
@@ -285,7 +286,7 @@ pub fn card_comparison(c: &CardComparison) -> String {
 
 /// A card row's label: its kernel, what it is of unless the kernel names it
 /// already, and the parameter without its unit.
-fn card_label(row: &crate::results::CardComparisonRow) -> String {
+fn card_label(row: &crate::analysis::CardComparisonRow) -> String {
     let kernel = &row.kernel;
     let subject = match &row.of {
         Some(of) if !kernel.ends_with(&format!("/{of}")) => format!("{kernel} {of}"),

@@ -68,7 +68,7 @@ pub fn topology(topo: &Topology, allowed: &[usize]) -> String {
             "{:>6} {:>12} {:>10}  {:?}",
             format!("L{}", c.level),
             format!("{:?}", c.kind).to_lowercase(),
-            crate::results::bytes(c.size_bytes),
+            crate::analysis::bytes(c.size_bytes),
             c.shared_cpus
         );
     }

@@ -1,7 +1,8 @@
 //! The spread of every headline parameter over the repetitions of `run --repeat K`,
 //! with the machine's probe beside each repetition.
 
-use crate::results::{DEFAULT_FLOOR, num};
+use crate::analysis::DEFAULT_FLOOR;
+use crate::results::num;
 use crate::suite::{MOVED_ALLOWANCE, RepeatSpread, TARGET_CV, Verdict};
 use std::fmt::Write;
 
@@ -103,7 +104,7 @@ fn what(r: &RepeatSpread) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Why;
+    use crate::analysis::Why;
 
     /// A row whose third repetition moved with the probe shows `~` after
     /// that value alone, and the closing line counts each verdict.

@@ -46,10 +46,11 @@
 //! [`PredictError::Missing`] that names the kernel to run.
 #![forbid(unsafe_code)]
 
+use crate::analysis::{card_of, kernel_key};
 use crate::model::goal::{Op, OpKind, RankSchedule, Schedule};
 use crate::model::hockney_program::{Estimate, monte_carlo};
 use crate::model::simulator::{GoalSimError, LogGops, Placement, simulate_goal};
-use crate::results::{ResultFile, Trust, card_of, kernel_key, unit_of};
+use crate::results::{ResultFile, Trust, unit_of};
 use crate::transport::TransportKind;
 use serde::Serialize;
 

@@ -642,7 +642,7 @@ mod tests {
 
     /// Eq. 13's cells (see `eq13_interval`'s tests) and rows for them.
     fn speedup(a: f64) -> (Vec<CardRow>, KernelResult) {
-        let k = crate::results::eq13_interval::tests::cells(a);
+        let k = crate::analysis::eq13_interval::tests::cells(a);
         let kr = "speedup/mailbox";
         // Wide independent intervals, as the fit's standard errors give them: their
         // corners reach a negative overhead 8 a + 64 c.

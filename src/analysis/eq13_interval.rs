@@ -157,7 +157,7 @@ pub(super) mod tests {
 
     /// Runs at N = 1, 2, 4 for U = 8 ms and 16 ms, each cell two runs at the line
     /// `T = a + U/N + 0.5 N` plus and minus 0.1 ms.
-    pub(in crate::results) fn cells(a: f64) -> KernelResult {
+    pub(in crate::analysis) fn cells(a: f64) -> KernelResult {
         let mut k = KernelResult::new("speedup", "speedup", Placement::Pinned, vec![0, 1])
             .with_transport(Some("mailbox"));
         for u in [8.0, 16.0] {

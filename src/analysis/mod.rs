@@ -1,0 +1,44 @@
+//! The analysis of results: what halfperf concludes from result files, above
+//! the kernels that write them and below the tables and reports that print it.
+//!
+//! - [`card`]: a file's machine card (identity, headline parameters with their
+//!   95 % intervals and trust marks, decisions); `card_rows` derives the rows
+//!   of a file written before kernels recorded headlines, `decisions` draws
+//!   the conclusions (spin or park, mailbox or channel, a torus's crossover,
+//!   Lamanna's efficiency with the interval of eq. 13 from `eq13_interval`).
+//! - [`compare`] and [`compare_cards`]: files side by side, every parameter
+//!   or card row with its ratio to the first file and a mark where the two
+//!   differ.
+//! - `state`: how a comparison tells a parameter that changed from one that
+//!   moved with the machine ([`judge`]), from the probes and mode figures the
+//!   kernels recorded (their names are the document's, in `results`).
+//!
+//! Invariants: everything here is a pure function of the files read (no
+//! clock, no machine), so a card or a comparison of committed files is the
+//! same on every machine and every run; a value is marked different only when
+//! its interval, widened to the run-to-run floor, misses the other's and the
+//! machine's probes do not explain the move.
+
+#![forbid(unsafe_code)]
+
+mod card;
+mod card_compare;
+mod card_rows;
+mod compare;
+mod decisions;
+mod eq13_interval;
+mod state;
+
+pub use card::{bytes, card, card_of, is_signed, isa_run, resolve};
+pub use card_compare::{
+    CardCell, CardComparison, CardComparisonRow, cards_to_csv, compare_cards,
+    compare_cards_with_floor,
+};
+pub use compare::{
+    Comparison, ComparisonRow, compare, compare_with_floor, kernel_key, reports_mean, to_csv,
+};
+pub use state::{
+    DEFAULT_FLOOR, MAX_SLEEP_NS, MODE_SHIFT, Mode, ModeOf, PHASE_MODES, ProbeKind, Probed,
+    STATE_SPAN, Why, explained, judge, latency_like, moves_both_ways, moves_with_copy,
+    moves_with_mode, moves_with_probe, moves_with_rate,
+};
