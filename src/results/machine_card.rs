@@ -31,7 +31,10 @@ pub struct Identity {
     pub isa_used: Vec<String>,
     /// What each vector kernel ran, per kernel and memory level, from the
     /// level its dispatch reported at run time (`simd_width_bits` in every
-    /// point): `triad-f64 L1 L2 L3: avx512f` ([`isa_run`](crate::analysis::isa_run)).
+    /// point): `triad-f64 L1 L2 L3: avx512f` ([`isa_run`]).
+    // The text is also the schema's description, which names `isa_run`, in
+    // the analysis above the document, as it is.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub isa_run: Vec<String>,
     /// Vector features the CPU offers.
@@ -77,8 +80,11 @@ pub enum Trust {
     Busy,
     /// No trustworthy value: its fit is flagged, its interval spans zero (or,
     /// for a positive quantity, reaches it), or it has no interval. The row's
-    /// `interval` says which ([`resolve`](crate::analysis::resolve)); the card prints the reason, not
+    /// `interval` says which ([`resolve`]); the card prints the reason, not
     /// the number.
+    // The text is also the schema's description, which names `resolve`, in
+    // the analysis above the document, as it is.
+    #[allow(rustdoc::broken_intra_doc_links)]
     Unresolved,
 }
 
