@@ -51,3 +51,93 @@ fn readme_lists_the_registered_kernels() {
         .collect();
     assert_eq!(listed, registered());
 }
+
+/// The committed result files: the reference runs, the machines' files and
+/// the test fixtures.
+fn reference_files() -> Vec<halfperf::results::ResultFile> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut paths = Vec::new();
+    for dir in ["results", "results/machines", "tests/data"] {
+        for entry in std::fs::read_dir(format!("{root}/{dir}")).expect("a folder of results") {
+            let path = entry.expect("an entry").path();
+            let name = path.to_string_lossy().into_owned();
+            if (name.ends_with(".json") || name.ends_with(".json.gz"))
+                && !name.ends_with("schema.json")
+            {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| halfperf::results::read(p).expect("a committed result reads"))
+        .collect()
+}
+
+/// Every card entry a kernel declares names results that the committed files
+/// hold (`pingpong/mpi-raw`, written only under mpirun, aside), and every one
+/// of those results gives the card rows, under its own kernel key.
+#[test]
+fn every_kernels_card_rows_exist() {
+    let files = reference_files();
+    let mut entries = 0;
+    for spec in registry() {
+        for entry in spec.card {
+            entries += 1;
+            let mut seen = 0;
+            for file in &files {
+                let card = halfperf::analysis::card(file);
+                for k in &file.kernels {
+                    if !entry.matches(&k.kernel, k.transport.as_deref())
+                        || halfperf::kernels::card::card_rows_of(&k.kernel, k.transport.as_deref())
+                            != Some(entry.rows)
+                    {
+                        continue;
+                    }
+                    seen += 1;
+                    let key = halfperf::analysis::kernel_key(k);
+                    assert!(
+                        card.rows.iter().any(|r| r.kernel == key),
+                        "{}: {key} gives no card row",
+                        spec.name
+                    );
+                }
+            }
+            if entry.transport != Some("mpi-raw") {
+                assert!(seen > 0, "{}: no committed result for {entry:?}", spec.name);
+            }
+        }
+    }
+    assert!(entries >= 10, "{entries} card entries");
+}
+
+/// The card chooses its rows by the kernels' entries, never by matching a
+/// kernel's name: no registered name, nor a result name an entry gives,
+/// appears as a string literal in the card's code (its tests aside).
+#[test]
+fn the_card_matches_no_kernel_name() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/src/analysis/");
+    let mut names: BTreeSet<String> = registered().iter().map(|n| n.to_string()).collect();
+    for spec in registry() {
+        for entry in spec.card {
+            names.insert(entry.result.trim_end_matches('*').to_owned());
+        }
+    }
+    for file in ["card.rs", "card_rows.rs"] {
+        let text = std::fs::read_to_string(format!("{root}{file}")).expect("a card file");
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for name in &names {
+            for quoted in [
+                format!("\"{name}\""),
+                format!("\"{name}/"),
+                format!("\"{name}-"),
+            ] {
+                assert!(
+                    !code.contains(&quoted),
+                    "{file} matches the kernel name {quoted}"
+                );
+            }
+        }
+    }
+}

@@ -15,6 +15,7 @@ use super::card_rows::derived_rows;
 use super::decisions::decisions;
 use super::kernel_key;
 use crate::control::Placement;
+use crate::kernels::card::{CardRows, card_rows_of, presented_as};
 use crate::results::{
     CardRow, Identity, KernelResult, MachineCard, Repetitions, ResultFile, Trust, scaled, sig,
     unit_of,
@@ -128,7 +129,11 @@ pub fn isa_run(file: &ResultFile) -> Vec<String> {
         b => format!("{b}-bit"),
     };
     let mut out = Vec::new();
-    for k in file.kernels.iter().filter(|k| k.kernel == "hockney-vector") {
+    for k in file
+        .kernels
+        .iter()
+        .filter(|k| presented_as(&k.kernel, CardRows::VectorLevels))
+    {
         let Some(label) = &k.transport else { continue };
         const PREFIX: &str = "t = (n + n_half)/r_inf on ";
         let names: Vec<&str> = k
@@ -216,7 +221,11 @@ fn select(k: &KernelResult, headline: Vec<CardRow>) -> Vec<CardRow> {
     }
     // A kernel the short list does not cover, but which recorded headline
     // parameters (c2c's classes, for one), keeps them.
-    if chosen.is_empty() && matches!(k.kernel.as_str(), "c2c" | "hockney-sync") {
+    let keeps_headline = matches!(
+        card_rows_of(&k.kernel, k.transport.as_deref()),
+        Some(CardRows::CoreToCore | CardRows::SyncMethods)
+    );
+    if chosen.is_empty() && keeps_headline {
         return headline;
     }
     chosen
@@ -231,7 +240,10 @@ fn sort_sync_methods(rows: &mut [CardRow]) {
             .map_or(f64::INFINITY, |r| r.value)
     };
     let sync: Vec<usize> = (0..rows.len())
-        .filter(|&i| rows[i].kernel.starts_with("hockney-sync/"))
+        .filter(|&i| {
+            let (kernel, transport) = rows[i].kernel.split_once('/').unzip();
+            transport.is_some() && kernel.is_some_and(|k| presented_as(k, CardRows::SyncMethods))
+        })
         .collect();
     let mut block: Vec<CardRow> = sync.iter().map(|&i| rows[i].clone()).collect();
     block.sort_by(|a, b| s_half(&a.kernel).total_cmp(&s_half(&b.kernel)));

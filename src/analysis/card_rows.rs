@@ -3,6 +3,7 @@
 
 use super::card::{is_signed, trust};
 use super::kernel_key;
+use crate::kernels::card::{CardRows, card_rows_of};
 use crate::model::stats::Summary;
 use crate::platform::DistanceClass;
 use crate::results::{CardRow, FitResult, KernelResult, Point, unit_of};
@@ -233,91 +234,83 @@ fn point_at<'a>(k: &'a KernelResult, name: &str, value: f64) -> Option<&'a Point
     k.points.iter().find(|p| p.number(name) == Some(value))
 }
 
-/// The card rows derived from a kernel's fits and points.
+/// The card rows derived from a kernel's fits and points, by the presenter
+/// its registry entry names ([`card_rows_of`]); none for a result the card
+/// does not show.
 pub(super) fn derived_rows(k: &KernelResult) -> Vec<CardRow> {
     let mut r = Rows::new(k);
-    let transport = k.transport.as_deref().unwrap_or("");
-    match k.kernel.as_str() {
-        "pingpong" if transport == "atomic-flags" => baseline(
-            &mut r,
-            "two bare flags",
-            &["mailbox_over_baseline", "channel_over_baseline"],
-        ),
-        "pingpong" if transport == "mpi-raw" => {
-            baseline(&mut r, "plain MPI_Send/MPI_Recv", &["mpi_over_baseline"])
-        }
-        "pingpong" => transport_line(&mut r, "8 B one-way latency", "message start-up and rate"),
-        "oneway" => transport_line(
-            &mut r,
-            "8 B one-way streaming time per message",
-            "streaming start-up and rate",
-        ),
-        "c2c" => c2c(&mut r),
-        "sci-decomposition" => r.params(
-            "SCI components",
-            "Table 1:",
-            &[
-                "overhead_o_ns",
-                "forwarding_lf_ns",
-                "switching_ls_ns",
-                "propagation_lp_ns",
-            ],
-            None,
-        ),
-        "hockney-vector" if transport == "triad-f64" => triad(&mut r),
-        "hockney-sync" => {
-            if let Some(fit) = r.fit("t = t0 + s/r_inf") {
-                let line = "t0, s_1/2 and r_inf";
-                r.push(line, "t0_ns", None, fitted(fit, "t0_ns"));
-                let est = fit
-                    .params
-                    .get("s_half_flop")
-                    .map(|&v| propagated(fit, v, &["t0_ns", "r_inf_flop_per_s"], 1.0));
-                r.push(line, "s_half_flop", None, est);
-                r.push(
-                    line,
-                    "r_inf_flop_per_s",
-                    None,
-                    fitted(fit, "r_inf_flop_per_s"),
-                );
-                // What a sleep adds, where t0 is the awake rounds'.
-                r.push(line, "t_wake_ns", None, fitted(fit, "t_wake_ns"));
-            }
-        }
-        "decomposition" => {
-            for letter in ["F", "S", "R", "A", "U", "E"] {
-                let l = letter.to_lowercase();
-                r.params(
-                    &format!("{letter} = {letter}0 + {letter}1 n"),
-                    &format!("{letter} = {letter}0 + {letter}1 n (integer Q, 16-2000 B"),
-                    &[&format!("int_{l}0_ns"), &format!("int_{l}1_ns_per_byte")],
-                    None,
-                );
-            }
-        }
-        name if name.starts_with("comet-barrier") => {
-            // The largest team of real processors: virtual ones time the scheduler.
-            let p = k
-                .points
-                .iter()
-                .filter(|p| p.number("virtual") != Some(1.0))
-                .max_by(|a, b| {
-                    let n = |p: &Point| p.number("processors").unwrap_or(0.0);
-                    n(a).total_cmp(&n(b))
-                });
-            if let Some(p) = p {
-                let of = p.number("processors").map(|n| format!("P = {n}"));
-                let est = p.stats("barrier_ns").map(|s| Est {
-                    real_point: p.number("virtual") == Some(0.0),
-                    ..over_trials(s)
-                });
-                r.push("barrier time", "barrier_ns", of, est);
-            }
-        }
-        "speedup" => speedup(&mut r),
-        _ => {}
+    let Some(rows) = card_rows_of(&k.kernel, k.transport.as_deref()) else {
+        return r.out;
+    };
+    match rows {
+        CardRows::Baseline { what, ratios } => baseline(&mut r, what, ratios),
+        CardRows::TransportLine { eight, line } => transport_line(&mut r, eight, line),
+        CardRows::CoreToCore => c2c(&mut r),
+        CardRows::FitParams { line, model, names } => r.params(line, model, names, None),
+        CardRows::VectorLevels => triad(&mut r),
+        CardRows::SyncMethods => sync_method(&mut r),
+        CardRows::MessageCosts => message_costs(&mut r),
+        CardRows::Barrier => barrier(&mut r),
+        CardRows::Speedup => speedup(&mut r),
     }
     r.out
+}
+
+/// A synchronisation method's `t = t0 + s/r_inf`: `t0`, `s_1/2` (its
+/// interval propagated from both), `r_inf`, and what a sleep adds.
+fn sync_method(r: &mut Rows<'_>) {
+    if let Some(fit) = r.fit("t = t0 + s/r_inf") {
+        let line = "t0, s_1/2 and r_inf";
+        r.push(line, "t0_ns", None, fitted(fit, "t0_ns"));
+        let est = fit
+            .params
+            .get("s_half_flop")
+            .map(|&v| propagated(fit, v, &["t0_ns", "r_inf_flop_per_s"], 1.0));
+        r.push(line, "s_half_flop", None, est);
+        r.push(
+            line,
+            "r_inf_flop_per_s",
+            None,
+            fitted(fit, "r_inf_flop_per_s"),
+        );
+        // What a sleep adds, where t0 is the awake rounds'.
+        r.push(line, "t_wake_ns", None, fitted(fit, "t_wake_ns"));
+    }
+}
+
+/// Krumme & Greenfield's six lines `X = X0 + X1 n`, integer payloads.
+fn message_costs(r: &mut Rows<'_>) {
+    for letter in ["F", "S", "R", "A", "U", "E"] {
+        let l = letter.to_lowercase();
+        r.params(
+            &format!("{letter} = {letter}0 + {letter}1 n"),
+            &format!("{letter} = {letter}0 + {letter}1 n (integer Q, 16-2000 B"),
+            &[&format!("int_{l}0_ns"), &format!("int_{l}1_ns_per_byte")],
+            None,
+        );
+    }
+}
+
+/// A barrier's time at the largest team of real processors: virtual ones
+/// time the scheduler.
+fn barrier(r: &mut Rows<'_>) {
+    let k = r.k;
+    let p = k
+        .points
+        .iter()
+        .filter(|p| p.number("virtual") != Some(1.0))
+        .max_by(|a, b| {
+            let n = |p: &Point| p.number("processors").unwrap_or(0.0);
+            n(a).total_cmp(&n(b))
+        });
+    if let Some(p) = p {
+        let of = p.number("processors").map(|n| format!("P = {n}"));
+        let est = p.stats("barrier_ns").map(|s| Est {
+            real_point: p.number("virtual") == Some(0.0),
+            ..over_trials(s)
+        });
+        r.push("barrier time", "barrier_ns", of, est);
+    }
 }
 
 /// A transport's 8-byte time (the median over trials) and its line `t_startup + N

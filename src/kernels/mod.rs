@@ -3,6 +3,7 @@
 //! fits. Every kernel is listed once in its method's `KERNELS`, and [`registry`]
 //! gathers them; the CLI, the JSON and the benches read that list.
 
+pub mod card;
 pub mod comet;
 pub mod convert;
 pub mod decomposition;
@@ -270,6 +271,8 @@ pub struct KernelSpec {
     pub in_quick_suite: bool,
     /// Whether it runs between MPI processes, and if not, why.
     pub over_mpi: OverMpi,
+    /// The results of it that the machine card shows, and how.
+    pub card: &'static [card::CardEntry],
     /// Runs it.
     pub run: fn(&RunContext<'_>) -> Result<Vec<KernelResult>, KernelError>,
 }

@@ -48,6 +48,10 @@ pub(super) const BARRIER: KernelSpec = KernelSpec {
     about: "minimum barrier time (first discarded) against P for a central sense-reversing, a dissemination and std's barrier",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[crate::kernels::card::CardEntry::of(
+        "comet-barrier*",
+        crate::kernels::card::CardRows::Barrier,
+    )],
     run,
 };
 

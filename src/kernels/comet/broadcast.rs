@@ -29,6 +29,7 @@ pub(super) const BROADCAST: KernelSpec = KernelSpec {
     about: "broadcast from rank 0 then barrier, linear (series of sends) and binomial tree, vs size and P",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[],
     run,
 };
 

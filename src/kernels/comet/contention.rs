@@ -33,6 +33,7 @@ pub(super) const CONTENTION: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::Runs {
         processes: MPI_PROCESSES,
     },
+    card: &[],
     run,
 };
 

@@ -42,6 +42,7 @@ pub(super) const ECHO: KernelSpec = KernelSpec {
     about: "echo one-way time vs size per CPU distance class and per logical hop count; piecewise t_startup + N t_per_byte + (n-1) h, peak, 50%/90% sizes",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[],
     run,
 };
 

@@ -25,6 +25,7 @@ pub(super) const EXCHANGE: KernelSpec = KernelSpec {
     about: "pairwise exchange (both send, then receive) time vs size; piecewise t_startup + N t_per_byte",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[],
     run,
 };
 

@@ -30,6 +30,7 @@ pub(super) const GLOBAL_SUM: KernelSpec = KernelSpec {
     about: "element-wise global sum of a double vector onto every rank, recursive doubling and tree + broadcast, vs length and P, checked against the serial sum",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[],
     run,
 };
 

@@ -27,6 +27,7 @@ pub(super) const OVERLAP: KernelSpec = KernelSpec {
     about: "pairwise exchange + DAXPY, synchronous vs asynchronous (isend/irecv, DAXPY, wait), gain over sizes x vector lengths",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[],
     run,
 };
 

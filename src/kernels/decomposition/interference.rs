@@ -47,6 +47,7 @@ pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
     about: "slowdown of a computation on a rank that 1, 2, 3 streams of 2000-byte messages pass through, against R + S per message",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::HOSTED_NODES,
+    card: &[],
     run,
 };
 

@@ -45,6 +45,7 @@ pub(super) const PROGRAM: KernelSpec = KernelSpec {
     about: "a chain of segments of mixed grains per sync method, measured beside eq. (9)'s prediction from the method's own r_inf and t_0",
     in_quick_suite: false,
     over_mpi: crate::kernels::OverMpi::ONE_PROCESS,
+    card: &[],
     run,
 };
 

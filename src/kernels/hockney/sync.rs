@@ -92,6 +92,10 @@ pub(super) const SYNC: KernelSpec = KernelSpec {
     about: "r_inf, s_1/2, t_0 and pi_0 of a dyadic segment split over P CPUs, per synchronisation method",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[crate::kernels::card::CardEntry::of(
+        NAME,
+        crate::kernels::card::CardRows::SyncMethods,
+    )],
     run,
 };
 

@@ -76,6 +76,11 @@ pub(super) const VECTOR: KernelSpec = KernelSpec {
     about: "r_inf and n_1/2 of the dyadic, triad, scalar-triad and scalar loops (f64, f32), per memory level",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::ONE_PROCESS,
+    card: &[crate::kernels::card::CardEntry::over(
+        NAME,
+        "triad-f64",
+        crate::kernels::card::CardRows::VectorLevels,
+    )],
     run,
 };
 

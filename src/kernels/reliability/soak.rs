@@ -31,6 +31,7 @@ pub(super) const SOAK: KernelSpec = KernelSpec {
     about: "long two-way message streams per size class with sequence numbers and checksums; counts lost, corrupted, reordered",
     in_quick_suite: false,
     over_mpi: crate::kernels::OverMpi::THREAD_DELIVERY,
+    card: &[],
     run,
 };
 

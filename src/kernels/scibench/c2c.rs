@@ -25,6 +25,10 @@ pub(super) const C2C: KernelSpec = KernelSpec {
     about: "core-to-core 8-byte ping-pong latency matrix over every pair of CPUs (mailbox)",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[crate::kernels::card::CardEntry::of(
+        NAME,
+        crate::kernels::card::CardRows::CoreToCore,
+    )],
     run,
 };
 

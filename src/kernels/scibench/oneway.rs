@@ -17,6 +17,13 @@ pub(super) const ONEWAY: KernelSpec = KernelSpec {
     about: "one-way streaming latency with an acknowledgement of the final message, per transport and message size",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[crate::kernels::card::CardEntry::of(
+        NAME,
+        crate::kernels::card::CardRows::TransportLine {
+            eight: "8 B one-way streaming time per message",
+            line: "streaming start-up and rate",
+        },
+    )],
     run,
 };
 

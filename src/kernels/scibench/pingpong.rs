@@ -29,6 +29,31 @@ pub(super) const PINGPONG: KernelSpec = KernelSpec {
     about: "ping-pong latency (half the round trip) between two CPUs per transport and message size, with t_startup + N t_per_byte",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[
+        crate::kernels::card::CardEntry::over(
+            NAME,
+            "atomic-flags",
+            crate::kernels::card::CardRows::Baseline {
+                what: "two bare flags",
+                ratios: &["mailbox_over_baseline", "channel_over_baseline"],
+            },
+        ),
+        crate::kernels::card::CardEntry::over(
+            NAME,
+            "mpi-raw",
+            crate::kernels::card::CardRows::Baseline {
+                what: "plain MPI_Send/MPI_Recv",
+                ratios: &["mpi_over_baseline"],
+            },
+        ),
+        crate::kernels::card::CardEntry::of(
+            NAME,
+            crate::kernels::card::CardRows::TransportLine {
+                eight: "8 B one-way latency",
+                line: "message start-up and rate",
+            },
+        ),
+    ],
     run,
 };
 

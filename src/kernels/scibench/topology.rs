@@ -79,6 +79,19 @@ pub(super) const SCI_TOPOLOGY: KernelSpec = KernelSpec {
     about: "ping-pong on emulated SCI rings and tori, decomposition into o, l_f, l_s, model validation and projections",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::EMULATED_FABRIC,
+    card: &[crate::kernels::card::CardEntry::of(
+        super::sci_model::DECOMPOSITION,
+        crate::kernels::card::CardRows::FitParams {
+            line: "SCI components",
+            model: "Table 1:",
+            names: &[
+                "overhead_o_ns",
+                "forwarding_lf_ns",
+                "switching_ls_ns",
+                "propagation_lp_ns",
+            ],
+        },
+    )],
     run,
 };
 

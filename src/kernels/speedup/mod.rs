@@ -89,6 +89,10 @@ const SPEEDUP: KernelSpec = KernelSpec {
     about: "matrix squaring by block rows with all-to-all exchange checked by probe and flag vector, verified; eq. 13 fit, optimal N and work for 80% efficiency",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::PAIR,
+    card: &[crate::kernels::card::CardEntry::of(
+        NAME,
+        crate::kernels::card::CardRows::Speedup,
+    )],
     run,
 };
 

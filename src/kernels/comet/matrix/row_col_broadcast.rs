@@ -25,6 +25,7 @@ pub(in super::super) const ROW_COL_BROADCAST: KernelSpec = KernelSpec {
     about: "multicast one global row down the grid columns and one packed column along the grid rows, with acknowledgements, verified, vs matrix order",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::OnGrid,
+    card: &[],
     run,
 };
 

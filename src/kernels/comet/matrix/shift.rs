@@ -21,6 +21,7 @@ pub(in super::super) const SHIFT: KernelSpec = KernelSpec {
     about: "shift a block-decomposed matrix one block north and one block east (whole local array with guard), verified, vs matrix order",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::OnGrid,
+    card: &[],
     run,
 };
 

@@ -27,6 +27,7 @@ pub(in super::super) const TRANSPOSE: KernelSpec = KernelSpec {
     about: "transpose a block-decomposed matrix (exchange with the transposed grid position, local transpose), verified, vs matrix order",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::OnGrid,
+    card: &[],
     run,
 };
 

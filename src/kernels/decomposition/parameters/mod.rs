@@ -92,6 +92,10 @@ pub(super) const DECOMPOSITION: KernelSpec = KernelSpec {
     about: "the six message-cost times F S R A U E per transport, size and integer/floating-point Q, with lines X0 + X1 n",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::HOSTED_NODES,
+    card: &[crate::kernels::card::CardEntry::of(
+        NAME,
+        crate::kernels::card::CardRows::MessageCosts,
+    )],
     run,
 };
 
