@@ -655,8 +655,21 @@ fn model_sci(args: &SciArgs) -> Result<()> {
     Ok(())
 }
 
-fn run_kernels(args: RunArgs) -> Result<ExitCode> {
-    // Every check on the input comes before any measurement.
+/// A run as the command line asks for it, every input checked and nothing
+/// measured yet.
+struct RunPlan {
+    topo: Topology,
+    allowed: Vec<usize>,
+    chosen: Vec<&'static kernels::KernelSpec>,
+    over_mpi: bool,
+    config: RunConfig,
+    out: Option<PathBuf>,
+    started: String,
+}
+
+/// The planning stage of `run`: every check on the input comes before any
+/// measurement. `None` where the plan alone was asked for (and printed).
+fn plan_run(args: &RunArgs) -> Result<Option<RunPlan>> {
     let (topo, allowed) = plan_cli::machine(&args.planning)?;
     let chosen = resolve_kernels(&args.kernels)?;
     let over_mpi = args.transport == TransportArg::Mpi;
@@ -727,8 +740,22 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     let Some(config) =
         plan_cli::settle(&args.planning, &topo, &allowed, &chosen, config, args.json)?
     else {
-        return Ok(ExitCode::SUCCESS);
+        return Ok(None);
     };
+    Ok(Some(RunPlan {
+        topo,
+        allowed,
+        chosen,
+        over_mpi,
+        config,
+        out,
+        started,
+    }))
+}
+
+/// Sets the flag on the first Ctrl-C (the run finishes its point and keeps
+/// the kernels that finished); a second exits at once.
+fn interrupt_flag() -> Arc<AtomicBool> {
     let cancel = Arc::new(AtomicBool::new(false));
     {
         let cancel = Arc::clone(&cancel);
@@ -742,6 +769,17 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
             );
         });
     }
+    cancel
+}
+
+fn run_kernels(args: RunArgs) -> Result<ExitCode> {
+    let Some(plan) = plan_run(&args)? else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let (topo, allowed, config) = (plan.topo, plan.allowed, plan.config);
+    let (chosen, over_mpi) = (plan.chosen, plan.over_mpi);
+    let (out, started) = (plan.out, plan.started);
+    let cancel = interrupt_flag();
     // Over MPI: join the team of processes; rank 0 alone prints and writes.
     #[cfg(feature = "mpi")]
     let processes = match over_mpi {
@@ -846,6 +884,25 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     {
         return mpirun::finish_rank(procs, outcome.failure);
     }
+    let end = present_run(&args, outcome, out.as_deref(), checkpoint.is_some(), &show);
+    #[cfg(feature = "mpi")]
+    if let (Some(procs), Err(e)) = (&processes, &end) {
+        mpirun::abort(procs, &one_line(e));
+    }
+    end
+}
+
+/// The presenting stage of `run` on the leader: what was skipped, the spread
+/// over repetitions, the JSON, the card, the result file, and the exit
+/// status. `replace` lets the file replace the checkpoint written during the
+/// run.
+fn present_run(
+    args: &RunArgs,
+    outcome: suite::SuiteOutcome,
+    out: Option<&std::path::Path>,
+    replace: bool,
+    show: &impl Fn(String),
+) -> Result<ExitCode> {
     for (kernel, reason) in &outcome.skipped {
         show(format!("skipped {kernel}: {reason}\n"));
     }
@@ -853,7 +910,7 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         let spread = suite::repeat_spread(&outcome.file.kernels);
         show(text::repeat::repeat_spread(&spread, args.repeat));
     }
-    if json {
+    if args.json {
         println!("{}", serde_json::to_string_pretty(&outcome.file)?);
     }
     if let Some(card) = &outcome.file.summary
@@ -861,9 +918,9 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
     {
         show(format!("\n{}", text::card::card(card)));
     }
-    let wrote = match &out {
+    let wrote = match out {
         Some(p) if !outcome.file.kernels.is_empty() => {
-            results::write_atomic(&outcome.file, p, args.force || checkpoint.is_some())?;
+            results::write_atomic(&outcome.file, p, args.force || replace)?;
             show(format!(
                 "wrote {}{}\n",
                 p.display(),
@@ -877,7 +934,7 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         }
         _ => false,
     };
-    let end = match outcome.failure {
+    match outcome.failure {
         None if outcome.file.kernels.is_empty() => {
             bail!("no kernel could run here (see the reasons above); nothing was written")
         }
@@ -893,10 +950,5 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
         } else {
             "the run stopped; nothing was written"
         })),
-    };
-    #[cfg(feature = "mpi")]
-    if let (Some(procs), Err(e)) = (&processes, &end) {
-        mpirun::abort(procs, &one_line(e));
     }
-    end
 }
