@@ -166,6 +166,7 @@ pub fn bench_result(
             })
             .collect(),
         short: short.min(grains.len()),
+        asleep: Vec::new(),
         serial_flop_per_ns: interval::median_in_place(&mut serial).unwrap_or(f64::NAN),
         serial_rounds,
         pair_rounds: Vec::new(),
