@@ -13,8 +13,11 @@
 //! short one and four long ones a method (`halfperf::benchfit::fits::sync_grains`,
 //! the same on every machine). After the group the bench fits each method by
 //! the kernel's own code: `t0` from the near-zero grains' samples that did not
-//! sleep, `t_wake` from those that did, `r_inf` from the long grains or the
-//! rate probe, `s_1/2 = t0 r_inf`, with bootstrap intervals over the samples;
+//! sleep (for a blocking method, its grains timed with the waiter kept
+//! awake), `t0_asleep` and `t_wake` from its two shortest grains timed again
+//! with the waiter made to sleep (`<method>-asleep/<grain>`), `r_inf` from
+//! the long grains or the rate probe, `s_1/2 = t0 r_inf`, with bootstrap
+//! intervals over the samples;
 //! prints them as `halfperf card` does and writes them to
 //! target/criterion/halfperf.json.
 
@@ -24,7 +27,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use halfperf::benchfit::fits::{sync_grains, sync_result};
 use halfperf::benchfit::{self, Recorder};
 use halfperf::kernels::hockney::Method;
-use halfperf::kernels::hockney::sync_bench::{bench_plan, pair_probes, sync_sample};
+use halfperf::kernels::hockney::sync_bench::{ASLEEP, bench_plan, pair_probes, sync_sample};
 use halfperf::platform::{Topology, allowed_cpus};
 use std::time::Duration;
 
@@ -52,27 +55,34 @@ fn methods(c: &mut Criterion) {
     let mut measured = Vec::new();
     for method in Method::ALL {
         let (short, long) = sync_grains(method, benchfit::quick());
-        for &grain in short.iter().chain(&long) {
-            let id = format!("{}/{grain}", method.name());
-            group.throughput(Throughput::Elements(grain as u64));
-            group.bench_with_input(
-                BenchmarkId::new(method.name(), grain),
-                &grain,
-                |b, &grain| {
-                    b.iter_custom(|iters| {
-                        rec.time_sync(&id, iters, |iters| {
-                            sync_sample(method, &plan, grain, iters, &clock)
-                                .expect("a verified sample")
-                        })
+        // A blocking method's two shortest grains again, asleep.
+        let asleep: Vec<usize> = match method.two_regimes() {
+            true => short.iter().take(2).map(|&g| g | ASLEEP).collect(),
+            false => Vec::new(),
+        };
+        // The bench's variant and grain of a grain with or without the bit.
+        let named = |g: usize| match g & ASLEEP {
+            0 => (method.name().to_string(), g),
+            _ => (format!("{}-asleep", method.name()), g & !ASLEEP),
+        };
+        let all: Vec<usize> = short.iter().chain(&long).chain(&asleep).copied().collect();
+        for &grain in &all {
+            let (variant, flop) = named(grain);
+            let id = format!("{variant}/{flop}");
+            group.throughput(Throughput::Elements(flop as u64));
+            group.bench_with_input(BenchmarkId::new(&variant, flop), &grain, |b, &grain| {
+                b.iter_custom(|iters| {
+                    rec.time_sync(&id, iters, |iters| {
+                        sync_sample(method, &plan, grain, iters, &clock).expect("a verified sample")
                     })
-                },
-            );
+                })
+            });
         }
-        let grains: Vec<_> = short
+        let grains: Vec<_> = all
             .iter()
-            .chain(&long)
             .map(|&g| {
-                let id = format!("{}/{g}", method.name());
+                let (variant, flop) = named(g);
+                let id = format!("{variant}/{flop}");
                 (g, rec.reps(&id, samples), rec.sync_samples(&id, samples))
             })
             .collect();

@@ -36,6 +36,10 @@ use std::thread::Thread;
 pub struct Event {
     posted: Mutex<bool>,
     changed: Condvar,
+    /// A copy of `posted` that a waiter may read without the mutex
+    /// ([`Event::peek`]): a hint of when to call `wait`, never what orders
+    /// the data (the mutex does).
+    seen: AtomicBool,
 }
 
 impl Event {
@@ -48,6 +52,8 @@ impl Event {
     pub fn post(&self) {
         let mut posted = self.posted.lock();
         *posted = true;
+        // Relaxed: a hint only; the waiter's `wait` takes the mutex.
+        self.seen.store(true, Ordering::Relaxed);
         self.changed.notify_one();
     }
 
@@ -67,7 +73,18 @@ impl Event {
 
     /// `EVCLEAR`: clears the event.
     pub fn clear(&self) {
-        *self.posted.lock() = false;
+        let mut posted = self.posted.lock();
+        *posted = false;
+        // Relaxed: as in `post`, under the same mutex.
+        self.seen.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether the event looks set, read without the mutex: a waiter kept
+    /// awake polls it before its `wait`, which then returns at once.
+    #[inline]
+    pub fn peek(&self) -> bool {
+        // Relaxed: a hint; `wait` acquires the mutex before it returns.
+        self.seen.load(Ordering::Relaxed)
     }
 
     /// Whether the event is set.
@@ -127,6 +144,15 @@ impl ParkEvent {
             }
         }
         Ok(())
+    }
+
+    /// Whether the event is set, without waiting: a waiter kept awake
+    /// polls it before its `wait`, which then returns at once.
+    #[inline]
+    pub fn peek(&self) -> bool {
+        // Relaxed: a hint; `wait` loads the flag with Acquire before it
+        // returns.
+        self.posted.load(Ordering::Relaxed)
     }
 
     /// `EVCLEAR`: clears the event.

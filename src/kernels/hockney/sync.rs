@@ -21,28 +21,29 @@
 //! Grains: the paper swept `s = 2 .. 400` on a machine whose `s_1/2` was 220 to
 //! 5700; here the overheads span 100 ns to 50 µs, so each method first estimates
 //! `s_1/2` from a pilot, then measures short grains (up to `s_1/2 / 2`, mostly
-//! overhead) and three long ones up to 32 `s_1/2` (mostly work). The methods that
-//! spin at short grains, the EVENTS and the std barrier also get four near-zero
-//! grains, so that `t_0` is a median over several segments: a near-zero hand-over
-//! takes one of two modes a run, and which one differs between grains.
+//! overhead) and three long ones up to 32 `s_1/2` (mostly work), the pilot's
+//! rate that of every processor computing at once. Most methods get four
+//! near-zero grains, so that `t_0` is a median over several segments.
+//!
+//! Two regimes: a blocking hand-over (LOCKS, EVENTS, the std barrier) costs a
+//! line transfer to an awake waiter and a wake-up to a sleeping one, so each
+//! is one parameter of its own, in a regime built by construction
+//! (`Regime` of `crate::sync::team_method`): the grains are timed with the
+//! waiter kept polling (`t_0`, `s_1/2`, `r_inf`: awake), and the two shortest
+//! again with every post held back 100 µs so every wait sleeps (`t0_asleep_ns`,
+//! `t_wake_ns` what sleeping adds), each with its share of waits that slept.
 //!
 //! Design and invariants:
 //! - Every grain is calibrated once, then all grains are timed once per round,
-//!   and the methods are interleaved the same way ([`super::sweep_methods`]), each
-//!   visit on a fresh team: a change of the machine's state (on a VM, for
-//!   milliseconds to minutes) lands on every grain and every method alike, so the
-//!   methods are comparable within a run. Each grain's time is its median over the
-//!   rounds.
-//! - `r_inf` is the slope of the long grains (or the rate probe's, where their
-//!   hand-overs slept and a wake-up moved their work by as much as the work
-//!   itself), `t_0` the shortest grains' median less their work at `r_inf`
-//!   ([`crate::model::hockney::fit_split`]); the line through all grains is kept
-//!   as a check. The intervals are percentile bootstraps over the rounds
-//!   ([`crate::model::hockney::fit_split_with_intervals`]).
+//!   the methods interleaved ([`super::sweep_methods`]), each visit on a fresh
+//!   team: a change of the machine's state lands on every grain and method
+//!   alike. Each grain's time is its median over the rounds.
+//! - `r_inf` is the slope of the long grains (the rate probe's where they
+//!   slept), `t_0` the shortest grains' median less their work at `r_inf`
+//!   ([`crate::model::hockney::fit_split`]), with percentile bootstraps over
+//!   the rounds; the goodness is that line's through every grain.
 //! - A batch in a round is up to [`SUB_BATCHES`] sub-batches and the round keeps
-//!   their median: a lock that spins then parks costs a line transfer or a futex
-//!   wake (a hundred times more), and one park in a few thousand hand-overs would
-//!   move a whole batch's mean by tens of per cent.
+//!   their median: one stray sleep in a batch moves no point.
 //! - The CPU pair's two-flag round trip is probed before and after the sweep and at
 //!   the start of every round; a round whose probe lies more than 20 % from the
 //!   method's median is in another state and is left out of the fit, with a
@@ -205,6 +206,28 @@ impl Method {
             )
     }
 
+    /// Whether its hand-overs are measured in two regimes, the waiter kept
+    /// awake and made to sleep (`Regime` of `crate::sync::team_method`): the
+    /// team methods whose waits can block (the lock parks after its spin).
+    pub fn two_regimes(self) -> bool {
+        matches!(
+            self,
+            Method::Locks | Method::EventsCondvar | Method::EventsPark | Method::BarrierStd
+        )
+    }
+
+    /// In the asleep regime, the posts held back on a segment's critical
+    /// path (each `crate::sync::team_method::ASLEEP_HOLD`): LOCKS and EVENTS
+    /// two, the master's start and the workers' done (the workers hold
+    /// theirs at once); the std barrier one, the workers' arrival.
+    pub fn asleep_holds(self) -> u32 {
+        match self {
+            Method::Locks | Method::EventsCondvar | Method::EventsPark => 2,
+            Method::BarrierStd => 1,
+            _ => 0,
+        }
+    }
+
     /// Whether its `t_0` is taken over four near-zero grains: those that spin
     /// at short grains, and the EVENTS and the std barrier, whose `t_0` comes
     /// from the rounds that did not sleep (`sync_result`), two to four of
@@ -304,6 +327,11 @@ pub struct MethodSweep {
     /// How many of the first grains are the short ones (`t_0`); the others are
     /// the long ones (`r_inf`). All of them when the grains were given.
     pub short: usize,
+    /// The shortest grains timed again in the asleep regime (the waiter
+    /// made to sleep: `team_batch`'s `ASLEEP`), for the methods with
+    /// [`Method::two_regimes`]; `grains` are timed awake. Empty for the
+    /// others.
+    pub asleep: Vec<GrainSamples>,
     /// One processor's rate on the same dyadic multiply (4096 elements), flop/ns,
     /// timed before the grains (it sizes them).
     pub serial_flop_per_ns: f64,
@@ -550,6 +578,7 @@ fn with_work_method<R: Send>(
                 done: (0..workers)
                     .map(|_| CachePadded::new(BinaryLock::new_locked()))
                     .collect(),
+                poll: spin_poll(false),
             };
             let team = Team::new(&spec(plan.parts))?;
             (
@@ -558,7 +587,7 @@ fn with_work_method<R: Send>(
             )
         }
         Method::EventsCondvar => {
-            let m = Events::<Event>::new(workers);
+            let m = Events::<Event>::new(workers, spin_poll(false));
             let team = Team::new(&spec(plan.parts))?;
             (
                 drive_team(&team, &m, work, method, driver)?,
@@ -566,7 +595,7 @@ fn with_work_method<R: Send>(
             )
         }
         Method::EventsPark => {
-            let m = Events::<ParkEvent>::new(workers);
+            let m = Events::<ParkEvent>::new(workers, spin_poll(false));
             let team = Team::new(&spec(plan.parts))?;
             (
                 drive_team(&team, &m, work, method, driver)?,
@@ -585,7 +614,7 @@ fn with_work_method<R: Send>(
             )
         }
         Method::BarrierStd => {
-            let m = StdBarrier(std::sync::Barrier::new(plan.parts));
+            let m = StdBarrier::new(plan.parts, spin_poll(false));
             let team = Team::new(&spec(plan.parts))?;
             (
                 drive_team(&team, &m, work, method, driver)?,

@@ -81,8 +81,15 @@ pub fn bench_plan(topology: &Topology, cpus: &[usize]) -> SyncPlan {
     }
 }
 
+/// The bit of a grain that asks for its segments in the asleep regime (the
+/// kernel's: every post held back so that every blocking wait sleeps), for
+/// the methods with [`Method::two_regimes`]; [`bench_result`] takes the
+/// grains with it as the asleep ones.
+pub const ASLEEP: usize = super::team_batch::ASLEEP;
+
 /// One sample: `reps` segments of `grain` flop (rounded up to a multiple of
-/// P) with `method`, verified, and the probes. Returns the time Criterion
+/// P; with the [`ASLEEP`] bit, in the asleep regime) with `method`,
+/// verified, and the probes. Returns the time Criterion
 /// sees (the sample's segment time times `reps`) and the sample.
 pub fn sync_sample(
     method: Method,
@@ -91,7 +98,8 @@ pub fn sync_sample(
     reps: u64,
     clock: &ClockInfo,
 ) -> Result<(Duration, SyncSample), KernelError> {
-    let grain = grain.div_ceil(plan.parts).max(1) * plan.parts;
+    let asleep = grain & ASLEEP;
+    let grain = ((grain & !ASLEEP).div_ceil(plan.parts).max(1) * plan.parts) | asleep;
     let reps = reps.max(1);
     let own_cpus = !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
     let in_team = method.probes_in_team() && own_cpus;
@@ -128,7 +136,8 @@ pub fn sync_sample(
 pub type GrainRun = (usize, u64, Vec<SyncSample>);
 
 /// `hockney-sync`'s result of `method` from its grains' samples (ascending,
-/// the first `short` the short grains), by the kernel's own
+/// the first `short` the short grains; those with the [`ASLEEP`] bit, of a
+/// method with two regimes, its asleep grains), by the kernel's own
 /// result (`method_result`). Sample `r` of every grain is round `r`; a round's rate
 /// and system-call probes are their medians over its grains. The pair probes
 /// of all samples stand beside `t0`, or `others` (another method's) where
@@ -153,19 +162,25 @@ pub fn bench_result(
     };
     let serial_rounds = per_round(|s| s.serial_flop_per_ns);
     let mut serial = serial_rounds.clone();
-    let sweep = MethodSweep {
-        method,
-        grains: grains
+    let samples_of = |asleep: bool| -> Vec<GrainSamples> {
+        grains
             .iter()
+            .filter(|g| (g.0 & ASLEEP != 0) == asleep)
             .map(|(grain, reps, samples)| GrainSamples {
-                grain: *grain,
+                grain: *grain & !ASLEEP,
                 reps: *reps,
                 samples_ns: samples.iter().map(|s| s.time_ns).collect(),
                 blocks_per_segment: samples.iter().map(|s| s.blocks_per_segment).collect(),
                 preempted_per_s: samples.iter().map(|s| s.preempted_per_s).collect(),
             })
-            .collect(),
-        short: short.min(grains.len()),
+            .collect()
+    };
+    let awake = samples_of(false);
+    let sweep = MethodSweep {
+        method,
+        short: short.min(awake.len()),
+        grains: awake,
+        asleep: samples_of(true),
         serial_flop_per_ns: interval::median_in_place(&mut serial).unwrap_or(f64::NAN),
         serial_rounds,
         pair_rounds: Vec::new(),

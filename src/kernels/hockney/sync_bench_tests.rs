@@ -163,3 +163,30 @@ fn a_sample_runs_and_carries_its_probes() {
     assert!(s.serial_flop_per_ns > 0.0 && s.syscall_ns > 0.0, "{s:?}");
     assert_eq!(s.pair_ns.is_some(), cpus.len() == 2 && cpus[0] != cpus[1]);
 }
+
+/// A blocking method's bench: its grains awake on `t = 500 + s / 8`, and
+/// its two shortest again with the [`ASLEEP`] bit, each segment the two
+/// holds (200 µs), 30 µs and its work, both waits sleeping. The kernel's
+/// result takes `t0` from the awake grains (500 ns within 1 %) and
+/// `t0_asleep` (30 µs) and `t_wake` (30 µs less 500 ns) from the asleep ones.
+#[test]
+fn a_blocking_method_gives_both_regimes() {
+    let hold = super::super::sync_result::asleep_hold_ns(Method::EventsPark);
+    let mut grains: Vec<GrainRun> = SHORT
+        .iter()
+        .chain(&LONG)
+        .map(|&s| samples(s, 500.0, 10, 0.0, true))
+        .collect();
+    for s in [16usize, 32] {
+        let (_, reps, mut v) = samples(s, hold + 30_000.0, 10, 0.0, true);
+        v.iter_mut().for_each(|x| x.blocks_per_segment = 2.0);
+        grains.push((s | ASLEEP, reps, v));
+    }
+    let r = bench_result(Method::EventsPark, &grains, SHORT.len(), &plan(), 20.0, &[]);
+    assert!((value(&r, "t0_ns") / 500.0 - 1.0).abs() < 0.01);
+    assert!((value(&r, "t0_asleep_ns") - 30_000.0).abs() < 5.0);
+    assert!((value(&r, "t_wake_ns") - 29_500.0).abs() < 10.0);
+    assert_eq!(r.fits[0].params["blocks_over_waits_asleep"], 1.0);
+    // The asleep grains are not points of the awake line.
+    assert_eq!(r.points.len(), SHORT.len() + LONG.len());
+}

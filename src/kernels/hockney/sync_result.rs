@@ -17,6 +17,14 @@
 //! as the fit's `short_preempted_per_s`: the record that a run's machine was
 //! busy, which a change of mode is not.
 //!
+//! A method with two regimes ([`super::sync::Method::two_regimes`]) has its
+//! grains timed with the waiter kept awake, so `t_0` is the awake hand-over's
+//! by construction, and its two shortest grains again with the waiter made to
+//! sleep: `t0_asleep_ns`, their time less the posts held back and their work,
+//! and `t_wake_ns = t0_asleep - t_0`, what the sleep adds to a segment, each
+//! with a bootstrap interval ([`asleep_regime`]); `blocks_over_waits` says, per
+//! grain and per regime, what share of the segment's blocking waits slept.
+//!
 //! Where a method's short grains slept in some rounds and not in others
 //! (the EVENTS and the std barrier on a VM: a round's batch either races,
 //! every wait finding its event posted, or sleeps once or twice a segment),
@@ -35,7 +43,9 @@
 //! segment that sleeps `b` times costs about `t_0 + b t_wake`.
 
 use super::rate_probe::rate_probe;
-use super::sync::{GrainSamples, MethodSweep, NAME, NEAR_ZERO_GRAINS, SyncPlan, sub_batches};
+use super::sync::{
+    GrainSamples, Method, MethodSweep, NAME, NEAR_ZERO_GRAINS, SyncPlan, sub_batches,
+};
 use super::{Fitted, hockney_fit_result};
 use crate::control::Placement;
 use crate::kernels::probe::{PROBE_MOVED, over_probe, probe_param, syscall_probe};
@@ -44,6 +54,7 @@ use crate::model::hockney::{
 };
 use crate::model::interval;
 use crate::results::{BLOCKS_PARAM, KernelResult, PREEMPTED_PARAM, Param, Point, num};
+use crate::sync::team_method::ASLEEP_HOLD;
 
 /// The rounds' blocks per segment at the short grains may differ by this
 /// much before a warning says the method changed mode within the run; the
@@ -97,21 +108,25 @@ pub(super) fn method_result(
     for g in &s.grains {
         let summary = trials.summarize(&g.samples_ns, &format!("s = {}", g.grain));
         y.push(summary.median);
-        points.push(
-            Point::new()
-                .with("grain_flop", g.grain as f64)
-                .with("processors", plan.parts as f64)
-                .with("reps", g.reps as f64)
-                .with("batches_per_round", sub_batches(g.reps).0 as f64)
-                .with("rounds", g.samples_ns.len() as f64)
-                .with(
-                    "rate_flop_per_s",
-                    super::rate(g.grain as f64, summary.median),
-                )
-                .with_stats("time_ns", summary)
-                .with("blocks_per_segment", median(&g.blocks_per_segment))
-                .with("preempted_per_s", median(&g.preempted_per_s)),
-        );
+        let point = Point::new()
+            .with("grain_flop", g.grain as f64)
+            .with("processors", plan.parts as f64)
+            .with("reps", g.reps as f64)
+            .with("batches_per_round", sub_batches(g.reps).0 as f64)
+            .with("rounds", g.samples_ns.len() as f64)
+            .with(
+                "rate_flop_per_s",
+                super::rate(g.grain as f64, summary.median),
+            )
+            .with_stats("time_ns", summary)
+            .with("blocks_per_segment", median(&g.blocks_per_segment))
+            .with("preempted_per_s", median(&g.preempted_per_s));
+        // The share of its waits that slept, for a method whose waits block.
+        let slept = slept_fraction(s.method, plan.parts, median(&g.blocks_per_segment));
+        points.push(match slept.is_finite() {
+            true => point.with(SLEPT_PARAM, slept),
+            false => point,
+        });
     }
     warnings.extend(trials.warning());
     let short_blocks = short_rounds(s, |g| &g.blocks_per_segment);
@@ -177,7 +192,11 @@ pub(super) fn method_result(
         }
         let slope = 1.0 / r_inf;
         let resid: Vec<f64> = x.iter().zip(&y).map(|(s, t)| t - t0 - s * slope).collect();
-        let r2 = check.map_or(0.0, |l| l.r2);
+        // The goodness of the line reported, through every grain's median.
+        // Not the check line's: where t0 is tens of ns against long grains
+        // of hundreds of µs, that line's intercept is the long grains' noise,
+        // fell below zero on a quiet machine, and no line was fitted at all.
+        let r2 = goodness(&y, &resid);
         let n_half = t0 * r_inf;
         let full = HockneyFit {
             r_inf_per_ns: r_inf,
@@ -258,7 +277,12 @@ pub(super) fn method_result(
         headline.push(Param::new("r_inf_flop_per_s", of, r_inf * 1e9).with_ci(per_s(ci[0]), how));
         headline.push(Param::new("t0_ns", of, t0).with_ci(ci[1], how));
         headline.push(Param::new("s_half_flop", of, n_half).with_ci(ci[2], how));
-        if let Some(w) = awake.as_ref().and_then(|a| a.wake(t0, slope, of)) {
+        if let Some(asleep) = asleep_regime(s, t0, slope, of) {
+            for (name, v) in asleep.params(s, plan.parts) {
+                f.params.insert(name.into(), v);
+            }
+            headline.extend(asleep.headline);
+        } else if let Some(w) = awake.as_ref().and_then(|a| a.wake(t0, slope, of)) {
             f.params.insert(WAKE_PARAM.into(), w.value);
             headline.push(w);
         }
@@ -431,9 +455,8 @@ fn keep_rounds(s: &MethodSweep, keep: &[bool]) -> MethodSweep {
             false => v.to_vec(),
         }
     };
-    MethodSweep {
-        grains: s
-            .grains
+    let picked = |grains: &[GrainSamples]| -> Vec<GrainSamples> {
+        grains
             .iter()
             .map(|g| GrainSamples {
                 grain: g.grain,
@@ -442,7 +465,11 @@ fn keep_rounds(s: &MethodSweep, keep: &[bool]) -> MethodSweep {
                 blocks_per_segment: pick(&g.blocks_per_segment),
                 preempted_per_s: pick(&g.preempted_per_s),
             })
-            .collect(),
+            .collect()
+    };
+    MethodSweep {
+        grains: picked(&s.grains),
+        asleep: picked(&s.asleep),
         serial_rounds: pick(&s.serial_rounds),
         pair_rounds: pick(&s.pair_rounds),
         syscall_rounds: pick(&s.syscall_rounds),
@@ -617,6 +644,133 @@ fn short_rounds(s: &MethodSweep, of: fn(&GrainSamples) -> &[f64]) -> Option<(f64
     Some((median(&per_round), [lo, hi])).filter(|(m, _)| m.is_finite())
 }
 
+/// `R^2` of a line whose residuals at the times `y` are `resid`: 1 less
+/// their sum of squares over `y`'s about its mean; 0 where `y` does not vary.
+fn goodness(y: &[f64], resid: &[f64]) -> f64 {
+    let mean = y.iter().sum::<f64>() / y.len().max(1) as f64;
+    let total: f64 = y.iter().map(|t| (t - mean).powi(2)).sum();
+    let left: f64 = resid.iter().map(|r| r * r).sum();
+    match total > 0.0 {
+        true => 1.0 - left / total,
+        false => 0.0,
+    }
+}
+
+/// A point's and the fit's parameter: the share of a segment's waits that
+/// slept ([`slept_fraction`]).
+const SLEPT_PARAM: &str = "blocks_over_waits";
+
+/// The share of a segment's waits that slept: its sleeps (voluntary context
+/// switches) per segment over the waits that can block in one (those of
+/// [`waits_per_segment`]), at most 1; NaN for a method none of whose waits
+/// block.
+fn slept_fraction(method: Method, parts: usize, blocks: f64) -> f64 {
+    match waits_per_segment(method, parts) {
+        0 => f64::NAN,
+        w => (blocks / w as f64).min(1.0),
+    }
+}
+
+/// The waits in a segment that can block, over the whole team: LOCKS and
+/// EVENTS, one each way per worker (the master's for its done, the
+/// worker's for its start); the std barrier, every party but the last to
+/// arrive; none for the methods that spin, start threads or poll.
+fn waits_per_segment(method: Method, parts: usize) -> usize {
+    let workers = parts.saturating_sub(1);
+    match method {
+        Method::Locks | Method::EventsCondvar | Method::EventsPark | Method::TasksPool => {
+            2 * workers
+        }
+        Method::BarrierStd => workers,
+        _ => 0,
+    }
+}
+
+/// The asleep regime of a method with two ([`Method::two_regimes`]): its
+/// segments' overhead with the waiter made to sleep, `t0_asleep_ns`, and
+/// what the sleep adds to the awake `t_0`, `t_wake_ns`.
+struct Asleep {
+    /// Per round of every asleep grain, the segment's time less its work
+    /// at `r_inf` and the posts held back, ns.
+    overheads: Vec<f64>,
+    /// The headline: `t0_asleep_ns` and `t_wake_ns` with their intervals.
+    headline: Vec<Param>,
+}
+
+/// A fit parameter and headline name: a segment's overhead in the asleep
+/// regime (`t_0` asleep), ns.
+const T0_ASLEEP_PARAM: &str = "t0_asleep_ns";
+
+/// The time the posts held back in the asleep regime add to a segment of
+/// `method`, ns ([`Method::asleep_holds`]).
+pub(super) fn asleep_hold_ns(method: Method) -> f64 {
+    f64::from(method.asleep_holds()) * ASLEEP_HOLD.as_nanos() as f64
+}
+
+/// The asleep regime's parameters from `s.asleep` (`None` without them):
+/// per round and grain `t - d - s slope`, `d` the posts held back on the
+/// segment's critical path ([`asleep_hold_ns`]); `t0_asleep` their median with a percentile
+/// bootstrap over them, `t_wake = t0_asleep - t0` with the same interval
+/// shifted (`t0`'s own is a few per cent of a wake-up's).
+fn asleep_regime(s: &MethodSweep, t0: f64, slope: f64, of: Option<&str>) -> Option<Asleep> {
+    let delay = asleep_hold_ns(s.method);
+    let overheads: Vec<f64> = s
+        .asleep
+        .iter()
+        .flat_map(|g| {
+            g.samples_ns
+                .iter()
+                .map(move |t| t - delay - g.grain as f64 * slope)
+        })
+        .collect();
+    if overheads.len() < MIN_ASLEEP {
+        return None;
+    }
+    let value = median(&overheads);
+    let ci = interval::median_bootstrap(&overheads);
+    let how = interval::BOOTSTRAP_ROUNDS;
+    let shifted = ci.map(|[lo, hi]| [lo - t0, hi - t0]);
+    let headline = vec![
+        Param::new(T0_ASLEEP_PARAM, of, value).with_ci(ci, how),
+        Param::new(WAKE_PARAM, of, value - t0).with_ci(shifted, how),
+    ];
+    Some(Asleep {
+        overheads,
+        headline,
+    })
+}
+
+impl Asleep {
+    /// The fit's parameters of the asleep regime: `t0_asleep_ns`,
+    /// `t_wake_ns`, the posts held back, the asleep grains' sleeps a segment
+    /// and their share of the waits (`blocks_over_waits_asleep`; the awake
+    /// grains' is `blocks_over_waits`), and how many rounds gave them.
+    fn params(&self, s: &MethodSweep, parts: usize) -> Vec<(&'static str, f64)> {
+        let blocks: Vec<f64> = s
+            .asleep
+            .iter()
+            .flat_map(|g| g.blocks_per_segment.iter().copied())
+            .collect();
+        let awake: Vec<f64> = s.grains[..s.short]
+            .iter()
+            .flat_map(|g| g.blocks_per_segment.iter().copied())
+            .collect();
+        let b = median(&blocks);
+        vec![
+            (T0_ASLEEP_PARAM, self.headline[0].value),
+            (WAKE_PARAM, self.headline[1].value),
+            ("asleep_hold_ns", asleep_hold_ns(s.method)),
+            ("asleep_blocks_per_segment", b),
+            (
+                "blocks_over_waits_asleep",
+                slept_fraction(s.method, parts, b),
+            ),
+            (SLEPT_PARAM, slept_fraction(s.method, parts, median(&awake))),
+            ("asleep_samples", self.overheads.len() as f64),
+        ]
+    }
+}
+
 /// The median of `v`, NaN when empty.
 fn median(v: &[f64]) -> f64 {
     interval::median_in_place(&mut v.to_vec()).unwrap_or(f64::NAN)
@@ -628,212 +782,5 @@ fn pct(x: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kernels::hockney::Method;
-    use std::time::Duration;
-
-    /// A LOCKS-like sweep: short grains of 16, 32 and 48 flop on `t = 120 +
-    /// s / 8`, and long ones of 40 000, 100 000 and 160 000 flop whose
-    /// overheads are 5, 30 and 30 µs, their hand-overs sleeping `sleeps`
-    /// times a segment; every processor's serial rate 4 flop/ns each round.
-    fn sweep(sleeps: [f64; 3]) -> MethodSweep {
-        let grain = |s: usize, t: f64, blocks: f64| GrainSamples {
-            grain: s,
-            reps: 1000,
-            samples_ns: vec![t; 9],
-            blocks_per_segment: vec![blocks; 9],
-            preempted_per_s: vec![0.0; 9],
-        };
-        let mut grains: Vec<GrainSamples> = [16, 32, 48]
-            .iter()
-            .map(|&s| grain(s, 120.0 + s as f64 / 8.0, 0.0))
-            .collect();
-        for ((s, overhead), blocks) in [(40_000, 5e3), (100_000, 3e4), (160_000, 3e4)]
-            .into_iter()
-            .zip(sleeps)
-        {
-            grains.push(grain(s, overhead + s as f64 / 8.0, blocks));
-        }
-        MethodSweep {
-            method: Method::Locks,
-            grains,
-            short: 3,
-            serial_flop_per_ns: 4.0,
-            serial_rounds: vec![4.0; 9],
-            pair_rounds: Vec::new(),
-            syscall_rounds: vec![300.0; 9],
-            placement: Placement::Pinned,
-        }
-    }
-
-    fn plan() -> SyncPlan {
-        SyncPlan {
-            cpus: vec![0, 1],
-            parts: 2,
-            grains: None,
-            points: 3,
-            max_grain: 1 << 16,
-            trials: 9,
-            target: Duration::from_millis(1),
-            wait_timeout: Duration::from_secs(1),
-            oversubscribe: false,
-            skip_part: None,
-        }
-    }
-
-    fn headline(r: &KernelResult, name: &str) -> f64 {
-        r.headline.iter().find(|p| p.name == name).unwrap().value
-    }
-
-    /// Long grains that slept 0, 1.5 and 1.5 times a segment: their line
-    /// gives `r_inf` = 1 / (1/8 + 25 000 / 120 000) = 3 flop/ns, the rate
-    /// probe 2 x 4 = 8. The result takes the probe's, says so in a warning
-    /// and in the fit, and `s_1/2` = 120 ns x 8 flop/ns = 960 flop. Long
-    /// grains that all slept alike take the probe's too, with no warning,
-    /// as do those of which one slept once in thirty segments; those that
-    /// slept once in a hundred or never keep their line's slope.
-    #[test]
-    fn long_grains_that_slept_differently_give_way_to_the_rate_probe() {
-        let r = method_result(&sweep([0.0, 1.5, 1.5]), &plan(), 20.0, &[], &[]);
-        assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
-        assert!((headline(&r, "t0_ns") - 120.0).abs() < 1e-9);
-        assert!((headline(&r, "s_half_flop") - 960.0).abs() < 1e-6);
-        // The system-call probe: nine rounds at 300 ns, beside the fit too.
-        assert!((headline(&r, crate::results::SYSCALL_PROBE_PARAM) - 300.0).abs() < 1e-9);
-        assert_eq!(r.fits[0].params[crate::results::SYSCALL_PROBE_PARAM], 300.0);
-        assert_eq!(r.fits[0].params.get(R_INF_FROM_PROBE), Some(&1.0));
-        assert!(
-            r.warnings
-                .iter()
-                .any(|w| w.contains("slept 0.00 to 1.50") && w.contains("rate probe")),
-            "{:?}",
-            r.warnings
-        );
-        let r = method_result(&sweep([1.5, 1.5, 1.5]), &plan(), 20.0, &[], &[]);
-        assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
-        assert_eq!(r.fits[0].params.get(R_INF_FROM_PROBE), Some(&1.0));
-        assert!(!r.warnings.iter().any(|w| w.contains("slept")));
-        // One sleep in thirty segments at one long grain is a sleep; one in
-        // a hundred is not.
-        let r = method_result(&sweep([0.0, 0.0, 0.03]), &plan(), 20.0, &[], &[]);
-        assert_eq!(r.fits[0].params.get(R_INF_FROM_PROBE), Some(&1.0));
-        for sleeps in [[0.0; 3], [0.0, 0.0, 0.01]] {
-            let r = method_result(&sweep(sleeps), &plan(), 20.0, &[], &[]);
-            assert!((headline(&r, "r_inf_flop_per_s") - 3e9).abs() < 1e3);
-            assert!(!r.fits[0].params.contains_key(R_INF_FROM_PROBE));
-        }
-    }
-
-    /// Nine rounds of a spinning method (`t = 120 + s / 8` at every grain)
-    /// with its probes at 125 ns, but for `slow` rounds whose probes
-    /// read 400 ns and whose grains all took three times as long. With four
-    /// such rounds `t0` is 120 ns from the five others, its interval too,
-    /// and the probe beside it is theirs (125 ns, five rounds); with five,
-    /// the machine's usual state for the run is the slow one, and `t0` (360
-    /// ns) and its probe (400 ns) are the slow rounds'. Probes that stayed
-    /// within 20 % leave every round in, with no warning.
-    #[test]
-    fn rounds_the_machine_spent_in_another_state_are_left_out() {
-        let with_slow = |slow: usize| {
-            let mut s = sweep([0.0; 3]);
-            s.method = Method::SpinHint;
-            for g in &mut s.grains {
-                g.samples_ns = vec![120.0 + g.grain as f64 / 8.0; 9];
-                for t in &mut g.samples_ns[9 - slow..] {
-                    *t *= 3.0;
-                }
-            }
-            let probes: Vec<f64> = (0..9)
-                .map(|r| if r >= 9 - slow { 400.0 } else { 125.0 })
-                .collect();
-            (s, probes)
-        };
-        let (s, probes) = with_slow(4);
-        let r = method_result(&s, &plan(), 20.0, &probes, &[]);
-        assert!((headline(&r, "t0_ns") - 120.0).abs() < 1e-9);
-        let ci = r.headline.iter().find(|p| p.name == "t0_ns").unwrap().ci95;
-        assert!(
-            matches!(ci, Some([lo, hi]) if lo <= 120.0 && hi < 130.0),
-            "{ci:?}"
-        );
-        assert_eq!(r.fits[0].params.get(IN_STATE_PARAM), Some(&5.0));
-        assert!(
-            r.warnings
-                .iter()
-                .any(|w| w.contains("5 of 9 rounds") && w.contains("read 400.0 ns")),
-            "{:?}",
-            r.warnings
-        );
-        assert_eq!(probes_of_fit(&s, &probes, &[]), vec![125.0; 5]);
-        // Of the probes around the sweep, those in the kept rounds' state.
-        assert_eq!(
-            probes_of_fit(&s, &probes, &[124.0, 410.0, 126.0]),
-            [125.0, 125.0, 125.0, 125.0, 125.0, 124.0, 126.0]
-        );
-        assert_eq!(probes_of_fit(&s, &[], &[124.0, 410.0]), [124.0, 410.0]);
-
-        let (s, probes) = with_slow(5);
-        let r = method_result(&s, &plan(), 20.0, &probes, &[]);
-        assert!((headline(&r, "t0_ns") - 360.0).abs() < 1e-9);
-        assert_eq!(probes_of_fit(&s, &probes, &[]), vec![400.0; 5]);
-
-        let (s, _) = with_slow(0);
-        let steady: Vec<f64> = (0..9).map(|r| 120.0 + r as f64).collect();
-        let r = method_result(&s, &plan(), 20.0, &steady, &[]);
-        assert!(!r.fits[0].params.contains_key(IN_STATE_PARAM));
-        assert!(!r.warnings.iter().any(|w| w.contains("another state")));
-        assert_eq!(probes_of_fit(&s, &steady, &[]), steady);
-    }
-
-    /// An EVENTS-like sweep: short grains of 16, 32 and 48 flop whose first
-    /// `awake` rounds of nine did not sleep (`t = 1200 + s / 8`) and whose
-    /// others slept twice a segment at 30 us a sleep; long grains that
-    /// always slept twice (`t = 61 200 + s / 8`).
-    fn mixed(awake: usize) -> MethodSweep {
-        let mut s = sweep([2.0; 3]);
-        s.method = Method::EventsCondvar;
-        for g in &mut s.grains[..3] {
-            let work = g.grain as f64 / 8.0;
-            g.samples_ns = (0..9)
-                .map(|r| if r < awake { 1200.0 } else { 61_200.0 } + work)
-                .collect();
-            g.blocks_per_segment = (0..9).map(|r| if r < awake { 0.0 } else { 2.0 }).collect();
-        }
-        for g in &mut s.grains[3..] {
-            g.samples_ns = vec![61_200.0 + g.grain as f64 / 8.0; 9];
-        }
-        s
-    }
-
-    /// Three awake rounds of nine: `t0` is theirs, 1200 ns (`s_1/2` = 1200
-    /// x 8 = 9600 flop), a sleep adds (61 200 - 1200) / 2 = 30 000 ns, and
-    /// the all-rounds median (61 200 ns) and the awake share (1/3) are in
-    /// the fit. One awake round a grain is three over the near-zero grains,
-    /// enough; with none the method is taken as one that sleeps: `t0` is the
-    /// sleeping hand-over's and there is no `t_wake`.
-    #[test]
-    fn a_method_that_slept_in_some_rounds_takes_t0_from_the_others() {
-        let r = method_result(&mixed(3), &plan(), 20.0, &[], &[]);
-        assert!((headline(&r, "r_inf_flop_per_s") - 8e9).abs() < 1.0);
-        assert!((headline(&r, "t0_ns") - 1200.0).abs() < 1e-6);
-        assert!((headline(&r, "s_half_flop") - 9600.0).abs() < 1e-3);
-        assert!((headline(&r, WAKE_PARAM) - 30_000.0).abs() < 1e-6);
-        let p = &r.fits[0].params;
-        assert!((p["t0_all_rounds_ns"] - 61_200.0).abs() < 1e-6);
-        assert!((p["awake_rounds_share"] - 1.0 / 3.0).abs() < 1e-12);
-        assert_eq!(p.get(BLOCKS_PARAM), Some(&0.0));
-        let ci = r.headline.iter().find(|p| p.name == "t0_ns").unwrap().ci95;
-        assert!(
-            matches!(ci, Some([lo, hi]) if lo <= 1200.0 && hi >= 1200.0),
-            "{ci:?}"
-        );
-
-        let r = method_result(&mixed(1), &plan(), 20.0, &[], &[]);
-        assert!((headline(&r, "t0_ns") - 1200.0).abs() < 1e-6);
-        let r = method_result(&mixed(0), &plan(), 20.0, &[], &[]);
-        assert!((headline(&r, "t0_ns") - 61_200.0).abs() < 1e-6);
-        assert!(r.headline.iter().all(|p| p.name != WAKE_PARAM));
-        assert_eq!(r.fits[0].params.get(BLOCKS_PARAM), Some(&2.0));
-    }
-}
+#[path = "sync_result_tests.rs"]
+mod tests;

@@ -7,7 +7,7 @@ use super::sync::{
     GrainSamples, LONG_GRAINS, LONG_OVER_S_HALF, MAX_PASSES, Method, MethodSweep, SERIAL_ELEMENTS,
     SUB_BATCHES, SyncPlan, linear_grains, short_grains, sub_batches, with_method,
 };
-use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN};
+use super::team_batch::{ASLEEP, Batch, PROBE_GRAIN, RATE_GRAIN};
 use crate::control::{Placement, RankError};
 use crate::kernels::KernelError;
 use crate::kernels::timing::{STRAY_FACTOR, calibrate, measure, per_rep_ns, resized_reps};
@@ -26,10 +26,19 @@ pub(super) struct Calibration {
     grains: Vec<usize>,
     short: usize,
     reps: Vec<u64>,
+    /// The grains timed in the asleep regime too (the methods with
+    /// [`Method::two_regimes`]; none for the others), and their segments
+    /// per batch.
+    asleep: Vec<usize>,
+    asleep_reps: Vec<u64>,
     pair_reps: u64,
     serial_reps: u64,
     syscall_reps: u64,
 }
+
+/// How many of the shortest grains a method with two regimes also times
+/// asleep: `t_0` asleep is their median.
+pub(super) const ASLEEP_GRAINS: usize = 2;
 
 impl Calibration {
     /// One grain of `reps` segments with the probes' repetitions given
@@ -41,6 +50,8 @@ impl Calibration {
             grains: vec![grain],
             short: 1,
             reps: vec![reps],
+            asleep: Vec::new(),
+            asleep_reps: Vec::new(),
             pair_reps: probes[0],
             serial_reps: probes[1],
             syscall_reps: probes[2],
@@ -53,6 +64,7 @@ impl Calibration {
 /// probe (ns), where the method takes it; the system-call probe (ns).
 pub(super) struct Round {
     pub(super) grains: Vec<[f64; 3]>,
+    pub(super) asleep: Vec<[f64; 3]>,
     pub(super) serial: f64,
     pub(super) pair: Option<f64>,
     pub(super) syscall: f64,
@@ -138,7 +150,7 @@ pub(super) fn sweep_methods_on(
     cancelled: &(dyn Fn() -> bool + Sync),
     step: &dyn Fn(Method),
 ) -> Result<Vec<MethodSweep>, KernelError> {
-    let own_cpus = !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
+    let own_cpus = own_cpus(plan);
     let mut visited = Vec::with_capacity(methods.len());
     for &method in methods {
         if cancelled() {
@@ -200,6 +212,12 @@ pub(super) fn sweep_methods_on(
     Ok(visited.into_iter().map(Visited::into_sweep).collect())
 }
 
+/// Whether `plan`'s processors have CPUs of their own (the rate probe then
+/// runs on all of them at once).
+fn own_cpus(plan: &SyncPlan) -> bool {
+    !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b)
+}
+
 impl Visited {
     fn into_sweep(self) -> MethodSweep {
         let Visited {
@@ -210,22 +228,28 @@ impl Visited {
             placement,
             ..
         } = self;
-        let mut grains: Vec<GrainSamples> = cal
-            .grains
-            .iter()
-            .zip(&cal.reps)
-            .map(|(&grain, &reps)| GrainSamples {
-                grain,
-                reps,
-                samples_ns: Vec::with_capacity(rounds.len()),
-                blocks_per_segment: Vec::with_capacity(rounds.len()),
-                preempted_per_s: Vec::with_capacity(rounds.len()),
-            })
-            .collect();
+        let empty = |grains: &[usize], reps: &[u64]| -> Vec<GrainSamples> {
+            grains
+                .iter()
+                .zip(reps)
+                .map(|(&grain, &reps)| GrainSamples {
+                    grain,
+                    reps,
+                    samples_ns: Vec::with_capacity(rounds.len()),
+                    blocks_per_segment: Vec::with_capacity(rounds.len()),
+                    preempted_per_s: Vec::with_capacity(rounds.len()),
+                })
+                .collect()
+        };
+        let mut grains = empty(&cal.grains, &cal.reps);
+        let mut asleep = empty(&cal.asleep, &cal.asleep_reps);
         let (mut serial_rounds, mut pair_rounds) = (Vec::new(), Vec::new());
         let mut syscall_rounds = Vec::new();
         for round in rounds {
-            for (gs, [t, blocks, preempted]) in grains.iter_mut().zip(round.grains) {
+            let of_round = round.grains.into_iter().zip(grains.iter_mut());
+            for ([t, blocks, preempted], gs) in
+                of_round.chain(round.asleep.into_iter().zip(asleep.iter_mut()))
+            {
                 gs.samples_ns.push(t);
                 gs.blocks_per_segment.push(blocks);
                 gs.preempted_per_s.push(preempted);
@@ -235,11 +259,13 @@ impl Visited {
             syscall_rounds.push(round.syscall);
         }
         grains.retain(|g| !g.samples_ns.is_empty());
+        asleep.retain(|g| !g.samples_ns.is_empty());
         let short = cal.short.min(grains.len());
         MethodSweep {
             method,
             grains,
             short,
+            asleep,
             serial_flop_per_ns: serial,
             serial_rounds,
             pair_rounds,
@@ -267,7 +293,20 @@ fn calibrate_method(
             let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
             let (_, pilot) = measure(3, plan.target, clock, |reps| batch(unit, reps))?;
             let t_small = min(pilot);
-            let rate = serial * plan.parts as f64;
+            // The rate of a segment's work: every processor's while all of
+            // them compute (the rate probe), not P times one's alone, which
+            // two vCPUs on one core's hardware threads never reach: there
+            // the long pilot's work at P times the serial rate came out at
+            // half its time, the other half taken for overhead, and `s_1/2`
+            // for a hundred times the true one (long grains at 1.9 Mflop
+            // where `s_1/2` was 240 flop, on a 2-vCPU VM).
+            let rate = match own_cpus(plan) {
+                true => {
+                    let reps = probe.reps_for(plan.target / 4);
+                    probe.rate(batch(RATE_GRAIN, reps)?, reps, clock) * plan.parts as f64
+                }
+                false => serial * plan.parts as f64,
+            };
             // A second pilot, one pass over the vectors: a method that spins
             // before it blocks (parking_lot's locks) hands small segments over
             // fast and long ones slowly; its t_0 is the long segments'.
@@ -291,6 +330,18 @@ fn calibrate_method(
         .iter()
         .map(|&g| calibrate(plan.target, |r| batch(g, r)))
         .collect::<Result<Vec<u64>, _>>()?;
+    let asleep: Vec<usize> = match method.two_regimes() {
+        true => grains[..short]
+            .iter()
+            .take(ASLEEP_GRAINS)
+            .copied()
+            .collect(),
+        false => Vec::new(),
+    };
+    let asleep_reps = asleep
+        .iter()
+        .map(|&g| calibrate(plan.target, |r| batch(g | ASLEEP, r)))
+        .collect::<Result<Vec<u64>, _>>()?;
     // The pair probe on the method's own threads: one batch of the two-flag
     // round trip, a quarter of the target long, at the start of every round.
     let pair_reps = match in_team {
@@ -306,6 +357,8 @@ fn calibrate_method(
         grains,
         short,
         reps,
+        asleep,
+        asleep_reps,
         pair_reps,
         serial_reps,
         syscall_reps,
@@ -340,6 +393,10 @@ pub(super) fn one_round(
         *reps = resized_reps(*reps, calibrated, SUB_BATCHES as u64, whole, cal.target);
         grains.push(row);
     }
+    let mut asleep = Vec::with_capacity(cal.asleep.len());
+    for (&grain, &reps) in cal.asleep.iter().zip(&cal.asleep_reps) {
+        asleep.push(grain_batch(batch, grain | ASLEEP, reps, cal.target, clock)?.0);
+    }
     let syscall = per_rep_ns(futex_wakes(cal.syscall_reps), cal.syscall_reps, clock);
     let took = match own_cpus {
         true => batch(RATE_GRAIN, cal.serial_reps)?,
@@ -347,6 +404,7 @@ pub(super) fn one_round(
     };
     Ok(Round {
         grains,
+        asleep,
         serial: probe.rate(took, cal.serial_reps, clock),
         pair,
         syscall,

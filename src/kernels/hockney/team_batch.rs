@@ -2,7 +2,8 @@
 //! on the workers, and the batch function that times it, for segments of a
 //! grain, for the pair probe on the method's own threads ([`PROBE_GRAIN`]),
 //! and for the rate probe with every processor computing at once
-//! ([`RATE_GRAIN`]).
+//! ([`RATE_GRAIN`]). A grain with the [`ASLEEP`] bit runs its segments in
+//! the asleep regime, the others in the awake one ([`Regime`]).
 
 use super::rate_probe::Serial;
 use super::sync::{Method, SERIAL_ELEMENTS, Work};
@@ -10,7 +11,7 @@ use crate::control::{RankError, TeamControl};
 use crate::kernels::KernelError;
 use crate::kernels::probe::FlagPair;
 use crate::sync::Poll;
-use crate::sync::team_method::TeamMethod;
+use crate::sync::team_method::{Regime, TeamMethod};
 use crate::team::{RankCtx, Team};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -85,6 +86,22 @@ pub(crate) const PROBE_GRAIN: usize = usize::MAX;
 /// (`tasks_rate_probe` in `rate_probe.rs`).
 pub(crate) const RATE_GRAIN: usize = usize::MAX - 1;
 
+/// The bit of a batch's grain that asks for its segments in the asleep
+/// regime ([`Regime::Asleep`]: every post a waiter waits for is held back
+/// [`crate::sync::team_method::ASLEEP_HOLD`], so every blocking wait
+/// sleeps); without it a waiter is kept polling ([`Regime::Awake`]).
+/// Grains are far below it (a segment's vectors fill half an L2).
+pub(crate) const ASLEEP: usize = 1 << 48;
+
+/// The regime of a batch's grain and the grain itself (see [`ASLEEP`]).
+#[inline]
+pub(crate) fn regime_of(grain: usize) -> (Regime, usize) {
+    match grain & ASLEEP {
+        0 => (Regime::Awake, grain),
+        _ => (Regime::Asleep, grain & !ASLEEP),
+    }
+}
+
 /// Runs `driver` on the master with a batch function of a team method `m`.
 pub(super) fn drive_team<M: TeamMethod, R: Send>(
     team: &Team,
@@ -126,17 +143,18 @@ pub(super) fn drive_team<M: TeamMethod, R: Send>(
                         gate.await_done(c, poll, workers, g)?;
                         return Ok(start.elapsed());
                     }
-                    work.prefill(grain);
+                    let (regime, grain_flop) = regime_of(grain);
+                    work.prefill(grain_flop);
                     let g = gate.issue(c, poll, workers, grain, reps)?;
                     let start = Instant::now();
                     for _ in 0..reps {
-                        m.master_begin(&mut local, c)?;
-                        work.share(grain, 0);
-                        m.master_end(&mut local, c)?;
+                        m.master_begin(&mut local, c, regime)?;
+                        work.share(grain_flop, 0);
+                        m.master_end(&mut local, c, regime)?;
                     }
                     let took = start.elapsed();
                     gate.await_done(c, poll, workers, g)?;
-                    work.verify(grain, method)?;
+                    work.verify(grain_flop, method)?;
                     Ok(took)
                 };
                 let r = driver(&mut batch);
@@ -172,10 +190,11 @@ pub(super) fn drive_team<M: TeamMethod, R: Send>(
                     gate.done.fetch_add(1, Ordering::Release);
                     continue;
                 }
+                let (regime, grain) = regime_of(grain);
                 for _ in 0..reps {
-                    m.worker_begin(&mut local, ctx.rank, c)?;
+                    m.worker_begin(&mut local, ctx.rank, c, regime)?;
                     work.share(grain, ctx.rank);
-                    m.worker_end(&mut local, ctx.rank, c)?;
+                    m.worker_end(&mut local, ctx.rank, c, regime)?;
                 }
                 // Release: publishes this worker's part of the results.
                 gate.done.fetch_add(1, Ordering::Release);
