@@ -293,6 +293,67 @@ fn speedup_eq13_by_hand() {
     assert_eq!(f(&r["nodes"]), 20.0);
 }
 
+/// Eq. 10: with the speedup kernel's empty probe p = 2 us [1.8, 2.2], the
+/// checking term at N = 8 is C = 7 p = 0.014 ms [0.0126, 0.0154], inside T
+/// = 31 ms, so T - C = 30.986 ms; at N = 2 it is 0 (eq. 10 holds for N > 2);
+/// a file without the probe says so and separates nothing.
+#[test]
+fn speedup_eq10_checking_term_by_hand() {
+    let d = tmp("eq10");
+    let file = synthetic(&d, "r.json", &["speedup"]);
+    let from = file.to_str().unwrap();
+    let without = run_json(&[
+        "model", "speedup", "--from", from, "--u-ms", "200", "--nodes", "8",
+    ]);
+    assert!(without["checking_ms"].is_null(), "{without}");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    doc["kernels"][0]["headline"]
+        .as_array_mut()
+        .unwrap()
+        .push(param("probe_empty_ms", None, 0.002, [0.0018, 0.0022]));
+    let probed = d.join("probed.json");
+    std::fs::write(&probed, doc.to_string()).unwrap();
+    let from = probed.to_str().unwrap();
+    let r = run_json(&[
+        "model", "speedup", "--from", from, "--u-ms", "200", "--nodes", "8",
+    ]);
+    assert!((f(&r["t_ms"]) - 31.0).abs() < 1e-9, "{r}");
+    assert!((f(&r["checking_ms"]) - 0.014).abs() < 1e-12, "{r}");
+    assert!(
+        (f(&r["t_without_checking_ms"]) - 30.986).abs() < 1e-9,
+        "{r}"
+    );
+    let (lo, hi) = (f(&r["checking_ci95_ms"][0]), f(&r["checking_ci95_ms"][1]));
+    assert!(
+        (lo - 0.0126).abs() < 4e-4 && (hi - 0.0154).abs() < 4e-4,
+        "{lo} {hi}"
+    );
+    assert!(
+        r["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["name"] == "probe_empty_ms" && i["ci95"][0] == 0.0018),
+        "{r}"
+    );
+    let two = run_json(&[
+        "model", "speedup", "--from", from, "--u-ms", "200", "--nodes", "2",
+    ]);
+    assert_eq!(f(&two["checking_ms"]), 0.0);
+    assert_eq!(f(&two["t_without_checking_ms"]), f(&two["t_ms"]));
+    let out = Command::new(exe())
+        .args([
+            "model", "speedup", "--from", from, "--u-ms", "200", "--nodes", "8",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("eq. 10: message checking C = (N - 1) probe_empty_ms for N > 2 = 0.0140 ms"),
+        "{text}"
+    );
+}
+
 /// Eq. 11 refitted to the points (whose truth is mu = 1, b = 1, c = 0.05 a
 /// message, B = 1, R = N - 1) predicts a pattern the kernel did not run:
 /// U = 1000, N = 16, B = 5, R = 4: 1 + 62.5 + 0.05 x 320 = 79.5 ms; and its

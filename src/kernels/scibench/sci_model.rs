@@ -11,7 +11,12 @@
 //!   size's noise can exceed `l_f`), and
 //!   `o(m) = o_64 + b (m - 64)` fitted by least squares on 64..512 bytes. A line fit of
 //!   `l_s` against the size shows how far the agent's payload copy makes switching
-//!   depend on the size (the paper found it flat).
+//!   depend on the size (the paper found it flat). `l_p`, `l_f` and `l_s` carry
+//!   95 % intervals propagated from the trials by the bootstrap
+//!   ([`component_intervals`]: every measurement's minimum re-taken from a
+//!   resample, the sizes solved and the medians taken again), recorded as the
+//!   result's headline; an interval reaching zero makes the card say "not
+//!   resolved".
 //! - `sci-validation` (section 5.4, Fig. 13): the model fed with those estimates
 //!   against the measured PP of the 3-hop ring over sizes (eq. 21) and of rings of
 //!   2..9 nodes at 64 bytes (eqs. 22-25 and the odd rings between), with the error per
@@ -125,9 +130,19 @@ fn at_size<'a>(sweep: &'a [ExperimentResult], name: &str, size: usize) -> Option
         .find(|p| p.size == size)
 }
 
-/// Components solved at each size (eqs. 18-20), and a warning per size that failed.
+/// Components solved at each size (eqs. 18-20), and a warning per size that failed,
+/// from each measurement's minimum over its trials.
 fn solve_per_size(m: &Measurements) -> (Vec<(usize, SolvedComponents)>, Vec<String>) {
-    let lp = m.propagation.ping_pong_ns.min;
+    solve_sizes_with(m, m.propagation.ping_pong_ns.min, |p| p.ping_pong_ns.min)
+}
+
+/// [`solve_per_size`] with `l_p` and each point's PP latency given: the run's
+/// minima, or a bootstrap resample's ([`component_intervals`]).
+fn solve_sizes_with(
+    m: &Measurements,
+    lp: f64,
+    pp: impl Fn(&Measured) -> f64,
+) -> (Vec<(usize, SolvedComponents)>, Vec<String>) {
     let sizes: Vec<usize> = m
         .size_sweep
         .first()
@@ -136,7 +151,7 @@ fn solve_per_size(m: &Measurements) -> (Vec<(usize, SolvedComponents)>, Vec<Stri
     let mut solved = Vec::new();
     let mut warnings = Vec::new();
     for size in sizes {
-        let get = |name: &str| at_size(&m.size_sweep, name, size).map(|p| p.ping_pong_ns.min);
+        let get = |name: &str| at_size(&m.size_sweep, name, size).map(&pp);
         let set = match (
             get("ring-1-hop"),
             get("ring-4-hop"),
@@ -164,6 +179,63 @@ fn solve_per_size(m: &Measurements) -> (Vec<(usize, SolvedComponents)>, Vec<Stri
         }
     }
     (solved, warnings)
+}
+
+/// Table 1's `l_f` and `l_s`: the medians over the sizes decomposed up to
+/// [`TABLE1_MAX_SIZE`] (over every size decomposed when none is), before a
+/// negative one is taken as 0; and whether any size was in that range.
+fn table1_lf_ls(solved: &[(usize, SolvedComponents)]) -> (f64, f64, bool) {
+    let in_range: Vec<&SolvedComponents> = solved
+        .iter()
+        .filter(|(size, _)| *size <= TABLE1_MAX_SIZE)
+        .map(|(_, s)| s)
+        .collect();
+    let used: Vec<&SolvedComponents> = match in_range.is_empty() {
+        true => solved.iter().map(|(_, s)| s).collect(),
+        false => in_range,
+    };
+    let column =
+        |f: fn(&SolvedComponents) -> f64| -> Vec<f64> { used.iter().map(|s| f(s)).collect() };
+    (
+        median(&column(|s| s.forwarding_lf_ns)),
+        median(&column(|s| s.switching_ls_ns)),
+        solved.iter().any(|(size, _)| *size <= TABLE1_MAX_SIZE),
+    )
+}
+
+/// How the components' intervals are computed, for the results.
+const COMPONENT_INTERVAL: &str = "percentile bootstrap over trials: every measurement's minimum re-taken from a resample of its trials, then eqs. 18-20 and the median over sizes as for the value";
+
+/// The 95 % intervals of `l_p`, `l_f` and `l_s`, propagated from the trials
+/// by the bootstrap ([`crate::model::interval::bootstrap`]): a resample of
+/// trial indices, each measurement's minimum over the trials drawn (the
+/// same indices in every measurement: trial `i` is round `i` of each), the
+/// sizes solved again, Table 1's medians taken again. The intervals are of
+/// the unclamped medians, so a component that noise can put below zero has
+/// an interval that reaches zero, and the card calls it not resolved. The
+/// bootstrap of a minimum cannot go below the least trial: `l_p`'s lower
+/// end is its value.
+fn component_intervals(m: &Measurements) -> [Option<[f64; 2]>; 3] {
+    use crate::model::interval::{RESAMPLES, SEED, bootstrap};
+    let all = std::iter::once(&m.propagation).chain(m.size_sweep.iter().flat_map(|e| &e.points));
+    let trials = all.map(|p| p.trials_ns.len()).max().unwrap_or(0);
+    let least = |p: &Measured, idx: &[usize]| match p.trials_ns.len() {
+        0 => f64::NAN,
+        n => idx
+            .iter()
+            .map(|&i| p.trials_ns[i % n])
+            .fold(f64::INFINITY, f64::min),
+    };
+    let got = bootstrap(trials, 3, RESAMPLES, SEED, |idx| {
+        let lp = least(&m.propagation, idx);
+        let (solved, _) = solve_sizes_with(m, lp, |p| least(p, idx));
+        if solved.is_empty() {
+            return None;
+        }
+        let (lf, ls, _) = table1_lf_ls(&solved);
+        Some(vec![lp, lf, ls])
+    });
+    [got[0], got[1], got[2]]
 }
 
 /// Added to a replaced measurement so that the zeroed component is not rounded below
@@ -263,24 +335,23 @@ fn decomposition_result(
         );
         return (r, None);
     }
-    // Table 1: constants as the mean over Fig. 12's range, o as a line on 64..512 B.
-    let in_range: Vec<&(usize, SolvedComponents)> = solved
-        .iter()
-        .filter(|(size, _)| *size <= TABLE1_MAX_SIZE)
-        .collect();
-    let averaged: Vec<&(usize, SolvedComponents)> = if in_range.is_empty() {
+    // Table 1: constants as the median over Fig. 12's range, o as a line on 64..512 B.
+    let (mut lf, mut ls, in_range) = table1_lf_ls(&solved);
+    if !in_range {
         r.warnings.push(format!(
             "no size up to {TABLE1_MAX_SIZE} B was decomposed: l_f and l_s are averaged over larger sizes only"
         ));
-        solved.iter().collect()
-    } else {
-        in_range
-    };
-    let column = |f: fn(&SolvedComponents) -> f64| -> Vec<f64> {
-        averaged.iter().map(|(_, s)| f(s)).collect()
-    };
-    let mut lf = median(&column(|s| s.forwarding_lf_ns));
-    let mut ls = median(&column(|s| s.switching_ls_ns));
+    }
+    for ((name, value), ci95) in ["propagation_lp_ns", "forwarding_lf_ns", "switching_ls_ns"]
+        .iter()
+        .zip([lp, lf.max(0.0), ls.max(0.0)])
+        .zip(component_intervals(m))
+    {
+        let mut p = crate::results::Param::new(name, None, value);
+        p.ci95 = ci95;
+        p.interval = Some(COMPONENT_INTERVAL.into());
+        r.headline.push(p);
+    }
     for (name, value) in [("l_f", &mut lf), ("l_s", &mut ls)] {
         if *value < 0.0 {
             r.warnings.push(format!(
@@ -648,8 +719,115 @@ pub fn components_from_result(file: &ResultFile) -> Result<SciComponents, SciInp
 
 #[cfg(test)]
 mod tests {
+    use super::super::topology::Experiment;
     use super::*;
     use crate::model::sci::predict_ping_pong;
+
+    /// Measurements of a machine with components `c`, every point's trial
+    /// `i` its exact PP latency plus `noise` times a pattern in 0..5 that
+    /// differs between measurements (and holds 0 once, so every minimum is
+    /// exact).
+    fn measurements(c: &SciComponents, noise: f64) -> Measurements {
+        let trials = |exact: f64, j: usize| -> Vec<f64> {
+            (0..5)
+                .map(|i| exact + noise * ((i * 7 + j * 3) % 5) as f64)
+                .collect()
+        };
+        let measured = |size: usize, trials_ns: Vec<f64>| Measured {
+            size,
+            reps: 1,
+            ping_pong_ns: crate::model::stats::summarize(&trials_ns).unwrap(),
+            trials_ns,
+            warning: None,
+        };
+        let experiments = [
+            Experiment::ring_hops(1),
+            Experiment::ring_hops(4),
+            Experiment::torus_non_switching(),
+            Experiment::torus_switching(),
+        ];
+        let size_sweep = experiments
+            .into_iter()
+            .enumerate()
+            .map(|(e, experiment)| {
+                let points = [64, 128, 256]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &size)| {
+                        let set = predict_ping_pong(c, size as u32).unwrap();
+                        let exact = [
+                            set.one_hop_ns,
+                            set.four_hop_ns,
+                            set.torus_non_switching_ns,
+                            set.torus_switching_ns,
+                        ][e];
+                        measured(size, trials(exact, 1 + 3 * e + k))
+                    })
+                    .collect();
+                ExperimentResult {
+                    experiment,
+                    workers: 2,
+                    points,
+                }
+            })
+            .collect();
+        Measurements {
+            cpus: vec![0, 1],
+            propagation: measured(8, trials(c.propagation_lp_ns, 0)),
+            size_sweep,
+            ring_sweep: Vec::new(),
+        }
+    }
+
+    /// The components' intervals hold the values, positive ones stay above
+    /// zero (l_p's lower end is its least trial, the value), and noise larger
+    /// than a small l_f gives it an interval reaching below zero, which the
+    /// card shows as not resolved.
+    #[test]
+    fn component_intervals_come_from_the_trials() {
+        let c = SciComponents::new(140.0, 10.0, 400.0, 200.0, 1.5).unwrap();
+        let quiet = measurements(&c, 0.5);
+        let (solved, warnings) = solve_per_size(&quiet);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (lf, ls, in_range) = table1_lf_ls(&solved);
+        assert!(in_range && (lf - 10.0).abs() < 1e-9 && (ls - 400.0).abs() < 1e-9);
+        let [lp_ci, lf_ci, ls_ci] = component_intervals(&quiet).map(Option::unwrap);
+        assert_eq!(lp_ci[0], 140.0, "{lp_ci:?}");
+        assert!(lp_ci[1] > 140.0 && lp_ci[1] <= 142.0, "{lp_ci:?}");
+        assert!(
+            lf_ci[0] > 0.0 && lf_ci[0] <= 10.0 && lf_ci[1] >= 10.0,
+            "{lf_ci:?}"
+        );
+        assert!(lf_ci[1] < 15.0, "{lf_ci:?}");
+        assert!(ls_ci[0] > 390.0 && ls_ci[1] < 410.0, "{ls_ci:?}");
+        let noisy = measurements(&c, 40.0);
+        let [_, lf_ci, ls_ci] = component_intervals(&noisy).map(Option::unwrap);
+        assert!(lf_ci[0] < 0.0 && lf_ci[1] >= 10.0, "{lf_ci:?}");
+        assert!(ls_ci[0] > 0.0, "{ls_ci:?}");
+        // The result records them, and the card says which are resolved.
+        let base = KernelResult::new(
+            KERNEL,
+            "scibench",
+            crate::control::Placement::Pinned,
+            vec![0, 1],
+        );
+        let (r, _) = decomposition_result(&base, &noisy);
+        let ci = |name: &str| r.headline.iter().find(|p| p.name == name).unwrap().ci95;
+        assert_eq!(ci("forwarding_lf_ns"), Some(lf_ci));
+        let mut file =
+            crate::results::read(std::path::Path::new("tests/data/fixture-methods.json"))
+                .expect("the fixture reads");
+        file.kernels = vec![r];
+        file.summary = None;
+        let card = crate::results::card_of(&file);
+        let row = |name: &str| card.rows.iter().find(|r| r.name == name).unwrap();
+        assert!(
+            row("forwarding_lf_ns").interval.starts_with("not resolved"),
+            "{:?}",
+            row("forwarding_lf_ns")
+        );
+        assert_eq!(row("switching_ls_ns").ci95, Some(ls_ci));
+    }
 
     #[test]
     fn noise_below_zero_keeps_the_size_and_the_other_components() {

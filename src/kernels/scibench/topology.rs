@@ -327,6 +327,9 @@ pub(super) struct Measured {
     pub(super) reps: u64,
     /// PP latency (half the round trip) over the trials, ns.
     pub(super) ping_pong_ns: Summary,
+    /// The same, trial by trial in round order, ns: what the components'
+    /// intervals are bootstrapped from.
+    pub(super) trials_ns: Vec<f64>,
     /// scibench's accuracy warning, if the trials spread too far.
     pub(super) warning: Option<String>,
 }
@@ -446,6 +449,7 @@ pub(super) fn run_experiment(
                     size,
                     reps,
                     ping_pong_ns,
+                    trials_ns: half,
                     warning,
                 }
             })
@@ -509,6 +513,7 @@ pub(super) fn measure_propagation(
         size: 8,
         reps,
         ping_pong_ns,
+        trials_ns: one_way,
         warning,
     })
 }

@@ -81,7 +81,7 @@ pub(super) const SEND_CALLS: u64 = 256;
 /// Probes of an empty link timed per batch for eq. 10's checking term.
 pub(super) const EMPTY_PROBES: u64 = 4096;
 /// Batches of [`EMPTY_PROBES`]; the median batch is kept.
-const PROBE_BATCHES: usize = 31;
+pub(super) const PROBE_BATCHES: usize = 31;
 
 /// One measured message latency.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -187,12 +187,16 @@ fn send_calls<E: Endpoint>(
 
 /// Rank 0's `probe` of rank 1 with nothing in flight (the echo of the last
 /// round trip taken), [`EMPTY_PROBES`] a batch between two clock reads: the
-/// median batch less the clock's read overhead, per probe, ms. The check of
-/// Lamanna's step 9 that finds no message.
+/// median batch less the clock's read overhead, per probe, ms, and the
+/// percentile-bootstrap 95 % interval of that median over the batches. The
+/// check of Lamanna's step 9 that finds no message.
 #[inline(never)]
-fn empty_probe_ms<E: Endpoint>(host: &mut Host<'_, E, ChainNode>, clock_ns: f64) -> f64 {
+fn empty_probe_ms<E: Endpoint>(
+    host: &mut Host<'_, E, ChainNode>,
+    clock_ns: f64,
+) -> (f64, Option<[f64; 2]>) {
     let ep = host.parts().1;
-    let mut batches = Samples::new(PROBE_BATCHES as u64);
+    let mut batches = Vec::with_capacity(PROBE_BATCHES);
     for _ in 0..PROBE_BATCHES {
         let a = Instant::now();
         for _ in 0..EMPTY_PROBES {
@@ -201,7 +205,10 @@ fn empty_probe_ms<E: Endpoint>(host: &mut Host<'_, E, ChainNode>, clock_ns: f64)
         let b = Instant::now();
         batches.push(ns(a, b));
     }
-    ((batches.median() - clock_ns) / EMPTY_PROBES as f64).max(0.0) / 1e6
+    let per_probe = |batch_ns: f64| ((batch_ns - clock_ns) / EMPTY_PROBES as f64).max(0.0) / 1e6;
+    let per: Vec<f64> = batches.iter().map(|&b| per_probe(b)).collect();
+    let median = crate::model::interval::median_in_place(&mut per.clone()).unwrap_or(f64::NAN);
+    (median, crate::model::interval::median_bootstrap(&per))
 }
 
 /// Eq. 10's term for `nodes` ranks from the cost `probe_ms` of a probe that
@@ -251,6 +258,8 @@ pub(super) struct ChainTimes {
     pub(super) send_calls: Vec<SendCall>,
     /// Rank 0's probe of an empty link, ms ([`empty_probe_ms`]).
     pub(super) empty_probe_ms: Option<f64>,
+    /// Its 95 % interval, ms (bootstrap of the median over the batches).
+    pub(super) empty_probe_ci95_ms: Option<[f64; 2]>,
 }
 
 /// `T_ML` of every size over chains of `1..=MAX_HOPS` links on the first two of
@@ -321,7 +330,8 @@ pub(super) fn message_latencies<T: Transport + 'static>(
         }
     }
     let mut out = ChainTimes {
-        empty_probe_ms: probe,
+        empty_probe_ms: probe.map(|p| p.0),
+        empty_probe_ci95_ms: probe.and_then(|p| p.1),
         ..ChainTimes::default()
     };
     for (h, best) in best.iter().enumerate() {

@@ -117,6 +117,17 @@ pub(super) fn validate(
         split.receive_se_ms,
     ));
     let probe_term = chain.empty_probe_ms.map(|p| ("probe_empty_ms", (p, 0.0)));
+    if let Some(p) = chain.empty_probe_ms {
+        // Eq. 10's per-probe cost as a card row with its interval, for `model speedup`.
+        let mut row = crate::results::Param::new("probe_empty_ms", None, p);
+        row.ci95 = chain.empty_probe_ci95_ms;
+        row.interval = Some(format!(
+            "percentile bootstrap of the median over {} batches of {} probes",
+            calibrate::PROBE_BATCHES,
+            calibrate::EMPTY_PROBES
+        ));
+        result.headline.push(row);
+    }
     result
         .warnings
         .extend(calibrate::checking_note(chain, plan, tl_ms, tc_ms_per_byte));

@@ -416,7 +416,7 @@ mod tests {
             let fit = result
                 .fits
                 .iter()
-                .find(|f| f.y == format!("{name}_ns.median"))
+                .find(|f| f.y == format!("{name}_ns (every repetition)"))
                 .unwrap();
             let x0 = fit.params[&format!("int_{name}0_ns")] / 1e3;
             let x1 = fit.params[&format!("int_{name}1_ns_per_byte")] / 1e3;
@@ -428,6 +428,44 @@ mod tests {
         assert!(result.warnings.is_empty(), "{:?}", result.warnings);
         let text = crate::text::decomposition::tables(&result);
         assert!(text.contains("Table 1 shape") && text.contains("Table 3 shape"));
+    }
+
+    /// Table 3's lines are fitted to every repetition's solve: three sizes of
+    /// three repetitions, S = 40 ns + 0.1 ns/B with +-10 ns between
+    /// repetitions, give nine points and seven degrees of freedom, so S0's
+    /// interval (t(7) = 2.365 times its standard error, which holds the
+    /// spread between repetitions) lies above zero.
+    #[test]
+    fn table_3_lines_use_every_repetition() {
+        let sizes = [16usize, 1000, 2000];
+        let reps: Vec<Repetition> = (0..3)
+            .map(|k| Repetition {
+                sizes: sizes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| {
+                        let noise = 0.01 * ((k + i) % 3) as f64 - 0.01;
+                        let s = 0.04 + 1e-4 * n as f64 + noise;
+                        measured(n, [0.2, 0.1, s, 0.03, 0.02, 0.02])
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut result = empty_result();
+        add_q(&mut result, QKind::Integer, &reps, LANE_SPAN_UNKNOWN);
+        let fit = result
+            .fits
+            .iter()
+            .find(|f| f.y == "s_ns (every repetition)")
+            .unwrap();
+        assert_eq!(fit.n_points, 9);
+        let (s0, se) = (fit.params["int_s0_ns"], fit.std_errors["int_s0_ns"]);
+        assert!((s0 - 40.0).abs() < 10.0, "S0 = {s0}");
+        assert!(se > 0.0 && s0 - 2.365 * se > 0.0, "S0 = {s0} +- {se}");
+        assert!(
+            s0 - 12.706 * se < 0.0,
+            "t(1) would not resolve it: {s0} {se}"
+        );
     }
 
     /// A negative `A` is shown with what it is made of, from a mailbox run at

@@ -56,12 +56,21 @@ pub(super) fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition],
         .first()
         .map(|r| r.sizes.iter().map(|s| s.size).collect())
         .unwrap_or_default();
-    // The lines are fitted to the medians over repetitions: on a machine shared
-    // with other work one disturbed repetition would otherwise tilt them.
-    let mut medians: Vec<Parameters> = Vec::new();
+    // The lines are fitted to every repetition's solve at every size (each
+    // repetition of a size is a team run of its own): fitted to the medians
+    // over repetitions, three sizes with `--quick` left one degree of freedom,
+    // t = 12.7, and intervals such as S0 [-197, 268] ns around a spread
+    // between repetitions of 10 to 20 ns. The residuals now hold both that
+    // spread and the lines' lack of fit; the medians stay in the points.
+    let mut every: Vec<Parameters> = Vec::new();
     for (i, &size) in sizes.iter().enumerate() {
         let at: Vec<&SizeTimes> = reps.iter().filter_map(|r| r.sizes.get(i)).collect();
         let solved: Vec<(Parameters, f64)> = at.iter().filter_map(|s| solve_size(s)).collect();
+        every.extend(solved.iter().map(|s| s.0.clone()).filter(|p| {
+            [p.e_ns, p.r_ns, p.s_ns, p.f_ns, p.u_ns, p.a_ns]
+                .iter()
+                .all(|v| v.is_finite())
+        }));
         let mut point = Point::new()
             .with("q_float", f64::from(u8::from(kind == QKind::Float)))
             .with("size_bytes", size as f64)
@@ -200,23 +209,12 @@ pub(super) fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition],
                 kind.name()
             ));
         }
-        if median_of.len() == PARAMS.len() {
-            medians.push(Parameters {
-                size_bytes: size as f64,
-                e_ns: median_of["e"],
-                r_ns: median_of["r"],
-                s_ns: median_of["s"],
-                f_ns: median_of["f"],
-                u_ns: median_of["u"],
-                a_ns: median_of["a"],
-            });
-        }
         result.points.push(point);
     }
     if let Some(w) = state_change(kind, reps) {
         result.warnings.push(w);
     }
-    let paper: Vec<Parameters> = medians
+    let paper: Vec<Parameters> = every
         .iter()
         .filter(|p| p.size_bytes <= 2000.0)
         .cloned()
@@ -224,8 +222,8 @@ pub(super) fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition],
     if let Ok(lines) = fit_lines(&paper) {
         push_fits(result, kind, &lines, "16-2000 B, Table 3", "");
     }
-    if medians.len() > paper.len()
-        && let Ok(lines) = fit_lines(&medians)
+    if every.len() > paper.len()
+        && let Ok(lines) = fit_lines(&every)
     {
         push_fits(result, kind, &lines, "all sizes", "_all_sizes");
     }
@@ -402,7 +400,7 @@ pub(super) fn push_fits(
                 if sized { "" } else { "; flat, R^2 not a test" }
             ),
             x: "size_bytes".into(),
-            y: format!("{name}_ns.median"),
+            y: format!("{name}_ns (every repetition)"),
             params,
             std_errors,
             r2: line.r2,
