@@ -381,7 +381,7 @@ fn select(k: &KernelResult, headline: Vec<CardRow>) -> Vec<CardRow> {
     }
     // A kernel the short list does not cover, but which recorded headline
     // parameters (c2c's classes, for one), keeps them.
-    if chosen.is_empty() && matches!(k.kernel.as_str(), "c2c" | "hockney-sync") {
+    if chosen.is_empty() && matches!(k.kernel.as_str(), "c2c" | "hockney-sync" | "copy") {
         return headline;
     }
     chosen
