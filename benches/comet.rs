@@ -15,6 +15,7 @@
 mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use halfperf::benchfit::budget::Part;
 use halfperf::benchfit::fits::{barrier_processors, barrier_result};
 use halfperf::benchfit::{self, Recorder};
 use halfperf::control::Placement;
@@ -23,9 +24,6 @@ use halfperf::platform::allowed_cpus;
 use halfperf::team::{Team, TeamSpec};
 use halfperf::transport::TransportKind;
 use std::time::Duration;
-
-/// Criterion's samples per bench outside the quick mode (Criterion's default).
-const SAMPLES: usize = 100;
 
 fn team(ranks: usize) -> Team {
     let cpus = allowed_cpus();
@@ -41,7 +39,6 @@ fn team(ranks: usize) -> Team {
 
 fn barriers(c: &mut Criterion) {
     let mut rec = Recorder::new();
-    let samples = benchfit::samples(SAMPLES);
     let kinds = [
         ("central", None),
         ("dissemination-mailbox", Some(TransportKind::Mailbox)),
@@ -51,7 +48,7 @@ fn barriers(c: &mut Criterion) {
     let mut cpus = Vec::new();
     let ranks = barrier_processors(allowed_cpus().len());
     let mut group = c.benchmark_group("comet/comet-barrier");
-    group.sample_size(samples);
+    let samples = common::settings(&mut group, Part::Barriers);
     for &p in &ranks {
         let team = team(p);
         if team.placement() != Placement::Pinned {

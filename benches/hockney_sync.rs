@@ -24,15 +24,12 @@
 mod common;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use halfperf::benchfit::budget::Part;
 use halfperf::benchfit::fits::{sync_grains, sync_result};
 use halfperf::benchfit::{self, Recorder};
 use halfperf::kernels::hockney::Method;
 use halfperf::kernels::hockney::sync_bench::{ASLEEP, bench_plan, pair_probes, sync_sample};
 use halfperf::platform::{Topology, allowed_cpus};
-use std::time::Duration;
-
-/// Criterion's samples per bench outside the quick mode.
-const SAMPLES: usize = 20;
 
 fn methods(c: &mut Criterion) {
     let topo = Topology::detect().expect("topology");
@@ -44,14 +41,8 @@ fn methods(c: &mut Criterion) {
     let plan = bench_plan(&topo, &cpus);
     let mut rec = Recorder::new();
     let clock = rec.clock().clone();
-    let samples = benchfit::samples(SAMPLES);
     let mut group = c.benchmark_group("hockney/hockney-sync");
-    group.sample_size(samples);
-    common::timing(
-        &mut group,
-        Duration::from_millis(300),
-        Duration::from_secs(2),
-    );
+    let samples = common::settings(&mut group, Part::Sync);
     let mut measured = Vec::new();
     for method in Method::ALL {
         let (short, long) = sync_grains(method, benchfit::quick());

@@ -13,7 +13,8 @@
 //! bench fits `hockney-vector`'s lines (Fig. 1's and one per memory level) on the
 //! times it measured, prints them as `halfperf card` does, and writes them to
 //! target/criterion/halfperf.json. With `HALFPERF_BENCH_QUICK=1` (or `CI=true`):
-//! f64 only, fewer lengths, Criterion's smallest sample.
+//! f64 only, fewer lengths, the plain loops at two, Criterion's smallest
+//! sample. Each part's Criterion settings: `halfperf::benchfit::budget`.
 
 mod common;
 
@@ -21,19 +22,14 @@ use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
 };
+use halfperf::benchfit::budget::{Part, plain_lengths};
 use halfperf::benchfit::fits::{VectorSite, vector_lengths, vector_result};
 use halfperf::benchfit::{self, Recorder};
 use halfperf::kernels::hockney::{Element, LineAligned, Operation, Simd, Vectors};
 use halfperf::platform::{Topology, allowed_cpus, pin_current_thread};
 use halfperf::results::KernelResult;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
-
-/// The plain loops' lengths, L1-resident.
-const LENGTHS: [usize; 5] = [16, 64, 256, 1024, 4096];
-
-/// Criterion's samples per bench outside the quick mode.
-const SAMPLES: usize = 20;
+use std::time::Instant;
 
 fn pin() {
     if let Some(cpu) = allowed_cpus().last() {
@@ -46,13 +42,11 @@ fn operations<T: Element>(
     rec: &mut Recorder,
     site: &VectorSite<'_>,
     out: &mut Vec<KernelResult>,
-) {
+) -> usize {
     let lengths = vector_lengths(benchfit::quick());
-    let samples = benchfit::samples(SAMPLES);
     let mut v = Vectors::<T>::new(*lengths.last().unwrap());
-    group.sample_size(samples);
+    let samples = common::settings(group, Part::Vector);
     for op in Operation::ALL {
-        common::timing(group, Duration::from_millis(300), Duration::from_secs(1));
         let variant = format!("{}-{}", op.name(), T::NAME);
         for &n in &lengths {
             group.throughput(Throughput::Elements(n as u64));
@@ -76,6 +70,7 @@ fn operations<T: Element>(
             .collect();
         out.push(vector_result(op, T::NAME, T::BYTES, measured, site));
     }
+    samples
 }
 
 /// The all-vector triad as anyone would write it.
@@ -124,7 +119,8 @@ fn plain_avx2(a: &mut [f64], d: &[f64], b: &[f64], c: &[f64], s: f64, all_vector
 }
 
 fn plain_loops(group: &mut BenchmarkGroup<'_, WallTime>) {
-    let n_max = *LENGTHS.last().unwrap();
+    let lengths = plain_lengths(benchfit::quick());
+    let n_max = *lengths.last().unwrap();
     // On cache lines, as the suite's own vectors are: an allocator's 16-byte
     // alignment splits every 512-bit load across two lines and costs a third of
     // the rate, by the luck of the addresses.
@@ -135,10 +131,10 @@ fn plain_loops(group: &mut BenchmarkGroup<'_, WallTime>) {
         LineAligned::from_fn(n_max, |_| 2.0),
     );
     let simd = Simd::detect();
+    common::settings(group, Part::PlainLoops);
     for (name, all_vector) in [("plain-triad-f64", true), ("plain-scalar-triad-f64", false)] {
         for (level, host) in [("host", true), ("baseline", false)] {
-            common::timing(group, Duration::from_millis(300), Duration::from_secs(1));
-            for n in LENGTHS {
+            for &n in &lengths {
                 group.throughput(Throughput::Elements(n as u64));
                 group.bench_with_input(
                     BenchmarkId::new(format!("{name}-{level}"), n),
@@ -177,8 +173,7 @@ fn stream_triad(group: &mut BenchmarkGroup<'_, WallTime>) {
     let n = ((4 * last).min(1 << 30) / 24) as usize;
     let mut v = Vectors::<f64>::new(n);
     let simd = Simd::detect();
-    group.sample_size(10);
-    common::timing(group, Duration::from_millis(500), Duration::from_secs(5));
+    common::settings(group, Part::Stream);
     group.throughput(Throughput::Bytes(24 * n as u64));
     group.bench_function(BenchmarkId::new("stream-triad-f64", n), |b| {
         b.iter_custom(|iters| {
@@ -192,7 +187,6 @@ fn stream_triad(group: &mut BenchmarkGroup<'_, WallTime>) {
 fn all(c: &mut Criterion) {
     pin();
     let mut rec = Recorder::new();
-    let samples = benchfit::samples(SAMPLES);
     let cpu = allowed_cpus().last().copied().unwrap_or(0);
     let caches = Topology::detect().expect("topology").data_cache_sizes(cpu);
     let site = VectorSite {
@@ -205,7 +199,7 @@ fn all(c: &mut Criterion) {
     // One group, `hockney/hockney-vector/<variant>/<n>`; each part sets its own
     // timing before its benches.
     let mut group = c.benchmark_group("hockney/hockney-vector");
-    operations::<f64>(&mut group, &mut rec, &site, &mut results);
+    let samples = operations::<f64>(&mut group, &mut rec, &site, &mut results);
     if !benchfit::quick() {
         operations::<f32>(&mut group, &mut rec, &site, &mut results);
     }

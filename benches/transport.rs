@@ -12,28 +12,28 @@
 //! the two, the mailbox's cost over the hardware floor, then each transport's
 //! `t_startup`, `t_per_byte` and `n_1/2` fitted by the `pingpong` kernel's own
 //! latency line on the one-way times the bench measured (half its round
-//! trips), with the two-flag round trips as the probe, printed as `halfperf
-//! card` prints them and written to target/criterion/halfperf.json.
+//! trips), with the two-flag round trips as the probe. The copy group (1 to
+//! 16 KiB) ends in each alignment's `t_startup`, `t_per_byte` and `n_1/2`
+//! and the misaligned per-byte cost over the aligned one
+//! (`t_per_byte_over_aligned`). Both groups' parameters print together after
+//! the copies, as `halfperf card` prints them, and go to
+//! target/criterion/halfperf.json.
 
 mod common;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use halfperf::benchfit::fits::{PairSite, latency_result};
+use halfperf::benchfit::budget::{COPY_SIZES, PINGPONG_SIZES, Part};
+use halfperf::benchfit::fits::{PairSite, copy_result, latency_result};
 use halfperf::benchfit::{self, Recorder};
 use halfperf::kernels::scibench::{atomic_flag_round_trip, round_trip_time};
-use halfperf::platform::{LineAligned, Topology, allowed_cpus};
+use halfperf::platform::{LineAligned, Topology, allowed_cpus, pin_current_thread};
+use halfperf::results::KernelResult;
 use halfperf::team::{Team, TeamSpec};
 use halfperf::transport::TransportKind;
 use std::hint::black_box;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
-
-/// The message sizes, bytes.
-const SIZES: [usize; 5] = [8, 64, 1024, 16 * 1024, 64 * 1024];
-
-/// Criterion's samples per bench outside the quick mode (Criterion's default).
-const SAMPLES: usize = 100;
+use std::time::{Duration, Instant};
 
 fn pair_team() -> (Team, PairSite) {
     let allowed = allowed_cpus();
@@ -108,12 +108,10 @@ fn print_paired_ratio() {
     );
 }
 
-fn pingpong(c: &mut Criterion) {
+fn pingpong(c: &mut Criterion, rec: &mut Recorder) -> (usize, Vec<KernelResult>) {
     let (team, site) = pair_team();
-    let mut rec = Recorder::new();
-    let samples = benchfit::samples(SAMPLES);
     let mut group = c.benchmark_group("scibench/pingpong");
-    group.sample_size(samples);
+    let samples = common::settings(&mut group, Part::PingPong);
     // The baseline as `mailbox/8`: one round trip of 8 bytes each way, so that
     // the two rows read in the same units side by side; both are measured in
     // paired batches (see `paired_batches`).
@@ -134,7 +132,7 @@ fn pingpong(c: &mut Criterion) {
         })
     });
     for transport in TransportKind::ALL {
-        for size in SIZES {
+        for size in PINGPONG_SIZES {
             if transport == TransportKind::Mailbox && size == 8 {
                 continue; // measured above, paired with the flags
             }
@@ -159,7 +157,7 @@ fn pingpong(c: &mut Criterion) {
     let results = TransportKind::ALL
         .iter()
         .map(|t| {
-            let sizes: Vec<_> = SIZES
+            let sizes: Vec<_> = PINGPONG_SIZES
                 .iter()
                 .map(|&size| {
                     let id = format!("{}/{size}", t.name());
@@ -169,38 +167,74 @@ fn pingpong(c: &mut Criterion) {
             latency_result(t.name(), &site, &sizes, &probes)
         })
         .collect();
-    benchfit::finish_group(&mut rec, "transport", samples, results);
+    (samples, results)
 }
 
 /// One copy of `size` bytes, warm in L1, between two places of one buffer 64 KiB
 /// and `apart` bytes apart: line-aligned (0), or 16 bytes past a line (1040, also
 /// 1 KiB off in the page, so that the loads do not alias the stores in flight in
-/// their low 12 address bits). See `halfperf::platform::LineAligned`.
-fn copies(c: &mut Criterion) {
+/// their low 12 address bits), on the last allowed CPU. See
+/// `halfperf::platform::LineAligned`. Ends in each alignment's copy line and
+/// the misaligned per-byte cost over the aligned one
+/// (`halfperf::benchfit::fits::copy_result`).
+fn copies(c: &mut Criterion, rec: &mut Recorder) -> KernelResult {
     const PAGE: usize = 4096;
     const FAR: usize = 64 * 1024;
+    const ALIGNMENTS: [(&str, usize); 2] = [("line-aligned", 0), ("16-bytes-past-a-line", 1040)];
+    let cpu = allowed_cpus().last().copied().unwrap_or(0);
+    let _ = pin_current_thread(cpu);
     let mut group = c.benchmark_group("copy");
+    let samples = common::settings(&mut group, Part::Copy);
     let mut region = LineAligned::filled(2 * FAR + 3 * PAGE, 1u8);
     let src = region.as_ptr().align_offset(PAGE);
-    for size in [4096usize, 16 * 1024] {
+    for size in COPY_SIZES {
         group.throughput(Throughput::Bytes(size as u64));
-        for (name, apart) in [("line-aligned", 0usize), ("16-bytes-past-a-line", 1040)] {
+        for (name, apart) in ALIGNMENTS {
             let dst = src + FAR + apart;
+            let id = format!("{name}/{size}");
             group.bench_function(BenchmarkId::new(name, size), |b| {
-                b.iter(|| {
-                    let (from, to) = region.split_at_mut(dst);
-                    to[..size].copy_from_slice(black_box(&from[src..src + size]));
-                    black_box(&mut to[..size]);
+                b.iter_custom(|iters| {
+                    rec.time(&id, iters, |iters| {
+                        let start = Instant::now();
+                        for _ in 0..iters {
+                            let (from, to) = region.split_at_mut(dst);
+                            to[..size].copy_from_slice(black_box(&from[src..src + size]));
+                            black_box(&mut to[..size]);
+                        }
+                        start.elapsed()
+                    })
                 })
             });
         }
     }
     group.finish();
+    let measured: Vec<_> = ALIGNMENTS
+        .iter()
+        .map(|&(name, _)| {
+            let sizes = COPY_SIZES
+                .iter()
+                .map(|&size| {
+                    let id = format!("{name}/{size}");
+                    (size, rec.reps(&id, samples), rec.samples(&id, samples))
+                })
+                .collect();
+            (name, sizes)
+        })
+        .collect();
+    copy_result(cpu, &measured)
+}
+
+/// The ping-pong and the copy groups, ending in their parameters together.
+fn transport(c: &mut Criterion) {
+    let mut rec = Recorder::new();
+    let (samples, mut results) = pingpong(c, &mut rec);
+    results.push(copies(c, &mut rec));
+    benchfit::finish_group(&mut rec, "transport", samples, results);
 }
 
 criterion_group! {
     name = benches;
     config = common::config();
-    targets = pingpong, copies
+    targets = transport
 }
 criterion_main!(benches);

@@ -1,30 +1,34 @@
 #!/usr/bin/env bash
 # Do `cargo bench`'s parameters agree with `halfperf run --quick` on this
-# machine? Takes the bench's result file (target/criterion/halfperf.json, or
-# runs the benches in their quick mode first when it is missing or with
-# --bench), runs the same kernels with `halfperf run --quick`, and compares the
-# two cards with `halfperf compare`: a parameter whose two 95 % intervals
-# overlap agrees; one marked `~` differs but moved with its probe (the machine
-# moved); one marked `*` differs and the probe does not explain it.
+# machine? Runs the benches' quick pass (a fresh target/criterion/halfperf.json),
+# then `halfperf run --quick` of the same kernels, then compares the two cards
+# with `halfperf compare`: a parameter whose two 95 % intervals overlap agrees;
+# one marked `~` differs but moved with its probe (the machine moved); one
+# marked `*` differs and the probe does not explain it. Ends in the counts:
 #
-#   scripts/bench-agreement.sh [--bench] [-o DIR] [KERNEL...]
+#   counts: N rows in both files: A agree, U not resolved in one or both, M moved with the probes (~), D apart (*)
 #
-#   --bench   run `HALFPERF_BENCH_QUICK=1 cargo bench` first, even if the file exists
-#   -o DIR    where the run's file and the comparison go (default: a new directory under /tmp)
-#   KERNEL... the kernels to run (default: hockney-vector hockney-sync pingpong comet-barrier)
+#   scripts/bench-agreement.sh [--no-bench] [-o DIR] [KERNEL...]
 #
-# Check the machine is quiet first (uptime): under load both sides move, and
-# the figure says more about the load than about the bench.
+#   --no-bench  take the bench's existing result file instead of running the quick pass
+#   -o DIR      where the run's file and the comparison go (default: a new directory under /tmp)
+#   KERNEL...   the kernels to run (default: hockney-vector hockney-sync pingpong comet-barrier)
+#
+# Run it on a quiet machine (it prints the load before and after each part):
+# under load both sides move, and the figure says more about the load than
+# about the bench. It takes the build, about 3 min of benches and the quick
+# run on 2 CPUs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bench=0
+bench=1
 dir=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --bench) bench=1; shift ;;
-        -o) dir="$2"; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        --no-bench) bench=0; shift ;;
+        -o) [[ $# -ge 2 ]] || { echo "bench-agreement: -o needs a directory" >&2; exit 2; }
+            dir="$2"; shift 2 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         -*) echo "bench-agreement: unknown option $1" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -34,22 +38,37 @@ kernels=("$@")
 dir=${dir:-$(mktemp -d /tmp/halfperf-agreement.XXXXXX)}
 mkdir -p "$dir"
 file=${HALFPERF_BENCH_OUT:-${CARGO_TARGET_DIR:-target}/criterion/halfperf.json}
+load() { echo "load $1: $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
-if [[ $bench -eq 1 || ! -f $file ]]; then
-    HALFPERF_BENCH_QUICK=1 cargo bench --bench hockney_vector --bench hockney_sync --bench transport --bench comet
-fi
-test -f "$file" || { echo "bench-agreement: no $file after the benches" >&2; exit 1; }
 cargo build --release --quiet
-echo "load before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ $bench -eq 1 ]]; then
+    cargo bench --no-run --quiet
+    rm -f "$file"
+    load "before the benches"
+    start=$(date +%s)
+    HALFPERF_BENCH_QUICK=1 cargo bench --quiet > "$dir/bench.log"
+    echo "bench quick pass: $(( $(date +%s) - start )) s (log: $dir/bench.log)"
+fi
+test -f "$file" || { echo "bench-agreement: no $file" >&2; exit 1; }
+load "before the run"
 target/release/halfperf run "${kernels[@]}" --quick --out "$dir/run.json" --force > /dev/null
-echo "load after the run:  $(cut -d' ' -f1-3 /proc/loadavg)"
+load "after the run"
 target/release/halfperf compare "$file" "$dir/run.json" | tee "$dir/compare.txt"
 target/release/halfperf compare --csv "$file" "$dir/run.json" > "$dir/compare.csv"
-# A row's mark ends its line (`x5.69*`, `x1.30~`); the legend's lines do not.
-apart=$(grep -cE '[^ *]\*$' "$dir/compare.txt" || true)
-moved=$(grep -cE '[^ ~]~$' "$dir/compare.txt" || true)
 echo
 echo "bench ($file) against halfperf run --quick ($dir/run.json):"
-echo "  rows with intervals apart, not explained by the probes (*): $apart"
-echo "  rows apart where the probes moved with them (~): $moved"
-echo "  every other row agrees within the two intervals; files in $dir"
+python3 - "$dir/compare.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+both = [r for r in rows if r["[1] value"] and r["[2] value"]]
+unresolved = [r for r in both if "not resolved" in (r["[1] trust"], r["[2] trust"])]
+resolved = [r for r in both if r not in unresolved]
+moved = [r for r in resolved if r["[2] differs"] == "~"]
+apart = [r for r in resolved if r["[2] differs"] == "*"]
+agree = len(resolved) - len(moved) - len(apart)
+print(f"counts: {len(both)} rows in both files: {agree} agree, {len(unresolved)} not resolved"
+      f" in one or both, {len(moved)} moved with the probes (~), {len(apart)} apart (*)")
+for r in apart:
+    print(f"  apart: {r['kernel']} {r['name']} {r['of']}".rstrip())
+EOF
+echo "files in $dir"

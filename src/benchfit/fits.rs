@@ -15,7 +15,11 @@
 //! * Transports (scibench, CoMet): `pingpong`'s latency line `t_startup + N
 //!   t_per_byte` on the one-way minima, relative to the times, `n_1/2 =
 //!   t_startup / t_per_byte`, with the two-flag round trips as the probe.
-//! * Barriers (CoMet): the median barrier time per P with a bootstrap interval.
+//! * Barriers (CoMet): the median barrier time per P with a bootstrap
+//!   interval; the line `a + b log2 P` only through three P or more, flagged
+//!   where it takes in virtual processors.
+//! * The copy a message makes: per alignment the line `t_startup + N
+//!   t_per_byte`, and the misaligned per-byte cost over the aligned one.
 
 use crate::control::Placement;
 use crate::kernels::headline::fill_from_fits;
@@ -25,7 +29,7 @@ use crate::kernels::hockney::vector::{Level, NAME as VECTOR, OperationSweep};
 use crate::kernels::hockney::{Operation, Simd};
 use crate::kernels::scibench::{PINGPONG, PairLayout, PairSamples, SizeSamples};
 use crate::kernels::timing::summarize_trials;
-use crate::model::fit::fit_line;
+use crate::model::fit::{LineFit, fit_line, fit_line_relative};
 use crate::model::interval::median_bootstrap;
 use crate::platform::DistanceClass;
 use crate::results::{KernelResult, Param, Point};
@@ -282,11 +286,17 @@ pub fn barrier_processors(cpus: usize) -> Vec<usize> {
     v
 }
 
+/// The barrier line's model, naming the virtual P it takes in.
+pub const BARRIER_LINE: &str = "t_barrier = a + b log2 P";
+
 /// A CoMet barrier's result (`kernel`: `comet-barrier-central` or
 /// `comet-barrier-dissemination` with its `transport`) from the samples of
 /// each processor count `(P, reps, barrier times in ns)`: per P the median
-/// with a bootstrap interval, as `barrier_ns` of `P = p`, and the line
-/// `a + b log2 P` on the minima where there are three counts or more.
+/// with a bootstrap interval, as `barrier_ns` of `P = p`; and the line
+/// `a + b log2 P` on the minima only where there are three counts or more
+/// (two points leave a line no degree of freedom, so no interval). A line
+/// through a P of more ranks than CPUs (virtual processors, whose barrier
+/// waits for the scheduler) says which in its model and is flagged.
 pub fn barrier_result(
     kernel: &str,
     transport: Option<&str>,
@@ -296,12 +306,15 @@ pub fn barrier_result(
 ) -> KernelResult {
     let mut warnings = Vec::new();
     let (mut points, mut headline) = (Vec::new(), Vec::new());
-    let (mut x, mut y) = (Vec::new(), Vec::new());
+    let (mut x, mut y, mut virt) = (Vec::new(), Vec::new(), Vec::new());
     for (p, reps, samples) in per_p.iter().filter(|s| !s.2.is_empty()) {
         let (summary, warning) = summarize_trials(samples, &format!("P = {p}"));
         warnings.extend(warning);
         x.push((*p as f64).log2());
         y.push(summary.min);
+        if *p > cpus.len() {
+            virt.push(p.to_string());
+        }
         let of = format!("P = {p}");
         headline.push(
             Param::new("barrier_ns", Some(&of), summary.median)
@@ -324,25 +337,123 @@ pub fn barrier_result(
     if x.len() >= 3
         && let Ok(line) = fit_line(&x, &y)
     {
-        let mut f = crate::results::FitResult {
-            model: "t_barrier = a + b log2 P".into(),
-            x: "log2_processors".into(),
-            y: "barrier_ns.min".into(),
-            params: Default::default(),
-            std_errors: Default::default(),
-            r2: line.r2,
-            n_points: line.n_points,
-            flagged: false,
+        let model = match virt.is_empty() {
+            true => BARRIER_LINE.to_owned(),
+            false => format!("{BARRIER_LINE} (P = {} virtual)", virt.join(", ")),
         };
+        let mut f = line_fit(model, "log2_processors", "barrier_ns.min", &line);
         f.params.insert("a_ns".into(), line.intercept);
         f.params.insert("b_ns_per_doubling".into(), line.slope);
         f.std_errors.insert("a_ns".into(), line.se_intercept);
         f.std_errors
             .insert("b_ns_per_doubling".into(), line.se_slope);
+        f.flagged = !virt.is_empty();
         r.fits.push(f);
     }
     r.ranks = per_p.iter().map(|s| s.0).max().unwrap_or(0);
     r
+}
+
+/// A fit's record of `line` under `model`, without its parameters.
+fn line_fit(model: String, x: &str, y: &str, line: &LineFit) -> crate::results::FitResult {
+    crate::results::FitResult {
+        model,
+        x: x.into(),
+        y: y.into(),
+        params: Default::default(),
+        std_errors: Default::default(),
+        r2: line.r2,
+        n_points: line.n_points,
+        flagged: false,
+    }
+}
+
+/// The copy bench's kernel.
+pub const COPY: &str = "copy";
+
+/// Below this R^2 a copy line is flagged, as the latency line is.
+pub const COPY_R2: f64 = 0.9;
+
+/// The copy bench's result from each alignment's sizes' samples (`(name,
+/// [(bytes, reps, ns a copy)])`, the line-aligned first): per alignment the
+/// line `t = t_startup + N t_per_byte` on the minima, relative to the times
+/// (as the latency line), its `n_1/2 = t_startup / t_per_byte`, each with
+/// the Student-t interval of the fit (three sizes or more); and each other
+/// alignment's `t_per_byte_over_aligned`, the ratio of its per-byte cost to
+/// the line-aligned one, bounded by the two intervals.
+pub fn copy_result(cpu: usize, alignments: &[(&str, Vec<Samples>)]) -> KernelResult {
+    let (mut points, mut fits, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    for (name, sizes) in alignments {
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for (bytes, reps, samples) in sizes.iter().filter(|s| !s.2.is_empty()) {
+            let (summary, warning) = summarize_trials(samples, &format!("{name} {bytes} B"));
+            warnings.extend(warning);
+            x.push(*bytes as f64);
+            y.push(summary.min);
+            points.push(
+                Point::new()
+                    .with("size_bytes", *bytes as f64)
+                    .with("line_offset_bytes", alignment_offset(name))
+                    .with("reps", *reps as f64)
+                    .with_stats("copy_ns", summary),
+            );
+        }
+        let Ok(line) = fit_line_relative(&x, &y) else {
+            continue;
+        };
+        let model = format!("t = t_startup + N t_per_byte on {name}");
+        let mut f = line_fit(model, "size_bytes", "copy_ns.min", &line);
+        f.params.insert("t_startup_ns".into(), line.intercept);
+        f.params.insert("t_per_byte_ns".into(), line.slope);
+        f.params
+            .insert("n_half_bytes".into(), line.intercept / line.slope);
+        f.std_errors
+            .insert("t_startup_ns".into(), line.se_intercept);
+        f.std_errors.insert("t_per_byte_ns".into(), line.se_slope);
+        f.flagged = line.r2 < COPY_R2;
+        fits.push(f);
+    }
+    let mut r = KernelResult::new(COPY, "scibench", Placement::Pinned, vec![cpu])
+        .with_points(points)
+        .with_warnings(warnings);
+    r.fits = fits;
+    fill_from_fits(&mut r);
+    let per_byte: Vec<Param> = r
+        .headline
+        .iter()
+        .filter(|p| p.name == "t_per_byte_ns")
+        .cloned()
+        .collect();
+    let find = |of: &str| per_byte.iter().find(|p| p.of.as_deref() == Some(of));
+    let Some(base) = alignments.first().and_then(|a| find(a.0)) else {
+        return r;
+    };
+    for (name, _) in alignments.iter().skip(1) {
+        let Some(other) = find(name) else {
+            continue;
+        };
+        let ci = match (other.ci95, base.ci95) {
+            (Some([a, b]), Some([c, d])) if a > 0.0 && c > 0.0 => Some([a / d, b / c]),
+            _ => None,
+        };
+        let ratio = Param::new(
+            "t_per_byte_over_aligned",
+            Some(name),
+            other.value / base.value,
+        )
+        .with_ci(ci, crate::kernels::headline::FROM_TWO_INTERVALS);
+        r.headline.push(ratio);
+    }
+    r
+}
+
+/// The offset from a cache line an alignment's name gives: `line-aligned`
+/// 0, `16-bytes-past-a-line` 16.
+fn alignment_offset(name: &str) -> f64 {
+    name.split('-')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0.0)
 }
 
 #[cfg(test)]

@@ -241,22 +241,26 @@ fn barrier_processors_reach_the_cpus() {
     assert_eq!(barrier_processors(64), [2, 4, 8, 16, 32, 64]);
 }
 
+/// A central barrier's result from per-P times `(P, ns)`, 15 noisy samples
+/// each, on `cpus` (virtual processors beyond them).
+fn barrier(times: &[(usize, f64)], cpus: &[usize], seed: u64) -> KernelResult {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let per_p: Vec<Samples> = times
+        .iter()
+        .map(|&(p, t)| (p, 10, noisy(t, 15, 0.1, &mut rng)))
+        .collect();
+    let placement = match cpus.len() >= times.iter().map(|t| t.0).max().unwrap_or(0) {
+        true => Placement::Pinned,
+        false => Placement::Virtual,
+    };
+    barrier_result("comet-barrier-central", None, cpus, placement, &per_p)
+}
+
 /// Barrier times of 100 ns at P = 2 and 300 at P = 4: each P's median with an
 /// interval holding it; with three counts, the line a + b log2 P.
 #[test]
 fn barrier_medians_per_p() {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-    let per_p: Vec<Samples> = [(2usize, 100.0), (4, 300.0), (8, 500.0)]
-        .iter()
-        .map(|&(p, t)| (p, 10, noisy(t, 15, 0.1, &mut rng)))
-        .collect();
-    let r = barrier_result(
-        "comet-barrier-central",
-        None,
-        &[0, 1],
-        Placement::Virtual,
-        &per_p,
-    );
+    let r = barrier(&[(2, 100.0), (4, 300.0), (8, 500.0)], &[0, 1], 5);
     for (of, t) in [("P = 2", 100.0), ("P = 4", 300.0)] {
         let p = headline(&r, "barrier_ns", Some(of));
         within(p, t * 1.05, 0.05);
@@ -266,4 +270,89 @@ fn barrier_medians_per_p() {
     let f = &r.fits[0].params;
     assert!((f["b_ns_per_doubling"] - 200.0).abs() < 10.0, "{f:?}");
     assert_eq!(r.ranks, 8);
+    // On two CPUs, P = 4 and 8 are virtual: the line says so and is flagged.
+    assert_eq!(
+        r.fits[0].model,
+        "t_barrier = a + b log2 P (P = 4, 8 virtual)"
+    );
+    assert!(r.fits[0].flagged);
+    let table = crate::benchfit::per_p_table(std::slice::from_ref(&r)).expect("a table");
+    let line = table.lines().last().unwrap();
+    assert!(
+        line.contains("(P = 4, 8 virtual)") && line.contains("flagged"),
+        "{table}"
+    );
+    assert!(line.contains("per doubling"), "{table}");
+}
+
+/// With only P = 2 and 4 (a 2-CPU machine), each P has its median and
+/// interval, and there is no line: the table says why. On 8 CPUs the line
+/// through P = 2, 4, 8 is not flagged.
+#[test]
+fn no_barrier_line_through_two_counts() {
+    let r = barrier(&[(2, 100.0), (4, 300.0)], &[0, 1], 6);
+    assert!(r.fits.is_empty());
+    assert_eq!(r.headline.len(), 2);
+    assert!(r.headline.iter().all(|p| p.ci95.is_some()));
+    let table = crate::benchfit::per_p_table(std::slice::from_ref(&r)).expect("a table");
+    assert!(
+        table.contains("no line a + b log2 P: 2 processor counts, a line needs 3 or more"),
+        "{table}"
+    );
+    let cpus: Vec<usize> = (0..8).collect();
+    let r = barrier(&[(2, 100.0), (4, 300.0), (8, 500.0)], &cpus, 6);
+    assert_eq!(r.fits[0].model, "t_barrier = a + b log2 P");
+    assert!(!r.fits[0].flagged);
+}
+
+/// Copies of t = 20 ns + N / (16 B/ns) line-aligned and 20 ns + N / (10
+/// B/ns) 16 bytes past a line: each line's t_startup and t_per_byte, n_1/2 =
+/// 320 B aligned, and the per-byte ratio 1.6 with an interval holding it.
+#[test]
+fn copy_fits_recover_each_alignments_line() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let sizes = |per_byte: f64, rng: &mut Xoshiro256PlusPlus| -> Vec<Samples> {
+        [1024usize, 4096, 8192, 16384]
+            .iter()
+            .map(|&b| (b, 1000, noisy(20.0 + per_byte * b as f64, 100, 0.02, rng)))
+            .collect()
+    };
+    let aligned = sizes(1.0 / 16.0, &mut rng);
+    let past = sizes(1.0 / 10.0, &mut rng);
+    let r = copy_result(
+        1,
+        &[("line-aligned", aligned), ("16-bytes-past-a-line", past)],
+    );
+    assert_eq!((r.kernel.as_str(), r.cpus.as_slice()), (COPY, &[1][..]));
+    assert_eq!(r.points.len(), 8);
+    assert_eq!(r.fits.len(), 2);
+    within(
+        headline(&r, "t_per_byte_ns", Some("line-aligned")),
+        0.0625,
+        0.01,
+    );
+    within(
+        headline(&r, "t_per_byte_ns", Some("16-bytes-past-a-line")),
+        0.1,
+        0.01,
+    );
+    within(
+        headline(&r, "t_startup_ns", Some("line-aligned")),
+        20.0,
+        0.2,
+    );
+    within(
+        headline(&r, "n_half_bytes", Some("line-aligned")),
+        320.0,
+        0.2,
+    );
+    let ratio = headline(&r, "t_per_byte_over_aligned", Some("16-bytes-past-a-line"));
+    within(ratio, 1.6, 0.02);
+    let [lo, hi] = ratio.ci95.expect("an interval");
+    assert!(lo < 1.6 && 1.6 < hi && hi - lo < 0.2, "{ratio:?}");
+    // The card shows the copy's rows.
+    let file = crate::benchfit::document("transport", 10, vec![r]).expect("a document");
+    let card = crate::results::card(&file);
+    let text = crate::text::card::card(&card);
+    assert!(text.contains("t_per_byte_over_aligned"), "{text}");
 }

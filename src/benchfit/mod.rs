@@ -38,9 +38,13 @@
 //! processor from a slower kernel there. The barrier bench's rows per P are
 //! printed beside the card ([`per_p_table`]), which shows only the largest
 //! team of real processors.
+//!
+//! Every group takes its Criterion settings from [`budget`], whose table and
+//! bench counts give a whole pass's expected time.
 
 #![forbid(unsafe_code)]
 
+pub mod budget;
 pub mod fits;
 
 use crate::analysis;
@@ -91,11 +95,6 @@ pub fn quick() -> bool {
 pub fn quick_from(quick_env: Option<&str>, ci: Option<&str>) -> bool {
     let on = |v: Option<&str>| v.is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
     on(quick_env) || ci.is_some_and(|v| v.eq_ignore_ascii_case("true"))
-}
-
-/// Criterion's samples per bench: [`QUICK_SAMPLES`] in the quick mode, else `full`.
-pub fn samples(full: usize) -> usize {
-    if quick() { QUICK_SAMPLES } else { full }
 }
 
 /// Where the result file goes: [`OUT_ENV`], else `criterion/halfperf.json`
@@ -304,8 +303,49 @@ pub fn per_p_table(kernels: &[KernelResult]) -> Option<String> {
             let of = h.of.as_deref().unwrap_or("");
             let _ = writeln!(out, "  {key:<40} {of:<8} {value}");
         }
+        if let Some(line) = barrier_line_text(k) {
+            let _ = writeln!(out, "  {key:<40} {line}");
+        }
     }
     (!out.is_empty()).then(|| format!("barrier time per P (median [95 % interval]):\n{out}"))
+}
+
+/// What a barrier kernel's line `a + b log2 P` came to: its two
+/// coefficients with their intervals and which P were virtual, or why there
+/// is none (fewer than three P); `None` for a kernel without barrier times.
+fn barrier_line_text(k: &KernelResult) -> Option<String> {
+    let count = k.headline.iter().filter(|h| h.name == "barrier_ns").count();
+    if count == 0 {
+        return None;
+    }
+    let Some(fit) = k
+        .fits
+        .iter()
+        .find(|f| f.model.starts_with(fits::BARRIER_LINE))
+    else {
+        return Some(format!(
+            "no line a + b log2 P: {count} processor counts, a line needs 3 or more"
+        ));
+    };
+    let coefficient = |name: &str, unit: &str| {
+        let p = crate::kernels::headline::from_fits(std::slice::from_ref(fit))
+            .into_iter()
+            .find(|p| p.name == name)?;
+        Some(crate::text::card::value_text(
+            p.value,
+            p.ci95,
+            unit,
+            crate::results::Trust::Ok,
+            None,
+        ))
+    };
+    let flag = if fit.flagged { ", flagged" } else { "" };
+    Some(format!(
+        "line {}: a {}, b {} per doubling{flag}",
+        fit.model,
+        coefficient("a_ns", "ns")?,
+        coefficient("b_ns_per_doubling", "ns")?,
+    ))
 }
 
 /// A result document of `kernels` from the bench `bench` (`samples` a
@@ -439,7 +479,8 @@ mod tests {
     }
 
     /// Every P of a barrier prints with its interval, the P beyond the two
-    /// CPUs marked virtual; kernels without barrier times print nothing.
+    /// CPUs marked virtual, then why there is no line; kernels without
+    /// barrier times print nothing.
     #[test]
     fn the_per_p_table_marks_virtual_processors() {
         let per_p: Vec<fits::Samples> = [(2usize, 400.0), (4, 20_000.0)]
@@ -455,7 +496,8 @@ mod tests {
         );
         let table = per_p_table(std::slice::from_ref(&k)).expect("a table");
         let lines: Vec<&str> = table.lines().collect();
-        assert_eq!(lines.len(), 3, "{table}");
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(lines[3].contains("no line a + b log2 P"), "{table}");
         assert!(
             lines[1].contains("P = 2") && lines[1].contains("404"),
             "{table}"
