@@ -51,6 +51,7 @@
 //! [`PredictError::Missing`] that names the kernel to run.
 #![forbid(unsafe_code)]
 
+use super::predict_vector::{timed, vector_rows};
 use crate::model::goal::{Op, OpKind, RankSchedule, Schedule};
 use crate::model::hockney_program::{Estimate, monte_carlo};
 use crate::model::simulator::{GoalSimError, LogGops, Placement, simulate_goal};
@@ -91,8 +92,9 @@ pub struct Input {
 pub struct Inputs {
     /// The transport they describe.
     pub transport: String,
-    /// `S0, R0, S1, R1, t_startup, t_per_byte, one-way 8 B` and, for ranks
-    /// sharing CPUs, `t_wake` (in this order).
+    /// `S0, R0, S1, R1, t_startup, t_per_byte, one-way 8 B`, for ranks
+    /// sharing CPUs `t_wake`, then each vector calc's `r_inf` and `n_1/2`
+    /// ([`super::gather_vectors`]), in this order.
     pub rows: Vec<Input>,
 }
 
@@ -302,7 +304,9 @@ impl Inputs {
             big_o_ns_per_byte: big_o,
             s_bytes: u64::MAX,
         };
-        (p, x.get(7).copied().unwrap_or(0.0).max(0.0), l < 0.0)
+        let switch = self.rows.iter().position(|r| r.symbol == "switch");
+        let switch = switch.and_then(|i| x.get(i)).copied().unwrap_or(0.0);
+        (p, switch.max(0.0), l < 0.0)
     }
 
     fn estimates(&self) -> Vec<Estimate> {
@@ -342,6 +346,7 @@ pub fn framed(schedule: &Schedule) -> Schedule {
         requires,
         irequires: Vec::new(),
         line: 0,
+        vector: None,
     };
     for (r, rank) in out.ranks.iter_mut().enumerate() {
         let own = rank.ops.len() as u32;
@@ -441,10 +446,16 @@ pub fn predict(
     };
     let values: Vec<f64> = inputs.rows.iter().map(|r| r.value).collect();
     let (p, switch_ns, cut) = inputs.loggops(&values);
-    let central = simulate_goal(&framed, &p, Some(&placement(switch_ns)))?;
+    // Vector calcs timed from each draw's r_inf and n_1/2.
+    let rows = vector_rows(inputs);
+    let at = |x: &[f64], p: &LogGops, s: f64| {
+        let t = timed(&framed, &rows, x);
+        simulate_goal(t.as_ref().unwrap_or(&framed), p, Some(&placement(s)))
+    };
+    let central = at(&values, &p, switch_ns)?;
     let ci95_ns = monte_carlo(&inputs.estimates(), |x| {
         let (p, s, _) = inputs.loggops(x);
-        simulate_goal(&framed, &p, Some(&placement(s))).map_or(f64::NAN, |r| r.finish_ns[0])
+        at(x, &p, s).map_or(f64::NAN, |r| r.finish_ns[0])
     });
     let mut notes = Vec::new();
     if cut {
