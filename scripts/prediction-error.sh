@@ -2,9 +2,59 @@
 # The prediction-error table of results/prediction-error.md: every validation
 # schedule predicted from FILE and replayed (`halfperf predict --run`), the
 # message parameters measured again before and after each replay. P = 2
-# pinned over both thread transports; P = 4 and 8 sharing the CPUs.
+# pinned over both thread transports; P = 4 and 8 sharing the CPUs. Then
+# prints the markdown table (one per P) and each transport's median and
+# largest |error|, with the load average each row ran under.
 # Usage: scripts/prediction-error.sh RESULT.json OUTDIR [TRANSPORTS] [PS]
+#        scripts/prediction-error.sh --table OUTDIR   (the table of a past run)
 set -euo pipefail
+table() {
+  python3 - "$1" <<'PY'
+import glob, json, os, statistics, sys
+out = sys.argv[1]
+rows = {}
+for f in sorted(glob.glob(os.path.join(out, "p*-*-*.json"))):
+    base = os.path.basename(f)[:-5]
+    p, t, name = base.split("-", 2)
+    try:
+        d = json.load(open(f))
+    except ValueError:
+        continue
+    v = d.get("validation")
+    if not v:
+        continue
+    load = open(f[:-5] + ".load").read().strip() if os.path.exists(f[:-5] + ".load") else "?"
+    rows.setdefault(int(p[1:]), []).append((t, name, d, v, load))
+def us(x):
+    return "%.2f" % (x / 1000)
+for p in sorted(rows):
+    kind = "pinned, one rank a CPU" if p <= os.cpu_count() else "ranks sharing the CPUs"
+    print(f"\n### P = {p} ({kind})\n")
+    print("| schedule | transport | measured median us [95 %] | min us | predicted us [95 %] | error (median) | error (min) | covered | state | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    by_t = {}
+    for t, name, d, v, load in sorted(rows[p], key=lambda r: (r[0], r[1])):
+        lo, hi = v["measured_ci95_ns"]
+        plo, phi = v["predicted_ci95_ns"]
+        state = "changed" if v.get("state_changed") else ("same" if v.get("probe_ns") else "not checked")
+        print(f"| {name} | {t} | {us(v['measured_ns'])} [{us(lo)}, {us(hi)}] | {us(v['measured_min_ns'])} | "
+              f"{us(v['predicted_ns'])} [{us(plo)}, {us(phi)}] | {100 * v['error']:+.1f} % | "
+              f"{100 * v['error_vs_min']:+.1f} % | {'yes' if v['covered'] else 'no'} | {state} | {load} |")
+        by_t.setdefault(t, []).append((abs(100 * v["error"]), abs(100 * v["error_vs_min"]), name))
+    for t, e in sorted(by_t.items()):
+        med = statistics.median(x[0] for x in e)
+        worst = max(e)
+        print(f"| **{t}: median abs error** | | | | | **{med:.1f} %** (max {worst[0]:.1f} %, {worst[2]}) "
+              f"| **{statistics.median(x[1] for x in e):.1f} %** | | | |")
+    allp = [x[0] for e in by_t.values() for x in e]
+    print(f"\nP = {p}, all transports: median |error| {statistics.median(allp):.1f} %, "
+          f"{sum(x > 20 for x in allp)} of {len(allp)} beyond 20 %, largest {max(allp):.1f} %")
+PY
+}
+if [[ "${1:-}" == "--table" ]]; then
+  table "$2"
+  exit 0
+fi
 from=$1
 out=$2
 transports=${3:-mailbox channel}
@@ -28,3 +78,4 @@ for p in $ps; do
     done
   done
 done
+table "$out"

@@ -12,6 +12,7 @@ use halfperf::platform::{self, Topology};
 use halfperf::results::{self, ResultFile};
 use halfperf::suite;
 use halfperf::transport::TransportKind;
+use halfperf::workload::gather_vectors;
 use halfperf::workload::predict::{Inputs, Prediction, gather, predict as simulate};
 use halfperf::workload::replay::{ReplayConfig, ReplayOutcome, replay};
 use halfperf::workload::validate::{Validation, validate};
@@ -108,7 +109,8 @@ pub(crate) fn predict(args: &PredictArgs) -> Result<ExitCode> {
     }
     let t = transport_of(args.transport);
     let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, f)| (n.as_str(), f)).collect();
-    let inputs = gather(&named, t, shared)?;
+    let mut inputs = gather(&named, t, shared)?;
+    gather_vectors(&named, &schedule, &mut inputs)?;
     let cpus_used = if args.placement == PredictPlacement::Shared {
         cpus.min(ranks)
     } else {
@@ -156,7 +158,9 @@ fn run_and_compare(
         if let Some(f) = extra {
             all.push((name, f));
         }
-        Ok(simulate(schedule, &gather(&all, t, shared)?, cpus)?)
+        let mut inputs = gather(&all, t, shared)?;
+        gather_vectors(&all, schedule, &mut inputs)?;
+        Ok(simulate(schedule, &inputs, cpus)?)
     };
     let p_before = with(&before, "measured before the replay")?;
     let p_after = match &after {

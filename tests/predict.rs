@@ -22,8 +22,8 @@ fn kernel(name: &str, transport: &str, placement: &str, headline: Vec<Value>) ->
     })
 }
 
-/// S0 = 100, R0 = 60, S1 = 0.25, R1 = 0 (hosted: virtual), t_startup = 300,
-/// t_per_byte = 0.5, one-way stream 200 ns: o = 80, O = 0.125, L = 140,
+/// S0 = 100, R0 = 60, S1 = 0.375, R1 = 0.25 (hosted: virtual), t_startup = 300,
+/// t_per_byte = 0.5, one-way stream 200 ns: o = 80, O = 0.625 - G = 0.125, L = 140,
 /// G = 0.5, g = 200. `without` leaves a kernel out.
 fn synthetic(dir: &Path, name: &str, without: &str) -> PathBuf {
     let text = std::fs::read_to_string("tests/data/fixture-methods.json").unwrap();
@@ -36,8 +36,8 @@ fn synthetic(dir: &Path, name: &str, without: &str) -> PathBuf {
             vec![
                 param("int_s0_ns", 100.0),
                 param("int_r0_ns", 60.0),
-                param("int_s1_ns_per_byte", 0.25),
-                param("int_r1_ns_per_byte", 0.0),
+                param("int_s1_ns_per_byte", 0.375),
+                param("int_r1_ns_per_byte", 0.25),
             ],
         ),
         kernel(
@@ -93,20 +93,7 @@ fn predicts_the_hand_worked_time_from_a_result_file() {
     let d = tmp("hand");
     let file = synthetic(&d, "r.json", "");
     let goal = two_ranks(&d);
-    let out = Command::new(exe())
-        .arg("predict")
-        .arg(&goal)
-        .arg("--from")
-        .arg(&file)
-        .args(["--cpus", "2", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = predicted(&goal, &file);
     assert_eq!(v["time_ns"], json!(856.5));
     assert_eq!(v["finish_ns"], json!([856.5, 633.875]));
     assert_eq!(v["loggops"]["l_ns"], json!(140.0));
@@ -258,4 +245,96 @@ fn run_validates_a_p2_schedule_end_to_end() {
     assert!(text.contains("measured median"), "{text}");
     assert!(text.contains("predicted"), "{text}");
     assert!(text.contains("error"), "{text}");
+}
+
+/// `r.json` with a `hockney-vector/triad-f64` line on L1: r_inf = 4e9 flop/s,
+/// n_1/2 = 100 flop.
+fn with_vector(dir: &Path) -> PathBuf {
+    let file = synthetic(dir, "v.json", "");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut k = kernel("hockney-vector", "triad-f64", "pinned", vec![]);
+    k["fits"] = json!([{
+        "model": "t = (n + n_half)/r_inf on L1", "x": "n_elements", "y": "time_ns.min / 2",
+        "params": {"l1_r_inf_flop_per_s": 4e9, "l1_n_half_flop": 100.0},
+        "std_errors": {"l1_r_inf_flop_per_s": 0.0, "l1_n_half_flop": 0.0},
+        "r2": 0.999, "n_points": 10, "flagged": false
+    }]);
+    doc["kernels"].as_array_mut().unwrap().push(k);
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    file
+}
+
+/// `predict GOAL --from FILE --cpus 2 --json`, which must succeed.
+fn predicted(goal: &Path, file: &Path) -> Value {
+    let out = Command::new(exe())
+        .arg("predict")
+        .arg(goal)
+        .arg("--from")
+        .arg(file)
+        .args(["--cpus", "2", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn predicted_ns(goal: &Path, file: &Path) -> f64 {
+    predicted(goal, file)["time_ns"].as_f64().unwrap()
+}
+
+/// `calc 5 //@ vector triad-f64 L1 4096` is Hockney's eq. (4) with the card's
+/// L1 line: two vector instructions of 2048 elements, (4096 + 2 x 100) / 4e9
+/// flop/s = 1074 ns, the same prediction as a plain `calc 1074` (1807.875 ns,
+/// against 856.5 for the plain reading, `calc 5`); an operation
+/// the card lacks is refused, naming the kernel to run.
+#[test]
+fn a_vector_calc_is_timed_by_hockneys_eq4_from_the_card() {
+    let d = tmp("vector");
+    let file = with_vector(&d);
+    let body = |calc: &str| {
+        format!(
+            "num_ranks 2\nrank 0 {{\nc: {calc}\nl1: send 100b to 1 tag 0\nl1 requires c\n}}\n\
+             rank 1 {{\nl1: recv 100b from 0 tag 0\n}}\n"
+        )
+    };
+    let vector = d.join("vector.goal");
+    std::fs::write(&vector, body("calc 5 //@ vector triad-f64 L1 4096")).unwrap();
+    let plain = d.join("plain.goal");
+    std::fs::write(&plain, body("calc 1074")).unwrap();
+    let five = d.join("five.goal");
+    std::fs::write(&five, body("calc 5")).unwrap();
+    let (v, p, f) = (
+        predicted_ns(&vector, &file),
+        predicted_ns(&plain, &file),
+        predicted_ns(&five, &file),
+    );
+    assert_eq!(v, p);
+    // The plain reading, 5 ns, hides under the `go` message's gap.
+    assert!(v > f + 900.0, "{v} {f}");
+    let other = d.join("other.goal");
+    std::fs::write(&other, body("calc 5 //@ vector scalar-f64 L1 4096")).unwrap();
+    refused(
+        &[
+            "predict".as_ref(),
+            other.as_os_str(),
+            "--from".as_ref(),
+            file.as_os_str(),
+        ],
+        "no l1_r_inf_flop_per_s of hockney-vector/scalar-f64",
+    );
+    let bad = d.join("bad.goal");
+    std::fs::write(&bad, body("calc 5 //@ vector triad-f64 L9 4096")).unwrap();
+    refused(
+        &[
+            "predict".as_ref(),
+            bad.as_os_str(),
+            "--from".as_ref(),
+            file.as_os_str(),
+        ],
+        "bad.goal:3: unknown memory level `L9`",
+    );
 }

@@ -350,3 +350,25 @@ fn the_command_writes_a_valid_result_and_refuses_bad_input() {
         );
     }
 }
+
+/// A `//@ vector` calc runs its loop (checked element by element in the
+/// warm-up), not the plain reading's 1 ns: a million-element triad from
+/// memory takes far longer than that, and the calibrated work is not asked.
+#[test]
+fn a_vector_calc_runs_its_operation() {
+    let Some(cpus) = two_cpus("a_vector_calc_runs_its_operation") else {
+        return;
+    };
+    let text = "num_ranks 2\n\
+        rank 0 {\n a: calc 1 //@ vector triad-f64 memory 2000000\n b: send 8b to 1 tag 0\n b requires a\n}\n\
+        rank 1 {\n c: calc 1 //@ vector scalar-f32 L1 512\n d: recv 8b from 0 tag 0\n\
+         e: calc 1 //@ vector dyadic-f64 L2 8192\n e requires d\n}\n";
+    let s = goal::parse(text, "vector.goal").unwrap();
+    goal::check(&s).unwrap();
+    let _turn = measuring();
+    let o = replay(&s, &config(TransportKind::Mailbox, cpus, 3)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(o.calc_asked_ns, 0);
+    let fastest = o.trials.iter().map(|t| t.time_ns).min().unwrap();
+    // 1e6 elements of four f64 arrays (32 MB) at under 100 GB/s: over 300 us.
+    assert!(fastest > 100_000, "{fastest} ns");
+}

@@ -131,17 +131,38 @@ fn tiny_benchmark_verifies_and_fits_eq13() {
             latency(4.0, largest),
             latency(1.0, largest)
         );
-        // Every measured (load, N) simulated, and the paired t test over the 9 pairs.
+        // Every measured (load, N) simulated; the paired t tests pair N > 1
+        // only (N = 1 is U, the simulation's input): 6 pairs over every
+        // point, 3 a pinned N (2 and 4 up to the CPUs) over the pinned ones.
         for p in &measured {
             assert!(p.number("simulated_ms").unwrap() > 0.0);
         }
-        let t = r
+        let tests: Vec<_> = r
             .points
             .iter()
-            .find(|p| p.number("validation_pairs").is_some())
-            .expect("paired t test point");
-        assert_eq!(t.number("validation_pairs"), Some(9.0));
-        assert!(t.number("t").unwrap().is_finite());
+            .filter(|p| p.number("validation_pairs").is_some())
+            .collect();
+        assert_eq!(tests.len(), 2, "{:?}", r.warnings);
+        assert_eq!(tests[0].number("pinned_only"), Some(0.0));
+        assert_eq!(tests[0].number("validation_pairs"), Some(6.0));
+        let pinned_n = [2usize, 4].iter().filter(|&&n| n <= allowed.len()).count();
+        assert_eq!(tests[1].number("pinned_only"), Some(1.0));
+        assert_eq!(
+            tests[1].number("validation_pairs"),
+            Some(3.0 * pinned_n as f64)
+        );
+        for t in &tests {
+            assert!(t.number("t").unwrap().is_finite());
+        }
+        assert_eq!(
+            r.warnings
+                .iter()
+                .filter(|w| w.starts_with("paired t test"))
+                .count(),
+            2,
+            "{:?}",
+            r.warnings
+        );
         // Eq. 18 for every N > 1: a point, or a warning when the fitted b makes 80%
         // unreachable (b > 1.25 happens with blocks this small on a loaded machine).
         let eq18 = r

@@ -352,7 +352,7 @@ fn copy_fits_recover_each_alignments_line() {
     assert!(lo < 1.6 && 1.6 < hi && hi - lo < 0.2, "{ratio:?}");
     // The card shows the copy's rows.
     let file = crate::benchfit::document("transport", 10, vec![r]).expect("a document");
-    let card = crate::results::card(&file);
+    let card = crate::analysis::card(&file);
     let text = crate::text::card::card(&card);
     assert!(text.contains("t_per_byte_over_aligned"), "{text}");
 }

@@ -12,6 +12,7 @@
 //! - [`replay_schedules`]: the generator of the validation set in `workloads/`.
 
 pub mod predict;
+mod predict_vector;
 pub mod replay;
 mod replay_calc;
 mod replay_engine;
@@ -20,3 +21,5 @@ pub mod replay_mpi;
 mod replay_result;
 pub mod replay_schedules;
 pub mod validate;
+
+pub use predict_vector::gather_vectors;

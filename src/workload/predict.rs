@@ -4,12 +4,17 @@
 //! replay ([`super::replay`]) uses, so that prediction and replay are one thing.
 //!
 //! # Each symbol and the measurement that defines it (per transport)
-//! - `o`, CPU overhead a message, and `O`, a byte: Krumme & Greenfield's `S`
-//!   (what a computation loses to a message it sends) and `R` (what it loses to
-//!   one that arrives), `decomposition`'s lines `S0 + S1 n` and `R0 + R1 n`.
-//!   They are exactly the CPU time a message takes from a busy rank, which is
-//!   LogGOPS's `o`; LogGOPS charges one `o` at each end, so `o = (S0 + R0)/2`
-//!   and `O = (S1 + R1)/2` keep the CPU time a message costs both ends, `S + R`.
+//! - `o`, CPU overhead a message: Krumme & Greenfield's `S0` and `R0` (what a
+//!   busy rank loses to a message it sends, to one that arrives), the
+//!   decomposition's intercepts: LogGOPS charges one `o` at each end, so
+//!   `o = (S0 + R0)/2`. Not resolved (an interval through zero): `o` is at most
+//!   half the ping-pong start-up, the one bound the card gives (`L >= 0`).
+//! - `O`, CPU overhead a byte: LogGOPS charges a byte `O` at the sender and
+//!   `max(O, G)` at the receiver (the receive waits for the data), so the CPU
+//!   time a message costs both ends, `S1 + R1` a byte, fixes
+//!   `O = max(0, S1 + R1 - G)` (or `(S1 + R1)/2` above `2G`). On the thread
+//!   transports a message is two copies, and the ping-pong's slope `G` already
+//!   holds them. Not resolved: `O = 0`, the least the data allow.
 //! - `L`: scibench's ping-pong start-up `t_startup` (half the round trip, the
 //!   line's intercept) is LogP's `o + L + o` for a small message (LogGOPS sends
 //!   at `t`, the message arrives at `t + o + L`, the receiver's CPU is busy `o`
@@ -17,7 +22,7 @@
 //! - `g`: scibench's one-way stream, its 8-byte time a message: a stream is
 //!   paced by the gap between messages, `max(g, o)` in LogGOPS.
 //! - `G`: the ping-pong line's `t_per_byte`: a message of `s` bytes adds
-//!   `(s-1) G` from send to receive, the slope of the one-way time.
+//!   `(s-1) max(O, G)` from send to receive, the slope of the one-way time.
 //! - `S` (rendezvous threshold): none; the thread transports send every
 //!   message eagerly (the replay's buffers hold its largest), so `S` is above it.
 //! - Ranks sharing a CPU ([`Placement::shared`], the replay's `--oversubscribe`,
@@ -46,6 +51,7 @@
 //! [`PredictError::Missing`] that names the kernel to run.
 #![forbid(unsafe_code)]
 
+use super::predict_vector::{timed, vector_rows};
 use crate::analysis::{card_of, kernel_key};
 use crate::model::goal::{Op, OpKind, RankSchedule, Schedule};
 use crate::model::hockney_program::{Estimate, monte_carlo};
@@ -87,8 +93,9 @@ pub struct Input {
 pub struct Inputs {
     /// The transport they describe.
     pub transport: String,
-    /// `S0, R0, S1, R1, t_startup, t_per_byte, one-way 8 B` and, for ranks
-    /// sharing CPUs, `t_wake` (in this order).
+    /// `S0, R0, S1, R1, t_startup, t_per_byte, one-way 8 B`, for ranks
+    /// sharing CPUs `t_wake`, then each vector calc's `r_inf` and `n_1/2`
+    /// ([`super::gather_vectors`]), in this order.
     pub rows: Vec<Input>,
 }
 
@@ -260,21 +267,47 @@ fn headline_input(files: &[(&str, &ResultFile)], need: &Need) -> Option<Input> {
 }
 
 impl Inputs {
-    /// The LogGOPS parameters and the switch cost from one draw of the rows'
-    /// values, in [`Inputs::rows`]' order; whether `L` was cut at zero.
-    pub fn loggops(x: &[f64]) -> (LogGops, f64, bool) {
-        let o = ((x[0] + x[1]) / 2.0).max(0.0);
-        let big_o = ((x[2] + x[3]) / 2.0).max(0.0);
+    /// Whether the decomposition's start-up (`S0`, `R0`) and per-byte (`S1`,
+    /// `R1`) lines are resolved: neither row marked `not resolved`.
+    fn resolved(&self) -> [bool; 2] {
+        let ok = |i: usize| {
+            self.rows
+                .get(i)
+                .is_none_or(|r| r.trust != Trust::Unresolved.mark())
+        };
+        [ok(0) && ok(1), ok(2) && ok(3)]
+    }
+
+    /// The LogGOPS parameters and the switch cost from one draw `x` of the
+    /// rows' values, in [`Inputs::rows`]' order; whether `L` was cut at zero.
+    pub fn loggops(&self, x: &[f64]) -> (LogGops, f64, bool) {
+        let [o_known, big_o_known] = self.resolved();
+        let g_pb = x[5].max(0.0);
+        let mut o = ((x[0] + x[1]) / 2.0).max(0.0);
+        if !o_known {
+            // Unknown o: at most the start-up's half, so that L >= 0.
+            o = o.min(x[4].max(0.0) / 2.0);
+        }
         let l = x[4] - 2.0 * o;
+        // LogGOPS charges a byte O at the sender and max(O, G) at the
+        // receiver: O + max(O, G) = S1 + R1. Unknown: the least, 0.
+        let sr = (x[2] + x[3]).max(0.0);
+        let big_o = match (big_o_known, sr <= 2.0 * g_pb) {
+            (false, _) => 0.0,
+            (true, true) => (sr - g_pb).max(0.0),
+            (true, false) => sr / 2.0,
+        };
         let p = LogGops {
             l_ns: l.max(0.0),
             o_ns: o,
             g_ns: x[6].max(0.0),
-            big_g_ns_per_byte: x[5].max(0.0),
+            big_g_ns_per_byte: g_pb,
             big_o_ns_per_byte: big_o,
             s_bytes: u64::MAX,
         };
-        (p, x.get(7).copied().unwrap_or(0.0).max(0.0), l < 0.0)
+        let switch = self.rows.iter().position(|r| r.symbol == "switch");
+        let switch = switch.and_then(|i| x.get(i)).copied().unwrap_or(0.0);
+        (p, switch.max(0.0), l < 0.0)
     }
 
     fn estimates(&self) -> Vec<Estimate> {
@@ -314,6 +347,7 @@ pub fn framed(schedule: &Schedule) -> Schedule {
         requires,
         irequires: Vec::new(),
         line: 0,
+        vector: None,
     };
     for (r, rank) in out.ranks.iter_mut().enumerate() {
         let own = rank.ops.len() as u32;
@@ -412,11 +446,17 @@ pub fn predict(
         false => Placement::dedicated(n),
     };
     let values: Vec<f64> = inputs.rows.iter().map(|r| r.value).collect();
-    let (p, switch_ns, cut) = Inputs::loggops(&values);
-    let central = simulate_goal(&framed, &p, Some(&placement(switch_ns)))?;
+    let (p, switch_ns, cut) = inputs.loggops(&values);
+    // Vector calcs timed from each draw's r_inf and n_1/2.
+    let rows = vector_rows(inputs);
+    let at = |x: &[f64], p: &LogGops, s: f64| {
+        let t = timed(&framed, &rows, x);
+        simulate_goal(t.as_ref().unwrap_or(&framed), p, Some(&placement(s)))
+    };
+    let central = at(&values, &p, switch_ns)?;
     let ci95_ns = monte_carlo(&inputs.estimates(), |x| {
-        let (p, s, _) = Inputs::loggops(x);
-        simulate_goal(&framed, &p, Some(&placement(s))).map_or(f64::NAN, |r| r.finish_ns[0])
+        let (p, s, _) = inputs.loggops(x);
+        at(x, &p, s).map_or(f64::NAN, |r| r.finish_ns[0])
     });
     let mut notes = Vec::new();
     if cut {
@@ -424,6 +464,18 @@ pub fn predict(
             "L = t_startup - 2o = {:.1} ns is below zero: the decomposition's S + R exceed the ping-pong's start-up; L taken as 0",
             values[4] - (values[0] + values[1])
         ));
+    }
+    let [o_known, big_o_known] = inputs.resolved();
+    if !o_known {
+        notes.push(format!(
+            "o: the decomposition's S0 and R0 are not resolved; o = {:.1} ns, at most t_startup / 2",
+            p.o_ns
+        ));
+    }
+    if !big_o_known {
+        notes.push(
+            "O: the decomposition's S1 and R1 are not resolved; O = 0, the receiver's CPU pays G a byte".into(),
+        );
     }
     if p.big_o_ns_per_byte > p.big_g_ns_per_byte {
         notes.push(format!(

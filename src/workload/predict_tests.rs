@@ -37,8 +37,10 @@ fn inputs(v: &[f64]) -> Inputs {
 
 #[test]
 fn the_mapping_of_each_symbol() {
-    // o = (100 + 60)/2, O = (0.25 + 0)/2, L = 300 - 2 o, G = t_per_byte, g = one-way.
-    let (p, switch, cut) = Inputs::loggops(&[100.0, 60.0, 0.25, 0.0, 300.0, 0.5, 200.0, 7.0]);
+    // o = (100 + 60)/2, L = 300 - 2 o, G = t_per_byte, g = one-way; O from
+    // O + max(O, G) = S1 + R1 = 0.625: O = 0.625 - 0.5.
+    let inp = inputs(&[100.0, 60.0, 0.375, 0.25, 300.0, 0.5, 200.0, 7.0]);
+    let (p, switch, cut) = inp.loggops(&[100.0, 60.0, 0.375, 0.25, 300.0, 0.5, 200.0, 7.0]);
     assert_eq!(
         (
             p.o_ns,
@@ -50,12 +52,28 @@ fn the_mapping_of_each_symbol() {
         (80.0, 0.125, 140.0, 0.5, 200.0)
     );
     assert_eq!((switch, cut), (7.0, false));
+    // S1 + R1 = 1.5 above 2 G: O = G' = 0.75 at both ends; S1 + R1 below G: 0.
+    let (p, _, _) = inp.loggops(&[100.0, 60.0, 1.0, 0.5, 300.0, 0.5, 200.0]);
+    assert_eq!(p.big_o_ns_per_byte, 0.75);
+    let (p, _, _) = inp.loggops(&[100.0, 60.0, 0.25, 0.125, 300.0, 0.5, 200.0]);
+    assert_eq!(p.big_o_ns_per_byte, 0.0);
     // S + R above the start-up: L is cut at zero and says so.
-    let (p, _, cut) = Inputs::loggops(&[200.0, 200.0, 0.0, 0.0, 300.0, 0.5, 200.0]);
+    let (p, _, cut) = inp.loggops(&[200.0, 200.0, 0.0, 0.0, 300.0, 0.5, 200.0]);
     assert_eq!((p.l_ns, cut), (0.0, true));
+    // Lines not resolved: o at most t_startup / 2 (L not cut), O = 0.
+    let mut loose = inp.clone();
+    (0..4).for_each(|i| loose.rows[i].trust = Trust::Unresolved.mark().into());
+    let (p, _, cut) = loose.loggops(&[200.0, 200.0, 1.0, 0.5, 300.0, 0.5, 200.0]);
+    assert_eq!(
+        (p.o_ns, p.l_ns, p.big_o_ns_per_byte, cut),
+        (150.0, 0.0, 0.0, false)
+    );
+    let (p, _, _) = loose.loggops(&[50.0, 30.0, 1.0, 0.5, 300.0, 0.5, 200.0]);
+    assert_eq!((p.o_ns, p.l_ns), (40.0, 220.0));
 }
 
-/// Rank 0 sends 100 B to rank 1; o = 80, O = 0.125, L = 140, G = 0.5, g = 200.
+/// Rank 0 sends 100 B to rank 1; o = 80, O = 0.125 (S1 + R1 = 0.625), L = 140,
+/// G = 0.5, g = 200.
 /// go (8 B) leaves at 0: rank 0's CPU to 80.875, NIC to 203.5, arrives at 220;
 /// the 100 B at 203.5 (NIC): CPU to 295.875, arrives 423.5. Rank 1 takes go at
 /// 220 (CPU to 303.5, NIC to 423.5), the 100 B at 423.5 (CPU to 423.5 + 80 +
@@ -68,7 +86,12 @@ fn two_ranks_by_hand() {
         "two.goal",
     )
     .unwrap();
-    let p = predict(&s, &inputs(&[100.0, 60.0, 0.25, 0.0, 300.0, 0.5, 200.0]), 2).unwrap();
+    let p = predict(
+        &s,
+        &inputs(&[100.0, 60.0, 0.375, 0.25, 300.0, 0.5, 200.0]),
+        2,
+    )
+    .unwrap();
     assert_eq!(p.finish_ns, vec![856.5, 633.875]);
     assert_eq!(p.time_ns, 856.5);
     // No interval on any input: the interval is the value.
@@ -122,7 +145,7 @@ fn intervals_propagate_and_marks_name_the_inputs() {
         "two.goal",
     )
     .unwrap();
-    let mut inp = inputs(&[100.0, 60.0, 0.25, 0.0, 300.0, 0.5, 200.0]);
+    let mut inp = inputs(&[100.0, 60.0, 0.375, 0.25, 300.0, 0.5, 200.0]);
     inp.rows[4].ci95 = Some([250.0, 350.0]);
     inp.rows[4].trust = "noisy".into();
     let p = predict(&s, &inp, 2).unwrap();

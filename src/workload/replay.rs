@@ -268,6 +268,9 @@ pub(super) fn run_rank<E: crate::transport::Endpoint>(
     .run(ctx, ep, trials)
 }
 
+/// The largest operands a `//@ vector` calc may have (four arrays), bytes.
+pub const MAX_VECTOR_BYTES: u64 = 1 << 30;
+
 /// The checks the replay itself needs; returns the largest message on the wire.
 pub(super) fn validate(s: &Schedule) -> Result<usize, ReplayError> {
     if s.ranks.len() != s.num_ranks as usize {
@@ -291,7 +294,15 @@ pub(super) fn validate(s: &Schedule) -> Result<usize, ReplayError> {
                 OpKind::Send { bytes, peer, tag } | OpKind::Recv { bytes, peer, tag } => {
                     (bytes, peer, tag)
                 }
-                OpKind::Calc { .. } => continue,
+                OpKind::Calc { .. } => {
+                    let big = op.vector.as_ref().map_or(0, |v| v.elements() * 4 * 8);
+                    if big > MAX_VECTOR_BYTES {
+                        return Err(bad(format!(
+                            "`//@ vector` operands of {big} bytes exceed the replay's {MAX_VECTOR_BYTES}"
+                        )));
+                    }
+                    continue;
+                }
             };
             if peer as usize == r || peer >= s.num_ranks {
                 return Err(bad(format!(

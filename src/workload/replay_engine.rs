@@ -33,7 +33,7 @@
 //! A rank that makes no progress for the team's wait deadline fails, naming the
 //! operations it was waiting at; the team stops the others.
 
-use super::replay_calc::CalcRate;
+use super::replay_calc::{CalcRate, VectorWork};
 use crate::control::{RankError, WaitStrategy};
 use crate::model::goal::{OpKind, RankSchedule};
 use crate::team::RankCtx;
@@ -102,6 +102,8 @@ pub(crate) struct RankEngine<'s> {
     send_bufs: Vec<Vec<u8>>,
     staging: Vec<u8>,
     rate: CalcRate,
+    /// Per op: the operands of a `//@ vector` calc.
+    vectors: Vec<Option<VectorWork>>,
     // Trial state.
     need_complete: Vec<u32>,
     need_start: Vec<u32>,
@@ -191,6 +193,11 @@ impl<'s> RankEngine<'s> {
             send_bufs,
             staging: vec![0; max_wire.max(HEADER)],
             rate,
+            vectors: ops
+                .ops
+                .iter()
+                .map(|o| o.vector.as_ref().map(VectorWork::new))
+                .collect(),
             started: vec![false; n],
             completed: 0,
             ready: VecDeque::new(),
@@ -415,6 +422,17 @@ impl<'s> RankEngine<'s> {
             self.release(d);
         }
         match self.ops.ops[iu].kind {
+            OpKind::Calc { .. } if self.vectors[iu].is_some() => {
+                let v = self.vectors[iu].as_mut().expect("checked by the guard");
+                v.run();
+                if self.full_check && !v.check() {
+                    return Err(RankError::Failed(format!(
+                        "replay: {} computed a wrong result",
+                        self.describe(iu)
+                    )));
+                }
+                self.complete(iu);
+            }
             OpKind::Calc { ns } => {
                 if self.full_check {
                     let t = Instant::now();

@@ -819,7 +819,7 @@ mod tests {
                 .expect("the fixture reads");
         file.kernels = vec![r];
         file.summary = None;
-        let card = crate::results::card_of(&file);
+        let card = crate::analysis::card_of(&file);
         let row = |name: &str| card.rows.iter().find(|r| r.name == name).unwrap();
         assert!(
             row("forwarding_lf_ns").interval.starts_with("not resolved"),

@@ -18,6 +18,15 @@
 //! the label `#N` (N = OpId), which no file can name. `Nb` may have blanks
 //! before `b`. Ranks missing from the file are empty.
 //!
+//! # halfperf's extension (a comment to a plain GOAL reader)
+//! `l2: calc 1000 //@ vector triad-f64 L1 4096` keeps the file valid GOAL (a
+//! plain reader does `calc 1000`); halfperf reads it as 4096 flop of Hockney's
+//! vector operation (`dyadic`, `triad`, `scalar-triad`, `scalar`, each `-f64`
+//! or `-f32`) on operands in a memory level (`L1`, `L2`, `L3`, `memory`): the
+//! replay runs that loop, `predict` times it by Hockney's eq. (4) with the
+//! level's `r_inf` and `n_1/2` from `hockney-vector`, `simulate` reads `N`. A
+//! `//@` comment after anything but a `calc`, or another `//@` word, is refused.
+//!
 //! Time unit: `calc N` is N nanoseconds, the unit of LogGOPSim's parameters
 //! (`-L 2500` is 2.5 us in its help and paper), so a schedule's times and
 //! `simulate --loggp` figures are in ns.
@@ -95,6 +104,62 @@ pub struct Op {
     pub irequires: Vec<OpId>,
     /// 1-based line in the file.
     pub line: u32,
+    /// halfperf's `//@ vector` extension of a `calc` (see the module doc).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector: Option<VectorCalc>,
+}
+
+/// The vector operations of Hockney's Table I, as `hockney-vector` names them
+/// (each with `-f64` or `-f32`), and their flop an element.
+pub const VECTOR_OPERATIONS: [(&str, u64); 4] = [
+    ("dyadic", 1),
+    ("triad", 2),
+    ("scalar-triad", 2),
+    ("scalar", 1),
+];
+
+/// The memory levels `hockney-vector` fits a line on.
+pub const VECTOR_LEVELS: [&str; 4] = ["L1", "L2", "L3", "memory"];
+
+/// `calc N //@ vector OP LEVEL FLOP`: `FLOP` flop of Hockney's vector operation
+/// `OP` on operands that lie in `LEVEL`; `N` stays the plain GOAL reading, ns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VectorCalc {
+    /// The operation as `hockney-vector` names it (`triad-f64`).
+    pub operation: String,
+    /// The memory level (`L1`, `L2`, `L3`, `memory`).
+    pub level: String,
+    /// Flop to do.
+    pub flop: u64,
+}
+
+impl VectorCalc {
+    /// Flop an element (a vector instruction's flop is its length, so this is
+    /// also the vector instructions an element: Hockney's "divided by two").
+    pub fn flop_per_element(&self) -> u64 {
+        let base = self.operation.rsplit_once('-').map_or("", |(b, _)| b);
+        VECTOR_OPERATIONS
+            .iter()
+            .find(|(name, _)| *name == base)
+            .map_or(1, |(_, f)| *f)
+    }
+
+    /// Whether the operands are `f32`.
+    pub fn is_f32(&self) -> bool {
+        self.operation.ends_with("-f32")
+    }
+
+    /// Elements of each operand: `FLOP / flop an element`, at least 1.
+    pub fn elements(&self) -> u64 {
+        (self.flop / self.flop_per_element()).max(1)
+    }
+
+    /// Hockney's eq. (4) for this op: `vi` vector instructions of `elements`
+    /// each, `(FLOP + vi n_1/2) / r_inf`, ns (`r_inf` in flop/s).
+    pub fn time_ns(&self, r_inf_flop_per_s: f64, n_half_flop: f64) -> f64 {
+        let vi = self.flop_per_element() as f64;
+        (self.flop as f64 + vi * n_half_flop) / r_inf_flop_per_s * 1e9
+    }
 }
 
 /// What an op does.

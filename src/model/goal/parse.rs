@@ -4,7 +4,10 @@
 
 use std::collections::HashMap;
 
-use super::{GoalError, MAX_RANKS, Op, OpId, OpKind, RankSchedule, Schedule, digest};
+use super::{
+    GoalError, MAX_RANKS, Op, OpId, OpKind, RankSchedule, Schedule, VECTOR_LEVELS,
+    VECTOR_OPERATIONS, VectorCalc, digest,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tok<'a> {
@@ -115,6 +118,12 @@ fn strip_comments<'a>(line: &'a str, in_block: &mut bool) -> std::borrow::Cow<'a
     }
 }
 
+/// The text after `//@` when the line's first comment is one.
+fn extension(raw: &str) -> Option<&str> {
+    let at = raw.find("//")?;
+    (raw[at..].starts_with("//@") && !raw[..at].contains("/*")).then(|| &raw[at + 3..])
+}
+
 /// A rank block being read.
 struct Block {
     rank: u32,
@@ -145,9 +154,14 @@ pub fn parse(text: &str, name: &str) -> Result<Schedule, GoalError> {
     let mut in_block = false;
     for (i, raw) in text.lines().enumerate() {
         r.line = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let ext = (!in_block).then(|| extension(raw)).flatten();
         let code = strip_comments(raw, &mut in_block);
         let toks = tokens(&code);
+        let before = r.block.as_ref().map_or(0, |b| b.ops.len());
         r.line_tokens(&toks)?;
+        if let Some(ext) = ext {
+            r.vector(ext, before)?;
+        }
     }
     if in_block {
         return Err(r.err("unterminated `/*` comment at the end of the file".into()));
@@ -356,8 +370,68 @@ impl Reader<'_> {
             requires: Vec::new(),
             irequires: Vec::new(),
             line,
+            vector: None,
         });
         Ok(())
+    }
+
+    /// Reads `//@ vector OP LEVEL FLOP` onto the `calc` the line added (the
+    /// block held `before` ops).
+    fn vector(&mut self, ext: &str, before: usize) -> Result<(), GoalError> {
+        const FORM: &str = "//@ vector OP LEVEL FLOP";
+        let words: Vec<&str> = ext.split_whitespace().collect();
+        let [kind, op, level, flop] = words[..] else {
+            return Err(self.err(match words.first() {
+                Some(&"vector") => format!("expected `{FORM}`, found `//@{ext}`"),
+                Some(w) => format!("unknown extension `//@ {w}` (halfperf reads `{FORM}`)"),
+                None => format!("an empty `//@` (halfperf reads `{FORM}`)"),
+            }));
+        };
+        if kind != "vector" {
+            return Err(self.err(format!(
+                "unknown extension `//@ {kind}` (halfperf reads `{FORM}`)"
+            )));
+        }
+        let known_op = op.rsplit_once('-').is_some_and(|(base, p)| {
+            matches!(p, "f64" | "f32") && VECTOR_OPERATIONS.iter().any(|(n, _)| *n == base)
+        });
+        if !known_op {
+            return Err(self.err(format!(
+                "unknown vector operation `{op}` in `{FORM}` (dyadic, triad, scalar-triad or scalar, each -f64 or -f32)"
+            )));
+        }
+        let Some(level) = VECTOR_LEVELS.iter().find(|l| l.eq_ignore_ascii_case(level)) else {
+            return Err(self.err(format!(
+                "unknown memory level `{level}` in `{FORM}` (L1, L2, L3 or memory)"
+            )));
+        };
+        let flop = match flop.parse::<u64>() {
+            Ok(f) if f > 0 => f,
+            _ => {
+                return Err(self.err(format!(
+                    "FLOP `{flop}` in `{FORM}` is not a whole number above 0"
+                )));
+            }
+        };
+        let added = self.block.as_mut().and_then(|b| {
+            (b.ops.len() == before + 1)
+                .then(|| b.ops.last_mut())
+                .flatten()
+        });
+        match added {
+            Some(o) if matches!(o.kind, OpKind::Calc { .. }) => {
+                o.vector = Some(VectorCalc {
+                    operation: op.to_owned(),
+                    level: (*level).to_owned(),
+                    flop,
+                });
+                Ok(())
+            }
+            Some(_) => Err(self.err(format!("`{FORM}` annotates a `calc`, not this op"))),
+            None => Err(self.err(format!(
+                "`{FORM}` follows no op (it annotates the `calc` on its line)"
+            ))),
+        }
     }
 
     fn op_kind(&self, body: &[Tok<'_>], rank: u32) -> Result<OpKind, GoalError> {

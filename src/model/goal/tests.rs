@@ -387,3 +387,88 @@ fn every_truncation_is_refused_or_read_never_a_panic() {
         text.len()
     );
 }
+
+#[test]
+fn the_vector_extension_reads_onto_its_calc() {
+    let s = parse(
+        "num_ranks 1\nrank 0 {\na: calc 500 //@ vector triad-f64 l2 4096\nb: calc 7 // a plain comment\n\
+         c: calc 9 //@ vector  scalar-f32   memory 3\n}\n",
+        "v.goal",
+    )
+    .expect("valid");
+    let ops = &s.ranks[0].ops;
+    // A plain reader's time stays; the level is spelled as the kernel does.
+    assert_eq!(ops[0].kind, OpKind::Calc { ns: 500 });
+    let v = ops[0].vector.clone().expect("the extension");
+    assert_eq!(
+        (v.operation.as_str(), v.level.as_str(), v.flop),
+        ("triad-f64", "L2", 4096)
+    );
+    // Triad: 2 flop an element, 2 vector instructions of 2048 elements each:
+    // (4096 + 2 x 100) / 4e9 flop/s = 1074 ns.
+    assert_eq!(
+        (v.flop_per_element(), v.elements(), v.is_f32()),
+        (2, 2048, false)
+    );
+    assert!((v.time_ns(4e9, 100.0) - 1074.0).abs() < 1e-9);
+    assert!(ops[1].vector.is_none());
+    let c = ops[2].vector.clone().expect("the extension");
+    assert_eq!(
+        (c.level.as_str(), c.elements(), c.is_f32()),
+        ("memory", 3, true)
+    );
+}
+
+#[test]
+fn every_vector_extension_error_names_file_line_and_construct() {
+    let head = "num_ranks 2\nrank 0 {\n";
+    for (line, want) in [
+        (
+            "a: calc 5 //@ vector triad-f64 L1",
+            "v.goal:3: expected `//@ vector OP LEVEL FLOP`",
+        ),
+        (
+            "a: calc 5 //@ barrier spin",
+            "v.goal:3: unknown extension `//@ barrier`",
+        ),
+        ("a: calc 5 //@", "v.goal:3: an empty `//@`"),
+        (
+            "a: calc 5 //@ vector axpy-f64 L1 8",
+            "unknown vector operation `axpy-f64`",
+        ),
+        (
+            "a: calc 5 //@ vector triad-f16 L1 8",
+            "unknown vector operation `triad-f16`",
+        ),
+        (
+            "a: calc 5 //@ vector triad-f64 L4 8",
+            "unknown memory level `L4`",
+        ),
+        (
+            "a: calc 5 //@ vector triad-f64 L1 0",
+            "FLOP `0` in `//@ vector OP LEVEL FLOP`",
+        ),
+        ("a: calc 5 //@ vector triad-f64 L1 -3", "FLOP `-3`"),
+        (
+            "a: send 8b to 1 //@ vector triad-f64 L1 8",
+            "annotates a `calc`, not this op",
+        ),
+        ("a requires b //@ vector triad-f64 L1 8", "follows no op"),
+        (
+            "//@ vector triad-f64 L1 8",
+            "v.goal:3: `//@ vector OP LEVEL FLOP` follows no op",
+        ),
+    ] {
+        let got = err(&format!("{head}{line}\n}}\n").replace("t.goal", "v.goal"));
+        let got = got.replace("t.goal", "v.goal");
+        assert!(got.contains(want), "{line}: {got}");
+        assert!(!got.contains('\n'), "{got}");
+    }
+    // Inside a block comment the marker is a comment like any other.
+    let s = parse(
+        "num_ranks 1\nrank 0 {\n/* a: calc 5 //@ nonsense */ b: calc 1\n}\n",
+        "v.goal",
+    )
+    .expect("valid");
+    assert!(s.ranks[0].ops[0].vector.is_none());
+}
