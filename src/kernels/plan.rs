@@ -206,7 +206,12 @@ pub fn budget(
         "c2c" => {
             let all = order.len() * order.len().saturating_sub(1) / 2;
             let n = c2c_pairs(shape.topology, &order, per_kind).len();
-            (vec![2], n, Some((n, all)))
+            // With `--home third` every pair is timed twice.
+            let homes = match shape.config.home {
+                crate::platform::Home::Third => 2,
+                _ => 1,
+            };
+            (vec![2], n * homes, Some((n, all)))
         }
         "comet-broadcast" | "comet-global-sum" | "comet-barrier" => {
             let ps = collective_processors(shape.config.quick, order.len().min(max_p));
