@@ -86,6 +86,8 @@ pub(crate) fn settle(
     }
     let clock = platform::measure_clock();
     let cpus = config.cpus.clone().unwrap_or_else(|| allowed.to_vec());
+    // The plan counts the preheat planned; the run records the one it took.
+    config.preheat_ms = Some(args.preheat_ms as f64);
     let shape = Shape {
         topology: topo,
         cpus: &cpus,
@@ -126,6 +128,7 @@ pub(crate) fn settle(
     if p.max_processors < cpus.len() {
         config.max_processors = Some(p.max_processors);
     }
+    config.preheat_ms = None;
     if args.preheat_ms > 0 {
         let took = platform::preheat(&cpus, Duration::from_millis(args.preheat_ms));
         config.preheat_ms = Some(took.as_secs_f64() * 1e3);

@@ -71,7 +71,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             let (point, warning) = measure_pair(ctx, (a, b), home)?;
             points[h].push(point);
             warnings[h].extend(warning);
-            ctx.progress.step(&format!("CPUs {a}-{b}, line on {home}"));
+            ctx.progress.step(&format!("CPUs {a}-{b}, home {home}"));
         }
     }
     ctx.progress.end();
