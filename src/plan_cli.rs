@@ -1,12 +1,13 @@
 //! `halfperf run`'s planning options: `--plan` (print the plan and stop),
 //! `--max-minutes` (keep the run within a budget by sampling), `--sys-root`
 //! (plan for the machine saved under a root instead of this one), and the
-//! preheat before the first kernel.
+//! preheat before the first kernel, and where the pair kernels home their
+//! lines (`--home`).
 
 use anyhow::{Result, bail};
 use halfperf::kernels::plan::{self, Shape};
 use halfperf::kernels::{KernelSpec, RunConfig};
-use halfperf::platform::{self, MachineRoot, Topology};
+use halfperf::platform::{self, Home, MachineRoot, Topology};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -34,6 +35,15 @@ pub(crate) struct PlanArgs {
     /// result file.
     #[arg(long, value_name = "MS", default_value_t = 200)]
     pub(crate) preheat_ms: u64,
+    /// Where the pair kernels (pingpong, oneway, c2c) home their transport's
+    /// lines: `local` (the pair's first CPU), a CPU number, `node:N` (the first
+    /// allowed CPU of NUMA node N) or `third` (a CPU that is neither of the
+    /// pair, on another node or L3 domain where there is one; c2c then times
+    /// every pair twice, with its line local and on the third CPU). The lines
+    /// are first touched by a thread pinned there; each point records the
+    /// home CPU and the node its page was read back on.
+    #[arg(long, value_name = "CPU|node:N|third|local", default_value = "local")]
+    pub(crate) home: Home,
 }
 
 /// The machine to plan and run on, and the CPUs allowed there.
@@ -43,8 +53,8 @@ pub(crate) fn machine(args: &PlanArgs) -> Result<(Topology, Vec<usize>)> {
     {
         bail!("--max-minutes must be a number of minutes above 0 (got {m})");
     }
-    match &args.sys_root {
-        None => Ok((Topology::detect()?, platform::allowed_cpus())),
+    let (topo, allowed) = match &args.sys_root {
+        None => (Topology::detect()?, platform::allowed_cpus()),
         Some(dir) => {
             let root = MachineRoot::under(dir);
             let topo = root.topology()?;
@@ -52,9 +62,11 @@ pub(crate) fn machine(args: &PlanArgs) -> Result<(Topology, Vec<usize>)> {
                 Some(set) => set,
                 None => topo.cpus.iter().map(|c| c.id).collect(),
             };
-            Ok((topo, allowed))
+            (topo, allowed)
         }
-    }
+    };
+    args.home.check(&topo, &allowed)?;
+    Ok((topo, allowed))
 }
 
 /// Plans the run, prints the plan (on stderr when stdout carries JSON), and
@@ -68,11 +80,14 @@ pub(crate) fn settle(
     mut config: RunConfig,
     json: bool,
 ) -> Result<Option<RunConfig>> {
+    config.home = args.home;
     if config.transports.is_empty() {
         return Ok(Some(config)); // over MPI: the processes decide
     }
     let clock = platform::measure_clock();
     let cpus = config.cpus.clone().unwrap_or_else(|| allowed.to_vec());
+    // The plan counts the preheat planned; the run records the one it took.
+    config.preheat_ms = Some(args.preheat_ms as f64);
     let shape = Shape {
         topology: topo,
         cpus: &cpus,
@@ -113,6 +128,7 @@ pub(crate) fn settle(
     if p.max_processors < cpus.len() {
         config.max_processors = Some(p.max_processors);
     }
+    config.preheat_ms = None;
     if args.preheat_ms > 0 {
         let took = platform::preheat(&cpus, Duration::from_millis(args.preheat_ms));
         config.preheat_ms = Some(took.as_secs_f64() * 1e3);

@@ -164,3 +164,134 @@ fn the_report_of_the_gallery_opens_with_its_index() {
     assert!(md.contains("## Index") && md.contains("| 65.6 ns |"));
     assert!(html.contains("id=\"index\"") && html.contains("<td>65.6 ns</td>"));
 }
+
+/// The machine saved under `tests/data/NAME` and the CPUs its cpuset allows.
+fn fixture(name: &str) -> (halfperf::platform::Topology, Vec<usize>) {
+    let root =
+        halfperf::platform::MachineRoot::under(&Path::new(ROOT).join("tests/data").join(name));
+    let topo = root.topology().expect("fixture parses");
+    let allowed = root
+        .cpuset(&topo)
+        .expect("cpuset")
+        .unwrap_or_else(|| topo.cpus.iter().map(|c| c.id).collect());
+    (topo, allowed)
+}
+
+/// `--home`'s choices on the fixtures: a node's first allowed CPU, and the
+/// third CPU as far from the pair as each machine allows (another NUMA node
+/// on the two-socket Xeon and in the scattered cpuset, another CCD on the
+/// one-node EPYC, another core where the pair spans both sockets).
+#[test]
+fn the_lines_home_is_chosen_by_node_and_a_third_cpu_lies_away_from_the_pair() {
+    use halfperf::platform::{Home, HomeError, third_cpu};
+    let (xeon, all) = fixture("sys-xeon-2s-112");
+    assert_eq!(Home::Node(1).cpu_for(&xeon, &all, (0, 1)), Ok(28));
+    assert_eq!(Home::Local.cpu_for(&xeon, &all, (5, 40)), Ok(5));
+    assert_eq!(Home::Cpu(90).cpu_for(&xeon, &all, (0, 1)), Ok(90));
+    assert_eq!(xeon.cpu(28).unwrap().numa_node, Some(1));
+    // A pair on node 0 (two cores, or SMT siblings): the line on node 1.
+    assert_eq!(third_cpu(&xeon, &all, 0, 1), Some(28));
+    assert_eq!(third_cpu(&xeon, &all, 0, 56), Some(28));
+    // A pair on both nodes: no node or L3 is apart from both, another core is.
+    assert_eq!(third_cpu(&xeon, &all, 0, 28), Some(1));
+    assert!(matches!(
+        Home::Node(2).cpu_for(&xeon, &all, (0, 1)),
+        Err(HomeError::NoSuchNode { node: 2, .. })
+    ));
+    // One NUMA node, eight CCDs: the line in the next CCD.
+    let (epyc, all) = fixture("sys-epyc-7763-128");
+    assert_eq!(third_cpu(&epyc, &all, 0, 1), Some(8));
+    assert_ne!(epyc.l3_domain(8), epyc.l3_domain(0));
+    assert_eq!(Home::Node(0).cpu_for(&epyc, &all, (3, 4)), Ok(0));
+    // A container allowed 1,5,13-14,25,37: 1 and 5 on node 0, the line on node 1.
+    let (cont, allowed) = fixture("sys-container-cpuset");
+    assert_eq!(allowed, vec![1, 5, 13, 14, 25, 37]);
+    assert_eq!(third_cpu(&cont, &allowed, 1, 5), Some(13));
+    assert_eq!(Home::Node(1).cpu_for(&cont, &allowed, (1, 5)), Ok(13));
+    assert!(matches!(
+        Home::Cpu(2).cpu_for(&cont, &allowed, (1, 5)),
+        Err(HomeError::CpuNotAllowed { cpu: 2, .. })
+    ));
+    // Never one of the pair, and refused without a third CPU.
+    for &(a, b) in &[(1, 5), (13, 37), (25, 14)] {
+        let t = third_cpu(&cont, &allowed, a, b).unwrap();
+        assert!(t != a && t != b && allowed.contains(&t));
+    }
+    assert_eq!(third_cpu(&cont, &[1, 5], 1, 5), None);
+    assert!(matches!(
+        Home::Third.cpu_for(&cont, &[1, 5], (1, 5)),
+        Err(HomeError::NoThird { count: 2, .. })
+    ));
+}
+
+/// With `--home third` the plan counts c2c's pairs twice (each timed with
+/// its line local and on a third CPU).
+#[test]
+fn the_plan_counts_c2c_twice_with_its_line_on_a_third_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let xeon = Path::new(ROOT).join("tests/data/sys-xeon-2s-112");
+    let plan = |home: &str| -> serde_json::Value {
+        let out = halfperf(
+            dir.path(),
+            &[
+                "run",
+                "c2c",
+                "--quick",
+                "--plan",
+                "--json",
+                "--home",
+                home,
+                "--sys-root",
+                xeon.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let (local, third) = (plan("local"), plan("third"));
+    let points = |p: &serde_json::Value| p["kernels"][0]["points"].as_u64().unwrap();
+    assert_eq!(points(&third), 2 * points(&local));
+    assert_eq!(third["kernels"][0]["pairs"], local["kernels"][0]["pairs"]);
+}
+
+/// `--home` naming a CPU this run may not use, a node the machine lacks, a
+/// malformed home, or `third` with two CPUs (under taskset): one line, exit
+/// 2, nothing written.
+#[test]
+fn a_home_that_cannot_be_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = ["run", "c2c", "--quick", "--out", "r.json", "--home"];
+    let with = |home: &'static str| run.iter().copied().chain([home]).collect::<Vec<_>>();
+    assert_refused(
+        dir.path(),
+        &with("4095"),
+        "CPU 4095 is not one this run may use",
+    );
+    assert_refused(dir.path(), &with("node:4095"), "no NUMA node 4095");
+    assert_refused(
+        dir.path(),
+        &with("socket:0"),
+        "expected a CPU number, node:N, third or local",
+    );
+    let first = halfperf::platform::allowed_cpus()[0].to_string();
+    let out = std::process::Command::new("taskset")
+        .args(["-c", &first, env!("CARGO_BIN_EXE_halfperf")])
+        .args(with("third"))
+        .current_dir(dir.path())
+        .output();
+    let Ok(out) = out else {
+        return common::cannot_run_here("a_home_that_cannot_be_is_refused", "no taskset");
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("a CPU is never paired with itself"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("r.json").exists());
+}

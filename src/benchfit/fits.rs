@@ -253,6 +253,7 @@ pub fn latency_result(
             .collect(),
         probes_ns: probe_round_trips_ns.to_vec(),
         copy_ns_per_byte: Vec::new(),
+        home: None,
     };
     let layout = PairLayout {
         placement: site.placement,

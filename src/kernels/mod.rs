@@ -92,6 +92,9 @@ pub struct RunConfig {
     /// How long every CPU in use was kept busy before the first kernel, ms.
     #[serde(default)]
     pub preheat_ms: Option<f64>,
+    /// Where the pair kernels' transport lines are homed (`--home`).
+    #[serde(default)]
+    pub home: crate::platform::Home,
 }
 
 impl Default for RunConfig {
@@ -109,6 +112,7 @@ impl Default for RunConfig {
             c2c_pairs_per_kind: None,
             max_processors: None,
             preheat_ms: None,
+            home: crate::platform::Home::Local,
         }
     }
 }

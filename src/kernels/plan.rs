@@ -16,6 +16,12 @@
 //! calibration itself, and a 128-CPU machine's differs by what its pairs
 //! and processor counts add.
 //!
+//! The total adds the run's own costs outside its kernels ([`fixed_costs`]:
+//! the preheat, the clock measurements, the load check's idle samples); a
+//! kernel's calibration is its `elapsed_s`, which holds its team's start,
+//! probes, warm-ups and fits. `scripts/plan-check.sh` sets the plan beside a
+//! timed quick run, kernel by kernel, to check (and recalibrate) it.
+//!
 //! Sampling, in order, until the plan fits: c2c's pairs per kind (distance
 //! class and core types) down to one; the CoMet collectives' processor
 //! counts down to their base list. A plan whose smallest form does not fit is
@@ -75,7 +81,9 @@ pub struct RunPlan {
     pub kernels: Vec<KernelPlan>,
     /// The budget, s.
     pub budget_s: f64,
-    /// The sum of the estimates, s.
+    /// The run's own costs around the kernels ([`fixed_costs`]).
+    pub fixed: Vec<FixedCost>,
+    /// The sum of the kernels' estimates and the fixed costs, s.
     pub total_s: f64,
     /// What was sampled to fit, one line each.
     pub sampled: Vec<String>,
@@ -128,6 +136,43 @@ pub fn c2c_pairs(
         .into_iter()
         .map(|(k, a, b)| (Some(k), a, b))
         .collect()
+}
+
+/// One of a run's costs outside its kernels.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FixedCost {
+    /// What it is.
+    pub what: &'static str,
+    /// How long it takes, s.
+    pub seconds: f64,
+}
+
+/// Clock reads of one [`crate::platform::measure_clock`] (20 batches of
+/// 10,000 for the overhead, 100,000 for the resolution); a run measures the
+/// clock twice (for the plan, then for the kernels).
+const CLOCK_READS: f64 = 300_000.0;
+
+/// The run's costs outside its kernels, for kernels estimated at
+/// `kernels_s`: the preheat (`config.preheat_ms`), the two clock
+/// measurements, and the idle samples of the load check (one, and one more
+/// for every [`super::IDLE_SAMPLE_REUSE`] the kernels last; on a quiet
+/// machine the check reuses its sample that long).
+pub fn fixed_costs(shape: &Shape<'_>, kernels_s: f64) -> Vec<FixedCost> {
+    let samples = 1.0 + (kernels_s / super::IDLE_SAMPLE_REUSE.as_secs_f64()).floor();
+    vec![
+        FixedCost {
+            what: "preheat",
+            seconds: shape.config.preheat_ms.unwrap_or(0.0) / 1e3,
+        },
+        FixedCost {
+            what: "clock measurement (twice)",
+            seconds: 2.0 * CLOCK_READS * shape.clock.read_overhead_ns * 1e-9,
+        },
+        FixedCost {
+            what: "load check's idle samples",
+            seconds: samples * super::IDLE_SAMPLE.as_secs_f64(),
+        },
+    ]
 }
 
 /// The per-kernel calibration: seconds of a quick run on the 2-CPU reference
@@ -206,7 +251,12 @@ pub fn budget(
         "c2c" => {
             let all = order.len() * order.len().saturating_sub(1) / 2;
             let n = c2c_pairs(shape.topology, &order, per_kind).len();
-            (vec![2], n, Some((n, all)))
+            // With `--home third` every pair is timed twice.
+            let homes = match shape.config.home {
+                crate::platform::Home::Third => 2,
+                _ => 1,
+            };
+            (vec![2], n * homes, Some((n, all)))
         }
         "comet-broadcast" | "comet-global-sum" | "comet-barrier" => {
             let ps = collective_processors(shape.config.quick, order.len().min(max_p));
@@ -287,13 +337,16 @@ pub fn plan(
     }
     let mut smallest = f64::INFINITY;
     for (per_kind, max_p) in candidates {
-        let (ks, total) = build(per_kind, max_p);
+        let (ks, kernels_s) = build(per_kind, max_p);
+        let fixed = fixed_costs(shape, kernels_s);
+        let total = kernels_s + fixed.iter().map(|f| f.seconds).sum::<f64>();
         smallest = smallest.min(total);
         if total <= budget_s {
             let sampled = describe_sampling(&ks, per_kind, first, max_p, full_p);
             return Ok(RunPlan {
                 kernels: ks,
                 budget_s,
+                fixed,
                 total_s: total,
                 sampled,
                 c2c_per_kind: per_kind,
@@ -354,6 +407,9 @@ pub fn plan_text(p: &RunPlan) -> String {
             k.processors,
             k.cpus.len()
         );
+    }
+    for f in &p.fixed {
+        let _ = writeln!(s, "  {:<24} {:>8}", f.what, fmt_secs(f.seconds));
     }
     let _ = writeln!(
         s,

@@ -702,6 +702,15 @@ impl MailboxEndpoint {
     }
 }
 
+impl MailboxEndpoint {
+    /// The first byte of the lane this endpoint receives on from `from`: the
+    /// line its flag polls, for reading back the NUMA node its memory was
+    /// homed on ([`crate::platform::node_of_address`]).
+    pub fn lane_line(&self, from: usize) -> *const u8 {
+        self.recv[from].headers.cast()
+    }
+}
+
 impl Endpoint for MailboxEndpoint {
     fn rank(&self) -> usize {
         self.rank

@@ -1,5 +1,8 @@
 //! `c2c`: the core-to-core latency matrix: 8-byte mailbox ping-pong between every
-//! pair of the CPUs in use (each pair its own two-rank team).
+//! pair of the CPUs in use (each pair its own two-rank team), the line homed
+//! where `--home` says ([`crate::platform::Home`]); with `--home third` a
+//! second result (`mailbox-home-third`) times every pair again with its line
+//! on a third CPU, chosen as far from the pair as the machine allows.
 
 use super::super::timing::summarize_trials;
 use super::super::{KernelError, KernelSpec, RunContext};
@@ -9,7 +12,7 @@ use crate::kernels::headline;
 use crate::kernels::probe::{PROBE_MOVED, PROBE_PARAM, probe_of};
 use crate::model::interval;
 use crate::model::stats::{Summary, summarize};
-use crate::platform::DistanceClass;
+use crate::platform::{DistanceClass, Home};
 use crate::results::{KernelResult, Param, Point, num};
 use crate::team::Team;
 use crate::transport::TransportConfig;
@@ -54,60 +57,113 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             reason: format!("it needs at least 2 CPUs and has {cpus:?}"),
         });
     }
-    ctx.progress.begin(NAME, pairs.len() as u64);
-    let mut points = Vec::new();
-    let mut warnings = Vec::new();
-    let sizes = [8usize];
+    // With `--home third`, every pair twice, back to back: its line homed
+    // on its first CPU, then on a third CPU (a second result, so that the
+    // table shows whether the home matters).
+    let homes: &[Home] = match ctx.config.home {
+        Home::Third => &[Home::Local, Home::Third],
+        _ => std::slice::from_ref(&ctx.config.home),
+    };
+    ctx.progress.begin(NAME, (pairs.len() * homes.len()) as u64);
+    let mut points = vec![Vec::new(); homes.len()];
+    let mut warnings = vec![Vec::new(); homes.len()];
     for &(a, b) in &pairs {
-        if ctx.cancelled() {
-            return Err(KernelError::Interrupted);
+        for (h, &home) in homes.iter().enumerate() {
+            if ctx.cancelled() {
+                return Err(KernelError::Interrupted);
+            }
+            let (point, warning) = measure_pair(ctx, (a, b), home)?;
+            points[h].push(point);
+            warnings[h].extend(warning);
+            ctx.progress.step(&format!("CPUs {a}-{b}, home {home}"));
         }
-        let team = Team::new(&ctx.team_spec(vec![a, b], 2, false))?;
-        let plan = PairPlan {
-            pattern: Pattern::PingPong,
-            sizes: &sizes,
-            trials: ctx.config.trials(),
-            target: ctx.config.batch_target(ctx.clock),
-            clock: ctx.clock,
-            fault: ctx.config.fault,
-            single_round_trips: 1_000,
-            on_size: &|_| {},
-            cancelled: &|| false,
-        };
-        let samples = run_on::<Mailbox>(&team, NAME, &TransportConfig::for_messages(16), &plan)?;
-        let (summary, warning) =
-            summarize_trials(&samples.sizes[0].samples_ns, &format!("CPUs {a}-{b}"));
-        warnings.extend(warning);
-        let class = ctx.topology.distance(a, b).map_or(-1.0, |c| c as u8 as f64);
-        let mut point = Point::new()
-            .with("cpu_a", a as f64)
-            .with("cpu_b", b as f64)
-            .with("distance_class_index", class)
-            .with("size_bytes", 8.0)
-            .with_stats("one_way_ns", summary);
-        if let Ok(probes) = summarize(&samples.probes_ns) {
-            point = point.with_stats(PROBE_PARAM, probes);
-        }
-        if let Some(ratio) = over_probe_by_round(&samples.sizes[0].samples_ns, &samples.probes_ns) {
-            point = point.with(OVER_PROBE, ratio);
-        }
-        points.push(point);
-        ctx.progress.step(&format!("CPUs {a}-{b}"));
     }
     ctx.progress.end();
     let classes: Vec<Option<DistanceClass>> = pairs
         .iter()
         .map(|&(a, b)| ctx.topology.distance(a, b))
         .collect();
-    let headline = class_headline(&points, &classes);
-    Ok(vec![
-        KernelResult::new(NAME, "scibench", Placement::Pinned, cpus)
-            .with_transport(Some("mailbox"))
-            .with_ranks(2)
-            .with_points(points)
-            .with_warnings(warnings)
-            .with_headline(headline),
-    ])
+    let results = homes
+        .iter()
+        .zip(points.into_iter().zip(warnings))
+        .map(|(&home, (points, warnings))| {
+            let headline = class_headline(&points, &classes);
+            KernelResult::new(NAME, "scibench", Placement::Pinned, cpus.clone())
+                .with_transport(Some(transport_name(home)))
+                .with_ranks(2)
+                .with_points(points)
+                .with_warnings(warnings)
+                .with_headline(headline)
+        })
+        .collect();
+    Ok(results)
+}
+
+/// The transport name of c2c's result with its lines on `home`: `mailbox`,
+/// or `mailbox-home-third` for the third-CPU variant.
+fn transport_name(home: Home) -> &'static str {
+    match home {
+        Home::Third => THIRD_VARIANT,
+        _ => "mailbox",
+    }
+}
+
+/// The transport name of c2c's variant with each pair's line homed on a third CPU.
+pub(crate) const THIRD_VARIANT: &str = "mailbox-home-third";
+
+/// One pair's point (its one-way time, probe and line's home) and any
+/// warning of its trials.
+fn measure_pair(
+    ctx: &RunContext<'_>,
+    (a, b): (usize, usize),
+    home: Home,
+) -> Result<(Point, Option<String>), KernelError> {
+    let team = Team::new(&ctx.team_spec(vec![a, b], 2, false))?;
+    let sizes = [8usize];
+    let plan = PairPlan {
+        pattern: Pattern::PingPong,
+        sizes: &sizes,
+        trials: ctx.config.trials(),
+        target: ctx.config.batch_target(ctx.clock),
+        clock: ctx.clock,
+        fault: ctx.config.fault,
+        single_round_trips: 1_000,
+        on_size: &|_| {},
+        cancelled: &|| false,
+    };
+    let home_cpu = home
+        .cpu_for(ctx.topology, ctx.allowed, (a, b))
+        .map_err(|e| KernelError::NotRunnable {
+            kernel: NAME.into(),
+            reason: e.to_string(),
+        })?;
+    let samples = run_on::<Mailbox>(
+        &team,
+        NAME,
+        &TransportConfig::for_messages(16),
+        &plan,
+        (home_cpu, ctx.topology),
+    )?;
+    let (summary, mut warning) =
+        summarize_trials(&samples.sizes[0].samples_ns, &format!("CPUs {a}-{b}"));
+    let class = ctx.topology.distance(a, b).map_or(-1.0, |c| c as u8 as f64);
+    let mut point = Point::new()
+        .with("cpu_a", a as f64)
+        .with("cpu_b", b as f64)
+        .with("distance_class_index", class)
+        .with("size_bytes", 8.0)
+        .with_stats("one_way_ns", summary);
+    if let Some(line) = &samples.home {
+        point = line.annotate(point);
+        warning = warning.or_else(|| line.warning());
+    }
+    if let Ok(probes) = summarize(&samples.probes_ns) {
+        point = point.with_stats(PROBE_PARAM, probes);
+    }
+    if let Some(ratio) = over_probe_by_round(&samples.sizes[0].samples_ns, &samples.probes_ns) {
+        point = point.with(OVER_PROBE, ratio);
+    }
+    Ok((point, warning))
 }
 
 /// The point quantity of [`over_probe_by_round`].
@@ -227,7 +283,9 @@ fn spread_over_pairs(stats: &[&Summary], prefix: &str, of: &str) -> Vec<Param> {
 /// still.
 pub fn check_against_pingpong(results: &mut [KernelResult]) {
     let mut warnings: Vec<(usize, String)> = Vec::new();
-    for (i, c2c) in results.iter().enumerate().filter(|(_, r)| r.kernel == NAME) {
+    let lines_local =
+        |r: &KernelResult| r.kernel == NAME && r.transport.as_deref() != Some(THIRD_VARIANT);
+    for (i, c2c) in results.iter().enumerate().filter(|(_, r)| lines_local(r)) {
         let Some(pp) = results.iter().find(|r| {
             r.kernel == super::pingpong::NAME
                 && r.transport.as_deref() == Some("mailbox")

@@ -15,9 +15,10 @@ use super::baseline::{CopyPair, FlagPair};
 use crate::control::{Placement, RankError};
 use crate::model::fit::{FitError, fit_line, fit_line_relative};
 use crate::model::stats::Summary;
-use crate::platform::{ClockInfo, DistanceClass};
+use crate::platform::{ClockInfo, DistanceClass, Topology, first_touch, node_of_address};
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
+use crate::transport::mailbox::MailboxEndpoint;
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -211,6 +212,49 @@ pub(crate) struct PairSamples {
     /// The copy probe timed after it in each round, ns per byte one way
     /// ([`CopyPair`]); empty where the probe has none (over MPI).
     pub(crate) copy_ns_per_byte: Vec<f64>,
+    /// Where the transport's lines were homed ([`run_on`]).
+    pub(crate) home: Option<LineHome>,
+}
+
+/// Where a pair's transport lines were homed: the CPU that first touched
+/// them and the NUMA node their memory is on ([`crate::platform::Home`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineHome {
+    /// The CPU whose pinned thread allocated the transport.
+    pub(crate) cpu: usize,
+    /// The node of the page of the line rank 0 polls, as the kernel reported
+    /// it (`get_mempolicy`); else the home CPU's node from the topology.
+    pub(crate) node: Option<usize>,
+    /// Whether `node` was read back from the page (else assumed).
+    pub(crate) read_back: bool,
+    /// The home CPU's node, from the topology.
+    pub(crate) cpu_node: Option<usize>,
+}
+
+impl LineHome {
+    /// The point quantities that record it: `home_cpu`, `home_node` (where
+    /// known) and `home_node_read_back` (1 when read from the page).
+    pub(crate) fn annotate(&self, point: Point) -> Point {
+        let point = point
+            .with("home_cpu", self.cpu as f64)
+            .with("home_node_read_back", f64::from(u8::from(self.read_back)));
+        match self.node {
+            Some(n) => point.with("home_node", n as f64),
+            None => point,
+        }
+    }
+
+    /// A warning where the page landed elsewhere than the home CPU's node
+    /// (an allocator reusing memory touched before).
+    pub(crate) fn warning(&self) -> Option<String> {
+        match (self.read_back, self.node, self.cpu_node) {
+            (true, Some(got), Some(want)) if got != want => Some(format!(
+                "the transport's lines were first touched on CPU {} (node {want}) but their page is on node {got}: memory the allocator reused stays where it was first touched",
+                self.cpu
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// A sweep's rounds: each size's repetitions a batch, each size's sample of
@@ -420,20 +464,43 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
         sizes: results,
         probes_ns,
         copy_ns_per_byte,
+        home: None,
     })
 }
 
-/// Runs a sweep on a team with endpoints of transport `T`.
+/// Runs a sweep on a team with endpoints of transport `T`, whose memory is
+/// allocated (first touched) by a thread pinned to `home` on `topology`.
 pub(crate) fn run_on<T: Transport>(
     team: &Team,
     kernel: &str,
     config: &TransportConfig,
     plan: &PairPlan<'_>,
-) -> Result<PairSamples, KernelError> {
-    let eps = T::endpoints(team.control(), config);
+    (home, topology): (usize, &Topology),
+) -> Result<PairSamples, KernelError>
+where
+    T::Endpoint: 'static,
+{
+    let eps = first_touch(home, || T::endpoints(team.control(), config)).map_err(|e| {
+        KernelError::Failed {
+            kernel: kernel.into(),
+            reason: format!("homing its transport's lines: {e}"),
+        }
+    })?;
+    let read = (&eps[0] as &dyn std::any::Any)
+        .downcast_ref::<MailboxEndpoint>()
+        .and_then(|ep| node_of_address(ep.lane_line(1) as usize));
+    let cpu_node = topology.cpu(home).and_then(|c| c.numa_node);
+    let line = LineHome {
+        cpu: home,
+        node: read.or(cpu_node),
+        read_back: read.is_some(),
+        cpu_node,
+    };
     let probes = PairProbes::default();
     let mut per_rank = team.run(kernel, eps, |ctx, ep| pair_body(ctx, ep, &probes, plan))?;
-    Ok(per_rank.swap_remove(0))
+    let mut samples = per_rank.swap_remove(0);
+    samples.home = Some(line);
+    Ok(samples)
 }
 
 /// The CPU pair for a two-rank kernel: the user's first two CPUs, else the two
@@ -463,6 +530,23 @@ pub fn choose_pair(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, Ker
             ctx.allowed
         ))),
     }
+}
+
+/// The CPU that homes the lines of a pair kernel on `cpus` (`--home`; the
+/// first CPU for a team sharing one).
+pub(crate) fn home_cpu(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    cpus: &[usize],
+) -> Result<usize, KernelError> {
+    let pair = (cpus[0], *cpus.get(1).unwrap_or(&cpus[0]));
+    ctx.config
+        .home
+        .cpu_for(ctx.topology, ctx.allowed, pair)
+        .map_err(|e| KernelError::NotRunnable {
+            kernel: kernel.into(),
+            reason: e.to_string(),
+        })
 }
 
 /// Runs `pattern` over every configured transport and returns one result each,
@@ -505,7 +589,9 @@ pub(crate) fn sweep(
             on_size: &on_size,
             cancelled: &cancelled,
         };
-        let samples = crate::with_transport!(transport, run_on(&team, kernel, &tconfig, &plan))?;
+        let home = (home_cpu(ctx, kernel, &cpus)?, ctx.topology);
+        let samples =
+            crate::with_transport!(transport, run_on(&team, kernel, &tconfig, &plan, home))?;
         out.push(latency_result(
             kernel,
             Some(transport.name()),
@@ -547,7 +633,7 @@ pub(crate) fn latency_result(
     measured: &PairSamples,
 ) -> KernelResult {
     let samples = &measured.sizes;
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = measured.home.iter().filter_map(LineHome::warning).collect();
     let mut points = Vec::with_capacity(samples.len());
     for s in samples {
         let (summary, warning) = summarize_trials(&s.samples_ns, &format!("{} B", s.size));
@@ -560,6 +646,9 @@ pub(crate) fn latency_result(
             .with("bandwidth_mb_per_s", bandwidth_mb_per_s);
         if let Some(rt) = &s.single_round_trip_ns {
             point = point.with_stats("single_round_trip_ns", rt.clone());
+        }
+        if let Some(home) = &measured.home {
+            point = home.annotate(point);
         }
         points.push(point);
     }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The plan's estimate against a measured quick run, kernel by kernel: for
+# each kernel of the quick suite, `halfperf run --plan --quick --json KERNEL`
+# (its estimate, with the run's fixed costs) beside the wall time of
+# `halfperf run --quick KERNEL`; then the whole suite the same way. Prints
+# one row a kernel (estimate, measured, measured / estimate, within 25 %?),
+# the load average before and after, and each kernel's `elapsed_s` from its
+# result file (the figure the plan's per-kernel calibration is made of).
+#
+# Run with:  scripts/plan-check.sh [KERNEL ...]     (on a quiet machine; needs jq)
+# Exit status: 0 when the whole suite is within 25 % of its plan, 1 if not.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=target/release/halfperf
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ $# -gt 0 ]; then
+  kernels=("$@")
+else
+  mapfile -t kernels < <("$bin" run --plan --quick --json | jq -r '.kernels[].kernel')
+fi
+
+now() { date +%s.%N; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+# One row: NAME ESTIMATE MEASURED, and whether it is within 25 %.
+row() {
+  awk -v k="$1" -v e="$2" -v m="$3" -v x="$4" 'BEGIN {
+    r = m / e; ok = (r >= 0.75 && r <= 1.25) ? "yes" : "NO";
+    printf "%-26s %9.2f %9.2f %7.2f  %-4s %s\n", k, e, m, r, ok, x }'
+}
+
+echo "load average (1 min) before: $(load)"
+printf "%-26s %9s %9s %7s  %-4s %s\n" kernel "plan s" "wall s" ratio "25%" "elapsed_s in its result"
+for k in "${kernels[@]}"; do
+  est=$("$bin" run --plan --quick --json "$k" | jq '.total_s')
+  t0=$(now)
+  "$bin" run --quick "$k" --out "$tmp/$k.json" --force > /dev/null
+  t1=$(now)
+  elapsed=$(jq -r '[.kernels[].elapsed_s] | unique | map(. * 100 | round / 100 | tostring) | join(",")' "$tmp/$k.json")
+  row "$k" "$est" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$elapsed"
+done
+
+est=$("$bin" run --plan --quick --json "${kernels[@]}" | jq '.total_s')
+t0=$(now)
+"$bin" run --quick "${kernels[@]}" --out "$tmp/suite.json" --force > /dev/null
+t1=$(now)
+wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+row "(all of them, one run)" "$est" "$wall" ""
+echo "load average (1 min) after: $(load)"
+awk -v e="$est" -v m="$wall" 'BEGIN { r = m / e; exit !(r >= 0.75 && r <= 1.25) }'
