@@ -15,7 +15,7 @@ use super::card_rows::derived_rows;
 use super::decisions::decisions;
 use super::kernel_key;
 use crate::control::Placement;
-use crate::kernels::card::{CardRows, card_entries, card_rows_of, presented_as};
+use crate::kernels::card::{CardRows, card_rows_of, presented_as};
 use crate::results::{
     CardRow, Identity, KernelResult, MachineCard, Repetitions, ResultFile, Trust, scaled, sig,
     unit_of,
@@ -221,8 +221,8 @@ fn select(k: &KernelResult, headline: Vec<CardRow>) -> Vec<CardRow> {
     }
     // A kernel the short list does not cover, but which recorded headline
     // parameters (c2c's classes, for one), keeps them.
-    // So does a result no kernel's spec names (`cargo bench`'s copy group).
-    let keeps_headline = !card_entries().any(|e| e.names(&k.kernel))
+    // So does `cargo bench`'s copy group, a result no kernel's spec registers.
+    let keeps_headline = k.kernel == "copy"
         || matches!(
             card_rows_of(&k.kernel, k.transport.as_deref()),
             Some(CardRows::CoreToCore | CardRows::SyncMethods)
