@@ -170,9 +170,7 @@ impl Home {
 
 /// The first of `allowed` on NUMA node `node`, in topology order.
 fn node_cpu(topology: &Topology, allowed: &[usize], node: usize) -> Result<usize, HomeError> {
-    let mut nodes: Vec<usize> = topology.cpus.iter().filter_map(|c| c.numa_node).collect();
-    nodes.sort_unstable();
-    nodes.dedup();
+    let nodes = topology.numa_node_ids();
     // A machine without NUMA nodes in /sys is one node, node 0.
     let on_node = |c: usize| topology.cpu(c).map(|c| c.numa_node.unwrap_or(0)) == Some(node);
     if !(nodes.contains(&node) || (nodes.is_empty() && node == 0)) {

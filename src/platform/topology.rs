@@ -316,8 +316,13 @@ impl Topology {
 
     /// Number of NUMA nodes (1 when the kernel reports none).
     pub fn numa_nodes(&self) -> usize {
+        self.numa_node_ids().len().max(1)
+    }
+
+    /// The NUMA nodes the kernel reports, ascending (empty when it reports none).
+    pub fn numa_node_ids(&self) -> Vec<usize> {
         let n: BTreeSet<_> = self.cpus.iter().filter_map(|c| c.numa_node).collect();
-        n.len().max(1)
+        n.into_iter().collect()
     }
 
     /// Whether any core runs more than one hardware thread.
