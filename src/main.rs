@@ -286,6 +286,73 @@ enum SendHoldArg {
     Beside,
 }
 
+// `halfperf simulate`'s options over the model's message costs
+// (`halfperf::model::simulator::MessageCosts`), field for field. (A plain
+// comment: a doc comment here would become the subcommand's about text.)
+#[derive(clap::Args)]
+struct MessageCostArgs {
+    /// Sender's start-up t_l (MSG_INIT), ms [default: the model's, listing 1.667, eq9
+    /// 1.1232]. Given without --receive-ms it is the whole processor time of a
+    /// message (receive 0, eq. 9's split). For this machine's measured split give
+    /// the `speedup` kernel's eqs. 7-9 fit: --tl-ms tl_send_ms --receive-ms
+    /// tl_receive_ms.
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    tl_ms: Option<f64>,
+    /// Destination's receive cost (OVERHEAD), ms [default: the model's, listing
+    /// 0.6158, eq9 0]; measured: the `speedup` kernel's tl_receive_ms.
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    receive_ms: Option<f64>,
+    /// Where the receive cost is charged [default: the model's].
+    #[arg(long, value_name = "WHERE", value_enum)]
+    receive_at: Option<ReceiveAtArg>,
+    /// Order of each node's transmit queue [default: the model's].
+    #[arg(long, value_name = "ORDER", value_enum)]
+    channel_order: Option<ChannelOrderArg>,
+    /// How start-ups share the node with arriving messages [default: the model's].
+    #[arg(long, value_name = "HOLD", value_enum)]
+    send_hold: Option<SendHoldArg>,
+    /// Transmission time per byte and link t_c, ms/byte [default: 0.0008968].
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    tc_ms_per_byte: Option<f64>,
+    /// Intermediate-node forwarding time t_i, ms [default: 0.485].
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    ti_ms: Option<f64>,
+}
+
+impl MessageCostArgs {
+    /// `model`'s costs with the options given in their place; `--tl-ms` without
+    /// `--receive-ms` is the whole processor time of a message (receive 0).
+    fn over(
+        &self,
+        model: halfperf::model::simulator::MessageCosts,
+    ) -> halfperf::model::simulator::MessageCosts {
+        use halfperf::model::simulator::{ChannelOrder, MessageCosts, ReceiveAt, SendHold};
+        MessageCosts {
+            tl_ms: self.tl_ms.unwrap_or(model.tl_ms),
+            receive_ms: match (self.receive_ms, self.tl_ms) {
+                (Some(ms), _) => ms,
+                (None, Some(_)) => 0.0,
+                (None, None) => model.receive_ms,
+            },
+            receive_at: self.receive_at.map_or(model.receive_at, |at| match at {
+                ReceiveAtArg::Destination => ReceiveAt::Destination,
+                ReceiveAtArg::Sender => ReceiveAt::Sender,
+            }),
+            channel_order: self.channel_order.map_or(model.channel_order, |o| match o {
+                ChannelOrderArg::Dimension => ChannelOrder::Dimension,
+                ChannelOrderArg::Fifo => ChannelOrder::Fifo,
+            }),
+            send_hold: self.send_hold.map_or(model.send_hold, |h| match h {
+                SendHoldArg::Held => SendHold::Held,
+                SendHoldArg::Preemptible => SendHold::Preemptible,
+                SendHoldArg::Beside => SendHold::Beside,
+            }),
+            tc_ms_per_byte: self.tc_ms_per_byte.unwrap_or(model.tc_ms_per_byte),
+            ti_ms: self.ti_ms.unwrap_or(model.ti_ms),
+        }
+    }
+}
+
 #[derive(clap::Args)]
 struct SimulateArgs {
     /// A GOAL schedule (LogGOPSim / Schedgen text) to simulate under LogGOPS with
@@ -337,32 +404,8 @@ struct SimulateArgs {
     /// --ti-ms, e.g. from the `speedup` kernel's fits).
     #[arg(long)]
     scale_u: bool,
-    /// Sender's start-up t_l (MSG_INIT), ms [default: the model's, listing 1.667, eq9
-    /// 1.1232]. Given without --receive-ms it is the whole processor time of a
-    /// message (receive 0, eq. 9's split). For this machine's measured split give
-    /// the `speedup` kernel's eqs. 7-9 fit: --tl-ms tl_send_ms --receive-ms
-    /// tl_receive_ms.
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
-    tl_ms: Option<f64>,
-    /// Destination's receive cost (OVERHEAD), ms [default: the model's, listing
-    /// 0.6158, eq9 0]; measured: the `speedup` kernel's tl_receive_ms.
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
-    receive_ms: Option<f64>,
-    /// Where the receive cost is charged [default: the model's].
-    #[arg(long, value_name = "WHERE", value_enum)]
-    receive_at: Option<ReceiveAtArg>,
-    /// Order of each node's transmit queue [default: the model's].
-    #[arg(long, value_name = "ORDER", value_enum)]
-    channel_order: Option<ChannelOrderArg>,
-    /// How start-ups share the node with arriving messages [default: the model's].
-    #[arg(long, value_name = "HOLD", value_enum)]
-    send_hold: Option<SendHoldArg>,
-    /// Transmission time per byte and link t_c, ms/byte [default: 0.0008968].
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
-    tc_ms_per_byte: Option<f64>,
-    /// Intermediate-node forwarding time t_i, ms [default: 0.485].
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
-    ti_ms: Option<f64>,
+    #[command(flatten)]
+    costs: MessageCostArgs,
     /// Message length L, bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1024)]
     message_bytes: u32,

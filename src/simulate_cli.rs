@@ -4,9 +4,7 @@
 //! LogGOPS parameters given directly (`SCHEDULE.goal --loggp L=..,o=..`), the
 //! engine's other front end, which reproduces LogGOPSim's finish times.
 
-use crate::{
-    BurstDistArg, ChannelOrderArg, ReceiveAtArg, SendHoldArg, SimModel, SimulateArgs, TopologyArg,
-};
+use crate::{BurstDistArg, SimModel, SimulateArgs, TopologyArg};
 use anyhow::{Context, Result, bail};
 use halfperf::text;
 
@@ -38,33 +36,7 @@ pub(crate) fn simulate(args: &SimulateArgs) -> Result<()> {
         SimModel::Eq9 => LamannaParams::eq9(),
         SimModel::AppendixB => LamannaParams::appendix_b(),
     };
-    params.tl_ms = args.tl_ms.unwrap_or(params.tl_ms);
-    params.receive_ms = match (args.receive_ms, args.tl_ms) {
-        (Some(ms), _) => ms,
-        (None, Some(_)) => 0.0,
-        (None, None) => params.receive_ms,
-    };
-    params.tc_ms_per_byte = args.tc_ms_per_byte.unwrap_or(params.tc_ms_per_byte);
-    params.ti_ms = args.ti_ms.unwrap_or(params.ti_ms);
-    if let Some(at) = args.receive_at {
-        params.receive_at = match at {
-            ReceiveAtArg::Destination => sim::ReceiveAt::Destination,
-            ReceiveAtArg::Sender => sim::ReceiveAt::Sender,
-        };
-    }
-    if let Some(order) = args.channel_order {
-        params.channel_order = match order {
-            ChannelOrderArg::Dimension => sim::ChannelOrder::Dimension,
-            ChannelOrderArg::Fifo => sim::ChannelOrder::Fifo,
-        };
-    }
-    if let Some(hold) = args.send_hold {
-        params.send_hold = match hold {
-            SendHoldArg::Held => sim::SendHold::Held,
-            SendHoldArg::Preemptible => sim::SendHold::Preemptible,
-            SendHoldArg::Beside => sim::SendHold::Beside,
-        };
-    }
+    params.costs = args.costs.over(params.costs);
     if args.experiment.is_some() {
         if let Some(text) = &args.uniprocessor_ms {
             params.uniprocessor_ms = levels_u(text)?;

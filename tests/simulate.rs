@@ -547,7 +547,7 @@ fn experiment_text_names_model_runs_seed_and_intervals() {
 /// (|t| < t_0.95(19) = 1.729); the simulator must not reject it either.
 #[test]
 fn table_6_rows_on_the_listing_model_and_appendix_d_t() {
-    use halfperf::model::simulator::{APPENDIX_B_TL_MS, SimConfig, simulate};
+    use halfperf::model::simulator::{APPENDIX_B_TL_MS, MessageCosts, SimConfig, simulate};
     use halfperf::model::ttest::t_test_differences;
     // Table 6's simulation column and Appendix D's benchmark averages (ms): per
     // U, (N, simulation, benchmark).
@@ -601,7 +601,10 @@ fn table_6_rows_on_the_listing_model_and_appendix_d_t() {
             let mean_ms = (0..5)
                 .map(|seed| {
                     let c = SimConfig {
-                        tl_ms: APPENDIX_B_TL_MS,
+                        costs: MessageCosts {
+                            tl_ms: APPENDIX_B_TL_MS,
+                            ..MessageCosts::EQ9
+                        },
                         ..SimConfig::lamanna_validation(u, n, seed)
                     };
                     simulate(&c).unwrap().time_ms

@@ -16,7 +16,7 @@ pub fn experiment(report: &ExperimentReport) -> String {
         "Lamanna (1988) simulation experiment: {} runs per unit, seed {}, {:?}",
         report.runs, report.seed, p.topology
     );
-    let receive = match p.receive_at {
+    let receive = match p.costs.receive_at {
         ReceiveAt::Destination => "on the destination's CPU",
         ReceiveAt::Sender => "added to the sender's start-up",
     };
@@ -25,13 +25,13 @@ pub fn experiment(report: &ExperimentReport) -> String {
         "model {}: start-up t_l = {} ms at the sender ({:?}), receive = {} ms {receive}, \
          t_c = {} ms/byte, t_i = {} ms, L = {} bytes, channels {:?}",
         p.model_name(),
-        num(p.tl_ms),
-        p.send_hold,
-        num(p.receive_ms),
-        num(p.tc_ms_per_byte),
-        num(p.ti_ms),
+        num(p.costs.tl_ms),
+        p.costs.send_hold,
+        num(p.costs.receive_ms),
+        num(p.costs.tc_ms_per_byte),
+        num(p.costs.ti_ms),
         p.message_bytes,
-        p.channel_order
+        p.costs.channel_order
     );
     let interval = |ci: Option<[f64; 2]>, digits: usize| {
         ci.map_or_else(String::new, |[lo, hi]| {

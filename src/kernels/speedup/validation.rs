@@ -47,7 +47,7 @@ pub(super) fn validate(
     cpus: usize,
 ) {
     use crate::model::simulator::{
-        BurstDist, ChannelOrder, ReceiveAt, Receivers, SendHold, SimConfig, Topology, simulate,
+        BurstDist, MessageCosts, Receivers, SimConfig, Topology, simulate,
     };
     use crate::model::ttest::{THESIS_ALPHA, paired_t_test};
     let latencies = &chain.latencies;
@@ -176,13 +176,13 @@ pub(super) fn validate(
                         sigma_ms: k * spread / n as f64,
                     },
                     uniprocessor_ms: k * u,
-                    tl_ms: k * split.send_ms,
-                    receive_ms: k * split.receive_ms,
-                    receive_at: ReceiveAt::Destination,
-                    channel_order: ChannelOrder::Dimension,
-                    send_hold: SendHold::Held,
-                    tc_ms_per_byte: k * tc_ms_per_byte,
-                    ti_ms: k * ti_ms,
+                    costs: MessageCosts {
+                        tl_ms: k * split.send_ms,
+                        receive_ms: k * split.receive_ms,
+                        tc_ms_per_byte: k * tc_ms_per_byte,
+                        ti_ms: k * ti_ms,
+                        ..MessageCosts::LISTING
+                    },
                     message_bytes: (plan.order / n * plan.order * std::mem::size_of::<f64>())
                         as u32,
                     calibration: chain.empty_probe_ms.map(calibrate::checking_calibration),

@@ -136,14 +136,14 @@ impl<'a> Engine<'a> {
             queue: EventQueue::default(),
             rng,
             receivers: config.receivers_per_burst(),
-            link_ms: f64::from(config.message_bytes) * config.tc_ms_per_byte,
-            startup_ms: match config.receive_at {
-                ReceiveAt::Sender => config.tl_ms + config.receive_ms,
-                ReceiveAt::Destination => config.tl_ms,
+            link_ms: f64::from(config.message_bytes) * config.costs.tc_ms_per_byte,
+            startup_ms: match config.costs.receive_at {
+                ReceiveAt::Sender => config.costs.tl_ms + config.costs.receive_ms,
+                ReceiveAt::Destination => config.costs.tl_ms,
             },
-            receive_ms: match config.receive_at {
+            receive_ms: match config.costs.receive_at {
                 ReceiveAt::Sender => 0.0,
-                ReceiveAt::Destination => config.receive_ms,
+                ReceiveAt::Destination => config.costs.receive_ms,
             },
             burst_cv: if node_mean_ms > 0.0 {
                 sigma_ms / node_mean_ms
@@ -289,14 +289,14 @@ impl<'a> Engine<'a> {
     /// Whether the current activity runs beside the node's message work instead of
     /// on the node (start-ups with [`SendHold::Beside`]).
     fn beside_the_node(&self, v: u32) -> bool {
-        self.config.send_hold == SendHold::Beside
+        self.config.costs.send_hold == SendHold::Beside
             && self.nodes[v as usize].activity == Activity::Startup
     }
 
     /// Whether arriving messages must wait for the task to free the node (start-ups
     /// with [`SendHold::Held`]).
     fn held_by_sends(&self, v: u32) -> bool {
-        self.config.send_hold == SendHold::Held
+        self.config.costs.send_hold == SendHold::Held
             && self.nodes[v as usize].activity == Activity::Startup
     }
 
@@ -328,7 +328,7 @@ impl<'a> Engine<'a> {
     // ---- network --------------------------------------------------------------------
 
     fn enqueue_channel(&mut self, v: u32, destination: u32, now: f64) {
-        let rank = match self.config.channel_order {
+        let rank = match self.config.costs.channel_order {
             ChannelOrder::Dimension => self.router.dimension(v, destination),
             ChannelOrder::Fifo => 0,
         };
@@ -363,7 +363,7 @@ impl<'a> Engine<'a> {
         if w == destination {
             self.receive_ms
         } else {
-            self.config.ti_ms
+            self.config.costs.ti_ms
         }
     }
 

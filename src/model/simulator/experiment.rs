@@ -42,9 +42,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::{
-    BurstDist, ChannelOrder, LISTING_INT_TIME_MS, LISTING_MSG_INIT_MS, LISTING_OVERHEAD_MS,
-    LISTING_XMT_TIME_MS_PER_BYTE, ReceiveAt, Receivers, SendHold, SimConfig, SimConfigError,
-    THESIS_TC_MS_PER_BYTE, THESIS_TI_MS, THESIS_TL_MS, Topology, simulate,
+    BurstDist, MessageCosts, Receivers, SimConfig, SimConfigError, THESIS_TL_MS, Topology, simulate,
 };
 use crate::model::regression::INTERCEPT;
 use crate::model::speedup::{Eq11Fit, SpeedupError, SpeedupRecord, efficiency, fit_eq11, speedup};
@@ -61,24 +59,9 @@ pub struct LamannaParams {
     pub nodes: Vec<u32>,
     /// Levels of the bursts per node `B`.
     pub bursts: Vec<u32>,
-    /// Message start-up `t_l` at the sender, ms (Appendix B `MSG_INIT`).
-    pub tl_ms: f64,
-    /// Receive cost, ms (Appendix B `OVERHEAD`; 0 in eq. 9's model).
-    #[serde(default)]
-    pub receive_ms: f64,
-    /// Where the receive cost is charged.
-    #[serde(default)]
-    pub receive_at: ReceiveAt,
-    /// Order of each node's transmit queue.
-    #[serde(default)]
-    pub channel_order: ChannelOrder,
-    /// Whether start-ups hold the node.
-    #[serde(default)]
-    pub send_hold: SendHold,
-    /// Transmission time per byte and link `t_c`, ms/byte.
-    pub tc_ms_per_byte: f64,
-    /// Intermediate-node time `t_i`, ms.
-    pub ti_ms: f64,
+    /// What a message costs and where its processor time goes.
+    #[serde(flatten)]
+    pub costs: MessageCosts,
     /// Message length `L`, bytes.
     pub message_bytes: u32,
     /// Standard deviation of a node's total work as a fraction of `U/N`.
@@ -98,13 +81,7 @@ impl LamannaParams {
             uniprocessor_ms: vec![1000.0, 20000.0],
             nodes: vec![2, 4, 8, 16, 32],
             bursts: vec![1, 5],
-            tl_ms: LISTING_MSG_INIT_MS,
-            receive_ms: LISTING_OVERHEAD_MS,
-            receive_at: ReceiveAt::Destination,
-            channel_order: ChannelOrder::Dimension,
-            send_hold: SendHold::Held,
-            tc_ms_per_byte: LISTING_XMT_TIME_MS_PER_BYTE,
-            ti_ms: LISTING_INT_TIME_MS,
+            costs: MessageCosts::LISTING,
             message_bytes: 1024,
             sigma_fraction: 0.066667,
         }
@@ -116,12 +93,7 @@ impl LamannaParams {
     /// [`Self::listing`].
     pub fn eq9() -> Self {
         Self {
-            tl_ms: THESIS_TL_MS,
-            receive_ms: 0.0,
-            channel_order: ChannelOrder::Fifo,
-            send_hold: SendHold::Preemptible,
-            tc_ms_per_byte: THESIS_TC_MS_PER_BYTE,
-            ti_ms: THESIS_TI_MS,
+            costs: MessageCosts::EQ9,
             ..Self::listing()
         }
     }
@@ -132,9 +104,7 @@ impl LamannaParams {
     /// placement.
     pub fn appendix_b() -> Self {
         Self {
-            receive_at: ReceiveAt::Sender,
-            channel_order: ChannelOrder::Fifo,
-            send_hold: SendHold::Preemptible,
+            costs: MessageCosts::APPENDIX_B,
             ..Self::listing()
         }
     }
@@ -150,13 +120,7 @@ impl LamannaParams {
             receivers: Receivers::All,
             burst_dist: BurstDist::Normal { sigma_ms: 0.0 },
             uniprocessor_ms: self.uniprocessor_ms.first().copied().unwrap_or(1000.0),
-            tl_ms: self.tl_ms,
-            receive_ms: self.receive_ms,
-            receive_at: self.receive_at,
-            channel_order: self.channel_order,
-            send_hold: self.send_hold,
-            tc_ms_per_byte: self.tc_ms_per_byte,
-            ti_ms: self.ti_ms,
+            costs: self.costs,
             message_bytes: self.message_bytes,
             calibration: None,
             seed: 0,
@@ -165,33 +129,7 @@ impl LamannaParams {
 
     /// The model's name: `listing`, `eq9`, `appendix-b`, or `custom`.
     pub fn model_name(&self) -> &'static str {
-        let same = |other: &Self| {
-            (
-                self.tl_ms,
-                self.receive_ms,
-                self.receive_at,
-                self.channel_order,
-                self.send_hold,
-                self.tc_ms_per_byte,
-                self.ti_ms,
-            ) == (
-                other.tl_ms,
-                other.receive_ms,
-                other.receive_at,
-                other.channel_order,
-                other.send_hold,
-                other.tc_ms_per_byte,
-                other.ti_ms,
-            )
-        };
-        [
-            (Self::listing(), "listing"),
-            (Self::eq9(), "eq9"),
-            (Self::appendix_b(), "appendix-b"),
-        ]
-        .iter()
-        .find(|(p, _)| same(p))
-        .map_or("custom", |(_, name)| name)
+        self.costs.model_name()
     }
 }
 
@@ -203,11 +141,11 @@ impl LamannaParams {
     /// 4-5's grain (computation per message) is then the thesis's, in this machine's
     /// units.
     pub fn scale_uniprocessor_to_startup(&mut self) -> Result<(), SimConfigError> {
-        let per_message_ms = self.tl_ms + self.receive_ms;
+        let per_message_ms = self.costs.tl_ms + self.costs.receive_ms;
         if !(per_message_ms > 0.0 && per_message_ms.is_finite()) {
             return Err(SimConfigError::InvalidTime {
                 name: "tl_ms",
-                value: self.tl_ms,
+                value: self.costs.tl_ms,
             });
         }
         let factor = per_message_ms / THESIS_TL_MS;
@@ -536,12 +474,12 @@ mod tests {
     #[test]
     fn scaling_u_keeps_the_thesis_ratio_to_the_startup() {
         let mut p = LamannaParams::eq9();
-        p.tl_ms = 0.0003;
+        p.costs.tl_ms = 0.0003;
         p.scale_uniprocessor_to_startup().unwrap();
         // 1000 ms x 0.0003 / 1.1232 = 0.26709 ms; 20000 ms -> 5.3419 ms.
         assert!((p.uniprocessor_ms[0] - 0.267_094).abs() < 1e-5);
         assert!((p.uniprocessor_ms[1] - 5.341_88).abs() < 1e-4);
-        p.tl_ms = 0.0;
+        p.costs.tl_ms = 0.0;
         assert!(p.scale_uniprocessor_to_startup().is_err());
     }
 

@@ -22,7 +22,7 @@
 //! runs identical to the normal ones when the node totals are equal (Appendix E).
 //! Message costs follow eq. 8/9, `T = t_l + L H t_c + I t_i` for an `L`-byte message
 //! over `H` links and `I = H - 1` intermediate nodes. Two models of where a message's
-//! processor time goes are offered ([`SimConfig`] fields, `halfperf simulate --params`):
+//! processor time goes are offered ([`MessageCosts`], `halfperf simulate --params`):
 //! - **the listing's model** (Appendix B, whence the thesis's Tables 6-7; the
 //!   experiment's default): `MSG_INIT` = 1.667 ms at the sender, `OVERHEAD` = 0.6158
 //!   ms at the destination, `INT_TIME` = 0.485 ms per intermediate node, `XMT_TIME` =
@@ -174,21 +174,12 @@ impl BurstDist {
     }
 }
 
-/// One simulation run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SimConfig {
-    /// Interconnection network.
-    pub topology: Topology,
-    /// Number of nodes `N`.
-    pub nodes: u32,
-    /// Bursts per task `B`.
-    pub bursts: u32,
-    /// Receivers of each burst's message `R`.
-    pub receivers: Receivers,
-    /// Burst-length distribution.
-    pub burst_dist: BurstDist,
-    /// Uniprocessor time `U` of the whole process, ms.
-    pub uniprocessor_ms: f64,
+/// What a message costs in Lamanna's model and where its processor time goes
+/// (eqs. 8-9 and Appendix B; the module documentation says how each is charged):
+/// one struct for a simulation ([`SimConfig`]), the experiment
+/// ([`LamannaParams`]) and `halfperf simulate`'s options.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MessageCosts {
     /// Message start-up `t_l`, ms (paid by the sender's processor; Appendix B
     /// `MSG_INIT`).
     pub tl_ms: f64,
@@ -208,6 +199,79 @@ pub struct SimConfig {
     pub tc_ms_per_byte: f64,
     /// Intermediate-node forwarding time `t_i`, ms.
     pub ti_ms: f64,
+}
+
+impl MessageCosts {
+    /// The thesis's simulation model, the SLAM listing of Appendix B: `MSG_INIT` =
+    /// 1.667 ms on the sender's node, held through its start-ups, `OVERHEAD` =
+    /// 0.6158 ms on the destination's processor, `INT_TIME` = 0.485 ms per
+    /// intermediate node, `XMT_TIME` = 0.0008968 ms per byte and link, transmit
+    /// queues ranked by the hop's dimension.
+    pub const LISTING: Self = Self {
+        tl_ms: LISTING_MSG_INIT_MS,
+        receive_ms: LISTING_OVERHEAD_MS,
+        receive_at: ReceiveAt::Destination,
+        channel_order: ChannelOrder::Dimension,
+        send_hold: SendHold::Held,
+        tc_ms_per_byte: LISTING_XMT_TIME_MS_PER_BYTE,
+        ti_ms: LISTING_INT_TIME_MS,
+    };
+
+    /// The text's model, eq. 9: one start-up `t_l` = 1.1232 ms at the sender,
+    /// nothing at the destination, `t_c` = 0.0008968 ms/byte, `t_i` = 0.485 ms,
+    /// first-come first-served channels, start-ups pre-empted by arrivals.
+    pub const EQ9: Self = Self {
+        tl_ms: THESIS_TL_MS,
+        receive_ms: 0.0,
+        receive_at: ReceiveAt::Destination,
+        channel_order: ChannelOrder::Fifo,
+        send_hold: SendHold::Preemptible,
+        tc_ms_per_byte: THESIS_TC_MS_PER_BYTE,
+        ti_ms: THESIS_TI_MS,
+    };
+
+    /// The listing's costs, both charged at the sender (`MSG_INIT + OVERHEAD` =
+    /// 2.283 ms per start-up) with first-come first-served channels and start-ups
+    /// pre-empted by arrivals: the listing's processor time per message without
+    /// its placement.
+    pub const APPENDIX_B: Self = Self {
+        receive_at: ReceiveAt::Sender,
+        channel_order: ChannelOrder::Fifo,
+        send_hold: SendHold::Preemptible,
+        ..Self::LISTING
+    };
+
+    /// The model's name: `listing`, `eq9`, `appendix-b`, or `custom`.
+    pub fn model_name(&self) -> &'static str {
+        [
+            (Self::LISTING, "listing"),
+            (Self::EQ9, "eq9"),
+            (Self::APPENDIX_B, "appendix-b"),
+        ]
+        .iter()
+        .find(|(c, _)| c == self)
+        .map_or("custom", |(_, name)| name)
+    }
+}
+
+/// One simulation run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimConfig {
+    /// Interconnection network.
+    pub topology: Topology,
+    /// Number of nodes `N`.
+    pub nodes: u32,
+    /// Bursts per task `B`.
+    pub bursts: u32,
+    /// Receivers of each burst's message `R`.
+    pub receivers: Receivers,
+    /// Burst-length distribution.
+    pub burst_dist: BurstDist,
+    /// Uniprocessor time `U` of the whole process, ms.
+    pub uniprocessor_ms: f64,
+    /// What a message costs and where its processor time goes.
+    #[serde(flatten)]
+    pub costs: MessageCosts,
     /// Message length `L`, bytes.
     pub message_bytes: u32,
     /// Eq. 10 calibration `(c_0, c_1)` in ms, added as `c_0 + c_1 N` when `N > 2`.
@@ -230,13 +294,7 @@ impl SimConfig {
                 sigma_ms: THESIS_VALIDATION_SIGMA_MS,
             },
             uniprocessor_ms,
-            tl_ms: THESIS_TL_MS,
-            receive_ms: 0.0,
-            receive_at: ReceiveAt::Destination,
-            channel_order: ChannelOrder::Fifo,
-            send_hold: SendHold::Preemptible,
-            tc_ms_per_byte: THESIS_TC_MS_PER_BYTE,
-            ti_ms: THESIS_TI_MS,
+            costs: MessageCosts::EQ9,
             message_bytes: 256 / nodes.max(1),
             calibration: Some(THESIS_CALIBRATION_MS),
             seed,
@@ -275,10 +333,10 @@ impl SimConfig {
         let times = [
             ("uniprocessor_ms", self.uniprocessor_ms),
             ("sigma_ms", self.burst_dist.sigma_ms()),
-            ("tl_ms", self.tl_ms),
-            ("receive_ms", self.receive_ms),
-            ("tc_ms_per_byte", self.tc_ms_per_byte),
-            ("ti_ms", self.ti_ms),
+            ("tl_ms", self.costs.tl_ms),
+            ("receive_ms", self.costs.receive_ms),
+            ("tc_ms_per_byte", self.costs.tc_ms_per_byte),
+            ("ti_ms", self.costs.ti_ms),
         ];
         if let Some(&(name, value)) = times.iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
             return Err(SimConfigError::InvalidTime { name, value });

@@ -2,6 +2,18 @@
 
 use super::*;
 
+/// t_l = 1 ms at the sender, nothing at the destination, L t_c = 0.5 ms for the
+/// tests' one-byte messages, t_i = 0.25 ms, FIFO channels, pre-emptible start-ups.
+const COSTS: MessageCosts = MessageCosts {
+    tl_ms: 1.0,
+    receive_ms: 0.0,
+    receive_at: ReceiveAt::Destination,
+    channel_order: ChannelOrder::Fifo,
+    send_hold: SendHold::Preemptible,
+    tc_ms_per_byte: 0.5,
+    ti_ms: 0.25,
+};
+
 fn config(nodes: u32, uniprocessor_ms: f64) -> SimConfig {
     SimConfig {
         topology: Topology::Hypercube,
@@ -10,13 +22,7 @@ fn config(nodes: u32, uniprocessor_ms: f64) -> SimConfig {
         receivers: Receivers::All,
         burst_dist: BurstDist::Normal { sigma_ms: 0.0 },
         uniprocessor_ms,
-        tl_ms: 1.0,
-        receive_ms: 0.0,
-        receive_at: ReceiveAt::Destination,
-        channel_order: ChannelOrder::Fifo,
-        send_hold: SendHold::Preemptible,
-        tc_ms_per_byte: 0.5,
-        ti_ms: 0.25,
+        costs: COSTS,
         message_bytes: 1,
         calibration: None,
         seed: 1,
@@ -224,7 +230,10 @@ fn invalid_configurations_are_rejected() {
     );
     check(
         SimConfig {
-            tl_ms: -1.0,
+            costs: MessageCosts {
+                tl_ms: -1.0,
+                ..COSTS
+            },
             ..base.clone()
         },
         SimConfigError::InvalidTime {
@@ -311,7 +320,10 @@ fn appendix_b_costs_reproduce_table_6() {
             let mean_ms = (0..5)
                 .map(|seed| {
                     let c = SimConfig {
-                        tl_ms: APPENDIX_B_TL_MS,
+                        costs: MessageCosts {
+                            tl_ms: APPENDIX_B_TL_MS,
+                            ..MessageCosts::EQ9
+                        },
                         ..SimConfig::lamanna_validation(u, n, seed)
                     };
                     simulate(&c).unwrap().time_ms
@@ -347,9 +359,13 @@ fn appendix_b_costs_reproduce_table_6() {
 /// - no receive cost (eq. 9): T = 102 + 0.5 = 102.5.
 #[test]
 fn ring_of_three_counts_each_placement_of_the_costs() {
+    let costs = MessageCosts {
+        receive_ms: 0.25,
+        ..COSTS
+    };
     let base = SimConfig {
         topology: Topology::Ring,
-        receive_ms: 0.25,
+        costs,
         ..config(3, 300.0)
     };
     let time = |c: SimConfig| simulate(&c).unwrap();
@@ -359,7 +375,10 @@ fn ring_of_three_counts_each_placement_of_the_costs() {
         (SendHold::Beside, 103.0),
     ] {
         let r = time(SimConfig {
-            send_hold: hold,
+            costs: MessageCosts {
+                send_hold: hold,
+                ..costs
+            },
             ..base.clone()
         });
         assert!(
@@ -371,13 +390,16 @@ fn ring_of_three_counts_each_placement_of_the_costs() {
         assert_eq!((r.messages, r.hops, r.events), (6, 6, 21), "{hold:?}");
     }
     let sender = time(SimConfig {
-        receive_at: ReceiveAt::Sender,
+        costs: MessageCosts {
+            receive_at: ReceiveAt::Sender,
+            ..costs
+        },
         ..base.clone()
     });
     assert!((sender.time_ms - 103.0).abs() < 1e-9, "{}", sender.time_ms);
     assert_eq!(sender.events, 15);
     let eq9 = time(SimConfig {
-        receive_ms: 0.0,
+        costs: COSTS,
         ..base
     });
     assert!((eq9.time_ms - 102.5).abs() < 1e-9, "{}", eq9.time_ms);
@@ -393,7 +415,10 @@ fn channel_order_by_dimension() {
     let ring = |order| {
         simulate(&SimConfig {
             topology: Topology::Ring,
-            channel_order: order,
+            costs: MessageCosts {
+                channel_order: order,
+                ..COSTS
+            },
             ..config(8, 800.0)
         })
         .unwrap()
@@ -405,7 +430,10 @@ fn channel_order_by_dimension() {
     // 2 ms a link against 1 ms a start-up: the channels queue.
     let cube = |order| {
         simulate(&SimConfig {
-            channel_order: order,
+            costs: MessageCosts {
+                channel_order: order,
+                ..COSTS
+            },
             bursts: 5,
             burst_dist: BurstDist::Normal { sigma_ms: 3.0 },
             message_bytes: 4,
