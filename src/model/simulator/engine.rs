@@ -1,13 +1,11 @@
 //! Event handling of the simulator (the model is described in the parent module).
 #![forbid(unsafe_code)]
 
-use std::collections::VecDeque;
-
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp1, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::queue::{ChannelQueue, EventKind, EventQueue};
+use super::queue::{ChannelQueue, EventKind, EventQueue, Ring};
 use super::{BurstDist, ChannelOrder, ReceiveAt, Receivers, Router, SendHold, SimConfig};
 
 /// Draws of a burst rejected before falling back to the mean (reached only in
@@ -22,37 +20,45 @@ enum Activity {
     Finished,
 }
 
+/// One node's state, two cache lines: the task and the processor's message work
+/// in the first, the channel in the second, so that an event touches one or two
+/// lines of each node it concerns (the nodes of a 4096-node machine take 512 KiB).
 #[derive(Debug)]
+#[repr(C, align(128))]
 struct Node {
-    activity: Activity,
     /// Remaining time of the current activity while it is not running, ms.
     left_ms: f64,
     /// Completion time of the current activity while it runs, ms.
     end_ms: f64,
+    /// Messages waiting for this node's processor, by destination: intermediate-node
+    /// work (`t_i`) or, at their destination, the receive (`OVERHEAD`), in order of
+    /// arrival (Appendix B `PREEMPT` on files 33-64, which no `PRIORITY` ranks).
+    forward_queue: Ring,
+    work_left_ms: f64,
+    bursts_left: u32,
+    /// Messages of the current burst already started.
+    sent_in_burst: u32,
+    activity: Activity,
     running: bool,
     /// Whether a `TaskStep` event of this node is in the queue. Pre-emption only
     /// delays an activity, so that event is never late; at most one is kept.
     step_pending: bool,
-    bursts_left: u32,
-    work_left_ms: f64,
-    /// Messages of the current burst already started.
-    sent_in_burst: u32,
-    /// Messages waiting for this node's processor, by destination: intermediate-node
-    /// work (`t_i`) or, at their destination, the receive (`OVERHEAD`), in order of
-    /// arrival (Appendix B `PREEMPT` on files 33-64, which no `PRIORITY` ranks).
-    forward_queue: VecDeque<Dest>,
     forwarding: bool,
     /// Destinations of the messages waiting for this node's channel: the smallest
-    /// rank first, ties in order of arrival (see [`ChannelOrder`]).
+    /// rank first, ties in order of arrival (see [`ChannelOrder`]). In the second
+    /// line with `transmitting`.
     channel_queue: ChannelQueue,
-    /// Destination of the message on the channel.
-    transmitting: Option<u32>,
+    /// Destination of the message on the channel, [`IDLE`] when none.
+    transmitting: Dest,
 }
 
 /// A destination node as the per-node queues store it: two bytes, so that the
 /// queues of a large machine stay in cache (their size bounds the event rate).
 type Dest = u16;
-const _: () = assert!(super::MAX_NODES <= 1 << Dest::BITS);
+const _: () = assert!(super::MAX_NODES < Dest::MAX as u32);
+/// `transmitting` of an idle channel.
+const IDLE: Dest = Dest::MAX;
+const _: () = assert!(std::mem::size_of::<Node>() == 128);
 
 /// Totals of one run.
 pub(super) struct Outcome {
@@ -114,10 +120,10 @@ impl<'a> Engine<'a> {
                     bursts_left: config.bursts,
                     work_left_ms: (node_mean_ms + sigma_ms * z).max(0.0),
                     sent_in_burst: 0,
-                    forward_queue: VecDeque::new(),
+                    forward_queue: Ring::default(),
                     forwarding: false,
                     channel_queue: ChannelQueue::default(),
-                    transmitting: None,
+                    transmitting: IDLE,
                 }
             })
             .collect();
@@ -128,23 +134,28 @@ impl<'a> Engine<'a> {
         } else {
             Vec::new()
         };
+        let link_ms = f64::from(config.message_bytes) * config.costs.tc_ms_per_byte;
+        let startup_ms = match config.costs.receive_at {
+            ReceiveAt::Sender => config.costs.tl_ms + config.costs.receive_ms,
+            ReceiveAt::Destination => config.costs.tl_ms,
+        };
+        let receive_ms = match config.costs.receive_at {
+            ReceiveAt::Sender => 0.0,
+            ReceiveAt::Destination => config.costs.receive_ms,
+        };
         Self {
             config,
             router,
             nodes,
             others,
-            queue: EventQueue::default(),
+            // Every delay the engine schedules after the present but a burst's
+            // and a pre-empted activity's remainder.
+            queue: EventQueue::with_lanes(&[link_ms, config.costs.ti_ms, receive_ms, startup_ms]),
             rng,
             receivers: config.receivers_per_burst(),
-            link_ms: f64::from(config.message_bytes) * config.costs.tc_ms_per_byte,
-            startup_ms: match config.costs.receive_at {
-                ReceiveAt::Sender => config.costs.tl_ms + config.costs.receive_ms,
-                ReceiveAt::Destination => config.costs.tl_ms,
-            },
-            receive_ms: match config.costs.receive_at {
-                ReceiveAt::Sender => 0.0,
-                ReceiveAt::Destination => config.costs.receive_ms,
-            },
+            link_ms,
+            startup_ms,
+            receive_ms,
             burst_cv: if node_mean_ms > 0.0 {
                 sigma_ms / node_mean_ms
             } else {
@@ -310,7 +321,8 @@ impl<'a> Engine<'a> {
         node.end_ms = now + node.left_ms;
         if !node.step_pending {
             node.step_pending = true;
-            self.queue.push(node.end_ms, v, EventKind::TaskStep);
+            self.queue
+                .push_after(now, node.left_ms, v, EventKind::TaskStep);
         }
     }
 
@@ -333,10 +345,10 @@ impl<'a> Engine<'a> {
             ChannelOrder::Fifo => 0,
         };
         let node = &mut self.nodes[v as usize];
-        if node.transmitting.is_none() {
-            node.transmitting = Some(destination);
+        if node.transmitting == IDLE {
+            node.transmitting = destination as Dest;
             self.queue
-                .push(now + self.link_ms, v, EventKind::ChannelDone);
+                .push_after(now, self.link_ms, v, EventKind::ChannelDone);
         } else {
             node.channel_queue.push(rank, destination);
         }
@@ -344,14 +356,16 @@ impl<'a> Engine<'a> {
 
     fn channel_done(&mut self, v: u32, now: f64) {
         let node = &mut self.nodes[v as usize];
-        let destination = node
-            .transmitting
-            .take()
-            .expect("a transmitting channel has a message");
+        let destination = u32::from(node.transmitting);
+        assert!(
+            node.transmitting != IDLE,
+            "a transmitting channel has a message"
+        );
+        node.transmitting = IDLE;
         if let Some(next) = node.channel_queue.pop() {
-            node.transmitting = Some(next);
+            node.transmitting = next as Dest;
             self.queue
-                .push(now + self.link_ms, v, EventKind::ChannelDone);
+                .push_after(now, self.link_ms, v, EventKind::ChannelDone);
         }
         self.outcome.hops += 1;
         let next = self.router.next_hop(v, destination);
@@ -374,7 +388,7 @@ impl<'a> Engine<'a> {
         }
         self.nodes[w as usize]
             .forward_queue
-            .push_back(destination as Dest);
+            .push(destination as Dest);
         if !self.held_by_sends(w) {
             self.start_message_work(w, now);
         }
@@ -384,7 +398,7 @@ impl<'a> Engine<'a> {
     /// pre-empting its task, unless it is busy with messages already.
     fn start_message_work(&mut self, w: u32, now: f64) {
         let node = &self.nodes[w as usize];
-        let Some(&destination) = node.forward_queue.front() else {
+        let Some(destination) = node.forward_queue.front() else {
             return;
         };
         let destination = u32::from(destination);
@@ -394,24 +408,26 @@ impl<'a> Engine<'a> {
         let work_ms = self.message_work_ms(w, destination);
         self.preempt(w, now);
         self.nodes[w as usize].forwarding = true;
-        self.queue.push(now + work_ms, w, EventKind::ForwardDone);
+        self.queue
+            .push_after(now, work_ms, w, EventKind::ForwardDone);
     }
 
     fn forward_done(&mut self, w: u32, now: f64) {
         let node = &mut self.nodes[w as usize];
         let destination = u32::from(
             node.forward_queue
-                .pop_front()
+                .pop()
                 .expect("a forwarding node has a message"),
         );
-        match node.forward_queue.front().copied().map(u32::from) {
+        match node.forward_queue.front().map(u32::from) {
             None => {
                 node.forwarding = false;
                 self.resume(w, now);
             }
             Some(next) => {
                 let work_ms = self.message_work_ms(w, next);
-                self.queue.push(now + work_ms, w, EventKind::ForwardDone);
+                self.queue
+                    .push_after(now, work_ms, w, EventKind::ForwardDone);
             }
         }
         if w == destination {

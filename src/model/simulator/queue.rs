@@ -7,7 +7,9 @@
 //! Times are stored as the bit pattern of the time: simulated times are never
 //! negative, and `-0.0` is folded into `+0.0`, so the bits order like the time.
 //! Lamanna's front end packs its node and event kind into the order word beside the
-//! insertion number, so its entries are two integers, 16 bytes.
+//! insertion number, so its entries are two integers, 16 bytes, and keeps those
+//! scheduled a fixed delay after the present in FIFO lanes, sorted by construction,
+//! beside a heap for the rest ([`EventQueue`]): same order, O(1) for most events.
 //!
 //! A node's transmit queue ([`ChannelQueue`]) orders by a small rank (a hop's
 //! dimension, below 32) and then by arrival: one FIFO lane per rank and a bit mask
@@ -87,106 +89,170 @@ impl<P: Ord + Copy> TimedQueue<P> {
 }
 
 /// Lamanna's front end's queue: the order word holds the insertion number above
-/// the node and the event kind. Its events are never scheduled before the last
-/// one taken (every delay is `>= 0`), so the key `(time, order)` only grows and a
-/// radix heap keeps them: O(1) amortised against a binary heap's O(log n).
+/// the node and the event kind, so a key `(time, order)` is one `u128` and keys
+/// are distinct.
+///
+/// Its events are never scheduled before the present (the last event taken), and
+/// most are scheduled a fixed delay after it: a transmission a link time `L t_c`,
+/// a forward `t_i`, a receive, a start-up. Since the present never goes back and
+/// rounding is monotone, the times `now + d` of one delay `d` are scheduled in
+/// order: one FIFO lane per such delay holds them sorted, and only the other events
+/// (bursts, resumed remainders of pre-empted activities) go to a binary heap. A pop
+/// takes the least key among the lanes' heads and the heap's top, so the order is
+/// exactly that of one heap of every key, ties (equal times) by insertion.
 #[derive(Debug, Default)]
 pub(super) struct EventQueue {
-    heap: RadixHeap,
+    /// Bit patterns of the lanes' delays (at most [`LANES`]).
+    delays: Vec<u64>,
+    lanes: [VecDeque<u128>; LANES],
+    heap: BinaryHeap<Reverse<u128>>,
     next_seq: u64,
+    /// Key of the last event taken (debug check that time never goes back).
+    #[cfg(debug_assertions)]
+    last: u128,
 }
 
+/// Delays a queue gives lanes of their own: the link, forward, receive and
+/// start-up times.
+pub(super) const LANES: usize = 4;
+
 impl EventQueue {
-    /// Schedules `kind` at `node` (`< MAX_NODES`) for time `time_ms` (finite, `>= 0`,
-    /// not before the last event taken).
-    pub(super) fn push(&mut self, time_ms: f64, node: u32, kind: EventKind) {
+    /// A queue with a lane for each distinct one of `delays` (ms, finite, `>= 0`;
+    /// at most [`LANES`] distinct ones, the rest go to the heap).
+    pub(super) fn with_lanes(delays: &[f64]) -> Self {
+        let mut q = Self::default();
+        for &d in delays {
+            let bits = (d + 0.0).to_bits();
+            if d.is_finite() && d >= 0.0 && q.delays.len() < LANES && !q.delays.contains(&bits) {
+                q.delays.push(bits);
+            }
+        }
+        q
+    }
+
+    fn key(&mut self, time_ms: f64, node: u32, kind: EventKind) -> u128 {
         debug_assert!(time_ms >= 0.0 && time_ms.is_finite() && node < MAX_NODES);
         let word =
             self.next_seq << (NODE_BITS + KIND_BITS) | u64::from(node) << KIND_BITS | kind as u64;
-        self.heap
-            .push(u128::from((time_ms + 0.0).to_bits()) << 64 | u128::from(word));
         self.next_seq += 1;
+        u128::from((time_ms + 0.0).to_bits()) << 64 | u128::from(word)
+    }
+
+    /// Schedules `kind` at `node` (`< MAX_NODES`) `delay_ms` after `now_ms`, the
+    /// time of the last event taken (0 before the first).
+    #[inline]
+    pub(super) fn push_after(&mut self, now_ms: f64, delay_ms: f64, node: u32, kind: EventKind) {
+        let key = self.key(now_ms + delay_ms, node, kind);
+        let bits = (delay_ms + 0.0).to_bits();
+        match self.delays.iter().position(|&d| d == bits) {
+            Some(i) => {
+                let lane = &mut self.lanes[i];
+                debug_assert!(lane.back().is_none_or(|&b| b < key), "a lane went back");
+                lane.push_back(key);
+            }
+            None => self.heap.push(Reverse(key)),
+        }
+    }
+
+    /// Schedules `kind` at `node` for time `time_ms` (finite, not before the last
+    /// event taken).
+    #[inline]
+    pub(super) fn push(&mut self, time_ms: f64, node: u32, kind: EventKind) {
+        let key = self.key(time_ms, node, kind);
+        self.heap.push(Reverse(key));
     }
 
     /// Removes and returns the earliest event.
+    #[inline]
     pub(super) fn pop(&mut self) -> Option<Event> {
-        self.heap.pop().map(|key| {
-            let word = key as u64;
-            Event {
-                time_ms: f64::from_bits((key >> 64) as u64),
-                node: (word >> KIND_BITS) as u32 & ((1 << NODE_BITS) - 1),
-                kind: KINDS[(word & ((1 << KIND_BITS) - 1)) as usize],
+        let mut best = self.heap.peek().map(|r| r.0);
+        let mut from = LANES;
+        for (i, lane) in self.lanes.iter().enumerate().take(self.delays.len()) {
+            if let Some(&k) = lane.front()
+                && best.is_none_or(|b| k < b)
+            {
+                best = Some(k);
+                from = i;
             }
+        }
+        let key = best?;
+        if from < LANES {
+            self.lanes[from].pop_front();
+        } else {
+            self.heap.pop();
+        }
+        #[cfg(debug_assertions)]
+        {
+            assert!(
+                key >= self.last,
+                "an event was scheduled before the present"
+            );
+            self.last = key;
+        }
+        let word = key as u64;
+        Some(Event {
+            time_ms: f64::from_bits((key >> 64) as u64),
+            node: (word >> KIND_BITS) as u32 & ((1 << NODE_BITS) - 1),
+            kind: KINDS[(word & ((1 << KIND_BITS) - 1)) as usize],
         })
     }
 }
 
-/// A monotone priority queue of distinct `u128` keys (Ahuja, Mehlhorn, Orlin and
-/// Tarjan's radix heap): bucket `i > 0` holds the keys whose highest bit differing
-/// from the last key taken is bit `i - 1`; bucket 0 the last key itself. A pop
-/// from an empty bucket 0 takes the least key of the lowest bucket in use and
-/// spreads that bucket over lower ones: each key moves at most 128 times.
-#[derive(Debug)]
-struct RadixHeap {
-    last: u128,
-    buckets: Vec<Vec<u128>>,
-    /// Bit `i - 1` set: bucket `i` (`1..=128`) holds keys.
-    in_use: u128,
+/// A FIFO of destinations, two bytes each, in a power-of-two ring buffer: 24 bytes
+/// beside the node's other state, against `VecDeque`'s 32.
+#[derive(Debug, Default)]
+pub(super) struct Ring {
+    buf: Box<[u16]>,
+    head: u32,
+    len: u32,
 }
 
-impl Default for RadixHeap {
-    fn default() -> Self {
-        Self {
-            last: 0,
-            buckets: (0..=u128::BITS).map(|_| Vec::new()).collect(),
-            in_use: 0,
+impl Ring {
+    /// Appends `destination`.
+    #[inline]
+    pub(super) fn push(&mut self, destination: u16) {
+        if self.len as usize == self.buf.len() {
+            self.grow();
         }
-    }
-}
-
-impl RadixHeap {
-    #[inline]
-    fn bucket(&self, key: u128) -> usize {
-        (u128::BITS - (key ^ self.last).leading_zeros()) as usize
+        let i = (self.head + self.len) as usize & (self.buf.len() - 1);
+        self.buf[i] = destination;
+        self.len += 1;
     }
 
-    #[inline]
-    fn push(&mut self, key: u128) {
-        assert!(
-            key >= self.last,
-            "an event was scheduled before the present"
-        );
-        let i = self.bucket(key);
-        self.buckets[i].push(key);
-        if i > 0 {
-            self.in_use |= 1 << (i - 1);
-        }
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<u128> {
-        if self.buckets[0].is_empty() {
-            if self.in_use == 0 {
-                return None;
-            }
-            let i = self.in_use.trailing_zeros() as usize + 1;
-            let mut keys = std::mem::take(&mut self.buckets[i]);
-            self.in_use &= !(1 << (i - 1));
-            self.last = keys
-                .iter()
-                .copied()
-                .min()
-                .expect("a bucket in use holds keys");
-            for key in keys.drain(..) {
-                let j = self.bucket(key);
-                self.buckets[j].push(key);
-                if j > 0 {
-                    self.in_use |= 1 << (j - 1);
+    #[cold]
+    fn grow(&mut self) {
+        let cap = (self.buf.len() * 2).max(8);
+        let mask = self.buf.len().wrapping_sub(1);
+        let buf: Box<[u16]> = (0..cap)
+            .map(|k| {
+                if k < self.len as usize {
+                    self.buf[(self.head as usize + k) & mask]
+                } else {
+                    0
                 }
-            }
-            self.buckets[i] = keys;
-        }
-        self.buckets[0].pop()
+            })
+            .collect();
+        self.buf = buf;
+        self.head = 0;
+    }
+
+    /// The first destination, if any.
+    #[inline]
+    pub(super) fn front(&self) -> Option<u16> {
+        (self.len > 0).then(|| self.buf[self.head as usize])
+    }
+
+    /// Removes the first destination.
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<u16> {
+        let d = self.front()?;
+        self.head = (self.head + 1) & (self.buf.len() as u32 - 1);
+        self.len -= 1;
+        Some(d)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
@@ -195,9 +261,9 @@ impl RadixHeap {
 /// kept inline, destinations in two bytes: one cache miss less per message.
 #[derive(Debug, Default)]
 pub(super) struct ChannelQueue {
-    first: VecDeque<u16>,
+    first: Ring,
     /// Lanes of ranks 1, 2, ...
-    rest: Vec<VecDeque<u16>>,
+    rest: Vec<Ring>,
     /// Bit `k` set: lane `k` holds a message.
     in_use: u32,
 }
@@ -205,7 +271,7 @@ pub(super) struct ChannelQueue {
 const _: () = assert!(MAX_NODES <= 1 << u16::BITS);
 
 impl ChannelQueue {
-    fn lane(&mut self, k: u32) -> &mut VecDeque<u16> {
+    fn lane(&mut self, k: u32) -> &mut Ring {
         match k {
             0 => &mut self.first,
             k => &mut self.rest[k as usize - 1],
@@ -218,9 +284,9 @@ impl ChannelQueue {
         assert!(rank < u32::BITS, "channel rank {rank} out of range");
         debug_assert!(destination < MAX_NODES);
         if rank as usize > self.rest.len() {
-            self.rest.resize_with(rank as usize, VecDeque::new);
+            self.rest.resize_with(rank as usize, Ring::default);
         }
-        self.lane(rank).push_back(destination as u16);
+        self.lane(rank).push(destination as u16);
         self.in_use |= 1 << rank;
     }
 
@@ -232,7 +298,7 @@ impl ChannelQueue {
         }
         let k = self.in_use.trailing_zeros();
         let lane = self.lane(k);
-        let destination = lane.pop_front();
+        let destination = lane.pop();
         if lane.is_empty() {
             self.in_use &= !(1 << k);
         }
@@ -243,6 +309,7 @@ impl ChannelQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn channel_queue_pops_as_a_heap_of_rank_then_arrival() {
@@ -277,37 +344,111 @@ mod tests {
         assert_eq!(q.pop(), None);
     }
 
-    #[test]
-    fn radix_heap_pops_as_a_sorted_list_while_keys_grow() {
-        // Pseudo-random pushes never below the last key taken, interleaved with pops.
-        let mut q = RadixHeap::default();
-        let mut reference = BinaryHeap::new();
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut seq = 0u128;
-        let mut popped = Vec::new();
-        for step in 0..20_000u32 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            if !x.is_multiple_of(3) || step < 50 {
-                let ahead = u128::from(x % 1000) << 64;
-                let key = (q.last & !((1u128 << 64) - 1)) + ahead + (seq << 8);
-                seq += 1;
-                q.push(key);
-                reference.push(Reverse(key));
-            } else {
-                let got = q.pop();
-                assert_eq!(got, reference.pop().map(|Reverse(k)| k));
-                popped.extend(got);
+    /// What the engine does to its queue, as a sequence of steps: pop the
+    /// earliest event, or schedule one a delay after the present, the delay one of
+    /// the lanes' (`0..LANES`) or any other (times on a coarse grid, so that equal
+    /// times are common across lanes and the heap).
+    #[derive(Debug, Clone)]
+    enum Step {
+        Pop,
+        After { lane: usize, node: u32 },
+        Other { quarters: u32, node: u32 },
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            3 => Just(Step::Pop),
+            4 => (0..LANES + 1, 0..MAX_NODES).prop_map(|(lane, node)| Step::After { lane, node }),
+            1 => (0u32..12, 0..MAX_NODES).prop_map(|(quarters, node)| Step::Other { quarters, node }),
+        ]
+    }
+
+    /// Pops the queue and the reference heap of `(time bits, insertion, node)`,
+    /// checks that they agree, and moves the present to the time taken.
+    fn pop_both(
+        q: &mut EventQueue,
+        reference: &mut BinaryHeap<Reverse<(u64, u64, u32)>>,
+        now: &mut f64,
+    ) {
+        let got = q.pop().map(|e| (e.time_ms.to_bits(), e.node, e.kind));
+        let want = reference
+            .pop()
+            .map(|Reverse((t, _, n))| (t, n, KINDS[n as usize % 3]));
+        assert_eq!(got, want);
+        if let Some((t, _, _)) = got {
+            *now = f64::from_bits(t);
+        }
+    }
+
+    proptest! {
+        /// The lanes and the heap pop exactly what one `BinaryHeap` of every
+        /// `(time, insertion number)` pops, equal times by insertion.
+        #[test]
+        fn pops_as_one_binary_heap_ties_included(steps in prop::collection::vec(step(), 1..400)) {
+            // Lane delays 0.5, 1, 0.25 and 0 ms; `lane == LANES` asks for 0.75.
+            let delays = [0.5, 1.0, 0.25, 0.0, 0.75];
+            let mut q = EventQueue::with_lanes(&delays[..LANES]);
+            let mut reference = BinaryHeap::new();
+            let (mut now, mut seq) = (0.0f64, 0u64);
+            let kind = |node: u32| KINDS[node as usize % 3];
+            for s in steps {
+                match s {
+                    Step::Pop => pop_both(&mut q, &mut reference, &mut now),
+                    Step::After { lane, node } => {
+                        q.push_after(now, delays[lane], node, kind(node));
+                        reference.push(Reverse(((now + delays[lane]).to_bits(), seq, node)));
+                        seq += 1;
+                    }
+                    Step::Other { quarters, node } => {
+                        let t = now + 0.25 * f64::from(quarters);
+                        q.push(t, node, kind(node));
+                        reference.push(Reverse((t.to_bits(), seq, node)));
+                        seq += 1;
+                    }
+                }
             }
+            while !reference.is_empty() {
+                pop_both(&mut q, &mut reference, &mut now);
+            }
+            prop_assert!(q.pop().is_none());
         }
-        while let Some(k) = q.pop() {
-            assert_eq!(Some(Reverse(k)), reference.pop());
-            popped.push(k);
+    }
+
+    /// The ring keeps FIFO order across its growth and its wrap-around.
+    #[test]
+    fn ring_is_a_fifo_through_growth_and_wrap() {
+        let mut ring = Ring::default();
+        let mut reference = VecDeque::new();
+        assert_eq!((ring.front(), ring.pop()), (None, None));
+        for k in 0..1000u16 {
+            ring.push(k);
+            reference.push_back(k);
+            if k % 3 == 0 {
+                assert_eq!(ring.pop(), reference.pop_front());
+            }
+            assert_eq!(ring.front(), reference.front().copied());
         }
-        assert!(reference.is_empty());
-        assert!(popped.windows(2).all(|w| w[0] < w[1]));
-        assert!(popped.len() > 10_000);
+        while let Some(d) = reference.pop_front() {
+            assert_eq!(ring.pop(), Some(d));
+        }
+        assert!(ring.is_empty() && ring.pop().is_none());
+    }
+
+    /// Same-time events of several lanes and the heap come out by insertion.
+    #[test]
+    fn equal_times_across_lanes_go_by_insertion() {
+        let mut q = EventQueue::with_lanes(&[1.0, 0.5]);
+        q.push_after(0.0, 1.0, 7, EventKind::ChannelDone); // 1.0, lane 0
+        q.push(1.0, 8, EventKind::TaskStep); // 1.0, heap
+        q.push_after(0.0, 0.5, 9, EventKind::ForwardDone); // 0.5, lane 1
+        let e = q.pop().unwrap();
+        assert_eq!((e.time_ms, e.node), (0.5, 9));
+        q.push_after(0.5, 0.5, 10, EventKind::ForwardDone); // 1.0, lane 1, last
+        q.push_after(0.5, 0.25, 11, EventKind::TaskStep); // 0.75, heap
+        let order: Vec<(f64, u32)> = std::iter::from_fn(|| q.pop())
+            .map(|e| (e.time_ms, e.node))
+            .collect();
+        assert_eq!(order, vec![(0.75, 11), (1.0, 7), (1.0, 8), (1.0, 10)]);
     }
 
     #[test]
