@@ -30,7 +30,8 @@
 //! their CPU work and pay `switch_ns` when the CPU turns from one rank to another.
 #![forbid(unsafe_code)]
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant;
 
@@ -175,11 +176,82 @@ impl Hasher for MixHasher {
     }
 }
 
-/// Matching queues by (receiving rank, source rank, tag): op ids, FIFO.
-type Queues = HashMap<(u32, u32, u32), VecDeque<u32>, BuildHasherDefault<MixHasher>>;
+/// A matching queue's key: (receiving rank, source rank, tag).
+type Key = (u32, u32, u32);
 
-fn key(host: u32, src: u32, tag: u32) -> (u32, u32, u32) {
+fn key(host: u32, src: u32, tag: u32) -> Key {
     (host, src, tag)
+}
+
+/// FIFO matching queues of op ids by [`Key`], without an allocation per key: a map
+/// from each key that holds entries to its first and last entry, the entries
+/// linked in order in one slab whose free slots are reused. A key leaves the map
+/// when its queue empties, so the map holds only what waits.
+#[derive(Default)]
+struct Queues {
+    ends: HashMap<Key, (u32, u32), BuildHasherDefault<MixHasher>>,
+    /// `(op, next entry of the same key)`.
+    slab: Vec<(u32, u32)>,
+    /// First free slot, [`NONE`] when none; free slots link through `next`.
+    free: u32,
+}
+
+impl Queues {
+    fn new() -> Self {
+        Self {
+            free: NONE,
+            ..Self::default()
+        }
+    }
+
+    /// Appends `op` to the queue of `k`.
+    fn push(&mut self, k: Key, op: u32) {
+        let i = if self.free == NONE {
+            self.slab.push((op, NONE));
+            (self.slab.len() - 1) as u32
+        } else {
+            let i = self.free;
+            self.free = self.slab[i as usize].1;
+            self.slab[i as usize] = (op, NONE);
+            i
+        };
+        match self.ends.entry(k) {
+            Entry::Occupied(mut e) => {
+                let (first, last) = *e.get();
+                self.slab[last as usize].1 = i;
+                e.insert((first, i));
+            }
+            Entry::Vacant(e) => {
+                e.insert((i, i));
+            }
+        }
+    }
+
+    /// Removes the first op of the queue of `k`.
+    fn pop(&mut self, k: Key) -> Option<u32> {
+        let Entry::Occupied(mut e) = self.ends.entry(k) else {
+            return None;
+        };
+        let (first, last) = *e.get();
+        let (op, next) = self.slab[first as usize];
+        if first == last {
+            e.remove();
+        } else {
+            e.insert((next, last));
+        }
+        self.slab[first as usize].1 = self.free;
+        self.free = first;
+        Some(op)
+    }
+
+    /// The least `(rank, op)` at the head of a queue, `rank` taken from the key
+    /// by `rank_of` (for an error message that does not depend on hashing).
+    fn least_head(&self, rank_of: impl Fn(Key) -> u32) -> Option<(u32, u32)> {
+        self.ends
+            .iter()
+            .map(|(&k, &(first, _))| (rank_of(k), self.slab[first as usize].0))
+            .min()
+    }
 }
 
 const MSG: u64 = 1;
@@ -230,6 +302,9 @@ struct Sim<'a> {
     p: LogGops,
     /// Global index of each rank's first op.
     base: Vec<usize>,
+    /// Every op's kind by global index: 24 bytes an op where the schedule's
+    /// `Op` (label, dependency lists, line) takes several cache lines.
+    kinds: Vec<OpKind>,
     /// Dependencies not yet met, per global op.
     remaining: Vec<u32>,
     /// CSR of the ops that require (complete) / irequire (start) each op.
@@ -310,6 +385,11 @@ impl<'a> Sim<'a> {
         Self {
             s,
             p: *p,
+            kinds: s
+                .ranks
+                .iter()
+                .flat_map(|rank| rank.ops.iter().map(|op| op.kind))
+                .collect(),
             done_deps: csr(total, edges(false)),
             start_deps: csr(total, edges(true)),
             base,
@@ -322,8 +402,8 @@ impl<'a> Sim<'a> {
             finish: vec![0.0; ranks],
             next_gs: vec![0.0; ranks],
             next_gr: vec![0.0; ranks],
-            posted: Queues::default(),
-            unexpected: Queues::default(),
+            posted: Queues::new(),
+            unexpected: Queues::new(),
             queue: TimedQueue::default(),
             next_ts: 0,
             pops: 0,
@@ -352,8 +432,9 @@ impl<'a> Sim<'a> {
         self.finish[r as usize] = self.finish[r as usize].max(until);
     }
 
+    #[inline]
     fn kind(&self, r: u32, op: u32) -> OpKind {
-        self.s.ranks[r as usize].ops[op as usize].kind
+        self.kinds[self.base[r as usize] + op as usize]
     }
 
     fn mark(&mut self, r: u32, op: u32, started: bool) {
@@ -471,14 +552,14 @@ impl<'a> Sim<'a> {
             OpKind::Recv { bytes, peer, tag } => {
                 self.mark(r, op, true);
                 let k = key(r, peer, tag);
-                match self.unexpected.get_mut(&k).and_then(VecDeque::pop_front) {
+                match self.unexpected.pop(k) {
                     Some(send) => {
                         if bytes > p.s_bytes {
                             self.rendezvous_done(peer, send, t);
                         }
                         self.mark(r, op, false);
                     }
-                    None => self.posted.entry(k).or_default().push_back(op),
+                    None => self.posted.push(k, op),
                 }
             }
         }
@@ -518,14 +599,14 @@ impl<'a> Sim<'a> {
         self.set_o(r, t + p.o_ns + cpu);
         self.next_gr[r as usize] = t + p.g_ns + Self::extra(bytes, p.big_g_ns_per_byte);
         let k = key(r, src, tag);
-        match self.posted.get_mut(&k).and_then(VecDeque::pop_front) {
+        match self.posted.pop(k) {
             Some(recv) => {
                 if bytes > p.s_bytes {
                     self.rendezvous_done(src, send, t);
                 }
                 self.mark(r, recv, false);
             }
-            None => self.unexpected.entry(k).or_default().push_back(send),
+            None => self.unexpected.push(k, send),
         }
     }
 
@@ -542,14 +623,8 @@ impl<'a> Sim<'a> {
                     (r, g - self.base[r])
                 }
                 None => {
-                    let posted = self
-                        .posted
-                        .iter()
-                        .find_map(|(&(host, _, _), q)| Some((host, *q.front()?)));
-                    let unmatched = self
-                        .unexpected
-                        .iter()
-                        .find_map(|(&(_, src, _), q)| Some((src, *q.front()?)));
+                    let posted = self.posted.least_head(|(host, _, _)| host);
+                    let unmatched = self.unexpected.least_head(|(_, src, _)| src);
                     let (r, op) = posted.or(unmatched).unwrap_or((0, 0));
                     (r as usize, op as usize)
                 }
