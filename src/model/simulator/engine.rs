@@ -5,7 +5,7 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp1, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::queue::{ChannelQueue, EventKind, EventQueue, Ring};
+use super::queue::{ChannelQueue, EventKind, EventQueue, IDLE, Ring};
 use super::{BurstDist, ChannelOrder, ReceiveAt, Receivers, Router, SendHold, SimConfig};
 
 /// Draws of a burst rejected before falling back to the mean (reached only in
@@ -44,20 +44,16 @@ struct Node {
     /// delays an activity, so that event is never late; at most one is kept.
     step_pending: bool,
     forwarding: bool,
-    /// Destinations of the messages waiting for this node's channel: the smallest
-    /// rank first, ties in order of arrival (see [`ChannelOrder`]). In the second
-    /// line with `transmitting`.
+    /// The message on the channel and the destinations of those waiting for it:
+    /// the smallest rank first, ties in order of arrival (see [`ChannelOrder`]).
+    /// The second line.
     channel_queue: ChannelQueue,
-    /// Destination of the message on the channel, [`IDLE`] when none.
-    transmitting: Dest,
 }
 
 /// A destination node as the per-node queues store it: two bytes, so that the
 /// queues of a large machine stay in cache (their size bounds the event rate).
 type Dest = u16;
-const _: () = assert!(super::MAX_NODES < Dest::MAX as u32);
-/// `transmitting` of an idle channel.
-const IDLE: Dest = Dest::MAX;
+const _: () = assert!(super::MAX_NODES <= 1 << Dest::BITS);
 const _: () = assert!(std::mem::size_of::<Node>() == 128);
 
 /// Totals of one run.
@@ -123,7 +119,6 @@ impl<'a> Engine<'a> {
                     forward_queue: Ring::default(),
                     forwarding: false,
                     channel_queue: ChannelQueue::default(),
-                    transmitting: IDLE,
                 }
             })
             .collect();
@@ -344,26 +339,26 @@ impl<'a> Engine<'a> {
             ChannelOrder::Dimension => self.router.dimension(v, destination),
             ChannelOrder::Fifo => 0,
         };
-        let node = &mut self.nodes[v as usize];
-        if node.transmitting == IDLE {
-            node.transmitting = destination as Dest;
+        let channel = &mut self.nodes[v as usize].channel_queue;
+        if channel.transmitting == IDLE {
+            channel.transmitting = destination as Dest;
             self.queue
                 .push_after(now, self.link_ms, v, EventKind::ChannelDone);
         } else {
-            node.channel_queue.push(rank, destination);
+            channel.push(rank, destination);
         }
     }
 
     fn channel_done(&mut self, v: u32, now: f64) {
-        let node = &mut self.nodes[v as usize];
-        let destination = u32::from(node.transmitting);
+        let channel = &mut self.nodes[v as usize].channel_queue;
+        let destination = u32::from(channel.transmitting);
         assert!(
-            node.transmitting != IDLE,
+            channel.transmitting != IDLE,
             "a transmitting channel has a message"
         );
-        node.transmitting = IDLE;
-        if let Some(next) = node.channel_queue.pop() {
-            node.transmitting = next as Dest;
+        channel.transmitting = IDLE;
+        if let Some(next) = channel.pop() {
+            channel.transmitting = next as Dest;
             self.queue
                 .push_after(now, self.link_ms, v, EventKind::ChannelDone);
         }

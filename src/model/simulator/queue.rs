@@ -256,37 +256,127 @@ impl Ring {
     }
 }
 
-/// A node's transmit queue: destinations by rank (`< 32`), lowest rank first, each
-/// rank first come first served. Rank 0's lane (every message under FIFO order) is
-/// kept inline, destinations in two bytes: one cache miss less per message.
+/// Entries of a [`Fifo`] kept beside its ring buffer at each end.
+const CHUNK: usize = 5;
+
+/// A FIFO of destinations whose first and last few entries sit in the node's own
+/// cache line, before and after a [`Ring`] that holds the middle: the ring's lines
+/// are touched once in [`CHUNK`] pushes and once in [`CHUNK`] pops, not at every
+/// one (a 4096-node all-to-all keeps thousands of messages a channel waiting, so
+/// each end of each ring is another cache line to miss).
+///
+/// Invariant: `head[head_pos..head_len]`, then the ring, then `tail[..tail_len]`
+/// is the queue in order; the ring and the tail are empty while the head has room
+/// at its end.
 #[derive(Debug, Default)]
-pub(super) struct ChannelQueue {
-    first: Ring,
-    /// Lanes of ranks 1, 2, ...
-    rest: Vec<Ring>,
-    /// Bit `k` set: lane `k` holds a message.
-    in_use: u32,
+pub(super) struct Fifo {
+    ring: Ring,
+    head: [u16; CHUNK],
+    tail: [u16; CHUNK],
+    head_pos: u8,
+    head_len: u8,
+    tail_len: u8,
 }
 
-const _: () = assert!(MAX_NODES <= 1 << u16::BITS);
-
-impl ChannelQueue {
-    fn lane(&mut self, k: u32) -> &mut Ring {
-        match k {
-            0 => &mut self.first,
-            k => &mut self.rest[k as usize - 1],
+impl Fifo {
+    /// Appends `destination`.
+    #[inline]
+    pub(super) fn push(&mut self, destination: u16) {
+        if self.ring.is_empty() && self.tail_len == 0 && usize::from(self.head_len) < CHUNK {
+            self.head[usize::from(self.head_len)] = destination;
+            self.head_len += 1;
+            return;
         }
+        if usize::from(self.tail_len) == CHUNK {
+            for &d in &self.tail {
+                self.ring.push(d);
+            }
+            self.tail_len = 0;
+        }
+        self.tail[usize::from(self.tail_len)] = destination;
+        self.tail_len += 1;
     }
 
+    /// Removes the first destination.
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<u16> {
+        if self.head_pos == self.head_len {
+            self.refill()?;
+        }
+        let d = self.head[usize::from(self.head_pos)];
+        self.head_pos += 1;
+        Some(d)
+    }
+
+    /// Moves the next entries into the empty head: from the ring, or else the tail.
+    #[cold]
+    fn refill(&mut self) -> Option<()> {
+        self.head_pos = 0;
+        self.head_len = 0;
+        if !self.ring.is_empty() {
+            while usize::from(self.head_len) < CHUNK
+                && let Some(d) = self.ring.pop()
+            {
+                self.head[usize::from(self.head_len)] = d;
+                self.head_len += 1;
+            }
+        } else if self.tail_len > 0 {
+            self.head = self.tail;
+            self.head_len = self.tail_len;
+            self.tail_len = 0;
+        } else {
+            return None;
+        }
+        Some(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.head_pos == self.head_len && self.ring.is_empty() && self.tail_len == 0
+    }
+}
+
+/// A node's channel: the message on it and its transmit queue, destinations by
+/// rank (`< 32`), lowest rank first, each rank first come first served. Rank 0's
+/// lane (every message under FIFO order) is a [`Fifo`] kept inline; the lanes of
+/// other ranks are allocated when first used. One cache line.
+#[derive(Debug)]
+pub(super) struct ChannelQueue {
+    first: Fifo,
+    /// Lanes of ranks 1, 2, ...
+    rest: Option<Box<[Ring; 31]>>,
+    /// Bit `k` set: lane `k` holds a message.
+    in_use: u32,
+    /// Destination of the message on the channel, [`IDLE`] when none.
+    pub(super) transmitting: u16,
+}
+
+/// `transmitting` of an idle channel.
+pub(super) const IDLE: u16 = u16::MAX;
+const _: () = assert!(MAX_NODES < IDLE as u32);
+const _: () = assert!(std::mem::size_of::<ChannelQueue>() <= 64);
+
+impl Default for ChannelQueue {
+    fn default() -> Self {
+        Self {
+            first: Fifo::default(),
+            rest: None,
+            in_use: 0,
+            transmitting: IDLE,
+        }
+    }
+}
+
+impl ChannelQueue {
     /// Queues `destination` (`< MAX_NODES`) behind the messages of its `rank` (`< 32`).
     #[inline]
     pub(super) fn push(&mut self, rank: u32, destination: u32) {
         assert!(rank < u32::BITS, "channel rank {rank} out of range");
         debug_assert!(destination < MAX_NODES);
-        if rank as usize > self.rest.len() {
-            self.rest.resize_with(rank as usize, Ring::default);
+        let d = destination as u16;
+        match rank {
+            0 => self.first.push(d),
+            k => self.rest.get_or_insert_with(Box::default)[k as usize - 1].push(d),
         }
-        self.lane(rank).push(destination as u16);
         self.in_use |= 1 << rank;
     }
 
@@ -297,9 +387,14 @@ impl ChannelQueue {
             return None;
         }
         let k = self.in_use.trailing_zeros();
-        let lane = self.lane(k);
-        let destination = lane.pop();
-        if lane.is_empty() {
+        let (destination, empty) = match k {
+            0 => (self.first.pop(), self.first.is_empty()),
+            k => {
+                let lane = &mut self.rest.as_mut().expect("a lane in use exists")[k as usize - 1];
+                (lane.pop(), lane.is_empty())
+            }
+        };
+        if empty {
             self.in_use &= !(1 << k);
         }
         destination.map(u32::from)
@@ -412,6 +507,39 @@ mod tests {
             }
             prop_assert!(q.pop().is_none());
         }
+    }
+
+    /// The chunked FIFO keeps order whatever the mix of pushes and pops: its head,
+    /// ring and tail hand entries over in order.
+    #[test]
+    fn fifo_keeps_order_across_its_head_ring_and_tail() {
+        let mut fifo = Fifo::default();
+        let mut reference = VecDeque::new();
+        let mut x: u32 = 12345;
+        for k in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            // Bursts of pushes and of pops, so that the queue grows to hundreds
+            // and drains to empty several times.
+            let rare = x.is_multiple_of(4);
+            let push = if (k / 500).is_multiple_of(2) {
+                !rare
+            } else {
+                rare
+            };
+            if push {
+                fifo.push(k as u16);
+                reference.push_back(k as u16);
+            } else {
+                assert_eq!(fifo.pop(), reference.pop_front(), "step {k}");
+            }
+            assert_eq!(fifo.is_empty(), reference.is_empty());
+        }
+        while let Some(d) = reference.pop_front() {
+            assert_eq!(fifo.pop(), Some(d));
+        }
+        assert!(fifo.is_empty() && fifo.pop().is_none());
     }
 
     /// The ring keeps FIFO order across its growth and its wrap-around.
