@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The discrete-event engine's speed: events per second of Lamanna's all-to-all
-# (eq. 9 model, hypercube, R = N - 1) at 256, 1024 and 4096 nodes, and the same
-# GOAL files through halfperf and LogGOPSim in the same run.
+# (eq. 9 model, hypercube, R = N - 1) at 256, 1024, 2048 and 4096 nodes, and the
+# same GOAL files through halfperf and LogGOPSim in the same run.
 #
 #   scripts/engine-rate.sh [RUNS]            (default 3 runs of each figure)
 #
@@ -30,7 +30,7 @@ stats() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)  CPUs: $(nproc)"
 echo "== Lamanna all-to-all, eq. 9 model (halfperf simulate --params eq9 --nodes N --runs 1)"
-for n in 256 1024 4096; do
+for n in 256 1024 2048 4096; do
   : > "$work/wall-$n" ; : > "$work/cpu-$n"
   for _ in $(seq "$runs"); do
     /usr/bin/time -f "%U %M" -o "$work/time" "$hp" simulate --params eq9 --nodes "$n" --runs 1 --json > "$work/out.json"
@@ -64,25 +64,36 @@ if [[ ! -x "$lgs/LogGOPSim" || ! -x "$lgs/txt2bin" ]]; then
 fi
 echo "== same GOAL file, LogGOPSim defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535)"
 # txt2bin rejects indented lines: both simulators read the unindented file.
+# Three times each: LogGOPSim's run on its binary file, and from the text (txt2bin
+# plus the run); halfperf's whole run from the text (read, check, simulate), and
+# its engine alone (events over the engine's own rate: wall time, so a loaded
+# machine inflates it).
 for spec in "lamanna-alltoall 256" "recursive-doubling-allreduce 4096"; do
   set -- $spec
   f="$work/$1-$2.goal"
   "$gen" "$1" "$2" | sed 's/^[[:space:]]*//' > "$f"
   /usr/bin/time -f "%e %U" -o "$work/t2b" "$lgs/txt2bin" -i "$f" -o "$f.bin" > /dev/null
-  : > "$work/lgs-cpu"; : > "$work/hp-cpu"
+  read -r _ t2b_user < "$work/t2b"
+  : > "$work/lgs-cpu"; : > "$work/hp-cpu"; : > "$work/lgs-text"; : > "$work/hp-engine"
   for _ in $(seq "$runs"); do
     /usr/bin/time -f "%e %U" -o "$work/tl" "$lgs/LogGOPSim" -f "$f.bin" > "$work/lgs.out"
     /usr/bin/time -f "%e %U" -o "$work/th" "$hp" simulate "$f" --loggp L=2500 > "$work/hp.out"
     read -r lw lu < "$work/tl"; read -r hw hu < "$work/th"
-    lend=$(grep -E '^(Host [0-9]+|max [0-9]+)' "$work/lgs.out" | awk '{ t = $NF + 0; if (t > m) m = t } END { print m + 0 }')
+    # Up to 16 ranks LogGOPSim prints every host; above, the maximum alone.
+    lend=$(awk '/^(Host|max) [0-9]+/ { t = $NF + 0; if (t > m) m = t }
+      /^Maximum finishing time/ { t = $7 + 0; if (t > m) m = t } END { print m + 0 }' "$work/lgs.out")
     hend=$(awk '/^end/ { print $2 }' "$work/hp.out")
     levents=$(grep -o 'Events: [0-9]*' "$work/lgs.out" | tr -dc '0-9')
     hevents=$(awk '/^events/ { print $2 }' "$work/hp.out")
+    hengine=$(awk '/^events/ { printf "%.4g", ($5 > 0) ? $2 / $5 : 0 }' "$work/hp.out")
     echo "$1 P=$2: LogGOPSim ${lw}s wall ${lu}s user (txt2bin apart: $(cat "$work/t2b")), end $lend ns, $levents events;" \
-      "halfperf ${hw}s wall ${hu}s user (text read included), end $hend ns, $hevents events;" \
+      "halfperf ${hw}s wall ${hu}s user (text read included; engine alone ${hengine}s), end $hend ns, $hevents events;" \
       "$([[ "$lend" == "$hend" ]] && echo 'ends equal' || echo 'ENDS DIFFER')"
-    echo "$lu" >> "$work/lgs-cpu"; echo "$hu" >> "$work/hp-cpu"
+    echo "$lu" >> "$work/lgs-cpu"; echo "$hu" >> "$work/hp-cpu"; echo "$hengine" >> "$work/hp-engine"
+    awk -v a="$lu" -v b="$t2b_user" 'BEGIN { print a + b }' >> "$work/lgs-text"
   done
-  echo "$1 P=$2 LogGOPSim user s: $(stats < "$work/lgs-cpu")"
-  echo "$1 P=$2 halfperf user s:  $(stats < "$work/hp-cpu")"
+  echo "$1 P=$2 LogGOPSim user s, binary file:      $(stats < "$work/lgs-cpu")"
+  echo "$1 P=$2 LogGOPSim user s, txt2bin + run:    $(stats < "$work/lgs-text")"
+  echo "$1 P=$2 halfperf user s, text to finish:    $(stats < "$work/hp-cpu")"
+  echo "$1 P=$2 halfperf engine s (its own clock):  $(stats < "$work/hp-engine")"
 done
