@@ -21,7 +21,19 @@ fn main() {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = output(&rustc, &["--version"]).unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=HALFPERF_RUSTC={version}");
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/index");
+    // Ask git where HEAD, the branch it names and the index live: in a linked
+    // worktree `.git` is a file and they are elsewhere, and a path that does not
+    // exist would make cargo rebuild the crate on every invocation.
+    let mut watched = vec!["HEAD".to_string(), "index".to_string()];
+    if let Some(branch) = output("git", &["symbolic-ref", "-q", "HEAD"]) {
+        watched.push(branch);
+    }
+    for name in watched {
+        if let Some(path) = output("git", &["rev-parse", "--git-path", &name]) {
+            if std::path::Path::new(&path).exists() {
+                println!("cargo:rerun-if-changed={path}");
+            }
+        }
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }
