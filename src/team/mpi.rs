@@ -76,6 +76,10 @@ pub enum ProcessTeamError {
     },
 }
 
+/// The longest sleep between two polls of a process waiting outside a group
+/// ([`Processes::run_group`]): the most a group's end waits for it.
+const IDLE_SLEEP_MAX: Duration = Duration::from_millis(10);
+
 /// Bytes of one rank's record in the gather (host, CPU model, numbers).
 const RECORD_BYTES: usize = 512;
 
@@ -359,11 +363,17 @@ impl Processes {
 
     /// Every process arrives, then all go: `MPI_Ibarrier` polled with a sleep
     /// between polls and no deadline (see [`Processes::run_group`]); it ends
-    /// early if the team is aborted.
+    /// early if the team is aborted. The sleep doubles from 200 us up to
+    /// [`IDLE_SLEEP_MAX`]: a process that waits long for a group wakes 100
+    /// times a second, not 5000, and so takes little from the CPU it may
+    /// share with a process of the group (on a VM each wake-up preempted a
+    /// group process for microseconds, and the decomposition's rank 0 found
+    /// its idle polls dearer than its busy ones).
     fn idle_barrier(&self) {
         let mut request = null_request();
         // SAFETY: the world communicator is live; `request` is valid for writes.
         unsafe { ffi::MPI_Ibarrier(self.world.as_raw(), &mut request) };
+        let mut sleep = Duration::from_micros(200);
         loop {
             let mut flag = 0;
             // SAFETY: `request` is the active barrier request until MPI_Test
@@ -372,7 +382,8 @@ impl Processes {
             if flag != 0 || self.control.aborted() {
                 return;
             }
-            std::thread::sleep(Duration::from_micros(200));
+            std::thread::sleep(sleep);
+            sleep = (sleep * 2).min(IDLE_SLEEP_MAX);
         }
     }
 

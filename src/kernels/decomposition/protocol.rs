@@ -98,6 +98,76 @@ pub(super) fn interrupted(e: TeamError) -> KernelError {
     }
 }
 
+/// What rank 0's program needs of the nodes around it: its own node and
+/// endpoint, the nodes its processor hosts besides it, the deadline, and the
+/// wash of every processor's caches. Two implementations: the hosted team's
+/// [`Host`] (virtual nodes on threads) and, with `--features mpi`, the nodes of
+/// MPI process 0 (`parameters::over_mpi`), so that the experiments are the
+/// same code whatever carries the messages.
+pub(super) trait Nodes {
+    /// The endpoint type of every node.
+    type Ep: Endpoint;
+    /// Rank 0's node and endpoint.
+    fn parts(&mut self) -> (&mut Node, &mut Self::Ep);
+    /// Polls rank 0's own node once.
+    fn poll_self(&mut self) -> Result<bool, RankError>;
+    /// Polls every node hosted beside rank 0, once each (an error when the run
+    /// was stopped or cancelled).
+    fn poll_others(&mut self) -> Result<bool, RankError>;
+    /// [`Nodes::poll_self`] then [`Nodes::poll_others`].
+    #[inline(always)]
+    fn poll_all(&mut self) -> Result<bool, RankError> {
+        let mine = self.poll_self()?;
+        Ok(self.poll_others()? | mine)
+    }
+    /// Polls everything hosted until `ready` gives a value, with the run's
+    /// deadline (the error names `peer`).
+    fn wait_until<T>(
+        &mut self,
+        peer: usize,
+        ready: impl FnMut(&mut Node, &mut Self::Ep) -> Result<Option<T>, RankError>,
+    ) -> Result<T, RankError>;
+    /// Has every processor read its wash buffer, and returns when all have.
+    fn wash_caches(&mut self) -> Result<(), RankError>;
+}
+
+impl<E: Endpoint> Nodes for Host<'_, E, Node> {
+    type Ep = E;
+
+    #[inline(always)]
+    fn parts(&mut self) -> (&mut Node, &mut E) {
+        Host::parts(self)
+    }
+
+    #[inline(always)]
+    fn poll_self(&mut self) -> Result<bool, RankError> {
+        Host::poll_self(self)
+    }
+
+    #[inline(always)]
+    fn poll_others(&mut self) -> Result<bool, RankError> {
+        Host::poll_others(self)
+    }
+
+    #[inline(always)]
+    fn poll_all(&mut self) -> Result<bool, RankError> {
+        Host::poll_all(self)
+    }
+
+    #[inline]
+    fn wait_until<T>(
+        &mut self,
+        peer: usize,
+        ready: impl FnMut(&mut Node, &mut E) -> Result<Option<T>, RankError>,
+    ) -> Result<T, RankError> {
+        Host::wait_until(self, peer, ready)
+    }
+
+    fn wash_caches(&mut self) -> Result<(), RankError> {
+        Host::wash_caches(self)
+    }
+}
+
 /// One step of a node's script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Op {
@@ -357,11 +427,7 @@ pub(crate) fn system_return() {
 /// Rank 0's `Q`: `chunks` chunks, every one followed by a poll of everything its
 /// worker hosts (its own mailroom first).
 #[inline(always)]
-pub(super) fn q<E: Endpoint>(
-    host: &mut Host<'_, E, Node>,
-    bg: &Background,
-    chunks: u64,
-) -> Result<(), RankError> {
+pub(super) fn q<H: Nodes>(host: &mut H, bg: &Background, chunks: u64) -> Result<(), RankError> {
     for _ in 0..chunks {
         bg.chunk();
         host.poll_all()?;
@@ -408,8 +474,8 @@ impl SysTime {
 /// something, against the idle polls of the same `Q`, leaves out the jitter of
 /// the other polls as well.
 #[inline(always)]
-pub(super) fn q_sys<E: Endpoint>(
-    host: &mut Host<'_, E, Node>,
+pub(super) fn q_sys<H: Nodes>(
+    host: &mut H,
     bg: &Background,
     chunks: u64,
 ) -> Result<SysTime, RankError> {
@@ -433,11 +499,7 @@ pub(super) fn q_sys<E: Endpoint>(
 
 /// Rank 0's write call: `F`, and the hand-over to the transport.
 #[inline(always)]
-pub(super) fn write<E: Endpoint>(
-    host: &mut Host<'_, E, Node>,
-    to: usize,
-    data: &[u8],
-) -> Result<(), RankError> {
+pub(super) fn write<H: Nodes>(host: &mut H, to: usize, data: &[u8]) -> Result<(), RankError> {
     let (node, ep) = host.parts();
     node.room.post(to, data)?;
     node.room.flush(ep)?;
@@ -455,8 +517,8 @@ pub(super) fn write<E: Endpoint>(
 /// that took the message in) would count in the `U` solved from test 6 and not in
 /// the timed `A + U`. The call ends with [`system_return`].
 #[inline(always)]
-pub(super) fn read<E: Endpoint>(
-    host: &mut Host<'_, E, Node>,
+pub(super) fn read<H: Nodes>(
+    host: &mut H,
     from: usize,
     buf: &mut [u8],
 ) -> Result<usize, RankError> {
@@ -484,8 +546,8 @@ fn look<E: Endpoint>(
 /// the other experiments; the call's return ([`system_return`]), which the paper
 /// counts in `U`, is not in it. Fails if a message was there after all.
 #[inline(always)]
-pub(super) fn read_before_arrival<E: Endpoint>(
-    host: &mut Host<'_, E, Node>,
+pub(super) fn read_before_arrival<H: Nodes>(
+    host: &mut H,
     from: usize,
     buf: &mut [u8],
 ) -> Result<(), RankError> {

@@ -42,6 +42,9 @@
 //!   experiment's iterations, the points (mean and deviation over the five
 //!   repetitions, three with `--quick`, or `--trials`), the lines `X0 + X1 n`
 //!   (Table 3) and the warnings that say why a parameter fell below zero;
+//! - `over_mpi` (with `--features mpi`): the same six nodes multiplexed
+//!   over MPI processes by message tags (`--transport mpi`), the experiments
+//!   and the solve unchanged;
 //! - this file: the kernel's entry and its run, one team run a size.
 //!
 //! The experiments: (1) the echo at distance `d = 1..5`, idle and busy, whose
@@ -58,6 +61,8 @@
 //! the folder was cut to what a user needs).
 
 mod lanes;
+#[cfg(feature = "mpi")]
+mod over_mpi;
 mod plan;
 mod rank0;
 mod solve;
@@ -91,7 +96,7 @@ pub(super) const DECOMPOSITION: KernelSpec = KernelSpec {
     paper: "Krumme & Greenfield 1988, sections 2-4 and 5.1, Tables 1-3, Appendix A",
     about: "the six message-cost times F S R A U E per transport, size and integer/floating-point Q, with lines X0 + X1 n",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::HOSTED_NODES,
+    over_mpi: crate::kernels::OverMpi::PAIR,
     card: &[crate::kernels::card::CardEntry::of(
         NAME,
         crate::kernels::card::CardRows::MessageCosts,
@@ -169,6 +174,10 @@ fn run_sized<T: Transport>(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return over_mpi::run(ctx, procs.get());
+    }
     let kernel = NAME;
     let cpus = cpu_pair(ctx, kernel)?;
     let wash = wash_bytes(ctx.topology, &cpus);

@@ -3,14 +3,12 @@
 
 use super::super::background::Background;
 use super::super::protocol::{
-    Node, Samples, check_len, ns, q, q_sys, read, read_before_arrival, system_return, write,
+    Nodes, Samples, check_len, ns, q, q_sys, read, read_before_arrival, system_return, write,
 };
 use super::lanes::Probe;
 use super::plan::{Experiment, MAX_DISTANCE, Plan, Repetition, SizeTimes, experiments_at_size};
 use crate::control::RankError;
 use crate::platform::LineAligned;
-use crate::team::hosted::Host;
-use crate::transport::Endpoint;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -43,15 +41,12 @@ pub(in crate::kernels::decomposition) struct NeighbourTimes {
     pub(in crate::kernels::decomposition) late: u64,
 }
 
-/// The hosted team's rank 0, as the experiments use it.
-pub(super) type Rank0<'h, 'a, E> = &'h mut Host<'a, E, Node>;
-
 /// One round of tests 2 to 4 on rank 0, neighbour rank 1 (the timed write to
 /// rank 3), added to `acc`. Each iteration ends with `Q(COMPTIME)` and
 /// `Q(SENDTIME)` timed with nothing in flight, the baselines.
 #[inline(never)]
-pub(super) fn rank0_neighbour<E: Endpoint>(
-    host: Rank0<'_, '_, E>,
+pub(super) fn rank0_neighbour<H: Nodes>(
+    host: &mut H,
     bg: &Background,
     out: &[u8],
     inbuf: &mut [u8],
@@ -174,8 +169,8 @@ pub(in crate::kernels::decomposition) struct ForwardTimes {
 /// fell outside the timed `Q`. Each iteration ends with a baseline `Q(COMPTIME)`
 /// with nothing in flight.
 #[inline(never)]
-pub(in crate::kernels::decomposition) fn rank0_rs<E: Endpoint>(
-    host: Rank0<'_, '_, E>,
+pub(in crate::kernels::decomposition) fn rank0_rs<H: Nodes>(
+    host: &mut H,
     bg: &Background,
     out: &[u8],
     reps: u64,
@@ -187,8 +182,8 @@ pub(in crate::kernels::decomposition) fn rank0_rs<E: Endpoint>(
 
 /// One round of test 5 on rank 0, added to `acc`.
 #[inline(never)]
-pub(super) fn rank0_forward<E: Endpoint>(
-    host: Rank0<'_, '_, E>,
+pub(super) fn rank0_forward<H: Nodes>(
+    host: &mut H,
     bg: &Background,
     out: &[u8],
     reps: u64,
@@ -260,8 +255,8 @@ impl ForwardSamples {
 /// One round of test 6 on rank 0: `2 (F + E + U)`, the neighbour echoing at
 /// once (`X = 0`), added to `efu`.
 #[inline(never)]
-pub(super) fn rank0_efu<E: Endpoint>(
-    host: Rank0<'_, '_, E>,
+pub(super) fn rank0_efu<H: Nodes>(
+    host: &mut H,
     bg: &Background,
     out: &[u8],
     inbuf: &mut [u8],
@@ -286,8 +281,8 @@ pub(super) fn rank0_efu<E: Endpoint>(
 /// One round of the echo at distance `d` on rank 0: `T_d`, and `Q(SENDTIME)`
 /// timed in the same iterations with nothing in flight, added to `acc`.
 #[inline(never)]
-pub(super) fn rank0_echo<E: Endpoint>(
-    host: Rank0<'_, '_, E>,
+pub(super) fn rank0_echo<H: Nodes>(
+    host: &mut H,
     bg: &Background,
     out: &[u8],
     inbuf: &mut [u8],
@@ -343,10 +338,7 @@ impl EchoSamples {
 }
 
 /// Rank 0's program.
-pub(super) fn rank0<E: Endpoint>(
-    host: &mut Host<'_, E, Node>,
-    plan: &Plan<'_>,
-) -> Result<Vec<Repetition>, RankError> {
+pub(super) fn rank0<H: Nodes>(host: &mut H, plan: &Plan<'_>) -> Result<Vec<Repetition>, RankError> {
     let max = plan.sizes.iter().copied().max().unwrap_or(0);
     let out = LineAligned::from_fn(max, |i| (i % 251) as u8);
     let mut inbuf = LineAligned::filled(max.max(32), 0u8);

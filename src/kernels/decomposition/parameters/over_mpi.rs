@@ -1,0 +1,645 @@
+//! `decomposition` between MPI processes (`--transport mpi`, built with
+//! `--features mpi`): F, S, R, A, U, E per message size and `Q` from MPI
+//! point-to-point messages, solved and fitted as between threads.
+//!
+//! # The six nodes multiplexed over the processes, not one process a node
+//! The experiments need six nodes: rank 0 and a chain of five, whose echo at
+//! distances 1 to 5 gives `E` (its half-increments) and ranks 1 and 3 the
+//! neighbour and the forward of tests 2 to 5. One process a node would need
+//! six processes, and fewer would change what `E` is solved from. So the six
+//! nodes stay the threads' virtual nodes, with their mailrooms and scripts,
+//! dealt round-robin over the world's first `P = min(processes, 6)`
+//! processes (node `r` on process `r mod P`): on two processes 0, 2, 4 on
+//! the first and 1, 3, 5 on the second, the two hosted workers' layout, so
+//! every hop between consecutive nodes crosses processes (and nodes, where
+//! mpirun places them on two); from six processes on each node has a
+//! process of its own. Any world of two processes or more runs it;
+//! processes beyond six host nothing and wait. A node's messages are MPI
+//! messages between the processes that host the two nodes, each ordered pair
+//! of nodes with a tag of its own ([`Multiplexed`]): what differs from the
+//! threads' run is the transport, which the result names (`mpi`) with the
+//! layout in a warning.
+//!
+//! Each process polls the nodes it hosts in a loop, and process 0's loop is
+//! rank 0's program, the same code as between threads ([`Nodes`]). Rank 0's
+//! wash of the caches and the end of a run are messages to each process's
+//! control rank (virtual rank `6 + p`), which every process looks for each 16
+//! rounds of its loop. `Q` is the same computation on every process (rank
+//! 0's calibration, broadcast), as the paper's nodes ran one program. Every
+//! size of every repetition is a run of its own, with fresh transport
+//! buffers as between threads; the threads' probes of the two CPUs' round
+//! trips between sizes are left out. A process that shares its CPU with
+//! another yields after each round that moved nothing, and the result is
+//! labelled oversubscribed.
+
+use super::super::background::{Background, QKind};
+use super::super::protocol::{CHUNK, Node, Nodes, wash_bytes};
+use super::NAME;
+use super::lanes::{Probe, lane_span, slots_for, store_and_forward};
+use super::plan::{
+    Plan, RANKS, ROUNDS, Repetition, SENDTIME, notimes, plan_steps, repetitions, script_of, sizes,
+};
+use super::rank0::rank0;
+use super::solve::add_q;
+use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
+use crate::kernels::{KernelError, RunContext};
+use crate::platform::{LINE, LineAligned};
+use crate::results::KernelResult;
+use crate::team::hosted::{NodeCtx, VirtualNode};
+use crate::team::mpi::Processes;
+use crate::transport::mpi::{MpiEndpoint, Multiplexed};
+use crate::transport::{Endpoint, TransportConfig};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// The transport the results carry.
+const TRANSPORT: &str = "mpi";
+
+/// Control messages from rank 0: wash the caches (answered with
+/// [`WASHED`]), end the run, end the run and the kernel (the user
+/// interrupted it).
+const WASH: u8 = 1;
+const WASHED: u8 = 2;
+const STOP: u8 = 3;
+const CANCEL: u8 = 4;
+
+/// The processes that host nodes, given where every process of the world
+/// sits (host, CPU): the first ones up to six that sit on CPUs of their own,
+/// so that a job with more processes than CPUs (`mpirun --oversubscribe`)
+/// still measures messages and not the scheduler; when even the first two
+/// share a CPU, the first six or fewer, on shared CPUs.
+fn hosting(places: &[(&str, usize)]) -> usize {
+    let mut seen: Vec<(&str, usize)> = Vec::with_capacity(RANKS);
+    for &place in places.iter().take(RANKS) {
+        if seen.contains(&place) {
+            break;
+        }
+        seen.push(place);
+    }
+    match seen.len() {
+        n if n >= 2 => n,
+        _ => places.len().clamp(1, RANKS),
+    }
+}
+
+/// Whether two of `places` are one CPU of one host.
+fn shared(places: &[(&str, usize)]) -> bool {
+    places
+        .iter()
+        .enumerate()
+        .any(|(i, p)| places[..i].contains(p))
+}
+
+/// The process of every virtual rank on `p` hosting processes: node `r` on
+/// `r mod p`, then the control rank `RANKS + q` of every process `q`.
+fn hosts(p: usize) -> Vec<usize> {
+    (0..RANKS).map(|r| r % p).chain(0..p).collect()
+}
+
+/// One node on this process.
+struct Hosted<'c> {
+    rank: usize,
+    node: Node,
+    ep: Multiplexed<'c>,
+}
+
+/// The nodes one process hosts (rank 0 first on process 0), its control
+/// rank, and what it reads to wash its caches.
+struct ProcessNodes<'c, 'a> {
+    nodes: Vec<Hosted<'c>>,
+    ctl: Multiplexed<'c>,
+    processes: usize,
+    cpu: usize,
+    control: &'a TeamControl,
+    wait: WaitStrategy,
+    cancel: &'a AtomicBool,
+    washer: LineAligned<u8>,
+}
+
+impl ProcessNodes<'_, '_> {
+    /// Polls the nodes from `first` on, once each.
+    #[inline(always)]
+    fn poll_from(&mut self, first: usize) -> Result<bool, RankError> {
+        let mut work = false;
+        for h in &mut self.nodes[first..] {
+            let ctx = NodeCtx {
+                rank: h.rank,
+                size: RANKS,
+                worker: 0,
+                cpu: self.cpu,
+                control: self.control,
+            };
+            work |= h.node.poll(&mut h.ep, &ctx)?;
+        }
+        Ok(work)
+    }
+
+    /// What a round that moved nothing does: a spin-loop hint, or a yield
+    /// when the process shares its CPU.
+    #[inline(always)]
+    fn idle(&self) {
+        match self.wait {
+            WaitStrategy::Spin => crate::primitive::spin_hint(),
+            WaitStrategy::Block => std::thread::yield_now(),
+        }
+    }
+
+    /// Reads one byte of every line of the wash buffer.
+    #[inline(never)]
+    fn wash(&self) {
+        let mut sum = 0u8;
+        for line in self.washer.chunks(LINE) {
+            sum = sum.wrapping_add(line[0]);
+        }
+        black_box(sum);
+    }
+
+    /// Process 0: the control byte from process `p`, polling everything
+    /// hosted meanwhile, under the deadline.
+    fn control_from(&mut self, p: usize) -> Result<u8, RankError> {
+        let mut b = [0u8; 1];
+        let mut started = None;
+        let mut polls: u32 = 0;
+        loop {
+            if self.ctl.try_recv(RANKS + p, &mut b)?.is_some() {
+                return Ok(b[0]);
+            }
+            if !self.poll_all()? {
+                self.idle();
+            }
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(1024) {
+                self.control.check(p, &mut started)?;
+            }
+        }
+    }
+
+    /// Process 0: ends the run on every other hosting process.
+    fn stop(&mut self, cancelled: bool) -> Result<(), RankError> {
+        let b = [if cancelled { CANCEL } else { STOP }];
+        (1..self.processes).try_for_each(|p| self.ctl.send(RANKS + p, &b))
+    }
+
+    /// Another hosting process: polls its nodes until rank 0 ends the run,
+    /// washing when asked; whether the user interrupted the kernel. Fails
+    /// when nothing moved and nothing came from rank 0 for a whole deadline.
+    fn serve(&mut self) -> Result<bool, RankError> {
+        let mut rounds: u32 = 0;
+        let mut busy = false;
+        let mut idle_since: Option<Instant> = None;
+        let mut b = [0u8; 1];
+        loop {
+            let work = self.poll_from(0)?;
+            busy |= work;
+            rounds = rounds.wrapping_add(1);
+            if rounds.is_multiple_of(16) {
+                while self.ctl.try_recv(RANKS, &mut b)?.is_some() {
+                    busy = true;
+                    match b[0] {
+                        WASH => {
+                            self.wash();
+                            self.ctl.send(RANKS, &[WASHED])?;
+                        }
+                        STOP => return Ok(false),
+                        CANCEL => return Ok(true),
+                        other => {
+                            return Err(RankError::Failed(format!(
+                                "unknown control message {other} from rank 0"
+                            )));
+                        }
+                    }
+                }
+                if busy {
+                    idle_since = None;
+                } else {
+                    self.control.check(0, &mut idle_since)?;
+                }
+                busy = false;
+            }
+            if !work {
+                self.idle();
+            }
+        }
+    }
+}
+
+impl<'c> Nodes for ProcessNodes<'c, '_> {
+    type Ep = Multiplexed<'c>;
+
+    #[inline(always)]
+    fn parts(&mut self) -> (&mut Node, &mut Multiplexed<'c>) {
+        let me = &mut self.nodes[0];
+        (&mut me.node, &mut me.ep)
+    }
+
+    #[inline(always)]
+    fn poll_self(&mut self) -> Result<bool, RankError> {
+        let ctx = NodeCtx {
+            rank: 0,
+            size: RANKS,
+            worker: 0,
+            cpu: self.cpu,
+            control: self.control,
+        };
+        let me = &mut self.nodes[0];
+        me.node.poll(&mut me.ep, &ctx)
+    }
+
+    #[inline(always)]
+    fn poll_others(&mut self) -> Result<bool, RankError> {
+        // Relaxed: flags with no data behind them.
+        if self.control.aborted() || self.cancel.load(Ordering::Relaxed) {
+            return Err(RankError::Aborted);
+        }
+        self.poll_from(1)
+    }
+
+    #[inline]
+    fn wait_until<T>(
+        &mut self,
+        peer: usize,
+        mut ready: impl FnMut(&mut Node, &mut Multiplexed<'c>) -> Result<Option<T>, RankError>,
+    ) -> Result<T, RankError> {
+        let mut polls: u32 = 0;
+        let mut started = None;
+        loop {
+            let (node, ep) = self.parts();
+            if let Some(v) = ready(node, ep)? {
+                return Ok(v);
+            }
+            // Rank 0's own system first, and a look at once if it moved
+            // something (as the hosted team's wait).
+            let mine = self.poll_self()?;
+            if mine {
+                let (node, ep) = self.parts();
+                if let Some(v) = ready(node, ep)? {
+                    return Ok(v);
+                }
+            }
+            if !(self.poll_others()? | mine) {
+                self.idle();
+            }
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(1024) {
+                self.control.check(peer, &mut started)?;
+            }
+        }
+    }
+
+    /// Asks every other hosting process to wash, washes, and waits for
+    /// every answer.
+    fn wash_caches(&mut self) -> Result<(), RankError> {
+        for p in 1..self.processes {
+            self.ctl.send(RANKS + p, &[WASH])?;
+        }
+        self.wash();
+        for p in 1..self.processes {
+            match self.control_from(p)? {
+                WASHED => {}
+                other => {
+                    return Err(RankError::Failed(format!(
+                        "process {p} answered a wash with control message {other}"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What one run gives on a process.
+enum Ran {
+    /// Rank 0's times, and whether the user interrupted the kernel.
+    Rank0(Vec<Repetition>, bool),
+    /// Another hosting process: whether the user interrupted the kernel.
+    Served(bool),
+}
+
+/// What every run of the kernel shares.
+struct Setup<'a> {
+    hosts: Vec<usize>,
+    processes: usize,
+    /// How a hosting process waits: spinning, unless two share a CPU.
+    wait: WaitStrategy,
+    wash: usize,
+    span: usize,
+    cancel: &'a AtomicBool,
+}
+
+/// One run of `plan` (one size) on this process of the hosting group:
+/// its nodes, their scripts and endpoints, then rank 0's program or the
+/// poll loop.
+fn one_run(
+    ctx: &crate::team::RankCtx<'_>,
+    ep: &MpiEndpoint,
+    plan: &Plan<'_>,
+    setup: &Setup<'_>,
+) -> Result<Ran, RankError> {
+    let process = ep.rank();
+    let size = plan.sizes[0];
+    let config = store_and_forward(size, slots_for(size, setup.span));
+    let steps = plan_steps(plan);
+    let nodes = (0..RANKS)
+        .filter(|&r| setup.hosts[r] == process)
+        .map(|rank| {
+            let script = if rank == 0 {
+                Vec::new()
+            } else {
+                steps
+                    .iter()
+                    .flat_map(|&(_, _, e)| script_of(rank, e, plan.per_round(), &plan.bg))
+                    .collect()
+            };
+            Hosted {
+                rank,
+                node: Node::new(rank, RANKS, config.max_message_bytes, plan.bg, script),
+                ep: ep.multiplexed(rank, &setup.hosts, &config),
+            }
+        })
+        .collect();
+    // Control messages are one byte; four in flight a pair at most.
+    let control_config: TransportConfig = store_and_forward(1, 4);
+    let mut here = ProcessNodes {
+        nodes,
+        ctl: ep.multiplexed(RANKS + process, &setup.hosts, &control_config),
+        processes: setup.processes,
+        cpu: ctx.cpu,
+        control: ctx.control,
+        wait: setup.wait,
+        cancel: setup.cancel,
+        washer: LineAligned::from_fn(setup.wash, |i| (i as u8) | 1),
+    };
+    if process != 0 {
+        return here.serve().map(Ran::Served);
+    }
+    let times = rank0(&mut here, plan)?;
+    let cancelled = (plan.cancelled)();
+    here.stop(cancelled)?;
+    Ok(Ran::Rank0(times, cancelled))
+}
+
+/// Rank 0's calibration of both `Q`s, on every process.
+fn backgrounds(procs: &Processes) -> Result<Vec<Background>, KernelError> {
+    Ok(procs.run(NAME, |_, ep| {
+        let mine: Vec<Background> = match procs.rank() {
+            0 => QKind::ALL
+                .iter()
+                .map(|&k| Background::calibrate(k, SENDTIME, CHUNK))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut words = [0u8; 32 * QKind::ALL.len()];
+        for (b, w) in mine.iter().zip(words.chunks_mut(32)) {
+            w[..8].copy_from_slice(&b.unit_ns.to_le_bytes());
+            w[8..16].copy_from_slice(&b.chunk_units.to_le_bytes());
+            w[16..24].copy_from_slice(&b.send_chunks.to_le_bytes());
+            w[24..].copy_from_slice(&b.comp_chunks.to_le_bytes());
+        }
+        ep.bcast(&mut words);
+        let word = |w: &[u8], i: usize| -> [u8; 8] { w[i..i + 8].try_into().expect("8 bytes") };
+        Ok(QKind::ALL
+            .iter()
+            .zip(words.chunks(32))
+            .map(|(&kind, w)| Background {
+                kind,
+                unit_ns: f64::from_le_bytes(word(w, 0)),
+                chunk_units: u64::from_le_bytes(word(w, 8)),
+                send_chunks: u64::from_le_bytes(word(w, 16)),
+                comp_chunks: u64::from_le_bytes(word(w, 24)),
+            })
+            .collect())
+    })?)
+}
+
+/// Whether rank 0 says the kernel goes on, on every process.
+fn go_on(procs: &Processes, stop: bool) -> Result<bool, KernelError> {
+    Ok(procs.run(NAME, |_, ep| {
+        let mut b = [u8::from(stop)];
+        ep.bcast(&mut b);
+        Ok(b[0] == 0)
+    })?)
+}
+
+/// The layout of `p` hosting processes in a world of `world`, for the
+/// result's warnings.
+fn layout_note(world: usize, p: usize, shared: bool) -> String {
+    let on = |q: usize| {
+        (0..RANKS)
+            .filter(|r| r % p == q)
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let dealt = (0..p)
+        .map(|q| format!("{} on process {q}", on(q)))
+        .collect::<Vec<_>>()
+        .join("; ");
+    format!(
+        "over MPI: the {RANKS} nodes are virtual nodes multiplexed over {p} MPI processes by message tags (nodes {dealt}), so every hop between consecutive nodes crosses processes{}{}; each process polls its nodes between 2 us chunks of Q (rank 0's calibration on every process), its system forwards (R + S), and the transport is MPI_Isend from the transport's buffers, MPI_Iprobe and MPI_Irecv into the nodes' system buffers; no probes of the CPUs' round trips",
+        if shared {
+            "; processes of these share CPUs, and wait by yielding: the times include the scheduler's"
+        } else {
+            ""
+        },
+        if world > p {
+            format!(
+                "; processes {p} to {} host no node{}",
+                world - 1,
+                if shared {
+                    ""
+                } else {
+                    " (one process a CPU: the others would share one)"
+                }
+            )
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// The kernel over MPI: both `Q`s, every repetition and size a run of the
+/// hosting processes; rank 0 returns the result, the others nothing.
+pub(super) fn run(
+    ctx: &RunContext<'_>,
+    procs: &Processes,
+) -> Result<Vec<KernelResult>, KernelError> {
+    let sizes = sizes(ctx);
+    if sizes.is_empty() {
+        return Err(KernelError::NotRunnable {
+            kernel: NAME.into(),
+            reason: "no message sizes given".into(),
+        });
+    }
+    let world = procs.size();
+    let places: Vec<(&str, usize)> = procs
+        .members()
+        .iter()
+        .map(|m| (m.host.as_str(), m.cpu))
+        .collect();
+    let processes = hosting(&places);
+    let on_shared = shared(&places[..processes]);
+    let cpu = procs.members()[procs.rank()].cpu;
+    let setup = Setup {
+        hosts: hosts(processes),
+        processes,
+        wait: if on_shared {
+            WaitStrategy::Block
+        } else {
+            WaitStrategy::Spin
+        },
+        wash: wash_bytes(ctx.topology, &[cpu]),
+        span: lane_span(ctx.topology, &[cpu]),
+        cancel: &ctx.cancel,
+    };
+    let repetitions = ctx
+        .config
+        .trials
+        .unwrap_or_else(|| repetitions(ctx.config.quick));
+    let backgrounds = backgrounds(procs)?;
+    ctx.progress
+        .begin(NAME, (backgrounds.len() * repetitions * sizes.len()) as u64);
+    // Virtual nodes polled by their processes, as between threads; shared
+    // CPUs say so instead.
+    let placement = if on_shared {
+        Placement::Oversubscribed
+    } else {
+        Placement::Hosted
+    };
+    let mut result = KernelResult::new(
+        NAME,
+        "krumme-greenfield",
+        placement,
+        procs.cpus()[..processes].to_vec(),
+    )
+    .with_transport(Some(TRANSPORT))
+    .with_distance_class(Some(procs.distance(0, 1)))
+    .with_ranks(RANKS);
+    let no_probe = || Ok::<_, KernelError>(Probe::NONE);
+    let cancelled = || ctx.cancelled();
+    let mut stopped = false;
+    for bg in &backgrounds {
+        let mut reps = Vec::with_capacity(repetitions);
+        for _ in 0..repetitions {
+            let mut done = Vec::with_capacity(sizes.len());
+            for size in &sizes {
+                if stopped {
+                    break;
+                }
+                let on_size = |size: usize| {
+                    ctx.progress
+                        .step(&format!("{TRANSPORT} {} Q {size} B", bg.kind.name()))
+                };
+                let plan = Plan {
+                    bg: *bg,
+                    sizes: std::slice::from_ref(size),
+                    reps: notimes(ctx.config.quick),
+                    clock_ns: ctx.clock.read_overhead_ns,
+                    repetitions: 1,
+                    rounds: ROUNDS,
+                    lane_span: setup.span,
+                    probe: &no_probe,
+                    on_size: &on_size,
+                    cancelled: &cancelled,
+                };
+                let ran = procs.run_group(NAME, processes, None, |rctx, ep| {
+                    one_run(rctx, ep, &plan, &setup)
+                })?;
+                let stop = match ran {
+                    Some(Ran::Rank0(times, cancelled)) => {
+                        done.extend(times.into_iter().flat_map(|r| r.sizes));
+                        cancelled
+                    }
+                    Some(Ran::Served(cancelled)) => cancelled,
+                    None => false,
+                };
+                stopped = !go_on(procs, stop)?;
+            }
+            reps.push(Repetition { sizes: done });
+        }
+        if procs.rank() == 0 && reps.iter().all(|r| r.sizes.len() == sizes.len()) {
+            add_q(&mut result, bg.kind, &reps, setup.span);
+        }
+    }
+    ctx.progress.end();
+    if stopped || ctx.cancelled() {
+        return Err(KernelError::Interrupted);
+    }
+    if procs.rank() != 0 {
+        return Ok(Vec::new());
+    }
+    result
+        .warnings
+        .push(layout_note(world, processes, on_shared));
+    Ok(vec![result])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nodes are dealt round-robin over at most six processes, so that
+    /// consecutive nodes are on different processes; the control ranks
+    /// follow, one a process.
+    #[test]
+    fn nodes_are_dealt_round_robin_over_at_most_six_processes() {
+        assert_eq!(hosts(2), vec![0, 1, 0, 1, 0, 1, 0, 1]);
+        assert_eq!(hosts(4), vec![0, 1, 2, 3, 0, 1, 0, 1, 2, 3]);
+        for p in 2..=6 {
+            let h = hosts(p);
+            assert!((1..RANKS).all(|r| h[r] != h[r - 1]), "{p}: {h:?}");
+            assert!((0..p).all(|q| h[RANKS + q] == q), "{p}: {h:?}");
+        }
+    }
+
+    /// The hosting processes are the first, up to six, on CPUs of their
+    /// own: four processes on a node of two CPUs give two (the others would
+    /// share), four on two nodes give four, nine on nine CPUs six; two on one
+    /// CPU both host, on a shared CPU.
+    #[test]
+    fn hosting_processes_have_cpus_of_their_own() {
+        let one_node = |n: usize, cpus: usize| -> Vec<(&str, usize)> {
+            (0..n).map(|r| ("a", r % cpus)).collect()
+        };
+        assert_eq!(hosting(&one_node(2, 2)), 2);
+        assert_eq!(hosting(&one_node(4, 2)), 2);
+        assert_eq!(hosting(&one_node(9, 16)), 6);
+        let two_nodes = [("a", 0), ("b", 0), ("a", 1), ("b", 1)];
+        assert_eq!(hosting(&two_nodes), 4);
+        assert!(!shared(&two_nodes));
+        let squeezed = one_node(3, 1);
+        assert_eq!(hosting(&squeezed), 3);
+        assert!(shared(&squeezed));
+        assert!(!shared(&one_node(4, 2)[..2]));
+    }
+
+    /// The result says which layout ran, and which processes host nothing
+    /// and why.
+    #[test]
+    fn the_layout_note_names_each_process_nodes() {
+        let two = layout_note(2, 2, false);
+        assert!(
+            two.contains("multiplexed over 2 MPI processes by message tags (nodes 0, 2, 4 on process 0; 1, 3, 5 on process 1)"),
+            "{two}"
+        );
+        assert!(
+            !two.contains("host no node") && !two.contains("yielding"),
+            "{two}"
+        );
+        let four = layout_note(4, 2, false);
+        assert!(
+            four.contains(
+                "processes 2 to 3 host no node (one process a CPU: the others would share one)"
+            ),
+            "{four}"
+        );
+        let eight = layout_note(8, 6, false);
+        assert!(eight.contains("0 on process 0;"), "{eight}");
+        assert!(eight.contains("processes 6 to 7 host no node"), "{eight}");
+        let squeezed = layout_note(3, 3, true);
+        assert!(
+            squeezed.contains("share CPUs, and wait by yielding"),
+            "{squeezed}"
+        );
+    }
+}
