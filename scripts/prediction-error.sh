@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The prediction-error table of results/prediction-error.md: every validation
 # schedule predicted from FILE and replayed (`halfperf predict --run`), the
-# message parameters measured again before and after each replay. P = 2
-# pinned over both thread transports; P = 4 and 8 sharing the CPUs. Then
-# prints the markdown table (one per P) and each transport's median and
-# largest |error|, with the load average each row ran under.
+# message parameters (pingpong, oneway, and overheads' pinned S and R) measured
+# again just before and just after each replay. P = 2 pinned over both thread
+# transports; P = 4 and 8 sharing the CPUs. Then prints the markdown table (one
+# per P) and each transport's median and largest |error|, with the load average
+# each row ran under.
+# FILE holds what the replay does not measure again: hockney-sync's wake-up
+# (ranks sharing CPUs) and, for schedules with vector calcs, hockney-vector:
+#   halfperf run overheads pingpong oneway hockney-sync --quick --out card.json
 # Usage: scripts/prediction-error.sh RESULT.json OUTDIR [TRANSPORTS] [PS]
 #        scripts/prediction-error.sh --table OUTDIR   (the table of a past run)
 set -euo pipefail
@@ -30,22 +34,28 @@ def us(x):
 for p in sorted(rows):
     kind = "pinned, one rank a CPU" if p <= os.cpu_count() else "ranks sharing the CPUs"
     print(f"\n### P = {p} ({kind})\n")
-    print("| schedule | transport | measured median us [95 %] | min us | predicted us [95 %] | error (median) | error (min) | covered | state | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| schedule | transport | measured median us [95 %] | min us | predicted us [95 %] | error (median) | error (min) | covered | state | o ns, L ns, O ns/B (S, R from) | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     by_t = {}
     for t, name, d, v, load in sorted(rows[p], key=lambda r: (r[0], r[1])):
         lo, hi = v["measured_ci95_ns"]
         plo, phi = v["predicted_ci95_ns"]
         state = "changed" if v.get("state_changed") else ("same" if v.get("probe_ns") else "not checked")
+        pred = d.get("prediction") or {}
+        lg = pred.get("loggops") or {}
+        rows_in = (pred.get("inputs") or {}).get("rows") or [{}]
+        src = rows_in[0].get("kernel", "?").split("/")[0]
+        costs = (f"{lg.get('o_ns', float('nan')):.0f}, {lg.get('l_ns', float('nan')):.0f}, "
+                 f"{lg.get('big_o_ns_per_byte', float('nan')):.3f} ({src})")
         print(f"| {name} | {t} | {us(v['measured_ns'])} [{us(lo)}, {us(hi)}] | {us(v['measured_min_ns'])} | "
               f"{us(v['predicted_ns'])} [{us(plo)}, {us(phi)}] | {100 * v['error']:+.1f} % | "
-              f"{100 * v['error_vs_min']:+.1f} % | {'yes' if v['covered'] else 'no'} | {state} | {load} |")
+              f"{100 * v['error_vs_min']:+.1f} % | {'yes' if v['covered'] else 'no'} | {state} | {costs} | {load} |")
         by_t.setdefault(t, []).append((abs(100 * v["error"]), abs(100 * v["error_vs_min"]), name))
     for t, e in sorted(by_t.items()):
         med = statistics.median(x[0] for x in e)
         worst = max(e)
         print(f"| **{t}: median abs error** | | | | | **{med:.1f} %** (max {worst[0]:.1f} %, {worst[2]}) "
-              f"| **{statistics.median(x[1] for x in e):.1f} %** | | | |")
+              f"| **{statistics.median(x[1] for x in e):.1f} %** | | | | |")
     allp = [x[0] for e in by_t.values() for x in e]
     print(f"\nP = {p}, all transports: median |error| {statistics.median(allp):.1f} %, "
           f"{sum(x > 20 for x in allp)} of {len(allp)} beyond 20 %, largest {max(allp):.1f} %")

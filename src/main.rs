@@ -367,6 +367,11 @@ struct SimulateArgs {
         requires = "schedule"
     )]
     loggp: Option<String>,
+    /// With a GOAL schedule: result files whose `hockney-vector` lines time the
+    /// `//@ vector` calcs by Hockney's eq. (4), as `predict` does (without, a
+    /// vector calc is its plain `calc N`, as LogGOPSim reads it). Repeatable.
+    #[arg(long = "from", value_name = "FILE", requires = "schedule")]
+    from: Vec<std::path::PathBuf>,
     /// Run an experiment design instead of one configuration (`lamanna`: Tables 4-5).
     #[arg(long, value_name = "NAME", value_enum)]
     experiment: Option<ExperimentArg>,

@@ -13,7 +13,7 @@ use halfperf::results::{self, ResultFile};
 use halfperf::suite;
 use halfperf::transport::TransportKind;
 use halfperf::workload::gather_vectors;
-use halfperf::workload::predict::{Inputs, Prediction, gather, predict as simulate};
+use halfperf::workload::predict::{Inputs, OVERHEADS, Prediction, gather, predict as simulate};
 use halfperf::workload::replay::{ReplayConfig, ReplayOutcome, replay};
 use halfperf::workload::validate::{Validation, validate};
 use std::path::PathBuf;
@@ -46,8 +46,9 @@ pub(crate) enum PredictPlacement {
 pub(crate) struct PredictArgs {
     /// The GOAL schedule.
     schedule: PathBuf,
-    /// Result file with the parameters (decomposition's S and R for o and O,
-    /// pingpong's t_startup and t_per_byte for L and G, oneway's 8-byte time for
+    /// Result file with the parameters (overheads' pinned S and R for o and O,
+    /// else the decomposition's; pingpong's t_startup and t_per_byte for L and
+    /// G, oneway's 8-byte time for
     /// g, hockney-sync's t_wake for ranks sharing a CPU). Repeatable: a later
     /// file's parameter replaces an earlier one's.
     #[arg(long = "from", value_name = "FILE", required = true)]
@@ -62,7 +63,8 @@ pub(crate) struct PredictArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     cpus: Option<u32>,
     /// Replay the schedule too and print measured against predicted, with the
-    /// parameters measured again (pingpong, oneway) before and after the replay.
+    /// parameters measured again (pingpong, oneway, overheads) before and
+    /// after the replay.
     #[arg(long)]
     run: bool,
     /// With --run: predict from the --from files only, without measuring again.
@@ -195,8 +197,8 @@ fn run_and_compare(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Quick `pingpong` and `oneway` over `t` on the first two of `hosts` (the
-/// message parameters, with the probe of the pair's round trip).
+/// Quick `pingpong`, `oneway` and `overheads` over `t` on the first two of
+/// `hosts` (the message parameters, with the probe of the pair's round trip).
 fn measure(t: TransportKind, hosts: &[usize]) -> Result<ResultFile> {
     let topo = Topology::detect()?;
     let allowed = platform::allowed_cpus();
@@ -209,7 +211,7 @@ fn measure(t: TransportKind, hosts: &[usize]) -> Result<ResultFile> {
         ..RunConfig::default()
     };
     let ctx = RunContext::quiet(&topo, &allowed, &clock, &config);
-    let specs: Vec<_> = ["pingpong", "oneway"]
+    let specs: Vec<_> = ["pingpong", "oneway", OVERHEADS]
         .iter()
         .map(|k| kernels::find(k).context("kernel missing from the registry"))
         .collect::<Result<_>>()?;

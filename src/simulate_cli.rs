@@ -2,7 +2,8 @@
 //! line, one configuration averaged over seeds or the Table 4-5 experiment
 //! design (the options are [`crate::SimulateArgs`]); or a GOAL schedule under
 //! LogGOPS parameters given directly (`SCHEDULE.goal --loggp L=..,o=..`), the
-//! engine's other front end, which reproduces LogGOPSim's finish times.
+//! engine's other front end, which reproduces LogGOPSim's finish times; with
+//! `--from RESULT`, its `//@ vector` calcs timed as `predict` times them.
 
 use crate::{BurstDistArg, SimModel, SimulateArgs, TopologyArg};
 use anyhow::{Context, Result, bail};
@@ -13,7 +14,7 @@ use halfperf::text;
 pub(crate) fn simulate(args: &SimulateArgs) -> Result<()> {
     use halfperf::model::simulator::{self as sim, LamannaParams};
     if let (Some(path), Some(loggp)) = (&args.schedule, &args.loggp) {
-        return simulate_goal(path, loggp, args.json);
+        return simulate_goal(path, loggp, &args.from, args.json);
     }
     if args.scale_u && args.experiment.is_none() {
         bail!("--scale-u scales the experiment's levels of U; use it with --experiment lamanna");
@@ -193,19 +194,42 @@ pub(crate) fn parse_loggp(text: &str) -> Result<halfperf::model::simulator::LogG
     Ok(p)
 }
 
-/// `halfperf simulate SCHEDULE.goal --loggp ...`: per-rank finish times, ns.
-fn simulate_goal(path: &std::path::Path, loggp: &str, json: bool) -> Result<()> {
+/// `halfperf simulate SCHEDULE.goal --loggp ... [--from RESULT]`: per-rank
+/// finish times, ns; with result files, the `//@ vector` calcs timed from
+/// their `hockney-vector` lines.
+fn simulate_goal(
+    path: &std::path::Path,
+    loggp: &str,
+    from: &[std::path::PathBuf],
+    json: bool,
+) -> Result<()> {
     use halfperf::model::{goal, simulator};
+    use halfperf::workload::predict::Inputs;
     let p = parse_loggp(loggp)?;
     let schedule = goal::read(path)?;
     goal::check(&schedule)?;
-    let r = simulator::simulate_goal(&schedule, &p, None)?;
+    let mut files = Vec::new();
+    for f in from {
+        files.push((f.display().to_string(), halfperf::results::read(f)?));
+    }
+    let named: Vec<(&str, &halfperf::results::ResultFile)> =
+        files.iter().map(|(n, f)| (n.as_str(), f)).collect();
+    let mut vectors = Inputs {
+        transport: String::new(),
+        rows: Vec::new(),
+    };
+    if !named.is_empty() {
+        halfperf::workload::gather_vectors(&named, &schedule, &mut vectors)?;
+    }
+    let timed = halfperf::workload::vectors_timed(&schedule, &vectors);
+    let r = simulator::simulate_goal(&timed, &p, None)?;
     if json {
         let doc = serde_json::json!({
             "schedule": schedule.name,
             "schedule_hash": schedule.hash,
             "num_ranks": schedule.num_ranks,
             "loggops": p,
+            "vector_calcs": vectors.rows,
             "result": r,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);

@@ -122,6 +122,75 @@ fn predicts_the_hand_worked_time_from_a_result_file() {
         "{text}"
     );
     assert!(text.contains("marked: virtual int_s0_ns"), "{text}");
+    // Only hosted rows for o and O: the prediction says so.
+    assert!(
+        text.contains("note: o and O: no pinned S and R (`halfperf run overheads"),
+        "{text}"
+    );
+}
+
+/// `r.json` with the pinned pair's `overheads/mailbox` too: S0 = 90, R0 = 70,
+/// S1 = 0.25, R1 = 0.375 (o = 80, O = 0.125, as the hosted rows give them)
+/// and the cold C0 = `c0`.
+fn with_pinned(dir: &Path, name: &str, c0: f64) -> PathBuf {
+    let file = synthetic(dir, name, "");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let k = kernel(
+        "overheads",
+        "mailbox",
+        "pinned",
+        vec![
+            param("s0_ns", 90.0),
+            param("r0_ns", 70.0),
+            param("s1_ns_per_byte", 0.25),
+            param("r1_ns_per_byte", 0.375),
+            param("c0_ns", c0),
+        ],
+    );
+    doc["kernels"].as_array_mut().unwrap().push(k);
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    file
+}
+
+/// Pinned rows replace the hosted ones whole: the same hand-worked 856.5 ns
+/// from `overheads`' S and R, no virtual input, no note; the hosted rows,
+/// changed, change nothing. A cold C0 far above the ping-pong's start-up is
+/// a note with `L_cold = C0 - 2o`; one close to it is none.
+#[test]
+fn pinned_overheads_replace_the_hosted_ones() {
+    let d = tmp("pinned");
+    let goal = two_ranks(&d);
+    let file = with_pinned(&d, "p.json", 320.0);
+    let v = predicted(&goal, &file);
+    assert_eq!(v["time_ns"], json!(856.5));
+    assert_eq!(v["loggops"]["o_ns"], json!(80.0));
+    assert_eq!(v["loggops"]["big_o_ns_per_byte"], json!(0.125));
+    let rows = v["inputs"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 8);
+    for r in &rows[..4] {
+        assert_eq!(r["kernel"], json!("overheads/mailbox"), "{r}");
+    }
+    assert_eq!(rows[7]["symbol"], json!("L_cold"));
+    assert!(v["marks"].as_array().unwrap().is_empty(), "{v}");
+    assert!(v["notes"].as_array().unwrap().is_empty(), "{v}");
+    // The hosted rows changed: the same prediction.
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    doc["kernels"][0]["headline"][0]["value"] = json!(5000.0);
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    assert_eq!(predicted_ns(&goal, &file), 856.5);
+    // C0 = 900: L_cold = 900 - 160 = 740 against L = 140.
+    let cold = with_pinned(&d, "c.json", 900.0);
+    let v = predicted(&goal, &cold);
+    assert_eq!(v["time_ns"], json!(856.5));
+    let notes = v["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0]
+            .as_str()
+            .unwrap()
+            .contains("L_cold = C0 - 2o = 740.0 ns"),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -137,7 +206,7 @@ fn bad_input_is_one_line_and_exit_2() {
             "--from".as_ref(),
             no_dec.as_os_str(),
         ],
-        "run `halfperf run decomposition --transport mailbox`",
+        "run `halfperf run overheads --transport mailbox`",
     );
     let no_oneway = synthetic(&d, "noow.json", "oneway");
     refused(
@@ -336,5 +405,63 @@ fn a_vector_calc_is_timed_by_hockneys_eq4_from_the_card() {
             file.as_os_str(),
         ],
         "bad.goal:3: unknown memory level `L9`",
+    );
+}
+
+/// `simulate --from` times a `//@ vector` calc as `predict` does: `calc 5
+/// //@ vector triad-f64 L1 4096` with the file's L1 line (1074 ns) finishes
+/// where `calc 1074` does; without `--from` it is its plain `calc 5`, as
+/// LogGOPSim reads it; an operation the file lacks is refused.
+#[test]
+fn simulate_times_vector_calcs_from_a_result_file() {
+    let d = tmp("simvec");
+    let file = with_vector(&d);
+    let write = |name: &str, calc: &str| {
+        let p = d.join(name);
+        std::fs::write(
+            &p,
+            format!(
+                "num_ranks 2\nrank 0 {{\nc: {calc}\nl1: send 100b to 1 tag 0\nl1 requires c\n}}\n\
+                 rank 1 {{\nl1: recv 100b from 0 tag 0\n}}\n"
+            ),
+        )
+        .unwrap();
+        p
+    };
+    let vector = write("vector.goal", "calc 5 //@ vector triad-f64 L1 4096");
+    let plain = write("plain.goal", "calc 1074");
+    let five = write("five.goal", "calc 5");
+    let finish = |goal: &Path, from: Option<&Path>| -> Value {
+        let mut c = Command::new(exe());
+        c.arg("simulate")
+            .arg(goal)
+            .args(["--loggp", "L=100,o=10,g=20,G=0.5,O=0", "--json"]);
+        if let Some(f) = from {
+            c.arg("--from").arg(f);
+        }
+        let out = c.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["result"]["finish_ns"].clone()
+    };
+    let timed = finish(&vector, Some(&file));
+    assert_eq!(timed, finish(&plain, None));
+    assert_eq!(finish(&vector, None), finish(&five, None));
+    assert_ne!(timed, finish(&five, None));
+    let other = write("other.goal", "calc 5 //@ vector scalar-f64 L1 4096");
+    refused(
+        &[
+            "simulate".as_ref(),
+            other.as_os_str(),
+            "--loggp".as_ref(),
+            "L=100".as_ref(),
+            "--from".as_ref(),
+            file.as_os_str(),
+        ],
+        "no l1_r_inf_flop_per_s of hockney-vector/scalar-f64",
     );
 }

@@ -186,6 +186,7 @@ fn reference(kernel: &str) -> (f64, usize) {
         "hockney-vector" => (4.2, 1),
         "hockney-sync" => (2.8, 1),
         "decomposition" => (6.1, 1),
+        "overheads" => (0.3, 1),
         "interference" => (0.45, 1),
         "comet-echo" => (0.73, 1),
         "comet-exchange" => (0.30, 1),

@@ -22,4 +22,4 @@ mod replay_result;
 pub mod replay_schedules;
 pub mod validate;
 
-pub use predict_vector::gather_vectors;
+pub use predict_vector::{gather_vectors, vectors_timed};

@@ -4,25 +4,32 @@
 //! replay ([`super::replay`]) uses, so that prediction and replay are one thing.
 //!
 //! # Each symbol and the measurement that defines it (per transport)
-//! - `o`, CPU overhead a message: Krumme & Greenfield's `S0` and `R0` (what a
-//!   busy rank loses to a message it sends, to one that arrives), the
-//!   decomposition's intercepts: LogGOPS charges one `o` at each end, so
-//!   `o = (S0 + R0)/2`. Not resolved (an interval through zero): `o` is at most
-//!   half the ping-pong start-up, the one bound the card gives (`L >= 0`).
+//! - `o`, CPU overhead a message: Krumme & Greenfield's `S0` and `R0` (the
+//!   send call's CPU time, the receive call's on an arrived message), from the
+//!   `overheads` kernel, measured on a pinned pair as the replay runs: LogGOPS
+//!   charges one `o` at each end, so `o = (S0 + R0)/2`. Only where no pinned row
+//!   exists, the decomposition's (hosted virtual nodes, whose CPUs carry other
+//!   nodes' work), and a note says so. `o` is at most half the ping-pong's
+//!   start-up, which is `o + L + o` (below): a receiver that polls pulls a
+//!   message's lines while it flies (`L`), one that computes pulls them in its
+//!   receive call, so `S0 + R0` may exceed the start-up; `o` is then cut, and
+//!   a note says so.
 //! - `O`, CPU overhead a byte: LogGOPS charges a byte `O` at the sender and
 //!   `max(O, G)` at the receiver (the receive waits for the data), so the CPU
 //!   time a message costs both ends, `S1 + R1` a byte, fixes
-//!   `O = max(0, S1 + R1 - G)` (or `(S1 + R1)/2` above `2G`). On the thread
-//!   transports a message is two copies, and the ping-pong's slope `G` already
-//!   holds them. Not resolved: `O = 0`, the least the data allow.
+//!   `O = max(0, S1 + R1 - G)` (or `(S1 + R1)/2` above `2G`). Not resolved:
+//!   `O = 0`, the least the data allow.
 //! - `L`: scibench's ping-pong start-up `t_startup` (half the round trip, the
-//!   line's intercept) is LogP's `o + L + o` for a small message (LogGOPS sends
-//!   at `t`, the message arrives at `t + o + L`, the receiver's CPU is busy `o`
-//!   more), so `L = t_startup - 2o`, at least 0 (a note says when it is cut).
+//!   line's intercept) is LogP's `o + L + o` for a small message, so
+//!   `L = t_startup - 2o`, at least 0.
 //! - `g`: scibench's one-way stream, its 8-byte time a message: a stream is
 //!   paced by the gap between messages, `max(g, o)` in LogGOPS.
 //! - `G`: the ping-pong line's `t_per_byte`: a message of `s` bytes adds
 //!   `(s-1) max(O, G)` from send to receive, the slope of the one-way time.
+//! - A message after an idle wait (`overheads`' cold line `C0`, where
+//!   present): `L_cold = C0 - 2o`, the `L` of a message whose receiver polled
+//!   idle a while. The engine has one `L` for every message, so the ping-pong's
+//!   stands and `L_cold` is a note when it differs by more than a fifth.
 //! - `S` (rendezvous threshold): none; the thread transports send every
 //!   message eagerly (the replay's buffers hold its largest), so `S` is above it.
 //! - Ranks sharing a CPU ([`Placement::shared`], the replay's `--oversubscribe`,
@@ -45,10 +52,9 @@
 //! # Inputs and their marks
 //! Inputs are the card rows of the result files given ([`gather`]): a later
 //! file's row replaces an earlier one's (the validation's own measurements
-//! replace the file's). Each keeps its trust mark (`virtual` for the
-//! decomposition's hosted nodes, `noisy`, `flagged fit`, `busy`); the
-//! prediction lists every input that is not `ok`. A missing input is a
-//! [`PredictError::Missing`] that names the kernel to run.
+//! replace the file's). Each keeps its trust mark (`virtual`, `noisy`,
+//! `flagged fit`, `busy`); the prediction lists every input that is not `ok`.
+//! A missing input is a [`PredictError::Missing`] that names the kernel to run.
 #![forbid(unsafe_code)]
 
 use super::predict_vector::{timed, vector_rows};
@@ -70,7 +76,8 @@ pub const WAKE_METHOD: &str = "events-park";
 /// One measured parameter a prediction uses: a card row and where it came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Input {
-    /// The LogGOPS symbol it feeds (`o`, `L`, `g`, `G`, `O`, `switch`).
+    /// The LogGOPS symbol it feeds (`o`, `L`, `g`, `G`, `O`, `switch`,
+    /// `L_cold`).
     pub symbol: &'static str,
     /// The card row's kernel key (`pingpong/mailbox`).
     pub kernel: String,
@@ -93,8 +100,9 @@ pub struct Input {
 pub struct Inputs {
     /// The transport they describe.
     pub transport: String,
-    /// `S0, R0, S1, R1, t_startup, t_per_byte, one-way 8 B`, for ranks
-    /// sharing CPUs `t_wake`, then each vector calc's `r_inf` and `n_1/2`
+    /// `S0, R0, S1, R1` (pinned or hosted), `t_startup, t_per_byte, one-way
+    /// 8 B`, for ranks sharing CPUs `t_wake`, where measured the cold `C0`,
+    /// then each vector calc's `r_inf` and `n_1/2`
     /// ([`super::gather_vectors`]), in this order.
     pub rows: Vec<Input>,
 }
@@ -131,46 +139,56 @@ struct Need {
     run: String,
 }
 
-/// The rows a prediction over `transport` needs; `shared`: ranks share CPUs.
-fn needs(transport: TransportKind, shared: bool) -> Vec<Need> {
-    let t = transport.name();
-    let need = |symbol, kernel: &str, name, run: String| Need {
+/// The kernel whose pinned `S` and `R` give `o` and `O`.
+pub const OVERHEADS: &str = "overheads";
+/// The kernel whose hosted nodes' `S` and `R` stand in where no pinned ones exist.
+pub const HOSTED_OVERHEADS: &str = "decomposition";
+
+fn need(symbol: &'static str, kernel: String, name: &'static str, run: String) -> Need {
+    Need {
         symbol,
-        kernel: kernel.to_string(),
+        kernel,
         name,
         run,
+    }
+}
+
+/// The rows of `S0, R0, S1, R1` over `t`: the pinned pair's (`overheads`), or
+/// with `hosted` the decomposition's.
+fn overhead_needs(t: &str, hosted: bool) -> Vec<Need> {
+    let (kernel, names) = match hosted {
+        true => (
+            HOSTED_OVERHEADS,
+            [
+                "int_s0_ns",
+                "int_r0_ns",
+                "int_s1_ns_per_byte",
+                "int_r1_ns_per_byte",
+            ],
+        ),
+        false => (
+            OVERHEADS,
+            ["s0_ns", "r0_ns", "s1_ns_per_byte", "r1_ns_per_byte"],
+        ),
     };
-    let dec = format!("decomposition --transport {t}");
+    let run = format!("{kernel} --transport {t}");
+    names
+        .into_iter()
+        .zip(["o", "o", "O", "O"])
+        .map(|(name, symbol)| need(symbol, format!("{kernel}/{t}"), name, run.clone()))
+        .collect()
+}
+
+/// The rows after the overheads a prediction over `t` needs; `shared`: ranks
+/// share CPUs.
+fn message_needs(t: &str, shared: bool) -> Vec<Need> {
+    let pp = format!("pingpong --transport {t}");
     let mut v = vec![
-        need("o", &format!("decomposition/{t}"), "int_s0_ns", dec.clone()),
-        need("o", &format!("decomposition/{t}"), "int_r0_ns", dec.clone()),
-        need(
-            "O",
-            &format!("decomposition/{t}"),
-            "int_s1_ns_per_byte",
-            dec.clone(),
-        ),
-        need(
-            "O",
-            &format!("decomposition/{t}"),
-            "int_r1_ns_per_byte",
-            dec,
-        ),
-        need(
-            "L",
-            &format!("pingpong/{t}"),
-            "t_startup_ns",
-            format!("pingpong --transport {t}"),
-        ),
-        need(
-            "G",
-            &format!("pingpong/{t}"),
-            "t_per_byte_ns",
-            format!("pingpong --transport {t}"),
-        ),
+        need("L", format!("pingpong/{t}"), "t_startup_ns", pp.clone()),
+        need("G", format!("pingpong/{t}"), "t_per_byte_ns", pp),
         need(
             "g",
-            &format!("oneway/{t}"),
+            format!("oneway/{t}"),
             "one_way_ns",
             format!("oneway --transport {t}"),
         ),
@@ -178,7 +196,7 @@ fn needs(transport: TransportKind, shared: bool) -> Vec<Need> {
     if shared {
         v.push(need(
             "switch",
-            &format!("hockney-sync/{WAKE_METHOD}"),
+            format!("hockney-sync/{WAKE_METHOD}"),
             "t_wake_ns",
             "hockney-sync".into(),
         ));
@@ -186,50 +204,79 @@ fn needs(transport: TransportKind, shared: bool) -> Vec<Need> {
     v
 }
 
+/// The optional row of a message after an idle wait (`overheads`' `C0`).
+fn cold_need(t: &str) -> Need {
+    need(
+        "L_cold",
+        format!("{OVERHEADS}/{t}"),
+        "c0_ns",
+        format!("{OVERHEADS} --transport {t}"),
+    )
+}
+
+/// The row `need` from the last of `files` that has it (card row, else a
+/// recorded headline parameter); `None` without a finite one.
+fn find(
+    files: &[(&str, &ResultFile)],
+    cards: &[(&str, Vec<crate::results::CardRow>)],
+    need: &Need,
+) -> Option<Input> {
+    let found = cards.iter().rev().find_map(|(file, rows)| {
+        let r = rows
+            .iter()
+            .find(|r| r.kernel == need.kernel && r.name == need.name)?;
+        Some(Input {
+            symbol: need.symbol,
+            kernel: r.kernel.clone(),
+            name: r.name.clone(),
+            value: r.value,
+            unit: r.unit.clone(),
+            ci95: r.ci95,
+            trust: r.trust.mark().into(),
+            file: (*file).into(),
+        })
+    });
+    // An unresolved row (a flagged fit, an interval through zero) is used
+    // and marked: the prediction lists the inputs it rests on.
+    found
+        .or_else(|| headline_input(files, need))
+        .filter(|i| i.value.is_finite())
+}
+
 /// The inputs for `transport` from `files` (name, document), a later file's
 /// row replacing an earlier one's; `shared`: ranks share CPUs, so the wake-up
-/// cost is needed too.
+/// cost is needed too. `o` and `O` come from the pinned pair's `S` and `R`
+/// whenever every one of their rows is in the files, else from the
+/// decomposition's hosted nodes (never mixed).
 pub fn gather(
     files: &[(&str, &ResultFile)],
     transport: TransportKind,
     shared: bool,
 ) -> Result<Inputs, PredictError> {
+    let t = transport.name();
     let cards: Vec<_> = files.iter().map(|(n, f)| (*n, card_of(f).rows)).collect();
-    let mut rows = Vec::new();
-    for need in needs(transport, shared) {
-        let found = cards.iter().rev().find_map(|(file, rows)| {
-            let r = rows
-                .iter()
-                .find(|r| r.kernel == need.kernel && r.name == need.name)?;
-            Some(Input {
-                symbol: need.symbol,
-                kernel: r.kernel.clone(),
-                name: r.name.clone(),
-                value: r.value,
-                unit: r.unit.clone(),
-                ci95: r.ci95,
-                trust: r.trust.mark().into(),
-                file: (*file).into(),
-            })
-        });
-        let found = found.or_else(|| headline_input(files, &need));
-        // An unresolved row (a flagged fit, an interval through zero) is used
-        // and marked: the prediction lists the inputs it rests on.
-        match found.filter(|i| i.value.is_finite()) {
-            Some(input) => rows.push(input),
-            None => {
-                return Err(PredictError::Missing {
-                    files: files.iter().map(|f| f.0).collect::<Vec<_>>().join(", "),
-                    name: need.name.into(),
-                    kernel: need.kernel,
-                    symbol: need.symbol,
-                    run: need.run,
-                });
-            }
-        }
-    }
+    let missing = |need: Need| PredictError::Missing {
+        files: files.iter().map(|f| f.0).collect::<Vec<_>>().join(", "),
+        name: need.name.into(),
+        kernel: need.kernel,
+        symbol: need.symbol,
+        run: need.run,
+    };
+    let all = |needs: Vec<Need>| -> Result<Vec<Input>, Need> {
+        needs
+            .into_iter()
+            .map(|n| find(files, &cards, &n).ok_or(n))
+            .collect()
+    };
+    let mut rows = match all(overhead_needs(t, false)) {
+        Ok(pinned) => pinned,
+        // Neither set whole: the pinned kernel is the one to run.
+        Err(first) => all(overhead_needs(t, true)).map_err(|_| missing(first))?,
+    };
+    rows.extend(all(message_needs(t, shared)).map_err(missing)?);
+    rows.extend(find(files, &cards, &cold_need(t)));
     Ok(Inputs {
-        transport: transport.name().into(),
+        transport: t.into(),
         rows,
     })
 }
@@ -267,8 +314,8 @@ fn headline_input(files: &[(&str, &ResultFile)], need: &Need) -> Option<Input> {
 }
 
 impl Inputs {
-    /// Whether the decomposition's start-up (`S0`, `R0`) and per-byte (`S1`,
-    /// `R1`) lines are resolved: neither row marked `not resolved`.
+    /// Whether the start-up (`S0`, `R0`) and per-byte (`S1`, `R1`) lines of
+    /// `S` and `R` are resolved: neither row marked `not resolved`.
     fn resolved(&self) -> [bool; 2] {
         let ok = |i: usize| {
             self.rows
@@ -279,15 +326,15 @@ impl Inputs {
     }
 
     /// The LogGOPS parameters and the switch cost from one draw `x` of the
-    /// rows' values, in [`Inputs::rows`]' order; whether `L` was cut at zero.
+    /// rows' values, in [`Inputs::rows`]' order; whether resolved `S0 + R0`
+    /// exceeded the ping-pong's start-up, so that `o` was cut to its half.
     pub fn loggops(&self, x: &[f64]) -> (LogGops, f64, bool) {
         let [o_known, big_o_known] = self.resolved();
         let g_pb = x[5].max(0.0);
-        let mut o = ((x[0] + x[1]) / 2.0).max(0.0);
-        if !o_known {
-            // Unknown o: at most the start-up's half, so that L >= 0.
-            o = o.min(x[4].max(0.0) / 2.0);
-        }
+        let sr0 = ((x[0] + x[1]) / 2.0).max(0.0);
+        // A small message's ping-pong time is o + L + o: o at most its half,
+        // whether S0 + R0 exceed it or are unknown.
+        let o = sr0.min(x[4].max(0.0) / 2.0);
         let l = x[4] - 2.0 * o;
         // LogGOPS charges a byte O at the sender and max(O, G) at the
         // receiver: O + max(O, G) = S1 + R1. Unknown: the least, 0.
@@ -307,7 +354,7 @@ impl Inputs {
         };
         let switch = self.rows.iter().position(|r| r.symbol == "switch");
         let switch = switch.and_then(|i| x.get(i)).copied().unwrap_or(0.0);
-        (p, switch.max(0.0), l < 0.0)
+        (p, switch.max(0.0), o_known && sr0 > o)
     }
 
     fn estimates(&self) -> Vec<Estimate> {
@@ -427,7 +474,7 @@ pub struct Prediction {
     pub inputs: Inputs,
     /// The inputs that are not `ok`.
     pub marks: Vec<String>,
-    /// What the reader should know (a cut `L`, an `O` above `G`).
+    /// What the reader should know (a cut `o`, hosted `S` and `R`, an `O` above `G`).
     pub notes: Vec<String>,
 }
 
@@ -459,23 +506,33 @@ pub fn predict(
         at(x, &p, s).map_or(f64::NAN, |r| r.finish_ns[0])
     });
     let mut notes = Vec::new();
+    let source = inputs.rows.first().map_or("", |r| r.kernel.as_str());
+    let hosted = source.starts_with(HOSTED_OVERHEADS);
+    if hosted {
+        notes.push(format!(
+            "o and O: no pinned S and R (`halfperf run {OVERHEADS} --transport {}`) in the files; the decomposition's hosted virtual nodes stand in, whose CPUs carry other nodes' work",
+            inputs.transport
+        ));
+    }
     if cut {
         notes.push(format!(
-            "L = t_startup - 2o = {:.1} ns is below zero: the decomposition's S + R exceed the ping-pong's start-up; L taken as 0",
-            values[4] - (values[0] + values[1])
+            "o: S0 + R0 = {:.1} ns ({source}) exceed the ping-pong's start-up, {:.1} ns, the whole of o + L + o: a receiver that polls takes a message's lines in its flight, one that computes in R0; o = t_startup / 2 = {:.1} ns and L = 0",
+            values[0] + values[1],
+            values[4],
+            p.o_ns
         ));
     }
     let [o_known, big_o_known] = inputs.resolved();
     if !o_known {
         notes.push(format!(
-            "o: the decomposition's S0 and R0 are not resolved; o = {:.1} ns, at most t_startup / 2",
+            "o: S0 and R0 ({source}) are not resolved; o = {:.1} ns, at most t_startup / 2",
             p.o_ns
         ));
     }
     if !big_o_known {
-        notes.push(
-            "O: the decomposition's S1 and R1 are not resolved; O = 0, the receiver's CPU pays G a byte".into(),
-        );
+        notes.push(format!(
+            "O: S1 and R1 ({source}) are not resolved; O = 0, the receiver's CPU pays G a byte"
+        ));
     }
     if p.big_o_ns_per_byte > p.big_g_ns_per_byte {
         notes.push(format!(
@@ -483,6 +540,7 @@ pub fn predict(
             p.big_o_ns_per_byte, p.big_g_ns_per_byte
         ));
     }
+    notes.extend(cold_note(inputs, &values, &p));
     if shared && !inputs.rows.iter().any(|r| r.symbol == "switch") {
         notes.push("ranks share CPUs but no wake-up cost was given: switches cost 0".into());
     }
@@ -496,6 +554,20 @@ pub fn predict(
         marks: inputs.marks(),
         inputs: inputs.clone(),
         notes,
+    })
+}
+
+/// The note on a message after an idle wait: `L_cold = C0 - 2o` against the
+/// `L` the engine charges every message, where they differ by more than a
+/// fifth of the ping-pong's start-up.
+fn cold_note(inputs: &Inputs, x: &[f64], p: &LogGops) -> Option<String> {
+    let i = inputs.rows.iter().position(|r| r.symbol == "L_cold")?;
+    let l_cold = x[i] - 2.0 * p.o_ns;
+    ((l_cold - p.l_ns).abs() > 0.2 * x[4].abs()).then(|| {
+        format!(
+            "a message after an idle wait: C0 = {:.1} ns, so L_cold = C0 - 2o = {l_cold:.1} ns against L = {:.1} ns; the engine charges every message one L, the ping-pong's",
+            x[i], p.l_ns
+        )
     })
 }
 

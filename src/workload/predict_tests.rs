@@ -57,7 +57,7 @@ fn the_mapping_of_each_symbol() {
     assert_eq!(p.big_o_ns_per_byte, 0.75);
     let (p, _, _) = inp.loggops(&[100.0, 60.0, 0.25, 0.125, 300.0, 0.5, 200.0]);
     assert_eq!(p.big_o_ns_per_byte, 0.0);
-    // S + R above the start-up: L is cut at zero and says so.
+    // S0 + R0 above the start-up: o is cut to its half, L = 0, and says so.
     let (p, _, cut) = inp.loggops(&[200.0, 200.0, 0.0, 0.0, 300.0, 0.5, 200.0]);
     assert_eq!((p.l_ns, cut), (0.0, true));
     // Lines not resolved: o at most t_startup / 2 (L not cut), O = 0.
@@ -172,4 +172,39 @@ fn the_frame_wraps_every_rank() {
     assert_eq!(f.ranks[1].ops[2].requires, vec![0, 1]);
     assert_eq!(f.ranks[2].ops[1].requires, vec![0]);
     crate::model::goal::check(&f).unwrap();
+}
+
+/// `o` and `O` from the decomposition's hosted nodes: the same figure, and a
+/// note naming the pinned kernel to run. Resolved `S0 + R0` above the
+/// start-up: `o` cut to its half (150 ns), `L` = 0, and a note.
+#[test]
+fn hosted_rows_and_a_cut_o_are_named_in_the_notes() {
+    let s = parse(
+        "num_ranks 2\nrank 0 {\nl1: send 100b to 1 tag 0\n}\nrank 1 {\nl1: recv 100b from 0 tag 0\n}\n",
+        "two.goal",
+    )
+    .unwrap();
+    let mut inp = inputs(&[100.0, 60.0, 0.375, 0.25, 300.0, 0.5, 200.0]);
+    for r in &mut inp.rows[..4] {
+        r.kernel = "decomposition/mailbox".into();
+    }
+    let p = predict(&s, &inp, 2).unwrap();
+    assert_eq!(p.time_ns, 856.5);
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    assert!(
+        p.notes[0].starts_with(
+            "o and O: no pinned S and R (`halfperf run overheads --transport mailbox`)"
+        ),
+        "{:?}",
+        p.notes
+    );
+    let cut = inputs(&[200.0, 200.0, 0.375, 0.25, 300.0, 0.5, 200.0]);
+    let p = predict(&s, &cut, 2).unwrap();
+    assert_eq!((p.loggops.o_ns, p.loggops.l_ns), (150.0, 0.0));
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    assert!(
+        p.notes[0].contains("o = t_startup / 2 = 150.0 ns and L = 0"),
+        "{:?}",
+        p.notes
+    );
 }

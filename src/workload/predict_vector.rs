@@ -90,6 +90,14 @@ pub fn gather_vectors(
     Ok(())
 }
 
+/// `schedule` with every vector calc timed by Hockney's eq. (4) at the values
+/// of `inputs`' rows ([`gather_vectors`]'s), as `predict` times it at its
+/// central values: `simulate --from` uses it. Unchanged without vector calcs.
+pub fn vectors_timed(schedule: &Schedule, inputs: &Inputs) -> Schedule {
+    let x: Vec<f64> = inputs.rows.iter().map(|r| r.value).collect();
+    timed(schedule, &vector_rows(inputs), &x).unwrap_or_else(|| schedule.clone())
+}
+
 /// Where each (operation, level)'s `r_inf` and `n_1/2` sit in the rows.
 pub(super) fn vector_rows(inputs: &Inputs) -> BTreeMap<(String, String), [usize; 2]> {
     let mut out = BTreeMap::new();

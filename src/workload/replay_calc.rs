@@ -4,13 +4,15 @@
 //! `calc` down), and checked against the clock in the warm-up trial.
 //!
 //! A `//@ vector` calc runs its own loop instead: one pass of Hockney's vector
-//! operation over operands allocated before the trials ([`VectorWork`]),
-//! checked element by element in the warm-up.
+//! operation over operands allocated before the trials ([`VectorWork`]), with
+//! `hockney-vector`'s code and SIMD dispatch, checked element by element in
+//! the warm-up.
 //!
 //! Work rather than a wait on the clock: a rank that shares its CPU with another
 //! (oversubscribed) takes longer to do the same work, as a real computation does,
 //! where a clock-driven wait would end on time whoever else ran meanwhile.
 
+use crate::kernels::hockney::{Operation, Simd, Vectors};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -70,115 +72,66 @@ impl CalcRate {
 }
 
 /// The operands of one `//@ vector` calc, allocated before the trials: a
-/// pass is one vector operation of Hockney's Table I over `elements` of them.
-pub(crate) enum VectorWork {
-    /// `-f64` operations.
-    F64(Operands<f64>),
-    /// `-f32` operations.
-    F32(Operands<f32>),
+/// pass is one vector operation of Hockney's Table I over `elements` of them,
+/// run by `hockney-vector`'s own code ([`Vectors::run`]) at the SIMD level its
+/// dispatch chooses ([`Simd::chosen`]; the detected level where that names
+/// none this CPU runs), so that the replay's loop is the one the card's
+/// `r_inf` and `n_1/2` were fitted on.
+pub(crate) struct VectorWork {
+    operands: Operands,
+    op: Operation,
+    elements: usize,
+    simd: Simd,
 }
 
-/// `a = op(b, c, d, s)`, each array `elements` long.
-pub(crate) struct Operands<T> {
-    base: Base,
-    a: Vec<T>,
-    b: Vec<T>,
-    c: Vec<T>,
-    d: Vec<T>,
-    s: T,
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Base {
-    Dyadic,
-    Triad,
-    ScalarTriad,
-    Scalar,
-}
-
-impl<T> Operands<T>
-where
-    T: Copy + PartialEq + From<f32> + std::ops::Mul<Output = T> + std::ops::Add<Output = T>,
-{
-    fn new(base: Base, n: usize) -> Self {
-        let fill = |f: fn(usize) -> f32| (0..n).map(|i| T::from(f(i))).collect::<Vec<T>>();
-        Operands {
-            base,
-            a: fill(|_| 0.0),
-            b: fill(|i| 1.0 + (i % 7) as f32 * 0.25),
-            c: fill(|i| 1.5 - (i % 5) as f32 * 0.125),
-            d: fill(|i| 0.5 + (i % 3) as f32 * 0.5),
-            s: T::from(1.25),
-        }
-    }
-
-    fn want(&self, i: usize) -> T {
-        match self.base {
-            Base::Dyadic | Base::Scalar => self.b[i] * self.c[i],
-            Base::Triad => self.d[i] * self.b[i] + self.c[i],
-            Base::ScalarTriad => self.s * self.b[i] + self.c[i],
-        }
-    }
-
-    #[inline(never)]
-    fn pass(&mut self) {
-        let (b, c, d, s) = (&self.b[..], &self.c[..], &self.d[..], self.s);
-        let a = &mut self.a[..b.len()];
-        match self.base {
-            Base::Dyadic => a.iter_mut().enumerate().for_each(|(i, x)| *x = b[i] * c[i]),
-            Base::Triad => a
-                .iter_mut()
-                .enumerate()
-                .for_each(|(i, x)| *x = d[i] * b[i] + c[i]),
-            Base::ScalarTriad => a
-                .iter_mut()
-                .enumerate()
-                .for_each(|(i, x)| *x = s * b[i] + c[i]),
-            // One element at a time: the operand through black_box keeps the
-            // loop from being vectorised (Hockney's scalar code).
-            Base::Scalar => a
-                .iter_mut()
-                .enumerate()
-                .for_each(|(i, x)| *x = black_box(b[i]) * c[i]),
-        }
-        black_box(&mut self.a);
-    }
-
-    fn check(&self) -> bool {
-        (0..self.a.len()).all(|i| self.a[i] == self.want(i))
-    }
+/// The vectors of one precision.
+enum Operands {
+    F64(Vectors<f64>),
+    F32(Vectors<f32>),
 }
 
 impl VectorWork {
     /// The operands of `v`, each of its `elements()`.
     pub(crate) fn new(v: &crate::model::goal::VectorCalc) -> VectorWork {
-        let base = match v.operation.rsplit_once('-').map_or("", |(b, _)| b) {
-            "triad" => Base::Triad,
-            "scalar-triad" => Base::ScalarTriad,
-            "scalar" => Base::Scalar,
-            _ => Base::Dyadic,
+        let op = match v.operation.rsplit_once('-').map_or("", |(b, _)| b) {
+            "triad" => Operation::Triad,
+            "scalar-triad" => Operation::ScalarTriad,
+            "scalar" => Operation::Scalar,
+            _ => Operation::Dyadic,
         };
         let n = v.elements() as usize;
-        match v.is_f32() {
-            true => VectorWork::F32(Operands::new(base, n)),
-            false => VectorWork::F64(Operands::new(base, n)),
+        VectorWork {
+            operands: match v.is_f32() {
+                true => Operands::F32(Vectors::new(n)),
+                false => Operands::F64(Vectors::new(n)),
+            },
+            op,
+            elements: n,
+            simd: Simd::chosen().unwrap_or_else(|_| Simd::detect()),
         }
     }
 
     /// One pass of the operation.
     pub(crate) fn run(&mut self) {
-        match self {
-            VectorWork::F64(o) => o.pass(),
-            VectorWork::F32(o) => o.pass(),
-        }
+        let (simd, op, n) = (self.simd, self.op, self.elements);
+        match &mut self.operands {
+            Operands::F64(v) => v.run(simd, op, n, 1),
+            Operands::F32(v) => v.run(simd, op, n, 1),
+        };
     }
 
     /// Whether every element of the result is the operation's, exactly.
     pub(crate) fn check(&self) -> bool {
-        match self {
-            VectorWork::F64(o) => o.check(),
-            VectorWork::F32(o) => o.check(),
+        match &self.operands {
+            Operands::F64(v) => v.check(self.op, self.elements),
+            Operands::F32(v) => v.check(self.op, self.elements),
         }
+    }
+
+    /// The SIMD level the pass runs.
+    #[cfg(test)]
+    fn simd(&self) -> Simd {
+        self.simd
     }
 }
 
@@ -199,12 +152,23 @@ mod tests {
             assert!(!w.check(), "{op}: the zeros before the pass must not pass");
             w.run();
             assert!(w.check(), "{op}");
+            // hockney-vector's dispatch: the widest level this CPU runs.
+            assert_eq!(w.simd(), Simd::chosen().unwrap_or_else(|_| Simd::detect()));
         }
-        // Triad: A = D*B + C at element 4: 1.0 * 2.0 + 1.0 = 3.0.
-        let mut t = Operands::<f64>::new(Base::Triad, 8);
-        t.pass();
-        assert_eq!(t.a[4], 3.0);
-        assert_eq!(t.a.len(), 8);
+        // Triad: A = D*B + C at element 4: 1.0 * 2.0 + 1.0 = 3.0, over the
+        // 500 elements of 1000 flop.
+        let v = VectorCalc {
+            operation: "triad-f64".into(),
+            level: "L1".into(),
+            flop: 1000,
+        };
+        let mut t = VectorWork::new(&v);
+        t.run();
+        let Operands::F64(vectors) = &t.operands else {
+            panic!("f64 operands")
+        };
+        assert_eq!(vectors.a[4], 3.0);
+        assert_eq!((t.elements, vectors.len()), (500, 500));
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! - `decomposition` (sections 2 to 4, 5.1, Appendix A): the six parameters per
 //!   transport, message size and version of `Q` (Tables 1 and 2), their lines
 //!   `X0 + X1 n` (Table 3), and `E` measured again with the processors idle.
+//! - `overheads` (sections 2 and 3.4): `S` and `R`, the send and receive calls'
+//!   CPU time, on two pinned ranks, the placement a schedule's replay uses.
 //! - `interference` (section 5.2): one rank times a fixed computation while 1, 2 and
 //!   3 neighbours stream messages through it, against the slowdown predicted from
 //!   `R + S` per message.
@@ -32,6 +34,7 @@
 mod background;
 mod interference;
 mod parameters;
+mod pinned;
 mod protocol;
 
 pub use background::{Background, QKind, qfloat, qint};
@@ -39,10 +42,17 @@ pub(crate) use interference::BIGSIZE;
 pub(crate) use interference::NAME as INTERFERENCE;
 pub(crate) use parameters::NAME as DECOMPOSITION;
 pub use parameters::PAPER_SIZES;
+pub use pinned::{
+    MODEL as OVERHEADS_MODEL, OverheadSamples, SIZES as OVERHEADS_SIZES, overheads_result,
+};
 /// Rank 0's call timing, shared with the speedup kernel's start-up split.
 pub(crate) use protocol::{Samples, ns, system_return};
 
 use super::KernelSpec;
 
 /// The Krumme & Greenfield kernels.
-pub static KERNELS: &[KernelSpec] = &[parameters::DECOMPOSITION, interference::INTERFERENCE];
+pub static KERNELS: &[KernelSpec] = &[
+    parameters::DECOMPOSITION,
+    pinned::OVERHEADS,
+    interference::INTERFERENCE,
+];

@@ -24,7 +24,8 @@
 //! vector operation (`dyadic`, `triad`, `scalar-triad`, `scalar`, each `-f64`
 //! or `-f32`) on operands in a memory level (`L1`, `L2`, `L3`, `memory`): the
 //! replay runs that loop, `predict` times it by Hockney's eq. (4) with the
-//! level's `r_inf` and `n_1/2` from `hockney-vector`, `simulate` reads `N`. A
+//! level's `r_inf` and `n_1/2` from `hockney-vector`, `simulate` reads `N`
+//! (with `--from RESULT`, eq. (4) as `predict`). A
 //! `//@` comment after anything but a `calc`, or another `//@` word, is refused.
 //!
 //! Time unit: `calc N` is N nanoseconds, the unit of LogGOPSim's parameters
