@@ -22,6 +22,7 @@
 //! 2-vCPU EPYC VM, one or the other a run: `compare` calls such a change a
 //! change of mode where the sleeps moved with it.
 
+use super::super::harness::timing::Timer;
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{
     self, Check, Plan, RankBody, Samples, Sweep, drive_with_prologue, processors_point, push_line,
@@ -329,7 +330,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if let Some(procs) = ctx.processes {
         return run_over_mpi(ctx, procs.get());
     }
-    crate::kernels::probe::around(ctx, || {
+    crate::kernels::harness::probe::around(ctx, || {
         run_with(
             ctx,
             &common::processor_counts(ctx.config.quick, ctx.sweep_cpus()),
@@ -440,9 +441,9 @@ pub fn barrier_time(
 ) -> Result<std::time::Duration, KernelError> {
     fn body<E: Endpoint>(ep: &mut E, reps: u64) -> Result<std::time::Duration, RankError> {
         dissemination(ep)?;
-        let start = std::time::Instant::now();
+        let timer = Timer::start();
         dissemination_batch(ep, reps)?;
-        Ok(start.elapsed())
+        Ok(timer.elapsed())
     }
     let central = CentralBarrier::new(team.size());
     let config = TransportConfig::buffered(64);
@@ -451,9 +452,9 @@ pub fn barrier_time(
             let mut local = LocalSense::default();
             let (poll, peer) = central_wait(rc.control, rc.rank);
             central.wait(&mut local, poll, rc.control, peer)?;
-            let start = std::time::Instant::now();
+            let timer = Timer::start();
             central_batch(&central, &mut local, rc.control, rc.rank, reps)?;
-            Ok(start.elapsed())
+            Ok(timer.elapsed())
         })?,
         Some(TransportKind::Mailbox) => team.run(
             BARRIER.name,

@@ -319,5 +319,5 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if let Some(procs) = ctx.processes {
         return run_over_mpi(ctx, procs.get());
     }
-    crate::kernels::probe::around(ctx, || run_with(ctx, 4))
+    crate::kernels::harness::probe::around(ctx, || run_with(ctx, 4))
 }

@@ -426,7 +426,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if let Some(procs) = ctx.processes {
         return run_over_mpi(ctx, procs.get());
     }
-    crate::kernels::probe::around(ctx, || run_with(ctx, if ctx.config.quick { 3 } else { 4 }))
+    crate::kernels::harness::probe::around(ctx, || run_with(ctx, if ctx.config.quick { 3 } else { 4 }))
 }
 
 /// The echo kernel over MPI processes: the physical-distance curve between

@@ -183,7 +183,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if let Some(procs) = ctx.processes {
         return run_over_mpi(ctx, procs.get());
     }
-    crate::kernels::probe::around(ctx, || run_with(ctx, 2))
+    crate::kernels::harness::probe::around(ctx, || run_with(ctx, 2))
 }
 
 /// The exchange over MPI processes, between ranks 0 and 1 of the world (the

@@ -130,7 +130,7 @@ fn overlap_body<E: Endpoint>(
     ep: &mut E,
     sweep: &Sweep<'_>,
 ) -> Result<Vec<Samples>, RankError> {
-    let (max, max_len) = extent(sweep.params);
+    let (max, max_len) = extent(sweep.plan.points);
     let peer = common::pair_peer(rc.rank, sweep.ranks);
     let mut b = Buffers {
         out: common::pattern_buf(rc.rank, max),
@@ -279,7 +279,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if let Some(procs) = ctx.processes {
         return run_over_mpi(ctx, procs.get());
     }
-    crate::kernels::probe::around(ctx, || run_with(ctx, 2))
+    crate::kernels::harness::probe::around(ctx, || run_with(ctx, 2))
 }
 
 /// The overlap kernel over MPI processes, between ranks 0 and 1 of the world

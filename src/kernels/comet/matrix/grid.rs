@@ -322,7 +322,6 @@ fn batch<E: Endpoint>(
 /// A matrix kernel's rank body: `op` over the local orders `dims` on `grid`,
 /// the same on threads and MPI processes ([`rank_sweep`]).
 pub(super) struct MatrixBody<'a> {
-    kernel: &'a str,
     op: MatrixOp,
     grid: Grid,
     dims: &'a [usize],
@@ -419,7 +418,7 @@ pub(super) fn run(
     if let Some(procs) = ctx.processes {
         return super::over_mpi::run(ctx, procs.get(), kernel, ops);
     }
-    crate::kernels::probe::around(ctx, || {
+    crate::kernels::harness::probe::around(ctx, || {
         sweep(ctx, kernel, ops, &processor_counts(ctx.config.quick))
     })
 }
