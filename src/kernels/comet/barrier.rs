@@ -25,8 +25,8 @@
 use super::super::harness::timing::Timer;
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{
-    self, Check, Plan, RankBody, Samples, Sweep, drive_with_prologue, processors_point, push_line,
-    stats_point,
+    self, Check, Plan, RankBody, RankSamples, Sweep, drive_with_prologue, processors_point,
+    push_line, stats_point,
 };
 use crate::control::{RankError, TeamControl};
 use crate::platform::context_switches;
@@ -142,20 +142,11 @@ struct BarrierBody<'a> {
 }
 
 impl<E: Endpoint> RankBody<E> for BarrierBody<'_> {
-    fn kernel(&self) -> &str {
-        BARRIER.name
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples {
         let (kind, central, std_barrier) = (self.kind, self.central, self.std_barrier);
         let (arrived, p) = (self.arrived, self.plan.ranks);
         // (the central barrier's local sense, episodes checked)
@@ -238,6 +229,7 @@ fn run_kind<T: Transport + 'static>(
         arrived: &std::sync::atomic::AtomicU64::new(0),
         episodes: &episodes,
         plan: Plan {
+            kernel: BARRIER.name,
             params: vec![p as u64],
             ranks: p,
             max_bytes: 64,
@@ -326,11 +318,7 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return run_over_mpi(ctx, procs.get());
-    }
-    crate::kernels::harness::probe::around(ctx, || {
+    common::run(ctx, over_mpi!(run_over_mpi), || {
         run_with(
             ctx,
             &common::processor_counts(ctx.config.quick, ctx.sweep_cpus()),
@@ -359,6 +347,7 @@ fn run_over_mpi(
     let [dissemination, mpi] = names.map(|name| MpiBarrier {
         mpi: name == MPI_VARIANT,
         plan: Plan {
+            kernel: BARRIER.name,
             params: vec![p as u64],
             ranks: p,
             max_bytes: 64,
@@ -387,10 +376,6 @@ struct MpiBarrier<'a> {
 
 #[cfg(feature = "mpi")]
 impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiBarrier<'_> {
-    fn kernel(&self) -> &str {
-        BARRIER.name
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
@@ -400,7 +385,7 @@ impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiBarrier<'_> {
         rc: &RankCtx<'_>,
         ep: &mut crate::transport::mpi::MpiEndpoint,
         sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    ) -> RankSamples {
         use super::over_mpi::meet_if;
         use crate::transport::mpi::MpiEndpoint;
         let mpi = self.mpi;

@@ -303,11 +303,13 @@ pub(crate) fn rank0(mut per_rank: Vec<Vec<Samples>>) -> Vec<Samples> {
     per_rank.swap_remove(0)
 }
 
-/// What one command-driven sweep measures: its points (in the kernel's
-/// encoding), the ranks `0..ranks` that take part, the largest message a rank
-/// sends (where sends are buffered, for that many bytes), and each point's
-/// progress line.
+/// What one command-driven sweep measures: the kernel, its points (in the
+/// kernel's encoding), the ranks `0..ranks` that take part, the largest
+/// message a rank sends (where sends are buffered, for that many bytes), and
+/// each point's progress line.
 pub(crate) struct Plan<'a> {
+    /// The kernel's name, which the team's errors carry.
+    pub(crate) kernel: &'a str,
     /// The points.
     pub(crate) params: Vec<u64>,
     /// Ranks `0..ranks` take part; the others only join the team.
@@ -324,17 +326,48 @@ pub(crate) struct Plan<'a> {
 /// so threads ([`sweep_team`]) and MPI processes (`over_mpi::sweep`) run the
 /// same body; MPI's own collectives are bodies for the MPI endpoint alone.
 pub(crate) trait RankBody<E: Endpoint>: Sync {
-    /// The kernel's name, which the team's errors carry.
-    fn kernel(&self) -> &str;
     /// What the sweep measures.
     fn plan(&self) -> &Plan<'_>;
+    /// The kernel's name, which the team's errors carry: the plan's.
+    fn kernel(&self) -> &str {
+        self.plan().kernel
+    }
     /// One rank's part: rank 0 returns its samples, the others none.
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError>;
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples;
+}
+
+/// What a rank's part of a sweep returns: rank 0 its samples, the others
+/// none.
+pub(crate) type RankSamples = Result<Vec<Samples>, RankError>;
+
+/// A CoMet kernel's run over MPI processes (`run_over_mpi`), where the
+/// build has MPI.
+#[cfg(feature = "mpi")]
+pub(crate) type OverMpi =
+    fn(&RunContext<'_>, &crate::team::mpi::Processes) -> Result<Vec<KernelResult>, KernelError>;
+
+/// Without the `mpi` feature, a kernel has no run over MPI.
+#[cfg(not(feature = "mpi"))]
+pub(crate) type OverMpi = NoMpi;
+
+/// No run over MPI: the build has no MPI.
+#[cfg(not(feature = "mpi"))]
+pub(crate) struct NoMpi;
+
+/// A CoMet kernel's run: over MPI processes (`--transport mpi`) its
+/// `over_mpi` (`over_mpi!(run_over_mpi)`); between threads `threads`,
+/// between two probes of the run's first CPU pair
+/// ([`crate::kernels::harness::probe::around`]).
+pub(crate) fn run(
+    ctx: &RunContext<'_>,
+    #[cfg_attr(not(feature = "mpi"), allow(unused_variables))] over_mpi: OverMpi,
+    threads: impl FnOnce() -> Result<Vec<KernelResult>, KernelError>,
+) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return over_mpi(ctx, procs.get());
+    }
+    crate::kernels::harness::probe::around(ctx, threads)
 }
 
 /// One command-driven sweep of a CoMet kernel on `team`: endpoints of `T`
