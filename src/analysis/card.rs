@@ -220,13 +220,12 @@ fn select(k: &KernelResult, headline: Vec<CardRow>) -> Vec<CardRow> {
         row.trust = trust(k, flagged, row.value, row.ci95, row.trust != Trust::Virtual);
     }
     // A kernel the short list does not cover, but which recorded headline
-    // parameters (c2c's classes, for one), keeps them.
-    // So does `cargo bench`'s copy group, a result no kernel's spec registers.
-    let keeps_headline = k.kernel == "copy"
-        || matches!(
-            card_rows_of(&k.kernel, k.transport.as_deref()),
-            Some(CardRows::CoreToCore | CardRows::SyncMethods)
-        );
+    // parameters (c2c's classes, for one), keeps them; so does a result whose
+    // entry shows its headline as it stands (`cargo bench`'s copy group).
+    let keeps_headline = matches!(
+        card_rows_of(&k.kernel, k.transport.as_deref()),
+        Some(CardRows::CoreToCore | CardRows::SyncMethods | CardRows::Headline)
+    );
     if chosen.is_empty() && keeps_headline {
         return headline;
     }

@@ -252,6 +252,8 @@ pub(super) fn derived_rows(k: &KernelResult) -> Vec<CardRow> {
         CardRows::MessageCosts => message_costs(&mut r),
         CardRows::Barrier => barrier(&mut r),
         CardRows::Speedup => speedup(&mut r),
+        // Nothing derived: the card shows the recorded headline.
+        CardRows::Headline => {}
     }
     r.out
 }
