@@ -25,7 +25,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use halfperf::benchfit::budget::{COPY_SIZES, PINGPONG_SIZES, Part};
 use halfperf::benchfit::fits::{PairSite, copy_result, latency_result};
 use halfperf::benchfit::{self, Recorder};
-use halfperf::kernels::scibench::{atomic_flag_round_trip, round_trip_time};
+use halfperf::kernels::harness::flags::atomic_flag_round_trip;
+use halfperf::kernels::harness::pair::round_trip_time;
 use halfperf::platform::{LineAligned, Topology, allowed_cpus, pin_current_thread};
 use halfperf::results::KernelResult;
 use halfperf::team::{Team, TeamSpec};

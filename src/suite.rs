@@ -211,7 +211,7 @@ pub struct RepeatSpread {
     /// The values, in repetition order.
     pub values: Vec<f64>,
     /// The machine's state beside each value: the probe its result recorded
-    /// ([`crate::kernels::probe`]), else the median of the probes of its
+    /// ([`crate::kernels::harness::probe`]), else the median of the probes of its
     /// repetition; NaN where the repetition has none. For a sync method's
     /// `r_inf`, the rate probe its result recorded
     /// ([`crate::results::RATE_PROBE_PARAM`]); for a time per byte, the copy
@@ -329,7 +329,7 @@ pub const MOVED_ALLOWANCE: f64 = 0.05;
 /// with `repetition` set), in the order the parameters first appear, each value
 /// with the probe of its repetition beside it.
 pub fn repeat_spread(results: &[KernelResult]) -> Vec<RepeatSpread> {
-    use crate::kernels::probe::{PROBE_PARAM, probe_of};
+    use crate::kernels::harness::probe::{PROBE_PARAM, probe_of};
     // The machine's state in each repetition: the median of every probe in it.
     let mut in_rep: std::collections::BTreeMap<u32, Vec<f64>> = Default::default();
     for r in results {
@@ -563,7 +563,7 @@ mod tests {
     /// 0.279) it was unstable.
     #[test]
     fn a_ping_pong_n_half_moves_with_the_round_trip_over_the_copy_probe() {
-        use crate::kernels::probe::PROBE_PARAM;
+        use crate::kernels::harness::probe::PROBE_PARAM;
         let pp = |rep, n_half, rt, copy| {
             let mut r = KernelResult::new("pingpong", "scibench", Placement::Pinned, vec![0, 1])
                 .with_transport(Some("mailbox"))
@@ -598,7 +598,7 @@ mod tests {
     /// probe held still is unstable.
     #[test]
     fn a_parameter_that_moved_with_the_probe_is_the_machine() {
-        use crate::kernels::probe::PROBE_PARAM;
+        use crate::kernels::harness::probe::PROBE_PARAM;
         let with_probe = |rep, value, probe| {
             let mut r = result(rep, value);
             r.headline.push(Param::new(PROBE_PARAM, None, probe));
@@ -691,7 +691,7 @@ mod tests {
     #[test]
     fn one_repetition_in_another_state_moved_with_the_probe() {
         use crate::analysis::Why;
-        use crate::kernels::probe::PROBE_PARAM;
+        use crate::kernels::harness::probe::PROBE_PARAM;
         let spin = |rep, t0: f64, rt: f64, ci: bool| {
             let ci_of = |v: f64, f: f64| ci.then_some([v * (1.0 - f), v * (1.0 + f)]);
             let mut r = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1])
@@ -750,7 +750,7 @@ mod tests {
     /// the round trip's 0.008) said unstable.
     #[test]
     fn a_t0_that_moved_with_the_system_call_moved_with_the_probe() {
-        use crate::kernels::probe::{PROBE_PARAM, SYSCALL_PROBE_PARAM};
+        use crate::kernels::harness::probe::{PROBE_PARAM, SYSCALL_PROBE_PARAM};
         let run = |rep, t0: f64, half: f64, rt: f64, sys: f64, sys_half: f64| {
             let of = Some("barrier-spin");
             let mut r = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1])
@@ -835,7 +835,7 @@ mod tests {
     /// the round trip alone (CV 0.0458) it was unstable.
     #[test]
     fn s_half_moves_with_the_round_trip_times_the_rate_probe() {
-        use crate::kernels::probe::PROBE_PARAM;
+        use crate::kernels::harness::probe::PROBE_PARAM;
         let sync = |rep, s_half, rt, rate| {
             let mut r = KernelResult::new("hockney-sync", "hockney", Placement::Pinned, vec![0, 1])
                 .with_transport(Some("events-condvar"))

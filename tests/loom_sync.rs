@@ -12,7 +12,7 @@
 #![cfg(loom)]
 
 use halfperf::control::{TeamControl, WaitStrategy};
-use halfperf::kernels::scibench::CopyPair;
+use halfperf::kernels::harness::flags::CopyPair;
 use halfperf::sync::Poll;
 use halfperf::sync::barrier::{CentralBarrier, Episode, LocalSense, SpinBarrier};
 use halfperf::sync::events::ParkEvent;
@@ -187,7 +187,7 @@ fn park_event_post_wait_clear_hands_data_over_without_losing_a_post() {
     });
 }
 
-/// The copy probe of the ping-pong sweeps (`kernels::scibench::CopyPair`):
+/// The copy probe of the ping-pong sweeps (`kernels::harness::flags::CopyPair`):
 /// two round trips of a 16-byte copy each way, in loom cells. Every copy a
 /// rank takes must carry the round trip its peer put it in, and loom fails
 /// the model on a take that the flags do not order after the put: weakening

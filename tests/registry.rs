@@ -2,6 +2,7 @@
 //! (terminal tables, report figures) keys on a kernel the registry has, and the
 //! README lists exactly the kernels `halfperf list` shows.
 
+use halfperf::kernels::card::{BENCH_ONLY, CardRows, card_entries, card_rows_of};
 use halfperf::kernels::{registry, scibench};
 use std::collections::BTreeSet;
 
@@ -119,11 +120,10 @@ fn every_kernels_card_rows_exist() {
 fn the_card_matches_no_kernel_name() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/src/analysis/");
     let mut names: BTreeSet<String> = registered().iter().map(|n| n.to_string()).collect();
-    for spec in registry() {
-        for entry in spec.card {
-            names.insert(entry.result.trim_end_matches('*').to_owned());
-        }
+    for entry in card_entries() {
+        names.insert(entry.result.trim_end_matches('*').to_owned());
     }
+    assert!(names.contains(halfperf::benchfit::fits::COPY));
     for file in ["card.rs", "card_rows.rs"] {
         let text = std::fs::read_to_string(format!("{root}{file}")).expect("a card file");
         let code = text.split("#[cfg(test)]").next().unwrap();
@@ -140,4 +140,41 @@ fn the_card_matches_no_kernel_name() {
             }
         }
     }
+}
+
+/// A result only `cargo bench` writes gets its card rows from its entry in
+/// the registry's bench-only list, not from a name the card matches: the
+/// bench's copy group is presented by its recorded headline, and a result
+/// that neither a spec nor that list names gets no rows.
+#[test]
+fn bench_only_results_have_card_entries() {
+    let copy = halfperf::benchfit::fits::COPY;
+    assert!(BENCH_ONLY.iter().any(|e| e.names(copy)), "{BENCH_ONLY:?}");
+    assert!(registry().iter().all(|k| k.name != copy));
+    assert_eq!(card_rows_of(copy, None), Some(CardRows::Headline));
+    assert_eq!(card_rows_of("no-such-bench-group", None), None);
+    // On a card: the copy group's recorded 0.13 ns/B is a row; the same
+    // headline under a name no entry gives is none.
+    let mut file = reference_files().swap_remove(0);
+    let result = |name: &str| {
+        halfperf::results::KernelResult::new(
+            name,
+            "bench",
+            halfperf::control::Placement::Pinned,
+            vec![0, 1],
+        )
+        .with_headline(vec![halfperf::results::Param::new(
+            "copy_ns_per_byte",
+            None,
+            0.13,
+        )])
+    };
+    file.kernels = vec![result(copy), result("no-such-bench-group")];
+    let card = halfperf::analysis::card(&file);
+    let shown: Vec<(&str, &str, f64)> = card
+        .rows
+        .iter()
+        .map(|r| (r.kernel.as_str(), r.name.as_str(), r.value))
+        .collect();
+    assert_eq!(shown, [(copy, "copy_ns_per_byte", 0.13)]);
 }

@@ -14,7 +14,7 @@
 use super::card_rows::derived_rows;
 use super::decisions::decisions;
 use super::kernel_key;
-use crate::control::Placement;
+use super::trust::{is_signed, trust};
 use crate::kernels::card::{CardRows, card_rows_of, presented_as};
 use crate::results::{
     CardRow, Identity, KernelResult, MachineCard, Repetitions, ResultFile, Trust, scaled, sig,
@@ -220,13 +220,12 @@ fn select(k: &KernelResult, headline: Vec<CardRow>) -> Vec<CardRow> {
         row.trust = trust(k, flagged, row.value, row.ci95, row.trust != Trust::Virtual);
     }
     // A kernel the short list does not cover, but which recorded headline
-    // parameters (c2c's classes, for one), keeps them.
-    // So does `cargo bench`'s copy group, a result no kernel's spec registers.
-    let keeps_headline = k.kernel == "copy"
-        || matches!(
-            card_rows_of(&k.kernel, k.transport.as_deref()),
-            Some(CardRows::CoreToCore | CardRows::SyncMethods)
-        );
+    // parameters (c2c's classes, for one), keeps them; so does a result whose
+    // entry shows its headline as it stands (`cargo bench`'s copy group).
+    let keeps_headline = matches!(
+        card_rows_of(&k.kernel, k.transport.as_deref()),
+        Some(CardRows::CoreToCore | CardRows::SyncMethods | CardRows::Headline)
+    );
     if chosen.is_empty() && keeps_headline {
         return headline;
     }
@@ -282,29 +281,6 @@ fn headline_rows(k: &KernelResult) -> Vec<CardRow> {
         .collect()
 }
 
-/// The trust mark of a value from kernel `k`: the worst that applies.
-/// `real_point`: the value comes from a point measured on real processors although
-/// the kernel as a whole ran virtual ones too.
-pub(super) fn trust(
-    k: &KernelResult,
-    flagged: bool,
-    value: f64,
-    ci: Option<[f64; 2]>,
-    real_point: bool,
-) -> Trust {
-    if k.load.as_ref().is_some_and(|l| l.busy) {
-        Trust::Busy
-    } else if k.placement != Placement::Pinned && !real_point {
-        Trust::Virtual
-    } else if flagged {
-        Trust::FlaggedFit
-    } else if ci.is_some_and(|[lo, hi]| (hi - lo) / 2.0 > 0.2 * value.abs()) {
-        Trust::Noisy
-    } else {
-        Trust::Ok
-    }
-}
-
 /// Rows of one kernel repeated by `run --repeat K` become one row each: the median
 /// value over the repetitions, the interval of the repetition that gave it, and the
 /// range.
@@ -336,20 +312,6 @@ fn merge_repetitions(rows: Vec<CardRow>) -> Vec<CardRow> {
             row
         })
         .collect()
-}
-
-/// Whether a parameter can be negative or zero in a sound measurement: Krumme &
-/// Greenfield's times are differences of measured times (A is often negative),
-/// intercepts of lines (`a_ns`, `a_ms`, `t_startup_ns` of a fitted line), residuals
-/// and errors. Such a value is compared by difference, not by ratio.
-pub fn is_signed(name: &str) -> bool {
-    let kg = ["int_", "float_"].iter().any(|p| name.starts_with(p))
-        || ["a_ns", "f_ns", "s_ns", "r_ns", "u_ns", "e_ns"].contains(&name);
-    let intercept = matches!(name, "a_ns" | "a_ms" | "t_startup_ns" | "t0_ns" | "tl_ms");
-    kg || intercept
-        || name.contains("residual")
-        || name.contains("error")
-        || name.starts_with("gain")
 }
 
 /// The words of a line for a parameter name that a headline gives.

@@ -1,8 +1,8 @@
 //! The card's rows of a kernel that recorded no `headline`: the same parameters,
 //! taken from its fits and points, each row saying how its interval was computed.
 
-use super::card::{is_signed, trust};
 use super::kernel_key;
+use super::trust::{is_signed, trust};
 use crate::kernels::card::{CardRows, card_rows_of};
 use crate::model::stats::Summary;
 use crate::platform::DistanceClass;
@@ -252,6 +252,8 @@ pub(super) fn derived_rows(k: &KernelResult) -> Vec<CardRow> {
         CardRows::MessageCosts => message_costs(&mut r),
         CardRows::Barrier => barrier(&mut r),
         CardRows::Speedup => speedup(&mut r),
+        // Nothing derived: the card shows the recorded headline.
+        CardRows::Headline => {}
     }
     r.out
 }
@@ -582,7 +584,7 @@ mod tests {
             let mut rows = derived_rows(&k);
             proptest::prop_assert!(!rows.is_empty());
             for row in &mut rows {
-                super::super::card::resolve(row);
+                crate::analysis::resolve(row);
                 if !row.signed {
                     match row.ci95 {
                         Some([lo, hi]) => proptest::prop_assert!(

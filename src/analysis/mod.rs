@@ -5,7 +5,8 @@
 //!   95 % intervals and trust marks, decisions); `card_rows` derives the rows
 //!   of a file written before kernels recorded headlines, `decisions` draws
 //!   the conclusions (spin or park, mailbox or channel, a torus's crossover,
-//!   Lamanna's efficiency with the interval of eq. 13 from `eq13_interval`).
+//!   Lamanna's efficiency with the interval of eq. 13 from `eq13_interval`);
+//!   `trust` marks each value and says whether it compares by difference.
 //! - [`compare`] and [`compare_cards`]: files side by side, every parameter
 //!   or card row with its ratio to the first file and a mark where the two
 //!   differ.
@@ -28,8 +29,9 @@ mod compare;
 mod decisions;
 mod eq13_interval;
 mod state;
+mod trust;
 
-pub use card::{bytes, card, card_of, is_signed, isa_run, resolve};
+pub use card::{bytes, card, card_of, isa_run, resolve};
 pub use card_compare::{
     CardCell, CardComparison, CardComparisonRow, cards_to_csv, compare_cards,
     compare_cards_with_floor,
@@ -42,3 +44,4 @@ pub use state::{
     STATE_SPAN, Why, explained, judge, latency_like, moves_both_ways, moves_with_copy,
     moves_with_mode, moves_with_probe, moves_with_rate,
 };
+pub use trust::is_signed;

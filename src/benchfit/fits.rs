@@ -22,13 +22,13 @@
 //!   t_per_byte`, and the misaligned per-byte cost over the aligned one.
 
 use crate::control::Placement;
+use crate::kernels::harness::timing::summarize_trials;
 use crate::kernels::headline::fill_from_fits;
 use crate::kernels::hockney::sync::Method;
 use crate::kernels::hockney::vector::{LengthSamples, VectorPlan, operation_result};
 use crate::kernels::hockney::vector::{Level, NAME as VECTOR, OperationSweep};
 use crate::kernels::hockney::{Operation, Simd};
 use crate::kernels::scibench::{PINGPONG, PairLayout, PairSamples, SizeSamples};
-use crate::kernels::timing::summarize_trials;
 use crate::model::fit::{LineFit, fit_line, fit_line_relative};
 use crate::model::interval::median_bootstrap;
 use crate::platform::DistanceClass;

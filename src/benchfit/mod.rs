@@ -152,7 +152,7 @@ impl Recorder {
 
     /// Records one batch of `iters` repetitions that took `took`.
     pub fn record(&mut self, id: &str, iters: u64, took: Duration) {
-        let per_rep = crate::kernels::timing::per_rep_ns(took, iters.max(1), &self.clock);
+        let per_rep = crate::kernels::harness::timing::per_rep_ns(took, iters.max(1), &self.clock);
         push(&mut self.samples, id, (iters, per_rep));
     }
 

@@ -7,6 +7,8 @@
 //! write several, as `sci-topology` writes `sci-decomposition`), and where
 //! given by its transport (`pingpong/atomic-flags` is a baseline, the other
 //! transports a line); the first of a spec's entries that matches wins.
+//! Results that only `cargo bench` writes, which no spec registers, have
+//! their entries here ([`BENCH_ONLY`]).
 
 use super::{KernelSpec, registry};
 
@@ -54,6 +56,9 @@ pub enum CardRows {
     Barrier,
     /// Lamanna's `T_ML` components, eq. 13's coefficients and the optimal N.
     Speedup,
+    /// The parameters the result recorded as its headline, as they stand;
+    /// nothing derived.
+    Headline,
 }
 
 /// One result a kernel writes that the card shows.
@@ -101,11 +106,20 @@ impl CardEntry {
     }
 }
 
-/// Every kernel's card entries, registry order.
+/// The result `cargo bench`'s copy group writes: the cross-core copy of
+/// the copy probe, timed alone.
+pub const BENCH_COPY: &str = "copy";
+
+/// The card entries of results that only `cargo bench` writes (no kernel's
+/// spec registers them).
+pub static BENCH_ONLY: &[CardEntry] = &[CardEntry::of(BENCH_COPY, CardRows::Headline)];
+
+/// Every kernel's card entries, registry order, then the bench-only ones.
 pub fn card_entries() -> impl Iterator<Item = &'static CardEntry> {
     registry()
         .into_iter()
         .flat_map(|k: &'static KernelSpec| k.card)
+        .chain(BENCH_ONLY)
 }
 
 /// The presenter of the result `kernel` over `transport`, if the card shows it.

@@ -1,6 +1,6 @@
 //! The arithmetic between the clock and the reported figures, in one place.
 //!
-//! Every kernel times batches ([`super::timing`]) and ends with a time per
+//! Every kernel times batches ([`super::harness::timing`]) and ends with a time per
 //! repetition in ns; what a repetition is differs by kernel, and so does the
 //! figure the result reports. The conversions here are the whole of that step,
 //! each from its paper's definition, and each pinned by a test on hand-computed

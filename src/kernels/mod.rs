@@ -1,20 +1,21 @@
 //! The kernels: one module per source method, each kernel one file that declares
 //! what it sweeps, runs on a [`Team`](crate::team::Team), and returns points and
 //! fits. Every kernel is listed once in its method's `KERNELS`, and [`registry`]
-//! gathers them; the CLI, the JSON and the benches read that list.
+//! gathers them; the CLI, the JSON and the benches read that list. The methods
+//! measure with the [`harness`] (sweep plan, transport loop, flag primitives,
+//! probes, timer), which imports none of them.
 
 pub mod card;
 pub mod comet;
 pub mod convert;
 pub mod decomposition;
+pub mod harness;
 pub mod headline;
 pub mod hockney;
 pub mod plan;
-pub mod probe;
 pub mod reliability;
 pub mod scibench;
 pub mod speedup;
-pub mod timing;
 
 use crate::platform::{ClockInfo, IdleSample, LoadReport, LoadWindow, Topology};
 use crate::results::KernelResult;

@@ -5,10 +5,11 @@
 use super::fits::{
     add_breakpoints, axis_label, evaluate_fit, fit_quantity, fit_range, fit_subset, fit_x_at,
 };
+use super::series::{group_text, names};
 use super::{Entry, Figure, plot, slug};
 use crate::analysis::reports_mean;
 use crate::results::{Point, PointValue, num};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Swept variables tried as the x axis, in order; the first that varies wins.
 pub const X_PREFERENCE: [&str; 12] = [
@@ -49,73 +50,6 @@ pub(super) fn choose_x(points: &[&Point]) -> Option<String> {
                 .find(|n| !matches!(*n, "cpu_a" | "cpu_b") && varies(n))
                 .map(str::to_string)
         })
-}
-
-/// Variables tried, in order, to split a plot's points into series: the first
-/// (other than x) that takes several values at one x.
-pub const GROUP_PREFERENCE: [&str; 9] = [
-    "processors",
-    "size_bytes",
-    "hops",
-    "load_fraction",
-    "matrix_order",
-    "load_recomputations",
-    "nodes",
-    "dims",
-    "q_float",
-];
-
-/// The variable that splits the points into series on an `x` axis, if any.
-pub(super) fn group_var(points: &[&Point], x: &str) -> Option<String> {
-    GROUP_PREFERENCE
-        .iter()
-        .filter(|g| **g != x)
-        .find(|g| {
-            let mut seen: BTreeMap<u64, u64> = BTreeMap::new();
-            points.iter().any(|p| match (p.number(x), p.number(g)) {
-                (Some(xv), Some(gv)) => {
-                    *seen.entry(xv.to_bits()).or_insert(gv.to_bits()) != gv.to_bits()
-                }
-                _ => false,
-            })
-        })
-        .map(|g| g.to_string())
-}
-
-/// A number as written in a model's name: whole numbers without decimals.
-pub(super) fn plain(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        num(v)
-    }
-}
-
-/// A series' name for a value of the grouping variable, as the kernels write it in
-/// their fits' models (`P = 4`, `N = 64 bytes`, `50% load`).
-pub(crate) fn group_text(g: &str, v: f64) -> String {
-    match g {
-        "processors" => format!("P = {}", plain(v)),
-        "size_bytes" => format!("N = {} bytes", plain(v)),
-        "load_fraction" => format!("{}% load", plain((v * 100.0).round())),
-        "hops" => format!("{} hop{}", plain(v), if v == 1.0 { "" } else { "s" }),
-        "matrix_order" => format!("order {}", plain(v)),
-        "load_recomputations" => format!("load {}", plain(v)),
-        // Krumme & Greenfield's two versions of the background computation.
-        "q_float" if v == 0.0 => "integer Q".into(),
-        "q_float" => "floating-point Q".into(),
-        _ => format!("{} = {}", g.replace('_', " "), plain(v)),
-    }
-}
-
-/// Whether `model` names `text` (not as the start of a longer number).
-pub(super) fn names(model: &str, text: &str) -> bool {
-    model.match_indices(text).any(|(i, _)| {
-        !model[i + text.len()..]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || c == '.')
-    })
 }
 
 /// What one figure draws: the quantity `q` against `x`, each entry's points

@@ -1,8 +1,8 @@
 //! The fitted models a report can draw: which quantity a fit is of, over what
 //! range, its curve evaluated on the plot's axis, and the axis labels.
 
-use super::figures::{GROUP_PREFERENCE, group_text, names};
 use super::plot;
+use super::series::{GROUP_PREFERENCE, group_text, names};
 use crate::results::{FitResult, Point, num};
 use std::collections::BTreeSet;
 

@@ -31,19 +31,22 @@ mod html;
 mod markdown;
 mod papers;
 mod plot;
+mod series;
 
 use crate::analysis::kernel_key;
 use crate::results::{KernelResult, MachineCard, Point, PointValue, ResultFile, num};
-use figures::{choose_x, group_var, xy_figures};
+use figures::{choose_x, xy_figures};
 use heatmap::heat_maps;
+use series::group_var;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use figures::{GROUP_PREFERENCE, X_PREFERENCE};
+pub use figures::X_PREFERENCE;
 pub use fits::axis_label;
 pub use html::to_html;
 pub use markdown::to_markdown;
 pub use papers::PRESENTED;
+pub use series::GROUP_PREFERENCE;
 
 /// A whole report.
 #[derive(Debug, Clone)]

@@ -22,10 +22,11 @@
 //! 2-vCPU EPYC VM, one or the other a run: `compare` calls such a change a
 //! change of mode where the sleeps moved with it.
 
+use super::super::harness::timing::Timer;
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{
-    self, Check, Plan, RankBody, Samples, Sweep, drive_with_prologue, processors_point, push_line,
-    stats_point,
+    self, Check, Plan, RankBody, RankSamples, Sweep, drive_with_prologue, processors_point,
+    push_line, stats_point,
 };
 use crate::control::{RankError, TeamControl};
 use crate::platform::context_switches;
@@ -141,20 +142,11 @@ struct BarrierBody<'a> {
 }
 
 impl<E: Endpoint> RankBody<E> for BarrierBody<'_> {
-    fn kernel(&self) -> &str {
-        BARRIER.name
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples {
         let (kind, central, std_barrier) = (self.kind, self.central, self.std_barrier);
         let (arrived, p) = (self.arrived, self.plan.ranks);
         // (the central barrier's local sense, episodes checked)
@@ -237,6 +229,7 @@ fn run_kind<T: Transport + 'static>(
         arrived: &std::sync::atomic::AtomicU64::new(0),
         episodes: &episodes,
         plan: Plan {
+            kernel: BARRIER.name,
             params: vec![p as u64],
             ranks: p,
             max_bytes: 64,
@@ -325,11 +318,7 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return run_over_mpi(ctx, procs.get());
-    }
-    crate::kernels::probe::around(ctx, || {
+    common::run(ctx, over_mpi!(run_over_mpi), || {
         run_with(
             ctx,
             &common::processor_counts(ctx.config.quick, ctx.sweep_cpus()),
@@ -358,6 +347,7 @@ fn run_over_mpi(
     let [dissemination, mpi] = names.map(|name| MpiBarrier {
         mpi: name == MPI_VARIANT,
         plan: Plan {
+            kernel: BARRIER.name,
             params: vec![p as u64],
             ranks: p,
             max_bytes: 64,
@@ -386,10 +376,6 @@ struct MpiBarrier<'a> {
 
 #[cfg(feature = "mpi")]
 impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiBarrier<'_> {
-    fn kernel(&self) -> &str {
-        BARRIER.name
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
@@ -399,7 +385,7 @@ impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiBarrier<'_> {
         rc: &RankCtx<'_>,
         ep: &mut crate::transport::mpi::MpiEndpoint,
         sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    ) -> RankSamples {
         use super::over_mpi::meet_if;
         use crate::transport::mpi::MpiEndpoint;
         let mpi = self.mpi;
@@ -440,9 +426,9 @@ pub fn barrier_time(
 ) -> Result<std::time::Duration, KernelError> {
     fn body<E: Endpoint>(ep: &mut E, reps: u64) -> Result<std::time::Duration, RankError> {
         dissemination(ep)?;
-        let start = std::time::Instant::now();
+        let timer = Timer::start();
         dissemination_batch(ep, reps)?;
-        Ok(start.elapsed())
+        Ok(timer.elapsed())
     }
     let central = CentralBarrier::new(team.size());
     let config = TransportConfig::buffered(64);
@@ -451,9 +437,9 @@ pub fn barrier_time(
             let mut local = LocalSense::default();
             let (poll, peer) = central_wait(rc.control, rc.rank);
             central.wait(&mut local, poll, rc.control, peer)?;
-            let start = std::time::Instant::now();
+            let timer = Timer::start();
             central_batch(&central, &mut local, rc.control, rc.rank, reps)?;
-            Ok(start.elapsed())
+            Ok(timer.elapsed())
         })?,
         Some(TransportKind::Mailbox) => team.run(
             BARRIER.name,

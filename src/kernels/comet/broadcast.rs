@@ -13,7 +13,9 @@
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::barrier::dissemination;
-use super::common::{self, Check, Plan, RankBody, Samples, Sweep, check_pattern, drive, push_line};
+use super::common::{
+    self, Check, Plan, RankBody, RankSamples, Samples, Sweep, check_pattern, drive, push_line,
+};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
@@ -123,20 +125,11 @@ struct BroadcastBody<'a> {
 }
 
 impl<E: Endpoint> RankBody<E> for BroadcastBody<'_> {
-    fn kernel(&self) -> &str {
-        NAME
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples {
         let algorithm = self.algorithm;
         let mut buf = pattern_or_zeros(rc.rank, self.plan.max_bytes);
         drive(
@@ -158,6 +151,7 @@ impl<E: Endpoint> RankBody<E> for BroadcastBody<'_> {
 /// line from `label`.
 fn plan<'a>(sizes: &[usize], p: usize, label: impl Fn(u64) -> String + Sync + 'a) -> Plan<'a> {
     Plan {
+        kernel: NAME,
         params: sizes.iter().map(|&s| s as u64).collect(),
         ranks: p,
         max_bytes: sizes.iter().copied().max().unwrap_or(0),
@@ -331,11 +325,7 @@ pub(super) fn add_fits(r: &mut KernelResult, mins: &[(usize, usize, f64)], y_nam
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return run_over_mpi(ctx, procs.get());
-    }
-    crate::kernels::probe::around(ctx, || {
+    common::run(ctx, over_mpi!(run_over_mpi), || {
         run_with(
             ctx,
             &common::processor_counts(ctx.config.quick, ctx.sweep_cpus()),
@@ -395,10 +385,6 @@ struct MpiBroadcast<'a>(Plan<'a>);
 
 #[cfg(feature = "mpi")]
 impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiBroadcast<'_> {
-    fn kernel(&self) -> &str {
-        NAME
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.0
     }
@@ -408,7 +394,7 @@ impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiBroadcast<'_> {
         rc: &RankCtx<'_>,
         ep: &mut crate::transport::mpi::MpiEndpoint,
         sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    ) -> RankSamples {
         use crate::transport::mpi::MpiEndpoint;
         let bcast = |ep: &mut MpiEndpoint, buf: &mut [u8], len: usize, reps: u64| {
             for _ in 0..reps {

@@ -5,18 +5,19 @@
 //! sizing for buffered semantics, byte views of `f64` vectors, processor
 //! counts, and the builders of points and fits.
 
-use super::super::timing::{RoundBatch, summarize_trials};
-use super::super::{Fault, KernelError, RunContext};
+pub(crate) use crate::kernels::harness::transports::{interrupted, per_transport};
+
 use crate::control::{Placement, RankError};
+use crate::kernels::harness::sweep::SweepPlan;
+use crate::kernels::harness::timing::{RoundBatch, Timer, summarize_trials};
+use crate::kernels::{KernelError, RunContext};
 use crate::model::fit::{LineFit, fit_line, r_squared};
 use crate::model::hockney::HockneyFit;
 use crate::model::piecewise::{BreakSearch, find_breakpoints, measured_bandwidth};
-use crate::platform::ClockInfo;
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
+use crate::transport::{Endpoint, Transport, TransportConfig};
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
 /// Below this R^2 a fit is flagged.
 pub(crate) const R2_THRESHOLD: f64 = 0.9;
@@ -148,24 +149,14 @@ pub(crate) struct Samples {
     pub(crate) samples_ns: Vec<f64>,
 }
 
-/// Settings of one command-driven sweep.
+/// Settings of one command-driven sweep: the harness's plan over the
+/// kernel's points, and the ranks that take part.
 pub(crate) struct Sweep<'a> {
-    /// The points, in the kernel's encoding.
-    pub(crate) params: &'a [u64],
+    /// The points (in the kernel's encoding), trials, batch target, clock,
+    /// fault, progress hook and cancel check.
+    pub(crate) plan: SweepPlan<'a, u64>,
     /// Ranks `0..ranks` take part; the others are left alone.
     pub(crate) ranks: usize,
-    /// Trials per point.
-    pub(crate) trials: usize,
-    /// Least duration of a batch.
-    pub(crate) target: Duration,
-    /// The clock (its read overhead is subtracted).
-    pub(crate) clock: &'a ClockInfo,
-    /// A fault to inject.
-    pub(crate) fault: Option<Fault>,
-    /// Called on rank 0 after each point.
-    pub(crate) on_point: &'a (dyn Fn(u64) + Sync),
-    /// Whether the user interrupted the run.
-    pub(crate) cancelled: &'a (dyn Fn() -> bool + Sync),
 }
 
 impl<'a> Sweep<'a> {
@@ -178,14 +169,8 @@ impl<'a> Sweep<'a> {
         cancelled: &'a (dyn Fn() -> bool + Sync),
     ) -> Sweep<'a> {
         Sweep {
-            params,
+            plan: SweepPlan::new(ctx, params, on_point, cancelled),
             ranks,
-            trials: ctx.config.trials(),
-            target: ctx.config.batch_target(ctx.clock),
-            clock: ctx.clock,
-            fault: ctx.config.fault,
-            on_point,
-            cancelled,
         }
     }
 }
@@ -225,18 +210,8 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
     mut prologue: impl FnMut(&mut E, &mut S, u64) -> Result<(), RankError>,
     mut batch: impl FnMut(&mut E, &mut S, u64, u64) -> Result<(), RankError>,
 ) -> Result<Vec<Samples>, RankError> {
-    match sweep.fault {
-        Some(Fault::Stall { rank }) if rank == ctx.rank => {
-            while !ctx.control.aborted() {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            return Err(RankError::Aborted);
-        }
-        Some(Fault::Panic { rank }) if rank == ctx.rank => {
-            panic!("injected fault: rank {rank} panics")
-        }
-        _ => {}
-    }
+    let plan = &sweep.plan;
+    plan.inject_fault(ctx)?;
     if ctx.rank >= sweep.ranks {
         return Ok(Vec::new());
     }
@@ -270,12 +245,12 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
     // The points in rounds, one batch of each a round (each batch size
     // calibrated in the first), as the decomposition kernel times its
     // experiments: a change of the machine's state lands on every point alike.
-    let n = sweep.params.len();
+    let n = plan.points.len();
     let mut points = vec![RoundBatch::default(); n];
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(sweep.trials); n];
-    'rounds: for round in 0..sweep.trials {
-        for (i, &param) in sweep.params.iter().enumerate() {
-            if (sweep.cancelled)() {
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(plan.trials); n];
+    'rounds: for round in 0..plan.trials {
+        for (i, &param) in plan.points.iter().enumerate() {
+            if plan.is_cancelled() {
                 break 'rounds;
             }
             tell(ep, CMD_BEFORE, 0, param)?;
@@ -283,22 +258,22 @@ pub(crate) fn drive_with_prologue<E: Endpoint, S>(
             let mut timed = |reps: u64| {
                 tell(ep, CMD_BATCH, reps, param)?;
                 prologue(ep, state, param)?;
-                let start = Instant::now();
+                let timer = Timer::start();
                 batch(ep, state, param, reps)?;
-                Ok::<_, RankError>(start.elapsed())
+                Ok::<_, RankError>(timer.elapsed())
             };
             // A batch far from its target (a hand-over that began to sleep
             // after its calibration) is resized for the next round.
-            samples[i].push(points[i].time(sweep.target, sweep.clock, &mut timed)?);
+            samples[i].push(points[i].time(plan.target, plan.clock, &mut timed)?);
             tell(ep, CMD_AFTER, 0, param)?;
             check(ep, state, param, Check::After)?;
-            if round + 1 == sweep.trials {
-                (sweep.on_point)(param);
+            if round + 1 == plan.trials {
+                (plan.on_point)(param);
             }
         }
     }
-    let out = sweep
-        .params
+    let out = plan
+        .points
         .iter()
         .zip(points)
         .zip(samples)
@@ -328,11 +303,13 @@ pub(crate) fn rank0(mut per_rank: Vec<Vec<Samples>>) -> Vec<Samples> {
     per_rank.swap_remove(0)
 }
 
-/// What one command-driven sweep measures: its points (in the kernel's
-/// encoding), the ranks `0..ranks` that take part, the largest message a rank
-/// sends (where sends are buffered, for that many bytes), and each point's
-/// progress line.
+/// What one command-driven sweep measures: the kernel, its points (in the
+/// kernel's encoding), the ranks `0..ranks` that take part, the largest
+/// message a rank sends (where sends are buffered, for that many bytes), and
+/// each point's progress line.
 pub(crate) struct Plan<'a> {
+    /// The kernel's name, which the team's errors carry.
+    pub(crate) kernel: &'a str,
     /// The points.
     pub(crate) params: Vec<u64>,
     /// Ranks `0..ranks` take part; the others only join the team.
@@ -349,17 +326,48 @@ pub(crate) struct Plan<'a> {
 /// so threads ([`sweep_team`]) and MPI processes (`over_mpi::sweep`) run the
 /// same body; MPI's own collectives are bodies for the MPI endpoint alone.
 pub(crate) trait RankBody<E: Endpoint>: Sync {
-    /// The kernel's name, which the team's errors carry.
-    fn kernel(&self) -> &str;
     /// What the sweep measures.
     fn plan(&self) -> &Plan<'_>;
+    /// The kernel's name, which the team's errors carry: the plan's.
+    fn kernel(&self) -> &str {
+        self.plan().kernel
+    }
     /// One rank's part: rank 0 returns its samples, the others none.
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError>;
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples;
+}
+
+/// What a rank's part of a sweep returns: rank 0 its samples, the others
+/// none.
+pub(crate) type RankSamples = Result<Vec<Samples>, RankError>;
+
+/// A CoMet kernel's run over MPI processes (`run_over_mpi`), where the
+/// build has MPI.
+#[cfg(feature = "mpi")]
+pub(crate) type OverMpi =
+    fn(&RunContext<'_>, &crate::team::mpi::Processes) -> Result<Vec<KernelResult>, KernelError>;
+
+/// Without the `mpi` feature, a kernel has no run over MPI.
+#[cfg(not(feature = "mpi"))]
+pub(crate) type OverMpi = NoMpi;
+
+/// No run over MPI: the build has no MPI.
+#[cfg(not(feature = "mpi"))]
+pub(crate) struct NoMpi;
+
+/// A CoMet kernel's run: over MPI processes (`--transport mpi`) its
+/// `over_mpi` (`over_mpi!(run_over_mpi)`); between threads `threads`,
+/// between two probes of the run's first CPU pair
+/// ([`crate::kernels::harness::probe::around`]).
+pub(crate) fn run(
+    ctx: &RunContext<'_>,
+    #[cfg_attr(not(feature = "mpi"), allow(unused_variables))] over_mpi: OverMpi,
+    threads: impl FnOnce() -> Result<Vec<KernelResult>, KernelError>,
+) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return over_mpi(ctx, procs.get());
+    }
+    crate::kernels::harness::probe::around(ctx, threads)
 }
 
 /// One command-driven sweep of a CoMet kernel on `team`: endpoints of `T`
@@ -626,39 +634,6 @@ pub(crate) fn require_two_cpus(ctx: &RunContext<'_>, kernel: &str) -> Result<(),
         });
     }
     Ok(())
-}
-
-/// One result per transport of the run, each from `body` (which measures on a
-/// team and describes what it measured): the progress bar counts `points` a
-/// transport, an interrupted run stops before the next transport and ends in
-/// `KernelError::Interrupted`.
-pub(crate) fn per_transport(
-    ctx: &RunContext<'_>,
-    kernel: &str,
-    points: usize,
-    mut body: impl FnMut(TransportKind) -> Result<KernelResult, KernelError>,
-) -> Result<Vec<KernelResult>, KernelError> {
-    ctx.progress
-        .begin(kernel, (ctx.config.transports.len() * points) as u64);
-    let mut out = Vec::new();
-    for &t in &ctx.config.transports {
-        if ctx.cancelled() {
-            break;
-        }
-        out.push(body(t)?);
-    }
-    ctx.progress.end();
-    interrupted(ctx)?;
-    Ok(out)
-}
-
-/// Checks `KernelError::Interrupted` after a sweep.
-pub(crate) fn interrupted(ctx: &RunContext<'_>) -> Result<(), KernelError> {
-    if ctx.cancelled() {
-        Err(KernelError::Interrupted)
-    } else {
-        Ok(())
-    }
 }
 
 /// A result with nothing in it yet, for the tests of the point builders.

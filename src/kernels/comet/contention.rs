@@ -13,7 +13,7 @@
 //! first, per transport. The echo is measured without load on the same team too.
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Plan, RankBody, Samples, Sweep, load_sizes, push_line};
+use super::common::{self, Plan, RankBody, RankSamples, Samples, Sweep, load_sizes, push_line};
 use super::echo::{echo_body, echo_points, param, run_echo_on};
 use crate::control::RankError;
 use crate::results::KernelResult;
@@ -128,6 +128,7 @@ impl<S> ContentionBody<S> {
             load_bytes,
             stop,
             plan: Plan {
+                kernel: NAME,
                 params: sizes.iter().map(|&s| param(1, s)).collect(),
                 ranks: 2,
                 max_bytes: max,
@@ -138,20 +139,11 @@ impl<S> ContentionBody<S> {
 }
 
 impl<E: Endpoint, S: Stop<E> + Sync> RankBody<E> for ContentionBody<S> {
-    fn kernel(&self) -> &str {
-        NAME
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples {
         let load = self.stop.load_bytes(ep, self.load_bytes)?;
         contention_body(rc, ep, sweep, &self.out, load, &self.stop)
     }
@@ -315,9 +307,5 @@ fn run_over_mpi(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return run_over_mpi(ctx, procs.get());
-    }
-    crate::kernels::probe::around(ctx, || run_with(ctx, 4))
+    common::run(ctx, over_mpi!(run_over_mpi), || run_with(ctx, 4))
 }

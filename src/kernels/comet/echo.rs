@@ -22,8 +22,8 @@
 
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
-    self, Check, Plan, RankBody, Samples, Sweep, check_pattern, drive, message_curve_fits,
-    pattern_buf, stats_point,
+    self, Check, Plan, RankBody, RankSamples, Samples, Sweep, check_pattern, drive,
+    message_curve_fits, pattern_buf, stats_point,
 };
 use crate::control::RankError;
 use crate::model::fit::{fit_line, r_squared};
@@ -166,6 +166,7 @@ impl<'a> EchoBody<'a> {
         EchoBody {
             out,
             plan: Plan {
+                kernel: ECHO.name,
                 params: params.to_vec(),
                 ranks: max_hops + 1,
                 max_bytes,
@@ -179,20 +180,11 @@ impl<'a> EchoBody<'a> {
 }
 
 impl<E: Endpoint> RankBody<E> for EchoBody<'_> {
-    fn kernel(&self) -> &str {
-        ECHO.name
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples {
         echo_body(rc, ep, sweep, &self.out)
     }
 }
@@ -422,11 +414,9 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return run_over_mpi(ctx, procs.get());
-    }
-    crate::kernels::probe::around(ctx, || run_with(ctx, if ctx.config.quick { 3 } else { 4 }))
+    common::run(ctx, over_mpi!(run_over_mpi), || {
+        run_with(ctx, if ctx.config.quick { 3 } else { 4 })
+    })
 }
 
 /// The echo kernel over MPI processes: the physical-distance curve between

@@ -7,8 +7,8 @@
 
 use super::super::{KernelError, KernelSpec, RunContext, convert};
 use super::common::{
-    self, Check, Plan, RankBody, Samples, Sweep, check_pattern, drive, message_curve_fits,
-    pattern_buf, stats_point,
+    self, Check, Plan, RankBody, RankSamples, Samples, Sweep, check_pattern, drive,
+    message_curve_fits, pattern_buf, stats_point,
 };
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
@@ -54,20 +54,11 @@ struct ExchangeBody {
 }
 
 impl<E: Endpoint> RankBody<E> for ExchangeBody {
-    fn kernel(&self) -> &str {
-        NAME
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples {
         exchange_body(rc, ep, sweep, self.plan.max_bytes)
     }
 }
@@ -77,6 +68,7 @@ fn body(sizes: &[usize], ranks: usize) -> ExchangeBody {
     let max = sizes.iter().copied().max().unwrap_or(0);
     ExchangeBody {
         plan: Plan {
+            kernel: NAME,
             params: sizes.iter().map(|&s| s as u64).collect(),
             ranks,
             max_bytes: max,
@@ -179,11 +171,7 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return run_over_mpi(ctx, procs.get());
-    }
-    crate::kernels::probe::around(ctx, || run_with(ctx, 2))
+    common::run(ctx, over_mpi!(run_over_mpi), || run_with(ctx, 2))
 }
 
 /// The exchange over MPI processes, between ranks 0 and 1 of the world (the

@@ -14,7 +14,9 @@
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::broadcast::{sweep_collective, tree_broadcast};
-use super::common::{self, Check, Plan, RankBody, Samples, Sweep, drive, f64_bytes, f64_bytes_mut};
+use super::common::{
+    self, Check, Plan, RankBody, RankSamples, Samples, Sweep, drive, f64_bytes, f64_bytes_mut,
+};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
@@ -190,20 +192,11 @@ struct GlobalSumBody<'a> {
 }
 
 impl<E: Endpoint> RankBody<E> for GlobalSumBody<'_> {
-    fn kernel(&self) -> &str {
-        NAME
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples {
         let (algorithm, p) = (self.algorithm, self.plan.ranks);
         let mut v = Vectors::of(rc.rank, self.plan.max_bytes / 8);
         drive(
@@ -225,6 +218,7 @@ impl<E: Endpoint> RankBody<E> for GlobalSumBody<'_> {
 /// point's progress line from `label`.
 fn plan<'a>(lengths: &[usize], p: usize, label: impl Fn(u64) -> String + Sync + 'a) -> Plan<'a> {
     Plan {
+        kernel: NAME,
         params: lengths.iter().map(|&s| s as u64).collect(),
         ranks: p,
         max_bytes: lengths.iter().copied().max().unwrap_or(0) * 8,
@@ -280,11 +274,7 @@ fn describe(point: Point, s: &Samples) -> (Point, String, usize) {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return run_over_mpi(ctx, procs.get());
-    }
-    crate::kernels::probe::around(ctx, || {
+    common::run(ctx, over_mpi!(run_over_mpi), || {
         run_with(
             ctx,
             &common::processor_counts(ctx.config.quick, ctx.sweep_cpus()),
@@ -349,10 +339,6 @@ struct MpiGlobalSum<'a>(Plan<'a>);
 
 #[cfg(feature = "mpi")]
 impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiGlobalSum<'_> {
-    fn kernel(&self) -> &str {
-        NAME
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.0
     }
@@ -362,7 +348,7 @@ impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiGlobalSum<'_> {
         rc: &RankCtx<'_>,
         ep: &mut crate::transport::mpi::MpiEndpoint,
         sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    ) -> RankSamples {
         use crate::transport::mpi::MpiEndpoint;
         let p = self.0.ranks;
         let sum = |ep: &mut MpiEndpoint, v: &mut Vectors, len: usize, reps: u64| {

@@ -10,7 +10,9 @@
 //! the overlap measured is the DAXPY hiding the wait for the peer's message.
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::common::{self, Check, Plan, RankBody, Samples, Sweep, check_pattern, drive};
+use super::common::{
+    self, Check, Plan, RankBody, RankSamples, Samples, Sweep, check_pattern, drive,
+};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
@@ -130,7 +132,7 @@ fn overlap_body<E: Endpoint>(
     ep: &mut E,
     sweep: &Sweep<'_>,
 ) -> Result<Vec<Samples>, RankError> {
-    let (max, max_len) = extent(sweep.params);
+    let (max, max_len) = extent(sweep.plan.points);
     let peer = common::pair_peer(rc.rank, sweep.ranks);
     let mut b = Buffers {
         out: common::pattern_buf(rc.rank, max),
@@ -166,20 +168,11 @@ struct OverlapBody {
 }
 
 impl<E: Endpoint> RankBody<E> for OverlapBody {
-    fn kernel(&self) -> &str {
-        NAME
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples {
         overlap_body(rc, ep, sweep)
     }
 }
@@ -188,6 +181,7 @@ fn body(params: Vec<u64>, ranks: usize) -> OverlapBody {
     let max_bytes = extent(&params).0;
     OverlapBody {
         plan: Plan {
+            kernel: NAME,
             params,
             ranks,
             max_bytes,
@@ -275,11 +269,7 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return run_over_mpi(ctx, procs.get());
-    }
-    crate::kernels::probe::around(ctx, || run_with(ctx, 2))
+    common::run(ctx, over_mpi!(run_over_mpi), || run_with(ctx, 2))
 }
 
 /// The overlap kernel over MPI processes, between ranks 0 and 1 of the world

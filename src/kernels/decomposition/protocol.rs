@@ -45,7 +45,7 @@ pub(super) const BUFFERS: usize = 8;
 /// most distant pair among the allowed CPUs; one CPU only with `--oversubscribe`
 /// (hops then do not cross CPUs, and the result says so).
 pub(super) fn cpu_pair(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, KernelError> {
-    crate::kernels::scibench::choose_pair(ctx, kernel)
+    crate::kernels::harness::pair::choose_pair(ctx, kernel)
 }
 
 /// A hosted team of `ranks` virtual nodes on `cpus`, cancelled with the run,

@@ -97,7 +97,7 @@ fn rate(work: f64, time_ns: f64) -> f64 {
 
 /// The trials of a sweep's points, summarised one point at a time, with one
 /// warning at the end for the points whose (max - min)/min exceeds
-/// [`ACCURACY`](super::timing::ACCURACY) instead of one a point.
+/// [`ACCURACY`](super::harness::timing::ACCURACY) instead of one a point.
 struct TrialSummaries {
     /// What a point is (`lengths`), what its trials are (`trials`), and which
     /// statistic the fit uses (`minimum`).
@@ -117,7 +117,7 @@ impl TrialSummaries {
 
     /// The summary of one point's trials (`what` names the point).
     fn summarize(&mut self, samples_ns: &[f64], what: &str) -> crate::model::stats::Summary {
-        let (summary, warning) = super::timing::summarize_trials(samples_ns, what);
+        let (summary, warning) = super::harness::timing::summarize_trials(samples_ns, what);
         self.points += 1;
         self.noisy += usize::from(warning.is_some());
         summary
@@ -131,7 +131,7 @@ impl TrialSummaries {
                 "{} of {} {what}: (max - min)/min over the {trials} exceeds {} (the {statistic} is fitted)",
                 self.noisy,
                 self.points,
-                super::timing::ACCURACY
+                super::harness::timing::ACCURACY
             )
         })
     }

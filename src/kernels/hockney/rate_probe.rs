@@ -3,7 +3,7 @@
 //! that moved because the processor computed more slowly from one that moved
 //! alone ([`crate::results::RATE_PROBE_PARAM`]).
 //!
-//! The CPU pair's round trip ([`crate::kernels::probe`]) cannot see the
+//! The CPU pair's round trip ([`crate::kernels::harness::probe`]) cannot see the
 //! processors' own speed, which on a shared host moves between runs as the line
 //! transfers do: on a VM a thread alone on a virtual CPU runs the dyadic multiply
 //! at a rate that holds for seconds and then dips by a few per cent, or by a
@@ -12,8 +12,8 @@
 use super::simd::{Simd, dyadic_f64};
 use super::sync::{SERIAL_ELEMENTS, SyncPlan};
 use crate::control::RankError;
-use crate::kernels::probe::sampled_probe;
-use crate::kernels::timing::{calibrate, measure, per_rep_ns};
+use crate::kernels::harness::probe::sampled_probe;
+use crate::kernels::harness::timing::{calibrate, measure, per_rep_ns};
 use crate::platform::ClockInfo;
 use crate::results::{Param, RATE_PROBE_PARAM, num};
 use crate::sync::tasks::{Pool, spawn_join};
@@ -65,8 +65,8 @@ impl Serial {
 /// The rate probe of `samples` (flop/ns each) on `parts` processors: `parts`
 /// times their median, flop/s, with the percentile bootstrap of the median
 /// over the samples as its interval, and a warning when the middle half of
-/// the samples spans more than [`crate::kernels::probe::PROBE_MOVED`]
-/// ([`crate::kernels::probe::sampled_probe`]).
+/// the samples spans more than [`crate::kernels::harness::probe::PROBE_MOVED`]
+/// ([`crate::kernels::harness::probe::sampled_probe`]).
 pub(super) fn rate_probe(
     samples: &[f64],
     parts: usize,

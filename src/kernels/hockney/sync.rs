@@ -65,7 +65,7 @@ use super::simd::{Simd, dyadic_f64};
 use super::sync_sweep::sweep_methods;
 use super::team_batch::{Batch, RATE_GRAIN, drive_team};
 use crate::control::{Placement, RankError};
-use crate::kernels::probe::{pair_round_trips_ns, probe_warning};
+use crate::kernels::harness::probe::{pair_round_trips_ns, probe_warning};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
 use crate::platform::LineAligned;

@@ -48,7 +48,7 @@ use super::sync::{
 };
 use super::{Fitted, hockney_fit_result};
 use crate::control::Placement;
-use crate::kernels::probe::{PROBE_MOVED, over_probe, probe_param, syscall_probe};
+use crate::kernels::harness::probe::{PROBE_MOVED, over_probe, probe_param, syscall_probe};
 use crate::model::hockney::{
     HockneyFit, RateFrom, fit_hockney, fit_split_all_rounds, fit_split_with_intervals,
 };

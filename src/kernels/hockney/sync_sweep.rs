@@ -10,7 +10,7 @@ use super::sync::{
 use super::team_batch::{ASLEEP, Batch, PROBE_GRAIN, RATE_GRAIN};
 use crate::control::{Placement, RankError};
 use crate::kernels::KernelError;
-use crate::kernels::timing::{STRAY_FACTOR, calibrate, measure, per_rep_ns, resized_reps};
+use crate::kernels::harness::timing::{STRAY_FACTOR, calibrate, measure, per_rep_ns, resized_reps};
 use crate::model::interval;
 use crate::platform::{ClockInfo, context_switches, futex_wakes};
 use std::sync::Mutex;

@@ -9,7 +9,7 @@ use super::rate_probe::Serial;
 use super::sync::{Method, SERIAL_ELEMENTS, Work};
 use crate::control::{RankError, TeamControl};
 use crate::kernels::KernelError;
-use crate::kernels::probe::FlagPair;
+use crate::kernels::harness::flags::FlagPair;
 use crate::sync::Poll;
 use crate::sync::team_method::{Regime, TeamMethod};
 use crate::team::{RankCtx, Team};
@@ -67,7 +67,7 @@ pub(super) type Batch<'a> = dyn FnMut(usize, u64) -> Result<Duration, RankError>
 
 /// The grain that asks a team method's batch for the probe instead of
 /// segments: `reps` round trips of the two-flag ping-pong between ranks 0 and
-/// 1 of the method's own team ([`crate::kernels::probe`]), on the same
+/// 1 of the method's own team ([`crate::kernels::harness::probe`]), on the same
 /// threads and CPUs as the segments, while the other ranks wait at the gate.
 /// Only team methods on CPUs of their own take it ([`Method::probes_in_team`]);
 /// the master's side is in `drive_team`'s batch.

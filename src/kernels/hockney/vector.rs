@@ -58,7 +58,7 @@ use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::control::{Placement, RankError};
 use crate::kernels::convert;
-use crate::kernels::timing::{calibrate, per_rep_ns, summarize_trials};
+use crate::kernels::harness::timing::{calibrate, per_rep_ns, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints_relative;

@@ -14,7 +14,7 @@
 
 use super::super::{KernelError, KernelSpec, RunContext};
 use crate::control::RankError;
-use crate::kernels::scibench::choose_pair;
+use crate::kernels::harness::pair::choose_pair;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
 use crate::transport::mailbox::INLINE_BYTES;

@@ -4,12 +4,13 @@
 //! second result (`mailbox-home-third`) times every pair again with its line
 //! on a third CPU, chosen as far from the pair as the machine allows.
 
-use super::super::timing::summarize_trials;
+use super::super::harness::sweep::SweepPlan;
+use super::super::harness::timing::summarize_trials;
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::pair::{PairPlan, Pattern, run_on};
 use crate::control::Placement;
+use crate::kernels::harness::probe::{PROBE_MOVED, PROBE_PARAM, probe_of};
 use crate::kernels::headline;
-use crate::kernels::probe::{PROBE_MOVED, PROBE_PARAM, probe_of};
 use crate::model::interval;
 use crate::model::stats::{Summary, summarize};
 use crate::platform::{DistanceClass, Home};
@@ -120,16 +121,11 @@ fn measure_pair(
 ) -> Result<(Point, Option<String>), KernelError> {
     let team = Team::new(&ctx.team_spec(vec![a, b], 2, false))?;
     let sizes = [8usize];
+    let (on_size, cancelled) = (|_: usize| {}, || false);
     let plan = PairPlan {
+        sweep: SweepPlan::new(ctx, &sizes, &on_size, &cancelled),
         pattern: Pattern::PingPong,
-        sizes: &sizes,
-        trials: ctx.config.trials(),
-        target: ctx.config.batch_target(ctx.clock),
-        clock: ctx.clock,
-        fault: ctx.config.fault,
         single_round_trips: 1_000,
-        on_size: &|_| {},
-        cancelled: &|| false,
     };
     let home_cpu = home
         .cpu_for(ctx.topology, ctx.allowed, (a, b))

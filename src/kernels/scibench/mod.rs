@@ -17,7 +17,6 @@
 //! `--quick`), each trial a batch of repetitions sized from the clock, with a
 //! warning when (max - min) exceeds ACCURACY x min.
 
-mod baseline;
 mod c2c;
 mod oneway;
 #[cfg(feature = "mpi")]
@@ -27,12 +26,10 @@ mod pingpong;
 mod sci_model;
 mod topology;
 
-pub(crate) use baseline::FlagPair;
-pub use baseline::{COPY_PROBE_BYTES, CopyPair, atomic_flag_round_trip, copy_round_trip};
 pub(crate) use c2c::NAME as C2C;
 pub use c2c::check_against_pingpong;
 pub(crate) use pair::{PairLayout, PairSamples, SizeSamples, latency_result};
-pub use pair::{Pattern, choose_pair, default_sizes, round_trip_time};
+pub use pair::{Pattern, default_sizes};
 pub(crate) use pingpong::NAME as PINGPONG;
 pub use sci_model::{
     DECOMPOSITION, PROJECTION, PROJECTION_MAX_NODES, PROJECTION_SIZE_BYTES, SciInputsError,

@@ -15,7 +15,8 @@
 //! of its own with transport `mpi-raw`, as the `atomic-flags` row is for the
 //! mailbox.
 
-use super::super::timing::summarize_trials;
+use super::super::harness::sweep::SweepPlan;
+use super::super::harness::timing::summarize_trials;
 use super::super::{KernelError, RunContext, convert};
 use super::c2c::class_headline;
 use super::pair::{
@@ -183,7 +184,7 @@ fn forward_to_rank0(
         }
         send(ep, &samples.probes_ns)?;
     } else if rank == 0 {
-        let mut buf = vec![0u8; 8 * plan.trials.max(1)];
+        let mut buf = vec![0u8; 8 * plan.sweep.trials.max(1)];
         let mut recv = |ep: &mut MpiEndpoint| -> Result<Vec<f64>, RankError> {
             let n = ep.recv(timer, &mut buf)?;
             Ok(buf[..n]
@@ -191,8 +192,8 @@ fn forward_to_rank0(
                 .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
                 .collect())
         };
-        let mut sizes = Vec::with_capacity(plan.sizes.len());
-        for &size in plan.sizes {
+        let mut sizes = Vec::with_capacity(plan.sweep.points.len());
+        for &size in plan.sweep.points {
             sizes.push(SizeSamples {
                 size,
                 reps: 0,
@@ -216,15 +217,9 @@ fn plan<'a>(
     cancelled: &'a (dyn Fn() -> bool + Sync),
 ) -> PairPlan<'a> {
     PairPlan {
+        sweep: SweepPlan::new(ctx, sizes, on_size, cancelled),
         pattern,
-        sizes,
-        trials: ctx.config.trials(),
-        target: ctx.config.batch_target(ctx.clock),
-        clock: ctx.clock,
-        fault: ctx.config.fault,
         single_round_trips,
-        on_size,
-        cancelled,
     }
 }
 

@@ -7,11 +7,16 @@
 //! every size.
 
 use super::super::convert;
+use super::super::harness::flags::{CopyPair, FlagPair};
+use super::super::harness::pair::{check_len, choose_pair, client_pingpong, server_pingpong};
+use super::super::harness::probe::{copy_probe_param, over_probe, probe_param, probe_warning};
+use super::super::harness::sweep::SweepPlan;
+use super::super::harness::timing::{
+    EventHistogram, Timer, calibrate, per_rep_ns, summarize_trials,
+};
+use super::super::harness::transports::per_transport;
 use super::super::headline;
-use super::super::probe::{copy_probe_param, over_probe, probe_param, probe_warning};
-use super::super::timing::{EventHistogram, calibrate, per_rep_ns, summarize_trials};
-use super::super::{Fault, KernelError, RunContext};
-use super::baseline::{CopyPair, FlagPair};
+use super::super::{KernelError, RunContext};
 use crate::control::{Placement, RankError};
 use crate::model::fit::{FitError, fit_line, fit_line_relative};
 use crate::model::stats::Summary;
@@ -19,10 +24,10 @@ use crate::platform::{ClockInfo, DistanceClass, Topology, first_touch, node_of_a
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
 use crate::transport::mailbox::MailboxEndpoint;
-use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
+use crate::transport::{Endpoint, Transport, TransportConfig};
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Below this R^2 a fit is flagged as not to be trusted.
 pub(crate) const R2_THRESHOLD: f64 = 0.9;
@@ -59,37 +64,6 @@ fn command(reps: u64, size: usize) -> [u8; 16] {
     c
 }
 
-#[inline(always)]
-fn check_len(got: usize, want: usize) -> Result<(), RankError> {
-    if got != want {
-        return Err(wrong_len(got, want));
-    }
-    Ok(())
-}
-
-/// The error of `check_len`, kept off the timed loops.
-#[cold]
-#[inline(never)]
-fn wrong_len(got: usize, want: usize) -> RankError {
-    RankError::Failed(format!("received {got} bytes, expected {want}"))
-}
-
-#[inline(never)]
-fn server_pingpong<E: Endpoint>(
-    ep: &mut E,
-    out: &[u8],
-    inbuf: &mut [u8],
-    reps: u64,
-) -> Result<Duration, RankError> {
-    let start = Instant::now();
-    for _ in 0..reps {
-        ep.send(1, out)?;
-        let n = ep.recv(1, inbuf)?;
-        check_len(n, out.len())?;
-    }
-    Ok(start.elapsed())
-}
-
 /// Times each of `reps` round trips on its own, into `hist` (clock overhead
 /// subtracted): the distribution behind the batch minimum.
 #[inline(never)]
@@ -98,14 +72,14 @@ fn server_pingpong_each<E: Endpoint>(
     out: &[u8],
     inbuf: &mut [u8],
     reps: u64,
-    overhead_ns: f64,
+    clock: &ClockInfo,
     hist: &mut EventHistogram,
 ) -> Result<(), RankError> {
     for _ in 0..reps {
-        let start = Instant::now();
+        let timer = Timer::start();
         ep.send(1, out)?;
         let n = ep.recv(1, inbuf)?;
-        let took = start.elapsed().as_nanos() as f64 - overhead_ns;
+        let took = timer.elapsed_net_ns(clock);
         check_len(n, out.len())?;
         hist.record(took);
     }
@@ -119,27 +93,12 @@ fn server_oneway<E: Endpoint>(
     inbuf: &mut [u8],
     reps: u64,
 ) -> Result<Duration, RankError> {
-    let start = Instant::now();
+    let timer = Timer::start();
     for _ in 0..reps {
         ep.send(1, out)?;
     }
     ep.recv(1, inbuf)?; // the acknowledgement of the final message
-    Ok(start.elapsed())
-}
-
-#[inline(never)]
-fn client_pingpong<E: Endpoint>(
-    ep: &mut E,
-    out: &[u8],
-    inbuf: &mut [u8],
-    reps: u64,
-) -> Result<(), RankError> {
-    for _ in 0..reps {
-        let n = ep.recv(0, inbuf)?;
-        check_len(n, out.len())?;
-        ep.send(0, out)?;
-    }
-    Ok(())
+    Ok(timer.elapsed())
 }
 
 #[inline(never)]
@@ -170,14 +129,6 @@ impl From<RankError> for Stop {
     }
 }
 
-/// Waits, without spinning, until the team is stopped: an injected stall.
-fn stall(ctx: &RankCtx<'_>) -> RankError {
-    while !ctx.control.aborted() {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    RankError::Aborted
-}
-
 /// The latency of one message from the time of one repetition of `pattern`: a
 /// ping-pong repetition is a round trip (two messages), a one-way repetition one
 /// message (its acknowledgement is shared by the whole batch).
@@ -188,18 +139,15 @@ pub(crate) fn per_message_ns(pattern: Pattern, per_rep_ns: f64) -> f64 {
     }
 }
 
-/// Settings of one two-rank sweep.
+/// Settings of one two-rank sweep: the harness's plan over the message
+/// sizes, which of scibench's tests, and the ping-pong's single round trips.
 pub(crate) struct PairPlan<'a> {
+    /// The sizes (the points), trials, batch target, clock, fault, progress
+    /// hook (after a size's last trial) and cancel check.
+    pub(crate) sweep: SweepPlan<'a, usize>,
     pub(crate) pattern: Pattern,
-    pub(crate) sizes: &'a [usize],
-    pub(crate) trials: usize,
-    pub(crate) target: Duration,
-    pub(crate) clock: &'a ClockInfo,
-    pub(crate) fault: Option<Fault>,
     /// Ping-pong: how many round trips to time one by one per size.
     pub(crate) single_round_trips: u64,
-    pub(crate) on_size: &'a (dyn Fn(usize) + Sync),
-    pub(crate) cancelled: &'a (dyn Fn() -> bool + Sync),
 }
 
 /// What rank 0 measured in a sweep: every size, and the two-flag probe of
@@ -322,14 +270,9 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
     flags: &P,
     plan: &PairPlan<'_>,
 ) -> Result<PairSamples, RankError> {
-    match plan.fault {
-        Some(Fault::Stall { rank }) if rank == ctx.rank => return Err(stall(ctx)),
-        Some(Fault::Panic { rank }) if rank == ctx.rank => {
-            panic!("injected fault: rank {rank} panics")
-        }
-        _ => {}
-    }
-    let max = plan.sizes.iter().copied().max().unwrap_or(1).max(16);
+    let sweep = &plan.sweep;
+    sweep.inject_fault(ctx)?;
+    let max = sweep.points.iter().copied().max().unwrap_or(1).max(16);
     let out: Vec<u8> = (0..max).map(|i| (i % 251) as u8).collect();
     let mut inbuf = vec![0u8; max];
     // Round trips done on `flags` and on its copy probe, counted alike by
@@ -363,7 +306,7 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
     // The user's Ctrl-C is checked between batches, never inside the timed
     // loops; a sweep that was cut short returns nothing.
     let mut batch = |size: usize, reps: u64| -> Result<Duration, Stop> {
-        if (plan.cancelled)() {
+        if sweep.is_cancelled() {
             return Err(Stop::Cancelled);
         }
         ep.send(1, &command(reps, size))?;
@@ -386,32 +329,32 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
         })
     };
     let mut rounds = || -> Result<Rounds, Stop> {
-        let reps = plan
-            .sizes
+        let reps = sweep
+            .points
             .iter()
-            .map(|&size| calibrate(plan.target, |r| batch(size, r)))
+            .map(|&size| calibrate(sweep.target, |r| batch(size, r)))
             .collect::<Result<Vec<u64>, Stop>>()?;
-        let probe_reps = calibrate(plan.target, |r| batch(PROBE_SIZE, r))?;
+        let probe_reps = calibrate(sweep.target, |r| batch(PROBE_SIZE, r))?;
         // The copy probe, a quarter of the target a round.
         let copy_reps = match flags.copy() {
-            Some(_) => calibrate(plan.target / 4, |r| batch(COPY_SIZE, r))?,
+            Some(_) => calibrate(sweep.target / 4, |r| batch(COPY_SIZE, r))?,
             None => 0,
         };
-        let mut samples = vec![Vec::with_capacity(plan.trials); plan.sizes.len()];
-        let mut probes = Vec::with_capacity(plan.trials);
-        let mut copies = Vec::with_capacity(plan.trials);
-        for round in 0..plan.trials {
+        let mut samples = vec![Vec::with_capacity(sweep.trials); sweep.points.len()];
+        let mut probes = Vec::with_capacity(sweep.trials);
+        let mut copies = Vec::with_capacity(sweep.trials);
+        for round in 0..sweep.trials {
             let took = batch(PROBE_SIZE, probe_reps)?;
-            probes.push(per_rep_ns(took, probe_reps, plan.clock));
+            probes.push(per_rep_ns(took, probe_reps, sweep.clock));
             if let Some(copy) = flags.copy().filter(|_| copy_reps > 0) {
                 let took = batch(COPY_SIZE, copy_reps)?;
-                copies.push(copy.ns_per_byte(per_rep_ns(took, copy_reps, plan.clock)));
+                copies.push(copy.ns_per_byte(per_rep_ns(took, copy_reps, sweep.clock)));
             }
-            for ((&size, &r), out) in plan.sizes.iter().zip(&reps).zip(&mut samples) {
-                let per_rep = per_rep_ns(batch(size, r)?, r, plan.clock);
+            for ((&size, &r), out) in sweep.points.iter().zip(&reps).zip(&mut samples) {
+                let per_rep = per_rep_ns(batch(size, r)?, r, sweep.clock);
                 out.push(per_message_ns(plan.pattern, per_rep));
-                if round + 1 == plan.trials {
-                    (plan.on_size)(size);
+                if round + 1 == sweep.trials {
+                    (sweep.on_point)(size);
                 }
             }
         }
@@ -425,13 +368,13 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
         }
         Err(Stop::Rank(e)) => return Err(e),
     };
-    let mut results = Vec::with_capacity(plan.sizes.len());
-    for ((&size, reps), samples_ns) in plan.sizes.iter().zip(reps).zip(samples) {
+    let mut results = Vec::with_capacity(sweep.points.len());
+    for ((&size, reps), samples_ns) in sweep.points.iter().zip(reps).zip(samples) {
         let single_round_trip_ns = match plan.pattern {
             Pattern::PingPong => {
                 let mut hist = EventHistogram::new();
                 let mut left = plan.single_round_trips;
-                while left > 0 && !(plan.cancelled)() {
+                while left > 0 && !sweep.is_cancelled() {
                     let each = left.min(1000);
                     ep.send(1, &command(each, size))?;
                     server_pingpong_each(
@@ -439,7 +382,7 @@ pub(crate) fn pair_body<E: Endpoint, P: Probe<E>>(
                         &out[..size],
                         &mut inbuf,
                         each,
-                        plan.clock.read_overhead_ns,
+                        sweep.clock,
                         &mut hist,
                     )?;
                     left -= each;
@@ -503,35 +446,6 @@ where
     Ok(samples)
 }
 
-/// The CPU pair for a two-rank kernel: the user's first two CPUs, else the two
-/// CPUs of the most distant class among the allowed ones. With a single CPU and
-/// `--oversubscribe`, both ranks share it.
-pub fn choose_pair(ctx: &RunContext<'_>, kernel: &str) -> Result<Vec<usize>, KernelError> {
-    let not_runnable = |reason: String| KernelError::NotRunnable {
-        kernel: kernel.into(),
-        reason,
-    };
-    if let Some(cpus) = &ctx.config.cpus {
-        return match cpus.len() {
-            0 => Err(not_runnable("no CPUs given".into())),
-            1 if ctx.config.oversubscribe => Ok(cpus.clone()),
-            1 => Err(not_runnable(format!(
-                "it needs 2 CPUs and --cpus gave only {}; give two, or pass --oversubscribe to share one with blocking waits",
-                cpus[0]
-            ))),
-            _ => Ok(cpus[..2].to_vec()),
-        };
-    }
-    match ctx.topology.pairs_by_class(ctx.allowed).last() {
-        Some((_, a, b)) => Ok(vec![*a, *b]),
-        None if ctx.config.oversubscribe && !ctx.allowed.is_empty() => Ok(vec![ctx.allowed[0]]),
-        None => Err(not_runnable(format!(
-            "it needs 2 CPUs and this process may use only {:?}; pass --oversubscribe to share one with blocking waits",
-            ctx.allowed
-        ))),
-    }
-}
-
 /// The CPU that homes the lines of a pair kernel on `cpus` (`--home`; the
 /// first CPU for a team sharing one).
 pub(crate) fn home_cpu(
@@ -569,42 +483,25 @@ pub(crate) fn sweep(
     let sizes = ctx.config.sizes.clone().unwrap_or_else(default_sizes);
     let max = sizes.iter().copied().max().unwrap_or(1);
     let tconfig = TransportConfig::for_messages(max.max(16));
-    ctx.progress
-        .begin(kernel, (sizes.len() * ctx.config.transports.len()) as u64);
-    let mut out = Vec::new();
-    for &transport in &ctx.config.transports {
-        if ctx.cancelled() {
-            break;
-        }
+    per_transport(ctx, kernel, sizes.len(), |transport| {
         let on_size = |size: usize| ctx.progress.step(&format!("{transport} {size} B"));
         let cancelled = || ctx.cancelled();
         let plan = PairPlan {
+            sweep: SweepPlan::new(ctx, &sizes, &on_size, &cancelled),
             pattern,
-            sizes: &sizes,
-            trials: ctx.config.trials(),
-            target: ctx.config.batch_target(ctx.clock),
-            clock: ctx.clock,
-            fault: ctx.config.fault,
             single_round_trips: if ctx.config.quick { 2_000 } else { 20_000 },
-            on_size: &on_size,
-            cancelled: &cancelled,
         };
         let home = (home_cpu(ctx, kernel, &cpus)?, ctx.topology);
         let samples =
             crate::with_transport!(transport, run_on(&team, kernel, &tconfig, &plan, home))?;
-        out.push(latency_result(
+        Ok(latency_result(
             kernel,
             Some(transport.name()),
             &layout,
             &cpus,
             &samples,
-        ));
-    }
-    ctx.progress.end();
-    if ctx.cancelled() {
-        return Err(KernelError::Interrupted);
-    }
-    Ok(out)
+        ))
+    })
 }
 
 /// Where a pair's ranks ran, as its result records it.
@@ -624,7 +521,7 @@ pub(crate) struct PairLayout {
 /// time, and by ordinary least squares the 64 KiB point's scatter set the
 /// start-up), the accuracy, goodness-of-fit and state-change warnings,
 /// and the headline: the fit's parameters, `t_startup` over the probe's one-way
-/// time, and the probe ([`crate::kernels::probe`]).
+/// time, and the probe ([`crate::kernels::harness::probe`]).
 pub(crate) fn latency_result(
     kernel: &str,
     transport: Option<&str>,
@@ -739,82 +636,9 @@ pub(crate) fn latency_result(
         .with_headline(headline)
 }
 
-/// Times `reps` ping-pong round trips of `size` bytes on a two-rank team over
-/// `transport`, as rank 0 sees them (for the Criterion benches and the
-/// `pingpong` kernel's paired baseline: the same timed loop as the sweep).
-///
-/// Each call builds fresh endpoints, so before the timer starts both ranks run
-/// untimed round trips: one lap of the mailbox's ring, as
-/// the sweep's calibration batches give it. Timed cold, the first lap's header
-/// and payload lines come from the allocating thread or from memory, a miss per
-/// slot and direction; on a 2-vCPU VM in its slow state (a line transfer of about
-/// 220 ns) that put the 8-byte mailbox 14 to 42 % over the two-flag baseline in
-/// 1 ms batches, against 4 to 14 % warm in the same run.
-pub fn round_trip_time(
-    team: &Team,
-    transport: TransportKind,
-    size: usize,
-    reps: u64,
-) -> Result<Duration, KernelError> {
-    fn body<E: Endpoint>(
-        ctx: &RankCtx<'_>,
-        ep: &mut E,
-        size: usize,
-        warm: u64,
-        reps: u64,
-    ) -> Result<Duration, RankError> {
-        let out = vec![7u8; size];
-        let mut inbuf = vec![0u8; size.max(16)];
-        if ctx.rank == 0 {
-            server_pingpong(ep, &out, &mut inbuf, warm)?;
-            server_pingpong(ep, &out, &mut inbuf, reps)
-        } else {
-            client_pingpong(ep, &out, &mut inbuf, warm + reps).map(|_| Duration::ZERO)
-        }
-    }
-    fn run<T: Transport>(
-        team: &Team,
-        config: &TransportConfig,
-        size: usize,
-        reps: u64,
-    ) -> Result<Vec<Duration>, crate::team::TeamError> {
-        let warm = warm_up_round_trips(config, size);
-        team.run(
-            super::pingpong::NAME,
-            T::endpoints(team.control(), config),
-            |c, e| body(c, e, size, warm, reps),
-        )
-    }
-    let config = TransportConfig::for_messages(size.max(16));
-    let times = crate::with_transport!(transport, run(team, &config, size, reps))?;
-    Ok(times[0])
-}
-
-/// Round trips of `size` bytes that write every slot of a ring of `config`'s
-/// shape at least once in each direction: `slots` divided by the slots one
-/// message fills, at least one.
-fn warm_up_round_trips(config: &TransportConfig, size: usize) -> u64 {
-    let per_message = size.div_ceil(config.slot_bytes).max(1);
-    config.slots.div_ceil(per_message).max(1) as u64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// With the default ring of 64 slots of 2 KiB: an 8-byte message fills one
-    /// slot, so a lap is 64 round trips; 4 KiB fills two (32); 64 KiB fills 32
-    /// (2); 1 MiB more than the ring (1).
-    #[test]
-    fn a_warm_up_laps_the_ring_once() {
-        let c = TransportConfig::default();
-        assert_eq!(warm_up_round_trips(&c, 8), 64);
-        assert_eq!(warm_up_round_trips(&c, 2048), 64);
-        assert_eq!(warm_up_round_trips(&c, 2049), 32);
-        assert_eq!(warm_up_round_trips(&c, 4096), 32);
-        assert_eq!(warm_up_round_trips(&c, 64 * 1024), 2);
-        assert_eq!(warm_up_round_trips(&c, 1 << 20), 1);
-    }
 
     /// scibench's PP (Fig. 7) reports half the round trip, OW (Fig. 6) the time a
     /// message: a ping-pong repetition of 300 ns is a one-way latency of 150 ns,

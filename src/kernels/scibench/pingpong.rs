@@ -5,16 +5,17 @@
 //! The sizes are timed in interleaved rounds (every size once a round, each
 //! point its trials' minimum as scibench fits it), and every round starts with a
 //! batch of the two-flag round trip: the probe of the machine's state
-//! ([`crate::kernels::probe`]), recorded as the headline `probe_round_trip_ns`
+//! ([`crate::kernels::harness::probe`]), recorded as the headline `probe_round_trip_ns`
 //! with a warning when it moved by more than a fifth during the sweep. Beside
 //! `t_startup_ns` the headline has `t_startup_over_probe`, the start-up over the
 //! probe's one-way time, which holds still when the machine's state moves both.
 
-use super::super::probe::{probe_param, probe_warning};
-use super::super::timing::{measure, per_rep_ns, summarize_trials};
+use super::super::harness::flags::atomic_flag_round_trip;
+use super::super::harness::pair::{choose_pair, round_trip_time};
+use super::super::harness::probe::{probe_param, probe_warning};
+use super::super::harness::timing::{measure, per_rep_ns, summarize_trials};
 use super::super::{KernelError, KernelSpec, RunContext, convert};
-use super::baseline::atomic_flag_round_trip;
-use super::pair::{Pattern, choose_pair, round_trip_time, sweep};
+use super::pair::{Pattern, sweep};
 use crate::model::stats::summarize;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;

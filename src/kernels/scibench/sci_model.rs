@@ -360,6 +360,33 @@ fn decomposition_result(
             *value = 0.0;
         }
     }
+    let (o64, per_byte, overhead) = overhead_line(&solved, (lp, lf, ls), &mut r.warnings);
+    r.fits.push(overhead);
+    r.fits.extend(switching_line(&solved));
+    if ls <= lf {
+        r.warnings.push(format!(
+            "l_s = {ls:.1} ns is not above l_f = {lf:.1} ns: switching should cost more than forwarding (timing noise?)"
+        ));
+    }
+    match SciComponents::new(lp, lf, ls, o64, per_byte) {
+        Ok(c) => (r, Some(c)),
+        Err(e) => {
+            r.warnings.push(format!("no model inputs: {e}"));
+            (r, None)
+        }
+    }
+}
+
+/// Table 1's overhead line `o(m) = o + (m - 64) b` over the decomposed sizes
+/// of 64..512 B (every decomposed size, with a warning, where fewer than two
+/// fall there), with the components `(l_p, l_f, l_s)` beside it in the fit;
+/// a negative slope or intercept (noise) is taken as 0 with a warning.
+/// Returns `o`, `b` and the fit.
+fn overhead_line(
+    solved: &[(usize, SolvedComponents)],
+    (lp, lf, ls): (f64, f64, f64),
+    warnings: &mut Vec<String>,
+) -> (f64, f64, FitResult) {
     let line_points: Vec<&(usize, SolvedComponents)> = solved
         .iter()
         .filter(|(size, _)| (TABLE1_MIN_SIZE..=TABLE1_MAX_SIZE).contains(size))
@@ -367,7 +394,7 @@ fn decomposition_result(
     let line_points = if line_points.len() >= 2 {
         line_points
     } else {
-        r.warnings.push(format!(
+        warnings.push(format!(
             "fewer than 2 sizes in {TABLE1_MIN_SIZE}..{TABLE1_MAX_SIZE} B were decomposed: the overhead line is fitted on every decomposed size ({} of them; with one, o is taken constant)",
             solved.len()
         ));
@@ -388,20 +415,20 @@ fn decomposition_result(
         Err(_) => (mean(&y), 0.0, 1.0, None),
     };
     if per_byte < 0.0 {
-        r.warnings.push(format!(
+        warnings.push(format!(
             "the overhead line's slope {per_byte:.3} ns/byte is negative (noise): the model uses 0"
         ));
         per_byte = 0.0;
     }
     if o64 < 0.0 {
-        r.warnings.push(format!(
+        warnings.push(format!(
             "the overhead line gives o(64 B) = {o64:.1} ns < 0 (noise): the model uses 0"
         ));
         o64 = 0.0;
     }
     let flagged = r2 < R2_THRESHOLD;
     if flagged {
-        r.warnings.push(format!(
+        warnings.push(format!(
             "overhead line o(m) has R^2 = {r2:.3} < {R2_THRESHOLD}: the overhead is not linear in the size here"
         ));
     }
@@ -416,7 +443,7 @@ fn decomposition_result(
         std_errors.insert("overhead_o_ns".to_string(), a);
         std_errors.insert("overhead_per_byte_ns".to_string(), b);
     }
-    r.fits.push(FitResult {
+    let fit = FitResult {
         model: TABLE1_MODEL.into(),
         x: "size_bytes".into(),
         y: "overhead_o_ns".into(),
@@ -425,18 +452,23 @@ fn decomposition_result(
         r2,
         n_points: line_points.len(),
         flagged,
-    });
-    // How far switching depends on the size (the agent copies the payload).
+    };
+    (o64, per_byte, fit)
+}
+
+/// How far switching depends on the size (the agent copies the payload):
+/// the line `l_s(m)` over every decomposed size, where one fits.
+fn switching_line(solved: &[(usize, SolvedComponents)]) -> Option<FitResult> {
     let sx: Vec<f64> = solved.iter().map(|(size, _)| *size as f64).collect();
     let sy: Vec<f64> = solved.iter().map(|(_, s)| s.switching_ls_ns).collect();
-    if let Ok(line) = fit_line(&sx, &sy) {
+    fit_line(&sx, &sy).ok().map(|line| {
         let mut params = BTreeMap::new();
         params.insert("switching_ls_at_0_bytes_ns".to_string(), line.intercept);
         params.insert("switching_ls_per_byte_ns".to_string(), line.slope);
         let mut std_errors = BTreeMap::new();
         std_errors.insert("switching_ls_at_0_bytes_ns".to_string(), line.se_intercept);
         std_errors.insert("switching_ls_per_byte_ns".to_string(), line.se_slope);
-        r.fits.push(FitResult {
+        FitResult {
             model: "l_s(m) = l_s0 + m b_s (the agent's payload copy)".into(),
             x: "size_bytes".into(),
             y: "switching_ls_ns".into(),
@@ -445,20 +477,8 @@ fn decomposition_result(
             r2: line.r2,
             n_points: line.n_points,
             flagged: false,
-        });
-    }
-    if ls <= lf {
-        r.warnings.push(format!(
-            "l_s = {ls:.1} ns is not above l_f = {lf:.1} ns: switching should cost more than forwarding (timing noise?)"
-        ));
-    }
-    match SciComponents::new(lp, lf, ls, o64, per_byte) {
-        Ok(c) => (r, Some(c)),
-        Err(e) => {
-            r.warnings.push(format!("no model inputs: {e}"));
-            (r, None)
         }
-    }
+    })
 }
 
 fn validation_result(base: &KernelResult, m: &Measurements, c: &SciComponents) -> KernelResult {

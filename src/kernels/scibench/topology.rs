@@ -54,9 +54,9 @@
 //! change of the machine's state lands on every size alike. The first
 //! experiment runs once untimed before them all (see `run`).
 
-use super::super::timing::{RoundBatch, measure, summarize_trials};
+use super::super::harness::pair::choose_pair;
+use super::super::harness::timing::{RoundBatch, Timer, measure, summarize_trials};
 use super::super::{KernelError, KernelSpec, RunContext, convert};
-use super::pair::choose_pair;
 use super::sci_model;
 use crate::control::RankError;
 use crate::model::sci::{ComponentCounts, PingPongPath};
@@ -67,7 +67,7 @@ use crate::transport::TransportKind;
 use crate::transport::fabric::{Fabric, Geometry, Worker};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The kernel's name, as users type it and its results carry it.
 pub const NAME: &str = "sci-topology";
@@ -490,7 +490,7 @@ pub(super) fn measure_propagation(
         }
         let mut sent = 0u64;
         let mut batch = |reps: u64| -> Result<Duration, RankError> {
-            let start = Instant::now();
+            let timer = Timer::start();
             for _ in 0..reps {
                 sent += 1;
                 // Release/Acquire: the same pairing as the fabric's doorbells.
@@ -498,7 +498,7 @@ pub(super) fn measure_propagation(
                 rctx.control
                     .spin_until(1, || (pong.load(Ordering::Acquire) == sent).then_some(()))?;
             }
-            Ok(start.elapsed())
+            Ok(timer.elapsed())
         };
         batch(WARMUP_REPS)?;
         let measured = measure(trials, target, clock, &mut batch);

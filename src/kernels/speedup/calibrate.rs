@@ -64,7 +64,7 @@ use std::time::Instant;
 
 use crate::control::RankError;
 use crate::kernels::decomposition::{Samples, ns, system_return};
-use crate::kernels::timing::RoundBatch;
+use crate::kernels::harness::timing::RoundBatch;
 use crate::kernels::{KernelError, RunContext};
 use crate::model::regression::{LinearFit, Regressor, least_squares, weighted_least_squares};
 use crate::team::TeamError;

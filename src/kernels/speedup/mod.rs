@@ -43,7 +43,7 @@
 //!
 //! The calibration's chain crosses the first two CPUs on every link, so its
 //! costs move with the machine's state: it is probed before and after
-//! ([`crate::kernels::probe`]; the headline `probe_round_trip_ns`), and
+//! ([`crate::kernels::harness::probe`]; the headline `probe_round_trip_ns`), and
 //! `compare` judges `t_l` and `t_i` against the probe; `t_c` against the copy
 //! probe (`copy_probe_ns_per_byte`, a plain cross-core copy's time per byte
 //! on the same two CPUs, before and after), since the rate of copies moves on a
@@ -68,7 +68,8 @@ mod validation;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{KernelError, KernelSpec, RunContext, probe};
+use super::harness::probe;
+use super::{KernelError, KernelSpec, RunContext};
 use crate::control::{Placement, RankError};
 use crate::model::speedup::{Eq13Fit, SpeedupRecord, fit_eq13, speedup};
 use crate::model::stats::summarize;

@@ -4,7 +4,7 @@
 //! size per chain length with eqs. 7-9's fitted line.
 
 use super::{label, measured, missing, xy};
-use crate::report::figures::plain;
+use crate::report::series::plain;
 use crate::report::{Entry, Figure, plot};
 use crate::results::{Point, num};
 

@@ -5,8 +5,9 @@
 //! total nodes per dimension count with their crossovers (Fig. 14).
 
 use super::{bars, label, measured, missing, xy};
-use crate::report::figures::{plain, sample};
+use crate::report::figures::sample;
 use crate::report::fits::evaluate_fit;
+use crate::report::series::plain;
 use crate::report::{Entry, Figure, axis_label, plot, slug};
 use crate::results::Point;
 

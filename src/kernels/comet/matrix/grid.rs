@@ -20,7 +20,9 @@
 
 use super::super::super::{KernelError, RunContext};
 use super::super::barrier::dissemination;
-use super::super::common::{self, Check, Plan, RankBody, Samples, Sweep, drive, push_line};
+use super::super::common::{
+    self, Check, Plan, RankBody, RankSamples, Samples, Sweep, drive, push_line,
+};
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
@@ -322,7 +324,6 @@ fn batch<E: Endpoint>(
 /// A matrix kernel's rank body: `op` over the local orders `dims` on `grid`,
 /// the same on threads and MPI processes ([`rank_sweep`]).
 pub(super) struct MatrixBody<'a> {
-    kernel: &'a str,
     op: MatrixOp,
     grid: Grid,
     dims: &'a [usize],
@@ -334,11 +335,11 @@ impl<'a> MatrixBody<'a> {
     pub(super) fn new(kernel: &'a str, op: MatrixOp, p: usize, dims: &'a [usize]) -> Self {
         let max_ld = dims.iter().copied().max().unwrap_or(1);
         MatrixBody {
-            kernel,
             op,
             grid: Grid::for_processors(p),
             dims,
             plan: Plan {
+                kernel,
                 params: dims.iter().map(|&d| d as u64).collect(),
                 ranks: p,
                 max_bytes: op.max_message(max_ld),
@@ -349,20 +350,11 @@ impl<'a> MatrixBody<'a> {
 }
 
 impl<E: Endpoint> RankBody<E> for MatrixBody<'_> {
-    fn kernel(&self) -> &str {
-        self.kernel
-    }
-
     fn plan(&self) -> &Plan<'_> {
         &self.plan
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut E,
-        sweep: &Sweep<'_>,
-    ) -> Result<Vec<Samples>, RankError> {
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut E, sweep: &Sweep<'_>) -> RankSamples {
         rank_sweep(rc, ep, sweep, self.op, &self.grid, self.dims)
     }
 }
@@ -419,7 +411,7 @@ pub(super) fn run(
     if let Some(procs) = ctx.processes {
         return super::over_mpi::run(ctx, procs.get(), kernel, ops);
     }
-    crate::kernels::probe::around(ctx, || {
+    crate::kernels::harness::probe::around(ctx, || {
         sweep(ctx, kernel, ops, &processor_counts(ctx.config.quick))
     })
 }

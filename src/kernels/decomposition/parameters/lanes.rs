@@ -130,8 +130,8 @@ impl Probe {
 
 /// The two CPUs' round trips now, on `team`'s two CPUs: the least mean of
 /// [`PROBE_BATCHES`] batches of the two-flag ping-pong
-/// ([`crate::kernels::scibench::atomic_flag_round_trip`]) and of the mailbox's
-/// ping-pong of 64 KiB ([`crate::kernels::scibench::round_trip_time`]), about
+/// ([`crate::kernels::harness::flags::atomic_flag_round_trip`]) and of the mailbox's
+/// ping-pong of 64 KiB ([`crate::kernels::harness::pair::round_trip_time`]), about
 /// half a millisecond in all.
 ///
 /// A virtual machine's host can move its virtual CPUs or load the machine
@@ -147,11 +147,11 @@ pub(super) fn probe(team: &Team) -> Result<Probe, KernelError> {
         bulk_ns: f64::INFINITY,
     };
     for _ in 0..PROBE_BATCHES {
-        let line = crate::kernels::scibench::atomic_flag_round_trip(team, PROBE_LINE_TRIPS)?;
+        let line = crate::kernels::harness::flags::atomic_flag_round_trip(team, PROBE_LINE_TRIPS)?;
         p.line_ns = p
             .line_ns
             .min(line.as_nanos() as f64 / PROBE_LINE_TRIPS as f64);
-        let bulk = crate::kernels::scibench::round_trip_time(
+        let bulk = crate::kernels::harness::pair::round_trip_time(
             team,
             TransportKind::Mailbox,
             PROBE_BULK_BYTES,

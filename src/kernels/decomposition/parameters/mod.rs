@@ -80,7 +80,7 @@ pub(super) use rank0::rank0_rs;
 use super::background::{Background, QKind};
 use super::protocol::{CHUNK, Node, cpu_pair, hosted_team, interrupted, wash_bytes};
 use crate::control::Placement;
-use crate::kernels::probe::probe_param;
+use crate::kernels::harness::probe::probe_param;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::results::KernelResult;
 use crate::team::hosted::HostedTeam;

@@ -1,5 +1,5 @@
 //! The probe of the machine's state: the CPU pair's two-flag round trip
-//! ([`crate::kernels::scibench::atomic_flag_round_trip`]), timed during a kernel
+//! ([`super::flags::atomic_flag_round_trip`]), timed during a kernel
 //! beside its own measurements.
 //!
 //! On a shared or virtualised machine the cost of crossing between cores takes
@@ -19,13 +19,10 @@
 //! `speedup` probes the pair around its `T_ML` calibration, whose chain of
 //! hosted nodes crosses the same two CPUs on every link.
 
-/// The probe's two flags, for a kernel that probes on its own team's first
-/// two ranks between its measurements (`hockney-sync` does, in every round).
-pub(crate) use super::scibench::FlagPair;
-
-use super::headline::median_with_range;
+use super::flags::{CopyPair, atomic_flag_round_trip, copy_round_trip};
 use super::timing::measure;
-use super::{KernelError, RunContext};
+use crate::kernels::headline::median_with_range;
+use crate::kernels::{KernelError, RunContext};
 use crate::model::stats::summarize;
 pub use crate::results::{COPY_PROBE_PARAM, PROBE_PARAM, SYSCALL_PROBE_PARAM};
 use crate::results::{KernelResult, Param, num, ratio_to_probe, recorded_probe};
@@ -39,7 +36,7 @@ pub(crate) fn pair_round_trips_ns(
     ctx: &RunContext<'_>,
     cpus: &[usize],
 ) -> Result<Vec<f64>, KernelError> {
-    pair_samples(ctx, cpus, super::scibench::atomic_flag_round_trip)
+    pair_samples(ctx, cpus, atomic_flag_round_trip)
 }
 
 /// Per-repetition times, ns, of `batch(team, reps)` on a team of the first two
@@ -67,7 +64,7 @@ fn pair_samples(
 }
 
 /// The copy probe of the first two of `cpus`, ns per byte one way
-/// ([`crate::kernels::scibench::CopyPair`]): one sample per trial, each a
+/// ([`CopyPair`]): one sample per trial, each a
 /// batch of the run's target length; empty with fewer than two CPUs, or one
 /// CPU named twice.
 pub(crate) fn pair_copy_ns_per_byte(
@@ -75,10 +72,10 @@ pub(crate) fn pair_copy_ns_per_byte(
     cpus: &[usize],
 ) -> Result<Vec<f64>, KernelError> {
     // One pair of buffers for every batch, its round trips numbered on.
-    let copy = super::scibench::CopyPair::default();
+    let copy = CopyPair::default();
     let mut done = 0;
     let samples = pair_samples(ctx, cpus, |team, reps| {
-        super::scibench::copy_round_trip(team, &copy, &mut done, reps)
+        copy_round_trip(team, &copy, &mut done, reps)
     })?;
     Ok(samples.into_iter().map(|ns| copy.ns_per_byte(ns)).collect())
 }

@@ -5,10 +5,47 @@
 //! target, so the clock's resolution costs well under 0.1%. Each point is then
 //! measured over several trials; fits use the minimum (Hockney, scibench), and
 //! the spread is checked against scibench's ACCURACY bound.
+//!
+//! Every clock read of the harness and the kernels on it goes through one
+//! type, [`Timer`] (as divan and criterion read theirs): a stamp, the time
+//! since it, and that time less the clock's read overhead that
+//! [`crate::platform::measure_clock`] calibrated at start.
 
 use crate::model::stats::{Summary, summarize};
 use crate::platform::ClockInfo;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// A clock stamp: [`Timer::start`] reads the clock, [`Timer::elapsed`] reads
+/// it again. One read each, inlined, so that a timed loop pays only the
+/// clock's own cost (the `read_overhead_ns` of [`ClockInfo`], taken off by
+/// [`Timer::elapsed_net_ns`] and [`per_rep_ns`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Timer {
+    start: Instant,
+}
+
+impl Timer {
+    /// Reads the clock.
+    #[inline(always)]
+    pub fn start() -> Timer {
+        Timer {
+            start: Instant::now(),
+        }
+    }
+
+    /// The time since [`Timer::start`], as the clock read it.
+    #[inline(always)]
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// The time since [`Timer::start`] less the clock's calibrated read
+    /// overhead, ns: one event's own time (not below zero).
+    #[inline(always)]
+    pub fn elapsed_net_ns(&self, clock: &ClockInfo) -> f64 {
+        (self.elapsed().as_nanos() as f64 - clock.read_overhead_ns).max(0.0)
+    }
+}
 
 /// scibench's ACCURACY: a warning when (max - min) / min over the trials exceeds it.
 pub const ACCURACY: f64 = 0.10;
@@ -246,6 +283,29 @@ mod tests {
         assert!((s.p99 - 9900.0).abs() <= 10.0, "{s:?}");
         assert!((s.max - 10_000.0).abs() <= 10.0, "{s:?}");
         assert!((s.mean - 5005.0).abs() < 10.0, "{s:?}");
+    }
+
+    /// A timer read twice 2 ms apart: at least 2 ms elapsed; less a read
+    /// overhead of 1 ms, 1 ms less (never below zero with an overhead larger
+    /// than the time).
+    #[test]
+    fn a_timer_takes_the_clock_s_overhead_off() {
+        let t = Timer::start();
+        std::thread::sleep(Duration::from_millis(2));
+        let raw = t.elapsed();
+        assert!(raw >= Duration::from_millis(2), "{raw:?}");
+        let clock = |overhead_ns: f64| ClockInfo {
+            source: "test".into(),
+            read_overhead_ns: overhead_ns,
+            resolution_ns: 1.0,
+        };
+        let net = t.elapsed_net_ns(&clock(1e6));
+        let again = t.elapsed().as_nanos() as f64;
+        assert!(
+            net >= raw.as_nanos() as f64 - 1e6 && net <= again - 1e6,
+            "{net}"
+        );
+        assert_eq!(t.elapsed_net_ns(&clock(1e12)), 0.0);
     }
 
     #[test]

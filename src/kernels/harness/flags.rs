@@ -1,15 +1,19 @@
-//! The simplest honest baseline for the 8-byte ping-pong: two cache-padded
-//! `AtomicU64` flags bounced between two pinned threads. Whatever the mailbox adds
-//! to this (headers, lengths, credits, deadline checks) shows as the difference.
-//! The same loop is the probe of the machine's state ([`crate::kernels::probe`])
-//! that the ping-pong times once a round beside its messages.
+//! The flag primitives: two cache-padded `AtomicU64` flags bounced between
+//! two pinned threads (`FlagPair`), and the copy round trip beside it
+//! ([`CopyPair`]). The two flags are the simplest honest baseline for the
+//! 8-byte ping-pong (scibench's `pingpong` reports them beside every
+//! transport: whatever the mailbox adds, headers, lengths, credits and
+//! deadline checks, shows as the difference), the probe of the machine's
+//! state ([`super::probe`]) that kernels time beside their own measurements,
+//! and the line probe of the decomposition.
 
+use super::timing::Timer;
 use crate::control::RankError;
 use crate::primitive::{AtomicU64, Ordering, UnsafeCell};
 use crate::team::{RankCtx, Team, TeamError};
 use crossbeam_utils::CachePadded;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The two flags, each on its own cache lines; each rank writes one and polls
 /// the other.
@@ -36,7 +40,7 @@ impl FlagPair {
         } else {
             (&self.pong, &self.ping)
         };
-        let start = Instant::now();
+        let timer = Timer::start();
         for i in done + 1..=done + reps {
             if ctx.rank == 0 {
                 // Release/Acquire: the same pairing the mailbox uses for its flag.
@@ -49,12 +53,12 @@ impl FlagPair {
                 mine.store(i, Ordering::Release);
             }
         }
-        Ok(start.elapsed())
+        Ok(timer.elapsed())
     }
 }
 
 /// Untimed round trips before the timed ones, as many as the transports'
-/// [`super::round_trip_time`] runs at 8 bytes (one lap of the mailbox's 64-slot
+/// [`super::pair::round_trip_time`] runs at 8 bytes (one lap of the mailbox's 64-slot
 /// ring): they also absorb the ranks' start, so that neither side of a paired
 /// batch times the other rank's thread coming up (tens of microseconds, which
 /// in batches of a few round trips made the flags look hundreds of times slower).
@@ -216,7 +220,7 @@ impl CopyPair {
         // Written here, not zeroed: every page is mapped before the clock.
         let mut message = vec![1u8; self.bytes()];
         let mut into = vec![1u8; self.bytes()];
-        let start = Instant::now();
+        let timer = Timer::start();
         let mut stale = 0u64;
         for i in done + 1..=done + reps {
             if me == 0 {
@@ -233,7 +237,7 @@ impl CopyPair {
                 unsafe { self.put(me, i, &mut message) };
             }
         }
-        let took = start.elapsed();
+        let took = timer.elapsed();
         black_box(&into);
         if stale > 0 {
             return Err(RankError::Failed(format!(
@@ -253,7 +257,6 @@ impl CopyPair {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::team::TeamSpec;
 
     /// 65,536 ns a round trip of 32 KiB each way is 1 ns a byte one way.
     #[test]
@@ -267,15 +270,7 @@ mod tests {
     /// (else the probe fails), and both batches take some time.
     #[test]
     fn the_copy_probe_moves_every_word_each_round_trip() {
-        let cpus = crate::platform::allowed_cpus();
-        let team = Team::new(&TeamSpec {
-            cpus: cpus.iter().copied().take(2).collect(),
-            ranks: 2,
-            virtual_ok: true,
-            oversubscribe: cpus.len() < 2,
-            wait_timeout: Duration::from_secs(10),
-        })
-        .unwrap();
+        let team = super::super::test_support::two_ranks();
         let copy = CopyPair::default();
         let times = team
             .run("copy-probe", vec![(); 2], |ctx, _| {
