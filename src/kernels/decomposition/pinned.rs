@@ -46,7 +46,7 @@
 
 use super::protocol::cpu_pair;
 use crate::control::{Placement, RankError};
-use crate::kernels::probe::{between, record};
+use crate::kernels::harness::probe::{between, record};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::fit::{FitError, LineFit, fit_line, fit_line_relative};
 use crate::model::stats::summarize;
