@@ -29,10 +29,10 @@ fn main() {
         watched.push(branch);
     }
     for name in watched {
-        if let Some(path) = output("git", &["rev-parse", "--git-path", &name]) {
-            if std::path::Path::new(&path).exists() {
-                println!("cargo:rerun-if-changed={path}");
-            }
+        if let Some(path) = output("git", &["rev-parse", "--git-path", &name])
+            && std::path::Path::new(&path).exists()
+        {
+            println!("cargo:rerun-if-changed={path}");
         }
     }
     println!("cargo:rerun-if-changed=build.rs");
