@@ -6,9 +6,11 @@
 //!
 //! Run with: `cargo bench --bench hockney_sync` (HTML in target/criterion/report).
 //! Each Criterion sample is one round of `halfperf run hockney-sync` over its
-//! grain (`halfperf::kernels::hockney::sync_bench`): a fresh team, the segments
-//! as sub-batches whose median the sample keeps with their sleeps per segment,
-//! and the kernel's probes (the CPU pair's round trip, the rate of every
+//! grain (`halfperf::kernels::hockney::sync_bench`): a fresh team, the
+//! kernel's batch (calibrated to its batch target, 1 ms quick, 10 ms
+//! otherwise, in the grain's first sample) as the kernel's sub-batches whose
+//! median the sample keeps with their sleeps per segment (an asleep grain's
+//! a segment each), and the kernel's probes (the CPU pair's round trip, the rate of every
 //! processor at once, a system call). The grains are four near-zero ones, a
 //! short one and four long ones a method (`halfperf::benchfit::fits::sync_grains`,
 //! the same on every machine). After the group the bench fits each method by
@@ -27,6 +29,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use halfperf::benchfit::budget::Part;
 use halfperf::benchfit::fits::{sync_grains, sync_result};
 use halfperf::benchfit::{self, Recorder};
+use halfperf::kernels::RunConfig;
 use halfperf::kernels::hockney::Method;
 use halfperf::kernels::hockney::sync_bench::{ASLEEP, bench_plan, pair_probes, sync_sample};
 use halfperf::platform::{Topology, allowed_cpus};
@@ -38,9 +41,14 @@ fn methods(c: &mut Criterion) {
         Some((_, a, b)) => vec![*a, *b],
         None => vec![allowed[0]],
     };
-    let plan = bench_plan(&topo, &cpus);
     let mut rec = Recorder::new();
     let clock = rec.clock().clone();
+    // The kernel's batch target: a quick pass against a quick run.
+    let run = RunConfig {
+        quick: benchfit::quick(),
+        ..RunConfig::default()
+    };
+    let plan = bench_plan(&topo, &cpus, run.batch_target(&clock));
     let mut group = c.benchmark_group("hockney/hockney-sync");
     let samples = common::settings(&mut group, Part::Sync);
     let mut measured = Vec::new();
@@ -61,10 +69,15 @@ fn methods(c: &mut Criterion) {
             let (variant, flop) = named(grain);
             let id = format!("{variant}/{flop}");
             group.throughput(Throughput::Elements(flop as u64));
+            // The grain's batch, calibrated in its first sample (Criterion's
+            // warm-up) and kept for the others.
+            let mut segments = 0;
             group.bench_with_input(BenchmarkId::new(&variant, flop), &grain, |b, &grain| {
                 b.iter_custom(|iters| {
-                    rec.time_sync(&id, iters, |iters| {
-                        sync_sample(method, &plan, grain, iters, &clock).expect("a verified sample")
+                    rec.time_sync(&id, iters, || {
+                        let s = sync_sample(method, &plan, grain, &mut segments, &clock)
+                            .expect("a verified sample");
+                        (s, segments)
                     })
                 })
             });

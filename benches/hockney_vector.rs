@@ -8,13 +8,18 @@
 //! Run with: `cargo bench --bench hockney_vector` (HTML in target/criterion/report).
 //! Throughput is in elements, so Criterion's rate is elements/s; flop/s is that
 //! times the operation's flops per element (1 dyadic, 2 triads). The lengths are
-//! the same on every machine (`halfperf::benchfit::fits::vector_lengths`): the
-//! paper's 16 to 400, then powers of two to 4 Mi elements; after the group the
-//! bench fits `hockney-vector`'s lines (Fig. 1's and one per memory level) on the
-//! times it measured, prints them as `halfperf card` does, and writes them to
-//! target/criterion/halfperf.json. With `HALFPERF_BENCH_QUICK=1` (or `CI=true`):
-//! f64 only, fewer lengths, the plain loops at two, Criterion's smallest
-//! sample. Each part's Criterion settings: `halfperf::benchfit::budget`.
+//! `halfperf::benchfit::fits::vector_lengths`: the paper's 16 to 400
+//! (`hockney/hockney-vector/triad-f64/256`), then `halfperf run
+//! hockney-vector`'s own lengths inside each memory level of the CPU's
+//! caches, six a level (three quick), named by level and rank
+//! (`triad-f64/L2-1`, `triad-f64/memory-6`) so that two machines' ids line
+//! up; after the group the bench fits `hockney-vector`'s lines (Fig. 1's and
+//! one per memory level) on the times it measured, prints them as `halfperf
+//! card` does, and writes them to target/criterion/halfperf.json. With
+//! `HALFPERF_BENCH_QUICK=1` (or `CI=true`): f64 only, fewer lengths (as a
+//! quick run, no memory level where the last cache holds 30 MiB or more),
+//! the plain loops at two, Criterion's smallest sample. Each part's
+//! Criterion settings: `halfperf::benchfit::budget`.
 
 mod common;
 
@@ -43,15 +48,24 @@ fn operations<T: Element>(
     site: &VectorSite<'_>,
     out: &mut Vec<KernelResult>,
 ) -> usize {
-    let lengths = vector_lengths(benchfit::quick());
-    let mut v = Vectors::<T>::new(*lengths.last().unwrap());
+    let per_op: Vec<_> = Operation::ALL
+        .iter()
+        .map(|&op| vector_lengths(site.quick, op.arrays() * T::BYTES, site.caches))
+        .collect();
+    let longest = per_op
+        .iter()
+        .flat_map(|at| at.lengths.iter().map(|l| l.0))
+        .max()
+        .unwrap_or(1);
+    let mut v = Vectors::<T>::new(longest);
     let samples = common::settings(group, Part::Vector);
-    for op in Operation::ALL {
+    for (op, at) in Operation::ALL.into_iter().zip(per_op) {
         let variant = format!("{}-{}", op.name(), T::NAME);
-        for &n in &lengths {
+        for (n, param) in &at.lengths {
+            let n = *n;
             group.throughput(Throughput::Elements(n as u64));
-            let id = format!("{variant}/{n}");
-            group.bench_with_input(BenchmarkId::new(&variant, n), &n, |b, &n| {
+            let id = format!("{variant}/{param}");
+            group.bench_with_input(BenchmarkId::new(&variant, param), &n, |b, &n| {
                 b.iter_custom(|iters| {
                     rec.time(&id, iters, |iters| {
                         let start = Instant::now();
@@ -61,11 +75,12 @@ fn operations<T: Element>(
                 })
             });
         }
-        let measured = lengths
+        let measured = at
+            .lengths
             .iter()
-            .map(|&n| {
-                let id = format!("{variant}/{n}");
-                (n, rec.reps(&id, samples), rec.samples(&id, samples))
+            .map(|(n, param)| {
+                let id = format!("{variant}/{param}");
+                (*n, rec.reps(&id, samples), rec.samples(&id, samples))
             })
             .collect();
         out.push(vector_result(op, T::NAME, T::BYTES, measured, site));
@@ -194,6 +209,7 @@ fn all(c: &mut Criterion) {
         cpu,
         caches: &caches,
         t0_clock_ns: rec.clock().read_overhead_ns,
+        quick: benchfit::quick(),
     };
     let mut results = Vec::new();
     // One group, `hockney/hockney-vector/<variant>/<n>`; each part sets its own

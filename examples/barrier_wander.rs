@@ -3,11 +3,11 @@
 //! threads: the central sense-reversing barrier
 //! ([`halfperf::sync::barrier::CentralBarrier`]) and the dissemination
 //! barrier ([`halfperf::sync::barrier::SpinBarrier`]), both polled with the
-//! spin-loop hint, and the dissemination barrier polled bare, as
-//! `hockney-sync`'s barrier-spin polls it, in batches alternating with a
-//! batch of the two-flag round trip (the probe every kernel records), for as
-//! long as asked. It prints what one hint takes, then all four, and each
-//! barrier over the round trip of the same batch quadruple, as the medians
+//! spin-loop hint, and both polled bare, as `hockney-sync`'s barrier-spin
+//! and `comet-barrier`'s central barrier poll them, in batches alternating
+//! with a batch of the two-flag round trip (the probe every kernel records),
+//! for as long as asked. It prints what one hint takes, then all five, and
+//! each barrier over the round trip of the same batch quintuple, as the medians
 //! of windows as long as a quick
 //! `hockney-sync` run, their CV over the windows, and each barrier's
 //! autocorrelation at lags from one batch to a thousand. Where the machine
@@ -32,9 +32,10 @@ use std::time::{Duration, Instant};
 /// Meetings or round trips a batch.
 const BATCH: u64 = 20_000;
 
-/// One batch quadruple's times, per meeting or round trip.
+/// One batch quintuple's times, per meeting or round trip.
 struct Batch {
     central_ns: f64,
+    central_bare_ns: f64,
     dissemination_ns: f64,
     bare_ns: f64,
     round_trip_ns: f64,
@@ -88,6 +89,7 @@ fn main() {
     })
     .expect("a team of two on CPUs of their own");
     let central = CentralBarrier::new(2);
+    let central_bare = CentralBarrier::new(2);
     let dissemination = SpinBarrier::new(2);
     let bare = SpinBarrier::new(2);
     println!("one spin-loop hint: {:.1} ns", Poll::hint_pause_ns());
@@ -100,6 +102,7 @@ fn main() {
         .run("barrier-wander", vec![(); 2], |ctx, _| {
             let c = ctx.control;
             let mut sense = LocalSense::default();
+            let mut bare_sense = LocalSense::default();
             let mut episode = Episode::default();
             let mut bare_episode = Episode::default();
             let mut trips = 0u64;
@@ -126,6 +129,11 @@ fn main() {
                 let central_ns = t.elapsed().as_nanos() as f64 / BATCH as f64;
                 let t = Instant::now();
                 for _ in 0..BATCH {
+                    central_bare.wait(&mut bare_sense, Poll::Bare, c, 1 - ctx.rank)?;
+                }
+                let central_bare_ns = t.elapsed().as_nanos() as f64 / BATCH as f64;
+                let t = Instant::now();
+                for _ in 0..BATCH {
                     dissemination.wait(ctx.rank, &mut episode, Poll::Hint, c)?;
                 }
                 let dissemination_ns = t.elapsed().as_nanos() as f64 / BATCH as f64;
@@ -150,6 +158,7 @@ fn main() {
                 let round_trip = t.elapsed().as_nanos() as f64 / BATCH as f64;
                 batches.push(Batch {
                     central_ns,
+                    central_bare_ns,
                     dissemination_ns,
                     bare_ns,
                     round_trip_ns: round_trip,
@@ -163,15 +172,24 @@ fn main() {
     // At least one window, however short the run.
     let per_window = ((window / (seconds / batches.len() as f64)) as usize).clamp(1, batches.len());
     println!(
-        "{} batch quadruples in {seconds} s; windows of {per_window} (~{window} s)",
+        "{} batch quintuples in {seconds} s; windows of {per_window} (~{window} s)",
         batches.len()
     );
     println!(
-        "{:>6} {:>11} {:>6} {:>11} {:>6} {:>11} {:>6} {:>8}",
-        "window", "central ns", "/ rt", "dissem. ns", "/ rt", "bare ns", "/ rt", "rt ns"
+        "{:>6} {:>11} {:>6} {:>11} {:>6} {:>11} {:>6} {:>11} {:>6} {:>8}",
+        "window",
+        "central ns",
+        "/ rt",
+        "dissem. ns",
+        "/ rt",
+        "bare ns",
+        "/ rt",
+        "c. bare ns",
+        "/ rt",
+        "rt ns"
     );
     // Per window: each barrier and its ratio to the round trip, the round trip.
-    let mut windows: Vec<[f64; 7]> = Vec::new();
+    let mut windows: Vec<[f64; 9]> = Vec::new();
     for (w, chunk) in batches.chunks_exact(per_window).enumerate() {
         let med = |f: &dyn Fn(&Batch) -> f64| median(&mut chunk.iter().map(f).collect::<Vec<_>>());
         let row = [
@@ -181,11 +199,13 @@ fn main() {
             med(&|b| b.dissemination_ns / b.round_trip_ns),
             med(&|b| b.bare_ns),
             med(&|b| b.bare_ns / b.round_trip_ns),
+            med(&|b| b.central_bare_ns),
+            med(&|b| b.central_bare_ns / b.round_trip_ns),
             med(&|b| b.round_trip_ns),
         ];
         println!(
-            "{w:>6} {:>11.1} {:>6.3} {:>11.1} {:>6.3} {:>11.1} {:>6.3} {:>8.1}",
-            row[0], row[1], row[2], row[3], row[4], row[5], row[6]
+            "{w:>6} {:>11.1} {:>6.3} {:>11.1} {:>6.3} {:>11.1} {:>6.3} {:>11.1} {:>6.3} {:>8.1}",
+            row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]
         );
         windows.push(row);
     }
@@ -197,6 +217,8 @@ fn main() {
         "dissemination over the round trip",
         "dissemination, bare, ns",
         "dissemination, bare, over the round trip",
+        "central, bare, ns",
+        "central, bare, over the round trip",
         "round trip ns",
     ];
     println!("window medians, mean and CV over the windows:");
@@ -209,6 +231,7 @@ fn main() {
         ("central", (|b: &Batch| b.central_ns) as fn(&Batch) -> f64),
         ("dissemination", |b: &Batch| b.dissemination_ns),
         ("bare dissemination", |b: &Batch| b.bare_ns),
+        ("bare central", |b: &Batch| b.central_bare_ns),
     ] {
         let series: Vec<f64> = batches.iter().map(f).collect();
         let lags: Vec<String> = [1usize, 10, 100, 1000]

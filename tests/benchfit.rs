@@ -39,7 +39,7 @@ fn kernels() -> Vec<halfperf::results::KernelResult> {
         })
         .collect();
     let topology = halfperf::platform::Topology::detect().expect("topology");
-    let plan = bench_plan(&topology, &[0, 1]);
+    let plan = bench_plan(&topology, &[0, 1], std::time::Duration::ZERO);
     vec![
         latency_result("mailbox", &site, &sizes, &[100.0; 10]),
         sync_result(Method::SpinBare, &grains, short.len(), &plan, 20.0, &[]),

@@ -44,61 +44,56 @@ pub const PAPER_LENGTHS: [usize; 8] = [16, 32, 64, 128, 200, 256, 320, 400];
 /// The paper's lengths in the quick mode.
 pub const QUICK_PAPER_LENGTHS: [usize; 5] = [16, 64, 128, 256, 400];
 
-/// The vector bench's lengths, the same on every machine (so that bench ids
-/// line up): the paper's, then powers of two (powers of four and the last two
-/// in the quick mode) from 512 to 4 Mi elements, 96 MiB for a triad's three
-/// f64 vectors, which passes any last cache of up to 24 MiB by two lengths.
-pub fn vector_lengths(quick: bool) -> Vec<usize> {
-    let mut n: Vec<usize> = if quick {
-        QUICK_PAPER_LENGTHS.to_vec()
-    } else {
-        PAPER_LENGTHS.to_vec()
-    };
-    for p in 9..=22 {
-        if !quick || p % 2 == 0 || p >= 21 {
-            n.push(1 << p);
-        }
-    }
-    n
+/// The vector bench's lengths of one operation on one CPU: each length in
+/// elements with its bench id's parameter, and the memory levels they
+/// reach with the breakpoints between them (in elements, at the cache
+/// sizes), as `hockney-vector` has them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorLengths {
+    /// `(n, parameter)`, ascending in `n`.
+    pub lengths: Vec<(usize, String)>,
+    /// The levels, `L1` first.
+    pub levels: Vec<Level>,
+    /// The breakpoints between the levels, elements.
+    pub breaks: Vec<f64>,
 }
 
-/// The memory levels an operation of `bytes_per_element` reaches on `lengths`
-/// with `caches` as `(level, bytes)`: each level's name and the breakpoints
-/// between them, in elements, as many as have at least two lengths each from
-/// the first on; and how many of `lengths` (sorted) those levels hold.
-pub fn levels(
-    lengths: &[usize],
+/// The vector bench's lengths of an operation of `bytes_per_element` (all
+/// its arrays) on a CPU of data caches `caches` (`(level, bytes)`): the
+/// paper's (Fig. 1's 16 to 400, named by their length), then
+/// `hockney-vector`'s own lengths past them inside each memory level
+/// ([`VectorPlan::lengths`]: 3 a level quick, 6 otherwise, log-spaced from
+/// 1.5 times the cache below, 1.25 times the paper's longest for L1, to 0.6
+/// of the level's cache; memory from twice the last cache to four times it,
+/// at most 64 MiB quick and 2 GiB otherwise, so a quick pass stops inside
+/// a last cache of 30 MiB or more, as a quick run does), named by their
+/// level and rank in it (`L2-1` the shortest in L2, `memory-6`), so that
+/// the ids line up between machines whose caches differ.
+pub fn vector_lengths(
+    quick: bool,
     bytes_per_element: usize,
     caches: &[(u8, u64)],
-) -> (Vec<Level>, Vec<f64>, usize) {
-    let bpe = bytes_per_element as f64;
-    let mut bounds: Vec<(String, Option<u64>)> = caches
-        .iter()
-        .map(|(l, b)| (format!("L{l}"), Some(*b)))
-        .collect();
-    bounds.push(("memory".into(), None));
-    let (mut levels, mut breaks, mut held) = (Vec::new(), Vec::new(), 0);
-    let mut lo = 0.0;
-    for (name, cache) in bounds {
-        let hi = cache.map_or(f64::INFINITY, |b| b as f64 / bpe);
-        let inside = lengths
-            .iter()
-            .filter(|&&n| n as f64 > lo && n as f64 <= hi)
-            .count();
-        if inside < 2 {
-            break;
-        }
-        if !levels.is_empty() {
-            breaks.push(lo);
-        }
-        levels.push(Level {
-            name,
-            cache_bytes: cache,
-        });
-        held += inside;
-        lo = hi;
+) -> VectorLengths {
+    let mut plan = VectorPlan::for_run(quick, caches, 1, Duration::ZERO);
+    plan.paper_step = plan.paper_max;
+    let (ns, levels, breaks) = plan.lengths(bytes_per_element, caches);
+    let paper = if quick {
+        &QUICK_PAPER_LENGTHS[..]
+    } else {
+        &PAPER_LENGTHS[..]
+    };
+    let mut lengths: Vec<(usize, String)> = paper.iter().map(|&n| (n, n.to_string())).collect();
+    let mut rank = vec![0usize; levels.len()];
+    for n in ns.into_iter().filter(|&n| n > plan.paper_max) {
+        let level = breaks.partition_point(|&b| b < n as f64);
+        rank[level] += 1;
+        lengths.push((n, format!("{}-{}", levels[level].name, rank[level])));
     }
-    (levels, breaks, held)
+    VectorLengths {
+        lengths,
+        levels,
+        breaks,
+    }
 }
 
 /// One length's samples: its length, the most repetitions a sample had, and
@@ -116,11 +111,14 @@ pub struct VectorSite<'a> {
     pub caches: &'a [(u8, u64)],
     /// The clock's read cost subtracted from every batch, ns.
     pub t0_clock_ns: f64,
+    /// Whether the lengths are the quick pass's ([`vector_lengths`]).
+    pub quick: bool,
 }
 
 /// `hockney-vector`'s result of `op` in `precision` (`f64` or `f32`, of
 /// `element_bytes`) from its lengths' samples, fitted by the kernel's own
-/// [`operation_result`], the headline from its fits.
+/// [`operation_result`] on the levels of [`vector_lengths`], the headline
+/// from its fits.
 pub fn vector_result(
     op: Operation,
     precision: &'static str,
@@ -131,9 +129,7 @@ pub fn vector_result(
     let mut lengths = lengths;
     lengths.retain(|l| !l.2.is_empty());
     lengths.sort_by_key(|l| l.0);
-    let ns: Vec<usize> = lengths.iter().map(|l| l.0).collect();
-    let (levels, breaks, held) = levels(&ns, op.arrays() * element_bytes, site.caches);
-    lengths.truncate(held.max(2).min(lengths.len()));
+    let at = vector_lengths(site.quick, op.arrays() * element_bytes, site.caches);
     let trials = lengths.iter().map(|l| l.2.len()).max().unwrap_or(0);
     let sweep = OperationSweep {
         op,
@@ -147,8 +143,8 @@ pub fn vector_result(
                 samples_ns,
             })
             .collect(),
-        levels,
-        breaks,
+        levels: at.levels,
+        breaks: at.breaks,
         probe_rates: Vec::new(),
     };
     let plan = VectorPlan {

@@ -29,43 +29,65 @@ fn within(p: &Param, want: f64, tolerance: f64) {
     );
 }
 
-/// Lengths 16 to 4 Mi elements on a machine of 64 KiB L1 and 2 MiB L2: an
-/// f64 dyadic multiply (24 bytes an element) holds 2730 elements in L1, so
-/// L1 has the paper's 8 lengths and 512 to 2048; L2 4096 to 65536; memory
-/// the rest (no L3 given).
+/// A triad in f64 (four arrays, 32 bytes an element) on a CPU of 32 KiB
+/// L1, 1 MiB L2 and 32 MiB L3: the paper's 8 lengths, then six a level as
+/// `hockney-vector` places them, by hand: L1 from 1.25 x 400 x 32 = 16,000
+/// B (500 elements, 496 on a multiple of 8) to 0.6 of 32 KiB (614.4, 608);
+/// L2 from 1.5 x 32 KiB (1536) to 0.6 MiB (19,660.8, 19,656); L3 from 1.5
+/// MiB (49,152) to 0.6 x 32 MiB (629,144); memory from twice the L3
+/// (2 Mi elements) to four times it (4 Mi). Each is named by level and
+/// rank; the breaks lie at the caches. The quick pass: the 5 paper
+/// lengths and three a level, no memory (64 MiB, its cap, is not past
+/// twice the L3).
 #[test]
-fn levels_take_the_lengths_between_the_caches() {
-    let n = vector_lengths(false);
-    assert_eq!(n.len(), 8 + 14);
-    let (found, breaks, held) = levels(&n, 24, &[(1, 64 << 10), (2, 2 << 20)]);
-    let names: Vec<&str> = found.iter().map(|l| l.name.as_str()).collect();
-    assert_eq!(names, ["L1", "L2", "memory"]);
-    assert_eq!(breaks, [65536.0 / 24.0, 2097152.0 / 24.0]);
-    assert_eq!(held, n.len());
-    // A level with fewer than two lengths ends the levels there: of the
-    // quick grid, an L1 of 85 elements holds 16 and 64, an L2 of 128 only 128.
-    let q = vector_lengths(true);
+fn vector_lengths_follow_the_kernels_levels() {
+    let caches = [(1u8, 32u64 << 10), (2, 1 << 20), (3, 32 << 20)];
+    let at = vector_lengths(false, 32, &caches);
+    let names: Vec<&str> = at.levels.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["L1", "L2", "L3", "memory"]);
+    assert_eq!(at.breaks, [1024.0, 32768.0, 1048576.0]);
+    assert_eq!(at.lengths.len(), 8 + 4 * 6);
+    let find = |param: &str| {
+        at.lengths
+            .iter()
+            .find(|l| l.1 == param)
+            .unwrap_or_else(|| panic!("{param} in {:?}", at.lengths))
+            .0
+    };
+    assert_eq!(at.lengths[0], (16, "16".to_owned()));
+    assert_eq!(at.lengths[7], (400, "400".to_owned()));
+    for (param, n) in [
+        ("L1-1", 496),
+        ("L1-6", 608),
+        ("L2-1", 1536),
+        ("L2-6", 19656),
+        ("L3-1", 49152),
+        ("L3-6", 629144),
+        ("memory-1", 2 << 20),
+        ("memory-6", 4 << 20),
+    ] {
+        assert_eq!(find(param), n, "{param}");
+    }
+    assert!(at.lengths.windows(2).all(|w| w[0].0 < w[1].0));
+    let quick = vector_lengths(true, 32, &caches);
+    let params: Vec<&str> = quick.lengths.iter().map(|l| l.1.as_str()).collect();
     assert_eq!(
-        q,
+        params,
         [
-            16,
-            64,
-            128,
-            256,
-            400,
-            1024,
-            4096,
-            16384,
-            65536,
-            262144,
-            1 << 20,
-            1 << 21,
-            1 << 22
+            "16", "64", "128", "256", "400", "L1-1", "L1-2", "L1-3", "L2-1", "L2-2", "L2-3",
+            "L3-1", "L3-2", "L3-3"
         ]
     );
-    let (found, _, held) = levels(&q, 24, &[(1, 2 << 10), (2, 3 << 10)]);
-    assert_eq!(found.len(), 1);
-    assert_eq!(held, 2);
+    assert_eq!(quick.levels.len(), 3);
+    // Another machine's caches move the lengths, not the names.
+    let other = vector_lengths(false, 32, &[(1, 48 << 10), (2, 2 << 20), (3, 96 << 20)]);
+    let names = |v: &VectorLengths| v.lengths.iter().map(|l| l.1.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&other), names(&at));
+    assert_eq!(
+        (at.lengths[14].1.as_str(), at.lengths[14].0),
+        ("L2-1", 1536)
+    );
+    assert_eq!(other.lengths[14].0, 2304);
 }
 
 /// An f64 dyadic multiply at r_inf = 8 flop/ns with n_1/2 = 40 in L1 and
@@ -77,9 +99,10 @@ fn vector_fits_recover_each_levels_parameters() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let caches = [(1u8, 64u64 << 10)];
     let l1_elements = (64 << 10) / 24;
-    let lengths: Vec<Samples> = vector_lengths(false)
+    let lengths: Vec<Samples> = vector_lengths(false, 24, &caches)
+        .lengths
         .into_iter()
-        .map(|n| {
+        .map(|(n, _)| {
             let (r, half) = if n <= l1_elements {
                 (8.0, 40.0)
             } else {
@@ -93,6 +116,7 @@ fn vector_fits_recover_each_levels_parameters() {
         cpu: 0,
         caches: &caches,
         t0_clock_ns: 20.0,
+        quick: false,
     };
     let r = vector_result(Operation::Dyadic, "f64", 8, lengths, &site);
     assert_eq!(r.kernel, "hockney-vector");
@@ -157,7 +181,11 @@ fn sync_fits_recover_t0_r_inf_and_s_half() {
         .map(|&s| (s, 1000, sync_samples(300.0 + s as f64 / 8.0, 20, &mut rng)))
         .collect();
     let topology = crate::platform::Topology::detect().expect("topology");
-    let plan = crate::kernels::hockney::sync_bench::bench_plan(&topology, &[0, 1]);
+    let plan = crate::kernels::hockney::sync_bench::bench_plan(
+        &topology,
+        &[0, 1],
+        std::time::Duration::ZERO,
+    );
     let r = sync_result(Method::SpinHint, &grains, short.len(), &plan, 20.0, &[]);
     assert_eq!(
         (r.kernel.as_str(), r.transport.as_deref()),

@@ -18,9 +18,9 @@
 //! Invariants: the timed closure does nothing but the kernel's batch (the
 //! sample is pushed after the clock stops, into a vector reserved before);
 //! bench ids are `method/kernel/variant/param` and do not depend on the
-//! machine (the vector lengths are a fixed grid; the levels are fitted over
-//! whichever of its lengths fall in each), so that Criterion's
-//! `--save-baseline` on two machines lines up. A bench run under [`quick`]
+//! machine (the vector lengths past the paper's are `hockney-vector`'s own
+//! inside each memory level, named by level and rank, `L2-3`), so that
+//! Criterion's `--save-baseline` on two machines lines up. A bench run under [`quick`]
 //! (`HALFPERF_BENCH_QUICK=1`, or `CI=true`) measures a subset of the same ids
 //! with Criterion's smallest sample.
 //!
@@ -156,20 +156,22 @@ impl Recorder {
         push(&mut self.samples, id, (iters, per_rep));
     }
 
-    /// Runs `sample(iters)`, one synchronisation sample (which times itself
-    /// and its probes, [`crate::kernels::hockney::sync_bench::sync_sample`]),
-    /// and records it under `id`, its segment time as the batch's time per
-    /// repetition; returns the time for Criterion.
+    /// Runs `sample()`, one synchronisation sample (a round of the kernel,
+    /// which times itself and its probes,
+    /// [`crate::kernels::hockney::sync_bench::sync_sample`]) with the
+    /// segments its batch had, and records it under `id`, its segment time
+    /// as the batch's time per repetition; returns what Criterion is told
+    /// for `iters` iterations (the segment time times `iters`).
     pub fn time_sync(
         &mut self,
         id: &str,
         iters: u64,
-        sample: impl FnOnce(u64) -> (Duration, SyncSample),
+        sample: impl FnOnce() -> (SyncSample, u64),
     ) -> Duration {
-        let (took, s) = sample(iters);
-        push(&mut self.samples, id, (iters, s.time_ns));
+        let (s, segments) = sample();
+        push(&mut self.samples, id, (segments, s.time_ns));
         push(&mut self.sync, id, s);
-        took
+        crate::kernels::hockney::sync_bench::criterion_time(&s, iters)
     }
 
     /// The last `keep` synchronisation samples of `id` (as [`Recorder::samples`]).

@@ -57,6 +57,20 @@ impl Poll {
         }
     }
 
+    /// How rank `rank` of a team waits in a meeting that is itself timed (a
+    /// barrier under test): bare alone on its CPU, giving the CPU away when
+    /// it shares it. With the hint a waiter sees the flag it polls up to a
+    /// pause late, and where a pause is a quarter of a line's round trip
+    /// (recent x86) the meeting's time took one of levels a pause apart,
+    /// each for seconds: a level a run, not the barrier's time (see
+    /// [`barrier`]).
+    pub fn for_meeting(control: &TeamControl, rank: usize) -> Poll {
+        match control.wait_strategy(rank) {
+            WaitStrategy::Spin => Poll::Bare,
+            WaitStrategy::Block => Poll::Yield,
+        }
+    }
+
     /// One pause between two polls (under loom, a loom yield whatever the kind, so
     /// the model checker schedules the thread being waited for).
     #[inline(always)]
@@ -121,6 +135,21 @@ impl Poll {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::Poll;
+    use crate::control::{TeamControl, WaitStrategy};
+
+    /// A rank alone on its CPU polls a timed meeting bare and waits
+    /// elsewhere with the hint; one that shares its CPU yields in both.
+    #[test]
+    fn a_timed_meeting_is_polled_bare_on_a_cpu_of_its_own() {
+        let control = TeamControl::new(
+            vec![WaitStrategy::Spin, WaitStrategy::Block],
+            std::time::Duration::from_secs(1),
+        );
+        assert_eq!(Poll::for_meeting(&control, 0), Poll::Bare);
+        assert_eq!(Poll::for_rank(&control, 0), Poll::Hint);
+        assert_eq!(Poll::for_meeting(&control, 1), Poll::Yield);
+        assert_eq!(Poll::for_rank(&control, 1), Poll::Yield);
+    }
 
     /// A pause is at least a cycle and far less than a time slice, whatever
     /// the CPU (the x86 `pause` takes 3 to about 150 cycles).

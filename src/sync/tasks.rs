@@ -28,6 +28,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// Fig. 3: runs `work(p)` for `p` in `1..parts` on new threads pinned to
 /// `cpus[p % cpus.len()]`, `work(0)` on the calling thread, and joins them.
@@ -196,6 +197,33 @@ impl Pool {
         self.threads.len()
     }
 
+    /// Holds the caller back, busy, until every worker has announced that it
+    /// sleeps and still does `settle` later: past its spin phase and parked,
+    /// so that the next fork wakes every worker (the asleep regime of
+    /// `hockney-sync`). `false` if that did not happen within `timeout`. A
+    /// worker whose park times out (every 5 ms) clears its flag and spins
+    /// again, which the second look after `settle` catches.
+    pub fn hold_until_asleep(&self, settle: Duration, timeout: Duration) -> bool {
+        let s = &*self.shared;
+        // Relaxed: a hint of the regime; no data is read on its strength,
+        // and the segment's own count of sleeps records what happened.
+        let all = || s.sleeping.iter().all(|f| f.load(Ordering::Relaxed));
+        let start = Instant::now();
+        while start.elapsed() < timeout {
+            if all() {
+                let parked = Instant::now();
+                while parked.elapsed() < settle {
+                    std::hint::spin_loop();
+                }
+                if all() {
+                    return true;
+                }
+            }
+            std::hint::spin_loop();
+        }
+        false
+    }
+
     /// Runs `work(p)` for every worker `p` in `1..=workers` on the workers and
     /// `work(0)` on the calling thread, and returns when all have finished.
     ///
@@ -340,6 +368,27 @@ mod tests {
                 .unwrap_err();
             assert!(matches!(err, PoolError::Panicked));
             pool.fork_join(&|_| {}).unwrap();
+        }
+    }
+
+    /// Idle workers that park at once are all seen asleep; with a spin
+    /// phase of 1000 polls they are too, once it has passed; a fork after
+    /// the hold still runs every part.
+    #[test]
+    fn a_hold_sees_every_idle_worker_asleep() {
+        let cpus = allowed_cpus();
+        let workers = vec![*cpus.last().unwrap(); 2];
+        for spin in [0, 1000] {
+            let pool = Pool::new(&workers, spin).unwrap();
+            let hits: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
+            for _ in 0..5 {
+                assert!(pool.hold_until_asleep(Duration::from_micros(100), Duration::from_secs(5)));
+                pool.fork_join(&|p: usize| {
+                    hits[p].fetch_add(1, Ordering::Relaxed);
+                })
+                .unwrap();
+            }
+            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 5));
         }
     }
 }

@@ -105,11 +105,13 @@ fn central_batch(
     Ok(())
 }
 
-/// How `rank` waits at the central barrier, and the rank a deadline error
-/// names (the barrier cannot tell which one is missing: rank 0's partner
-/// for rank 0, rank 0 for the others).
+/// How `rank` waits at the central barrier (bare on a CPU of its own: a
+/// meeting polled with the spin-loop hint took one of levels a pause
+/// apart, [`Poll::for_meeting`]), and the rank a deadline error names (the
+/// barrier cannot tell which one is missing: rank 0's partner for rank 0,
+/// rank 0 for the others).
 fn central_wait(control: &TeamControl, rank: usize) -> (Poll, usize) {
-    (Poll::for_rank(control, rank), usize::from(rank == 0))
+    (Poll::for_meeting(control, rank), usize::from(rank == 0))
 }
 
 #[inline(never)]

@@ -32,6 +32,16 @@
 //! waiter kept polling (`t_0`, `s_1/2`, `r_inf`: awake), and the two shortest
 //! again with every post held back 100 µs so every wait sleeps (`t0_asleep_ns`,
 //! `t_wake_ns` what sleeping adds), each with its share of waits that slept.
+//! The pool (tasks-pool) too: its idle workers spin a while and then park,
+//! so asleep each fork is held back, outside the segment's clock, until
+//! every worker has announced its sleep and 100 µs more
+//! (`Pool::hold_until_asleep`).
+//! An asleep segment is timed alone, one a sub-batch, begun with both sides
+//! awake: in a run of them a wake-up after the master's clock stops (EVENTS'
+//! worker) is paid inside the next segment, and one that the other side's
+//! hold overlaps (the std barrier's master) is hidden, so `t_wake` moved
+//! with the batch's length (events-park 24 us a segment alone, 34 in runs
+//! of 28; barrier-std 12.8 and 6.8 us; a 2-vCPU EPYC VM).
 //!
 //! Design and invariants:
 //! - Every grain is calibrated once, then all grains are timed once per round,
@@ -63,7 +73,7 @@ use super::pick_cpu_set;
 use super::rate_probe::tasks_rate_probe;
 use super::simd::{Simd, dyadic_f64};
 use super::sync_sweep::sweep_methods;
-use super::team_batch::{Batch, RATE_GRAIN, drive_team};
+use super::team_batch::{Batch, RATE_GRAIN, drive_team, regime_of};
 use crate::control::{Placement, RankError};
 use crate::kernels::harness::probe::{pair_round_trips_ns, probe_warning};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
@@ -76,7 +86,9 @@ use crate::sync::events::{Event, ParkEvent};
 use crate::sync::locks::BinaryLock;
 use crate::sync::spin::SpinFlag;
 use crate::sync::tasks::{Pool, spawn_join};
-use crate::sync::team_method::{Events, Locks, Spin, SpinBarrierMethod, StdBarrier};
+use crate::sync::team_method::{
+    ASLEEP_HOLD, Events, Locks, Regime, Spin, SpinBarrierMethod, StdBarrier,
+};
 use crate::team::{Team, TeamSpec};
 use crossbeam_utils::CachePadded;
 use std::time::{Duration, Instant};
@@ -208,18 +220,25 @@ impl Method {
 
     /// Whether its hand-overs are measured in two regimes, the waiter kept
     /// awake and made to sleep (`Regime` of `crate::sync::team_method`): the
-    /// team methods whose waits can block (the lock parks after its spin).
+    /// team methods whose waits can block (the lock parks after its spin),
+    /// and the pool, whose idle workers park after theirs.
     pub fn two_regimes(self) -> bool {
         matches!(
             self,
-            Method::Locks | Method::EventsCondvar | Method::EventsPark | Method::BarrierStd
+            Method::Locks
+                | Method::EventsCondvar
+                | Method::EventsPark
+                | Method::BarrierStd
+                | Method::TasksPool
         )
     }
 
     /// In the asleep regime, the posts held back on a segment's critical
     /// path (each `crate::sync::team_method::ASLEEP_HOLD`): LOCKS and EVENTS
     /// two, the master's start and the workers' done (the workers hold
-    /// theirs at once); the std barrier one, the workers' arrival.
+    /// theirs at once); the std barrier one, the workers' arrival; the pool
+    /// none (its fork is held back outside the segment's clock, until
+    /// every worker has parked).
     pub fn asleep_holds(self) -> u32 {
         match self {
             Method::Locks | Method::EventsCondvar | Method::EventsPark => 2,
@@ -543,26 +562,49 @@ fn with_work_method<R: Send>(
                     if grain == RATE_GRAIN {
                         return tasks_rate_probe(pool.as_ref(), plan, reps);
                     }
+                    let (regime, grain) = regime_of(grain);
                     work.prefill(grain);
                     // The job the tasks read, on lines of its own: beside the
                     // master's locals, some builds paid a line transfer more.
                     let w = work;
                     let share = CachePadded::new(move |p: usize| w.share(grain, p));
+                    let fork = |pool: &Pool| {
+                        pool.fork_join(&*share)
+                            .map_err(|e| RankError::Failed(e.to_string()))
+                    };
                     let start = Instant::now();
-                    match &pool {
-                        Some(pool) => {
+                    let took = match (&pool, regime) {
+                        (Some(pool), Regime::Awake) => {
                             for _ in 0..reps {
-                                pool.fork_join(&*share)
-                                    .map_err(|e| RankError::Failed(e.to_string()))?;
+                                fork(pool)?;
                             }
+                            start.elapsed()
                         }
-                        None => {
+                        // Each fork timed alone, after an untimed hold until
+                        // every worker has parked (`Pool::hold_until_asleep`).
+                        (Some(pool), Regime::Asleep) => {
+                            let mut took = Duration::ZERO;
+                            for _ in 0..reps {
+                                if !pool.hold_until_asleep(ASLEEP_HOLD, plan.wait_timeout) {
+                                    return Err(RankError::Failed(format!(
+                                        "{}: the pool's workers did not park within {:?}",
+                                        method.name(),
+                                        plan.wait_timeout
+                                    )));
+                                }
+                                let start = Instant::now();
+                                fork(pool)?;
+                                took += start.elapsed();
+                            }
+                            took
+                        }
+                        (None, _) => {
                             for _ in 0..reps {
                                 spawn_join(&plan.cpus, plan.parts, &*share);
                             }
+                            start.elapsed()
                         }
-                    }
-                    let took = start.elapsed();
+                    };
                     work.verify(grain, method)?;
                     Ok(took)
                 };
@@ -721,6 +763,19 @@ pub const SUB_BATCHES: usize = 7;
 pub fn sub_batches(reps: u64) -> (usize, u64) {
     let n = (SUB_BATCHES as u64).min(reps).max(1);
     (n as usize, (reps / n).max(1))
+}
+
+/// The sub-batches of a batch of `reps` segments of `grain` (a grain with
+/// the asleep bit, `team_batch::ASLEEP`, in the asleep regime): an awake
+/// batch as [`sub_batches`]; an asleep one a segment a sub-batch, `reps` of
+/// them (at least one), so that each asleep segment begins with both sides
+/// awake at the gate and its time holds just the wake-ups on its critical
+/// path (see the module doc, "Two regimes").
+pub fn grain_sub_batches(grain: usize, reps: u64) -> (usize, u64) {
+    match grain & super::team_batch::ASLEEP {
+        0 => sub_batches(reps),
+        _ => (reps.max(1) as usize, 1),
+    }
 }
 
 /// The run's plan on `cpus` for `parts` processors: grains chosen per

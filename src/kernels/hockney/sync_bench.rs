@@ -6,14 +6,23 @@
 //! grain, on a fresh instantiation of the method (team, synchronisation
 //! objects, vectors of half the L2, as `halfperf run hockney-sync` sizes
 //! them): the pair probe on the method's own threads where it takes one, the
-//! grain's segments as up to [`super::sync::SUB_BATCHES`] sub-batches whose
-//! median time and sleeps per segment the sample keeps, the system-call
-//! probe, and the rate probe on every processor at once. So a sample carries
-//! what a round of the kernel carries for that grain, and [`bench_result`]
-//! hands the samples to the kernel's own result (`method_result`): the
-//! awake rounds' `t0` and `t_wake` where the short grains slept in some
-//! samples and not in others, `r_inf` from the rate probe where the long
-//! grains slept, the split fit's bootstrap intervals, the probes beside them.
+//! grain's batch timed as the kernel times it (its segments calibrated once
+//! to the kernel's batch target, 1 ms quick and 10 ms otherwise, then split
+//! into up to [`super::sync::SUB_BATCHES`] sub-batches, an asleep grain's a
+//! segment each, whose median time and sleeps per segment the sample keeps),
+//! the system-call probe, and the rate probe on every processor at once. So
+//! a sample carries what a round of the kernel carries for that grain, and
+//! [`bench_result`] hands the samples to the kernel's own result
+//! (`method_result`): the awake rounds' `t0` and `t_wake` where the short
+//! grains slept in some samples and not in others, `r_inf` from the rate
+//! probe where the long grains slept, the split fit's bootstrap intervals,
+//! the probes beside them.
+//!
+//! Criterion's count of iterations does not set the batch: a sample tells
+//! Criterion the segment time times its count ([`criterion_time`]). Batches
+//! of Criterion's length (up to 50 ms of segments in a quick pass against
+//! the kernel's 1 ms) timed a run of asleep segments where the kernel times
+//! one, which moved `t_wake` (events 34 us against 24 on a 2-vCPU VM).
 //!
 //! Departures from the kernel, because Criterion takes a grain's samples one
 //! after the other: a "round" of the fit is a sample index, whose samples of
@@ -21,7 +30,7 @@
 //! filtered by the machine's state (the pair probes of all samples stand
 //! beside `t0` instead); the probes' repetitions are fixed ([`PROBES`]), not
 //! calibrated; the grains are the bench's, the same on every machine, not a
-//! pilot's.
+//! pilot's; a batch is not resized after one that strayed.
 
 use super::rate_probe::Serial;
 use super::sync::{
@@ -31,6 +40,7 @@ use super::sync::{
 use super::sync_sweep::{Calibration, one_round};
 use crate::control::Placement;
 use crate::kernels::KernelError;
+use crate::kernels::timing::calibrate;
 use crate::model::interval;
 use crate::platform::{ClockInfo, Topology};
 use crate::results::KernelResult;
@@ -63,9 +73,10 @@ pub struct SyncSample {
 }
 
 /// The plan of the bench's samples on `cpus` (P = their number, at least 2,
-/// sharing CPUs when fewer): vectors of half the L2 as the kernel's, waits
-/// of at most ten seconds.
-pub fn bench_plan(topology: &Topology, cpus: &[usize]) -> SyncPlan {
+/// sharing CPUs when fewer): vectors of half the L2 as the kernel's, each
+/// grain's batch calibrated to `target` (the kernel's batch target, see
+/// `RunConfig::batch_target`), waits of at most ten seconds.
+pub fn bench_plan(topology: &Topology, cpus: &[usize], target: Duration) -> SyncPlan {
     let parts = cpus.len().max(2);
     SyncPlan {
         cpus: cpus.to_vec(),
@@ -74,7 +85,7 @@ pub fn bench_plan(topology: &Topology, cpus: &[usize]) -> SyncPlan {
         points: 1,
         max_grain: max_grain(topology, cpus[0], parts),
         trials: 1,
-        target: Duration::ZERO,
+        target,
         wait_timeout: Duration::from_secs(10),
         oversubscribe: cpus.len() < parts,
         skip_part: None,
@@ -87,25 +98,31 @@ pub fn bench_plan(topology: &Topology, cpus: &[usize]) -> SyncPlan {
 /// grains with it as the asleep ones.
 pub const ASLEEP: usize = super::team_batch::ASLEEP;
 
-/// One sample: `reps` segments of `grain` flop (rounded up to a multiple of
-/// P; with the [`ASLEEP`] bit, in the asleep regime) with `method`,
-/// verified, and the probes. Returns the time Criterion
-/// sees (the sample's segment time times `reps`) and the sample.
+/// One sample: a round over `grain` flop (rounded up to a multiple of P;
+/// with the [`ASLEEP`] bit, in the asleep regime) with `method`, verified,
+/// and the probes. Its batch is `*segments` segments, or where that is 0
+/// the batch calibrated in this sample to `plan.target`, as the kernel
+/// calibrates a grain before its rounds, and left in `*segments` for the
+/// grain's next samples.
 pub fn sync_sample(
     method: Method,
     plan: &SyncPlan,
     grain: usize,
-    reps: u64,
+    segments: &mut u64,
     clock: &ClockInfo,
-) -> Result<(Duration, SyncSample), KernelError> {
+) -> Result<SyncSample, KernelError> {
     let asleep = grain & ASLEEP;
     let grain = ((grain & !ASLEEP).div_ceil(plan.parts).max(1) * plan.parts) | asleep;
-    let reps = reps.max(1);
+    let given = *segments;
     let own_cpus = !plan.shared_cpus() && matches!(plan.cpus.as_slice(), [a, b, ..] if a != b);
     let in_team = method.probes_in_team() && own_cpus;
     let driver = |batch: &mut super::team_batch::Batch<'_>| {
         let mut probe = Serial::new(SERIAL_ELEMENTS);
         probe.batch(1);
+        let reps = match given {
+            0 => calibrate(plan.target, |r| batch(grain, r))?,
+            n => n,
+        };
         let cal = Calibration::fixed(grain, reps, PROBES);
         let round = one_round(
             &cal,
@@ -117,18 +134,25 @@ pub fn sync_sample(
             &mut probe,
         )?;
         let [time_ns, blocks_per_segment, preempted_per_s] = round.grains[0];
-        Ok(SyncSample {
+        let sample = SyncSample {
             time_ns,
             blocks_per_segment,
             preempted_per_s,
             serial_flop_per_ns: round.serial,
             pair_ns: round.pair,
             syscall_ns: round.syscall,
-        })
+        };
+        Ok((sample, reps))
     };
-    let (sample, _) = with_method(method, plan, &driver)?;
-    let took = Duration::from_secs_f64((sample.time_ns * reps as f64).max(0.0) * 1e-9);
-    Ok((took, sample))
+    let ((sample, reps), _) = with_method(method, plan, &driver)?;
+    *segments = reps;
+    Ok(sample)
+}
+
+/// What a sample tells Criterion for `iters` iterations: its segment time
+/// times `iters`.
+pub fn criterion_time(sample: &SyncSample, iters: u64) -> Duration {
+    Duration::from_secs_f64((sample.time_ns * iters as f64).max(0.0) * 1e-9)
 }
 
 /// One grain's samples: the grain (flop), the most segments a sample had,

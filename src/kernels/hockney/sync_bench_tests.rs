@@ -150,18 +150,38 @@ fn the_tasks_borrow_the_other_methods_probes() {
 
 /// A real sample of the spin flag on this machine's first two CPUs: a
 /// positive time, verified, with its probes; on one CPU the processors
-/// share it and the rate probe runs on the master alone.
+/// share it and the rate probe runs on the master alone. Its batch is
+/// calibrated to the plan's target in the first sample and kept: at least
+/// one segment, and one of more than 20 segments of 64 flop reached the
+/// kernel's quick target, 1 ms (by the median segment at least a fifth of
+/// it: a preemption may have lengthened the calibration's batch). Criterion
+/// is told the segment time times its count.
 #[test]
-fn a_sample_runs_and_carries_its_probes() {
+fn a_sample_runs_calibrates_its_batch_and_carries_its_probes() {
     let topology = Topology::detect().expect("topology");
     let allowed = crate::platform::allowed_cpus();
     let cpus: Vec<usize> = allowed.iter().take(2).copied().collect();
-    let plan = bench_plan(&topology, &cpus);
+    let plan = bench_plan(&topology, &cpus, Duration::from_millis(1));
     let clock = crate::platform::measure_clock();
-    let (took, s) = sync_sample(Method::SpinBare, &plan, 64, 20, &clock).expect("a sample");
-    assert!(took > Duration::ZERO && s.time_ns > 0.0, "{s:?}");
+    let mut segments = 0;
+    let s = sync_sample(Method::SpinBare, &plan, 64, &mut segments, &clock).expect("a sample");
+    assert!(s.time_ns > 0.0, "{s:?}");
     assert!(s.serial_flop_per_ns > 0.0 && s.syscall_ns > 0.0, "{s:?}");
     assert_eq!(s.pair_ns.is_some(), cpus.len() == 2 && cpus[0] != cpus[1]);
+    assert!(segments >= 1, "{segments}");
+    assert!(
+        segments <= 20 || segments as f64 * s.time_ns >= 0.2e6,
+        "{segments} segments of {} ns",
+        s.time_ns
+    );
+    let kept = segments;
+    let again = sync_sample(Method::SpinBare, &plan, 64, &mut segments, &clock).expect("a sample");
+    assert_eq!(segments, kept);
+    assert!(again.time_ns > 0.0);
+    let told = criterion_time(&again, 1000);
+    assert!(
+        (told.as_secs_f64() * 1e9 / 1000.0 - again.time_ns).abs() < 1e-3 * again.time_ns + 1e-6
+    );
 }
 
 /// A blocking method's bench: its grains awake on `t = 500 + s / 8`, and

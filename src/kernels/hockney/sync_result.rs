@@ -674,14 +674,14 @@ fn slept_fraction(method: Method, parts: usize, blocks: f64) -> f64 {
 /// The waits in a segment that can block, over the whole team: LOCKS and
 /// EVENTS, one each way per worker (the master's for its done, the
 /// worker's for its start); the std barrier, every party but the last to
-/// arrive; none for the methods that spin, start threads or poll.
+/// arrive; the pool, each worker's wait for its fork (the master's join
+/// spins, then yields, and a yield is no sleep); none for the methods that
+/// spin, start threads or poll.
 fn waits_per_segment(method: Method, parts: usize) -> usize {
     let workers = parts.saturating_sub(1);
     match method {
-        Method::Locks | Method::EventsCondvar | Method::EventsPark | Method::TasksPool => {
-            2 * workers
-        }
-        Method::BarrierStd => workers,
+        Method::Locks | Method::EventsCondvar | Method::EventsPark => 2 * workers,
+        Method::BarrierStd | Method::TasksPool => workers,
         _ => 0,
     }
 }

@@ -5,7 +5,7 @@
 use super::rate_probe::{Serial, serial_rate};
 use super::sync::{
     GrainSamples, LONG_GRAINS, LONG_OVER_S_HALF, MAX_PASSES, Method, MethodSweep, SERIAL_ELEMENTS,
-    SUB_BATCHES, SyncPlan, linear_grains, short_grains, sub_batches, with_method,
+    SUB_BATCHES, SyncPlan, grain_sub_batches, linear_grains, short_grains, with_method,
 };
 use super::team_batch::{ASLEEP, Batch, PROBE_GRAIN, RATE_GRAIN};
 use crate::control::{Placement, RankError};
@@ -412,7 +412,8 @@ pub(super) fn one_round(
 }
 
 /// One grain's batch of `reps` segments in a round, timed as sub-batches
-/// ([`sub_batches`]): per segment its time and sleeps, each the median over
+/// ([`grain_sub_batches`]: an asleep grain's a segment each): per segment
+/// its time and sleeps, each the median over
 /// the sub-batches, and the preemptions per second of them all; and the
 /// batch's time, scaled to all its sub-batches where it stopped early (a
 /// batch past [`STRAY_FACTOR`] times `target`; never with a zero `target`).
@@ -423,7 +424,7 @@ pub(super) fn grain_batch(
     target: Duration,
     clock: &ClockInfo,
 ) -> Result<([f64; 3], Duration), RankError> {
-    let (n, sub) = sub_batches(reps);
+    let (n, sub) = grain_sub_batches(grain, reps);
     let mut split = Vec::with_capacity(n);
     let mut split_blocks = Vec::with_capacity(n);
     let (mut taken, mut elapsed, mut done) = (0, Duration::ZERO, 0);

@@ -12,6 +12,18 @@ fn a_batch_splits_into_at_most_seven_equal_sub_batches() {
     assert_eq!(sub_batches(0), (1, 1));
 }
 
+/// An awake grain splits as `sub_batches`; an asleep one (the bit set) is
+/// timed a segment a sub-batch, whatever the batch: 42 segments are 42
+/// sub-batches of one, none still one.
+#[test]
+fn an_asleep_batch_is_timed_a_segment_at_a_time() {
+    use super::super::team_batch::ASLEEP;
+    assert_eq!(grain_sub_batches(64, 10_000), (7, 1_428));
+    assert_eq!(grain_sub_batches(64 | ASLEEP, 42), (42, 1));
+    assert_eq!(grain_sub_batches(64 | ASLEEP, 3), (3, 1));
+    assert_eq!(grain_sub_batches(16 | ASLEEP, 0), (1, 1));
+}
+
 /// Ten short grains at P = 2 (unit 16 flop) up to 1600: a spinning method
 /// gets 16, 32, 48, 64 and then seven evenly from 16 (so 16 once) to
 /// 1600, every 264 flop rounded to the nearest 16 (280 to 288, halves
