@@ -40,7 +40,7 @@ use super::sync::{
 use super::sync_sweep::{Calibration, one_round};
 use crate::control::Placement;
 use crate::kernels::KernelError;
-use crate::kernels::timing::calibrate;
+use crate::kernels::harness::timing::calibrate;
 use crate::model::interval;
 use crate::platform::{ClockInfo, Topology};
 use crate::results::KernelResult;
