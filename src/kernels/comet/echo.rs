@@ -426,7 +426,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     if let Some(procs) = ctx.processes {
         return run_over_mpi(ctx, procs.get());
     }
-    crate::kernels::probe::around(ctx, || run_with(ctx, if ctx.config.quick { 3 } else { 4 }))
+    crate::kernels::probe::around(ctx, || run_with(ctx, ctx.config.effort().comet_echo_hops))
 }
 
 /// The echo kernel over MPI processes: the physical-distance curve between

@@ -115,12 +115,12 @@ impl VectorPlan {
     /// level up to 4 x the last cache, at most 64 MiB (quick) or 2 GiB.
     pub fn for_run(quick: bool, caches: &[(u8, u64)], trials: usize, target: Duration) -> Self {
         let last = caches.last().map_or(32 << 20, |c| c.1);
-        let cap: u64 = if quick { 64 << 20 } else { 2 << 30 };
+        let effort = crate::kernels::effort::of(quick);
         VectorPlan {
-            paper_step: if quick { 8 } else { 2 },
+            paper_step: effort.vector_paper_step,
             paper_max: 400,
-            per_level: if quick { 3 } else { 6 },
-            max_working_set: (4 * last).min(cap),
+            per_level: effort.vector_per_level,
+            max_working_set: (4 * last).min(effort.vector_max_working_set),
             trials,
             target,
         }

@@ -585,7 +585,7 @@ pub(crate) fn sweep(
             target: ctx.config.batch_target(ctx.clock),
             clock: ctx.clock,
             fault: ctx.config.fault,
-            single_round_trips: if ctx.config.quick { 2_000 } else { 20_000 },
+            single_round_trips: ctx.config.effort().single_round_trips,
             on_size: &on_size,
             cancelled: &cancelled,
         };
