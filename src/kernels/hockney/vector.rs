@@ -58,7 +58,7 @@ use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::control::{Placement, RankError};
 use crate::kernels::convert;
-use crate::kernels::timing::{calibrate, per_rep_ns, summarize_trials};
+use crate::kernels::timing::{calibrate, calibrate_timed, per_rep_ns, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints_relative;
@@ -308,10 +308,14 @@ fn sweep_precision<T: Element>(
                         _ => Ok(took),
                     }
                 };
-                if l.reps == 0 {
-                    l.reps = calibrate(plan.target, &mut batch)?;
-                }
-                let took = batch(l.reps)?;
+                // The first round's batch is the calibration's last.
+                let took = if l.reps == 0 {
+                    let (reps, took) = calibrate_timed(plan.target, &mut batch)?;
+                    l.reps = reps;
+                    took
+                } else {
+                    batch(l.reps)?
+                };
                 l.samples_ns.push(per_rep_ns(took, l.reps, ctx.clock));
                 if !v.check(op, n) {
                     return Err(RankError::Failed(format!(
