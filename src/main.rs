@@ -785,8 +785,14 @@ fn plan_run(args: &RunArgs) -> Result<Option<RunPlan>> {
         soak_messages: args.messages,
         ..RunConfig::default()
     };
-    let Some(config) =
-        plan_cli::settle(&args.planning, &topo, &allowed, &chosen, config, args.json)?
+    let Some(config) = plan_cli::settle(
+        &args.planning,
+        &topo,
+        &allowed,
+        &chosen,
+        (config, args.repeat),
+        args.json,
+    )?
     else {
         return Ok(None);
     };

@@ -22,7 +22,7 @@ pub(crate) struct PlanArgs {
     /// Keep the run within MIN minutes by sampling c2c's pairs (down to one
     /// per distance class and core types) and the CoMet collectives'
     /// processor counts; refused if even that does not fit (default: 1 with
-    /// --quick, 20 otherwise).
+    /// --quick, 20 otherwise, for each repetition of --repeat).
     #[arg(long, value_name = "MIN", allow_negative_numbers = true)]
     pub(crate) max_minutes: Option<f64>,
     /// With --plan: read the machine under DIR (a directory holding `sys/`
@@ -77,7 +77,7 @@ pub(crate) fn settle(
     topo: &Topology,
     allowed: &[usize],
     chosen: &[&KernelSpec],
-    mut config: RunConfig,
+    (mut config, repeat): (RunConfig, u32),
     json: bool,
 ) -> Result<Option<RunConfig>> {
     config.home = args.home;
@@ -93,6 +93,7 @@ pub(crate) fn settle(
         cpus: &cpus,
         config: &config,
         clock: &clock,
+        repeat,
     };
     let p = plan::plan(chosen, &shape, args.max_minutes)?;
     if args.plan {
@@ -105,8 +106,13 @@ pub(crate) fn settle(
     }
     // At the top of a run, the plan in brief (`--plan` gives every kernel).
     let brief = format!(
-        "plan: {} kernels, about {:.0} s of a {:.0} s budget{}\n",
+        "plan: {} kernels{}, about {:.0} s of a {:.0} s budget{}\n",
         p.kernels.len(),
+        if p.repeat > 1 {
+            format!(" x {} repetitions", p.repeat)
+        } else {
+            String::new()
+        },
         p.total_s,
         p.budget_s,
         p.sampled

@@ -336,6 +336,7 @@ fn every_fixture_plans_within_its_budgets() {
                 cpus: &allowed,
                 config: &config,
                 clock: &clock,
+                repeat: 1,
             };
             let p = plan::plan(&suite, &shape, None).unwrap();
             let limit = if quick { 60.0 } else { 1200.0 };
@@ -391,9 +392,10 @@ fn a_budget_samples_and_a_tiny_one_is_refused() {
         cpus: &allowed,
         config: &config,
         clock: &clock,
+        repeat: 1,
     };
     let wide = plan::plan(&suite, &shape, Some(100.0)).unwrap();
-    let narrow = plan::plan(&suite, &shape, Some(8.0)).unwrap();
+    let narrow = plan::plan(&suite, &shape, Some(14.0)).unwrap();
     let pairs = |p: &plan::RunPlan| p.kernels.iter().find_map(|k| k.pairs).unwrap().0;
     assert!(
         pairs(&narrow) < pairs(&wide),
@@ -401,7 +403,7 @@ fn a_budget_samples_and_a_tiny_one_is_refused() {
         pairs(&narrow),
         pairs(&wide)
     );
-    assert!(narrow.total_s <= 8.0 * 60.0);
+    assert!(narrow.total_s <= 14.0 * 60.0);
     assert!(
         narrow.sampled.iter().any(|s| s.starts_with("c2c:")),
         "{:?}",

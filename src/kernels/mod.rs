@@ -9,6 +9,7 @@ pub mod card;
 pub mod comet;
 pub mod convert;
 pub mod decomposition;
+pub mod effort;
 pub mod harness;
 pub mod headline;
 pub mod hockney;
@@ -71,7 +72,8 @@ pub struct RunConfig {
     pub transports: Vec<TransportKind>,
     /// Message sizes in bytes; `None`: the kernel's default sweep.
     pub sizes: Option<Vec<usize>>,
-    /// Trials per point; `None`: 15 (5 with `quick`), as scibench's NUMREPS.
+    /// Trials per point; `None`: the effort policy's (15, or 5 with `quick`),
+    /// as scibench's NUMREPS.
     pub trials: Option<usize>,
     /// The deadline of a single wait.
     pub wait_timeout: Duration,
@@ -119,19 +121,20 @@ impl Default for RunConfig {
 }
 
 impl RunConfig {
-    /// Trials per point.
-    pub fn trials(&self) -> usize {
-        self.trials.unwrap_or(if self.quick { 5 } else { 15 })
+    /// The effort policy of the run: [`effort::QUICK`] or [`effort::FULL`].
+    pub fn effort(&self) -> &'static effort::Effort {
+        effort::of(self.quick)
     }
 
-    /// How long one timed batch should last at least.
+    /// Trials per point: `--trials`, else the policy's.
+    pub fn trials(&self) -> usize {
+        self.trials.unwrap_or(self.effort().trials)
+    }
+
+    /// How long one timed batch should last at least: the policy's target,
+    /// raised to the clock's floor.
     pub fn batch_target(&self, clock: &ClockInfo) -> Duration {
-        let wanted = if self.quick {
-            Duration::from_millis(1)
-        } else {
-            Duration::from_millis(10)
-        };
-        wanted.max(clock.min_batch())
+        self.effort().batch_target.max(clock.min_batch())
     }
 }
 

@@ -2,25 +2,32 @@
 //! which processors and pairs, and how long each takes, before anything is
 //! timed (`halfperf run --plan`, and the head of every run); and the sampling
 //! that keeps a plan within its budget (`--max-minutes`; by default a minute
-//! for `--quick`, twenty for a full run).
+//! for `--quick`, twenty for a full run, each repetition).
 //!
-//! Each kernel's estimate is [`budget`]'s: the kernel's points on this shape
-//! (from the same sweep functions the kernel runs: its pairs, its processor
-//! counts, its sizes) times the cost of a point. A point costs `trials x
-//! batch target` (the kernel's own [`RunConfig::trials`] and
-//! [`RunConfig::batch_target`]) plus a set-up of [`POINT_SETUP_S`]; the
-//! per-kernel constant that turns points into seconds was calibrated on
-//! quick runs of a 2-CPU machine (the 2-vCPU result files in `results/`,
-//! median of five repetitions) and is scaled from there by points and by the
-//! cost of a point. So the estimate of a quick run on a 2-CPU machine is the
-//! calibration itself, and a 128-CPU machine's differs by what its pairs
-//! and processor counts add.
+//! Each kernel's estimate is computed from the budgets it runs with (the
+//! effort policy, [`super::effort`], and the machine's shape), not
+//! calibrated per kernel: [`work`] counts what the kernel does, in the same
+//! terms the kernel is written in:
+//! - batches: every batched point is calibrated once (about
+//!   [`CALIBRATION_TARGETS`] targets: `timing::calibrate` grows its batch
+//!   until it lasts the target) and timed `trials` times, each batch about
+//!   [`BATCH_OVERRUN`] targets long (the calibration aims 20 % over), the
+//!   first of them the calibration's last batch where the kernel times in
+//!   rounds (`timing::RoundBatch`); probes count as fractions of a point (a
+//!   quarter-target batch is 0.25);
+//! - scheduled seconds, which the method sets itself: the decomposition's
+//!   `Q(SENDTIME)` and `Q(COMPTIME)` per iteration, the interference's
+//!   computations, ping-pong's single round trips, the vectors' first touch,
+//!   the speedup's matrix products;
+//! - team starts ([`TEAM_START_S`] each).
 //!
+//! The few rates a scheduled time needs (a round trip, a copy, a flop, a
+//! first touch) are constants of the harness ([`Rates::REFERENCE`]), not
+//! of any one kernel. A plan of `--repeat K` repeats every kernel K times.
 //! The total adds the run's own costs outside its kernels ([`fixed_costs`]:
-//! the preheat, the clock measurements, the load check's idle samples); a
-//! kernel's calibration is its `elapsed_s`, which holds its team's start,
-//! probes, warm-ups and fits. `scripts/plan-check.sh` sets the plan beside a
-//! timed quick run, kernel by kernel, to check (and recalibrate) it.
+//! the preheat, the clock measurements, the load check's idle samples).
+//! `scripts/plan-check.sh` sets the plan beside a timed quick run, kernel by
+//! kernel.
 //!
 //! Sampling, in order, until the plan fits: c2c's pairs per kind (distance
 //! class and core types) down to one; the CoMet collectives' processor
@@ -33,8 +40,40 @@ use crate::platform::{ClockInfo, PairKind, Topology};
 use serde::Serialize;
 use std::time::Duration;
 
-/// The set-up of one point (a team's start, its first round), s.
-pub const POINT_SETUP_S: f64 = 0.01;
+/// A timed batch's length over its target on CPUs of its own:
+/// `timing::next_reps` aims 20 % past the target, and a batch that falls
+/// short is grown at least twice (the quick result files' batches: 1.2 to
+/// 1.3 targets).
+pub const BATCH_OVERRUN: f64 = 1.25;
+
+/// The same for ranks that share CPUs (virtual processors): a hand-over
+/// that waits for its rank's turn stretches some batches up to the four
+/// targets `timing::resized_reps` allows (1.4 to 1.8).
+pub const SHARED_OVERRUN: f64 = 1.6;
+
+/// A command from rank 0 (CoMet's sweep: check, batch, check each round,
+/// and about three batches to calibrate) to ranks that share CPUs and
+/// sleep between commands: their wake-ups, s.
+pub const SHARED_COMMAND_S: f64 = 0.0005;
+
+/// The same for a pair timed beside a load on the same CPUs (comet-contention
+/// under 50 % and 90 % load).
+pub const LOADED_OVERRUN: f64 = 2.0;
+
+/// A command from rank 0 to a rank whose CPU also runs a spinning load
+/// (comet-contention on fewer than four CPUs): it waits for the scheduler
+/// to give that rank its CPU, about a time slice, s. A loaded point takes
+/// three such commands a round (check, batch, check) and about three to
+/// calibrate.
+pub const LOADED_HANDOVER_S: f64 = 0.007;
+
+/// A point's calibration, in targets: the batches that grow to the target
+/// (the last about [`BATCH_OVERRUN`] long, the ones before it a fraction),
+/// and the second look a batch of under a thousand repetitions takes.
+pub const CALIBRATION_TARGETS: f64 = 1.5;
+
+/// Starting a team of threads (spawn, pin, first handshake), s.
+pub const TEAM_START_S: f64 = 0.002;
 
 /// c2c's pairs per kind in a quick run.
 pub const C2C_QUICK_PER_KIND: usize = 2;
@@ -70,7 +109,9 @@ pub struct KernelPlan {
     pub pairs: Option<(usize, usize)>,
     /// Its points.
     pub points: usize,
-    /// Estimated time, s.
+    /// What it does, counted from its budgets.
+    pub work: Work,
+    /// Estimated time of one repetition, s.
     pub estimate_s: f64,
 }
 
@@ -81,9 +122,11 @@ pub struct RunPlan {
     pub kernels: Vec<KernelPlan>,
     /// The budget, s.
     pub budget_s: f64,
+    /// Repetitions of the whole suite (`--repeat`).
+    pub repeat: u32,
     /// The run's own costs around the kernels ([`fixed_costs`]).
     pub fixed: Vec<FixedCost>,
-    /// The sum of the kernels' estimates and the fixed costs, s.
+    /// The kernels' estimates times the repetitions, and the fixed costs, s.
     pub total_s: f64,
     /// What was sampled to fit, one line each.
     pub sampled: Vec<String>,
@@ -96,11 +139,7 @@ pub struct RunPlan {
 /// The processor counts of the CoMet collectives: the base list (2, 4, 8;
 /// with 9 and 16 in a full run), then the powers of two up to `cpus`.
 pub fn collective_processors(quick: bool, cpus: usize) -> Vec<usize> {
-    let mut v = if quick {
-        vec![2, 4, 8]
-    } else {
-        vec![2, 4, 8, 9, 16]
-    };
+    let mut v = super::effort::of(quick).comet_processors.to_vec();
     let mut p = 32;
     while p <= cpus {
         v.push(p);
@@ -153,12 +192,21 @@ pub struct FixedCost {
 const CLOCK_READS: f64 = 300_000.0;
 
 /// The run's costs outside its kernels, for kernels estimated at
-/// `kernels_s`: the preheat (`config.preheat_ms`), the two clock
-/// measurements, and the idle samples of the load check (one, and one more
-/// for every [`super::IDLE_SAMPLE_REUSE`] the kernels last; on a quiet
-/// machine the check reuses its sample that long).
-pub fn fixed_costs(shape: &Shape<'_>, kernels_s: f64) -> Vec<FixedCost> {
-    let samples = 1.0 + (kernels_s / super::IDLE_SAMPLE_REUSE.as_secs_f64()).floor();
+/// `kernels_s` each, in the order they run (every repetition): the preheat
+/// (`config.preheat_ms`), the two clock measurements, and the idle samples
+/// of the load check (one before the first kernel, and one before every
+/// kernel that starts [`super::IDLE_SAMPLE_REUSE`] or more after the last
+/// sample; on a quiet machine the check reuses its sample that long).
+pub fn fixed_costs(shape: &Shape<'_>, kernels_s: &[f64]) -> Vec<FixedCost> {
+    let reuse = super::IDLE_SAMPLE_REUSE.as_secs_f64();
+    let (mut samples, mut age) = (0.0, f64::INFINITY);
+    for &k in kernels_s {
+        if age >= reuse {
+            samples += 1.0;
+            age = 0.0;
+        }
+        age += k;
+    }
     vec![
         FixedCost {
             what: "preheat",
@@ -175,39 +223,140 @@ pub fn fixed_costs(shape: &Shape<'_>, kernels_s: f64) -> Vec<FixedCost> {
     ]
 }
 
-/// The per-kernel calibration: seconds of a quick run on the 2-CPU reference
-/// (2 transports), and its points there.
-fn reference(kernel: &str) -> (f64, usize) {
-    match kernel {
-        "pingpong" => (0.58, 1),
-        "oneway" => (0.31, 1),
-        "c2c" => (0.02, 1),
-        "sci-topology" => (0.45, 1),
-        "hockney-vector" => (4.2, 1),
-        "hockney-sync" => (2.8, 1),
-        "decomposition" => (6.1, 1),
-        "overheads" => (0.3, 1),
-        "interference" => (0.45, 1),
-        "comet-echo" => (0.73, 1),
-        "comet-exchange" => (0.30, 1),
-        "comet-broadcast" | "comet-global-sum" | "comet-barrier" => {
-            let s = match kernel {
-                "comet-broadcast" => 0.97,
-                "comet-global-sum" => 0.67,
-                _ => 0.24,
-            };
-            (s, collective_processors(true, 2).len())
+/// What a kernel does, counted from its budgets ([`work`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Work {
+    /// Timed batches of the target (a quarter-target probe counts 0.25).
+    pub batches: f64,
+    /// Their length in targets ([`BATCH_OVERRUN`], [`SHARED_OVERRUN`] or
+    /// [`LOADED_OVERRUN`] each).
+    pub batch_targets: f64,
+    /// Calibrations of a batch to the target.
+    pub calibrations: f64,
+    /// The batch target, s.
+    pub target_s: f64,
+    /// Seconds the method schedules itself (computations of a set length,
+    /// single round trips, first touch of its vectors).
+    pub scheduled_s: f64,
+    /// Teams started.
+    pub teams: usize,
+}
+
+impl Work {
+    /// `points` batched points of `trials` batches each, on `target_s`, the
+    /// first batch of each its calibration's last (`timing::RoundBatch`,
+    /// `timing::measure`).
+    fn batched(points: f64, trials: usize, target_s: f64) -> Work {
+        let batches = points * trials.saturating_sub(1) as f64;
+        Work {
+            batches,
+            batch_targets: batches * BATCH_OVERRUN,
+            calibrations: points,
+            target_s,
+            ..Work::default()
         }
-        "comet-contention" => (1.7, 1),
-        "comet-overlap" => (0.37, 1),
-        "comet-update-guard" => (0.18, 1),
-        "comet-shift" => (0.45, 1),
-        "comet-transpose" => (0.18, 1),
-        "comet-row-col-broadcast" => (0.35, 1),
-        "speedup" => (0.75, 1000),
-        "soak" => (60.0, 1),
-        _ => (1.0, 1),
     }
+
+    /// The same batches run `overrun` targets long each.
+    fn overrun(mut self, overrun: f64) -> Work {
+        self.batch_targets = self.batches * overrun;
+        self
+    }
+
+    /// The same points on ranks that share CPUs: [`SHARED_OVERRUN`] batches
+    /// and the commands of `trials` rounds ([`SHARED_COMMAND_S`]).
+    fn shared(self, trials: usize) -> Work {
+        let commands = self.calibrations * (3 * trials + 3) as f64;
+        self.overrun(SHARED_OVERRUN)
+            .plus(commands * SHARED_COMMAND_S, 0)
+    }
+
+    /// `points` batched points calibrated apart from their `trials`
+    /// batches (the pair sweeps' and the sync grains' calibration pass).
+    fn calibrated_apart(points: f64, trials: usize, target_s: f64) -> Work {
+        let batches = points * trials as f64;
+        Work {
+            batches,
+            batch_targets: batches * BATCH_OVERRUN,
+            calibrations: points,
+            target_s,
+            ..Work::default()
+        }
+    }
+
+    /// This work and `other` (on the same target).
+    fn and(mut self, other: Work) -> Work {
+        self.batches += other.batches;
+        self.batch_targets += other.batch_targets;
+        self.calibrations += other.calibrations;
+        self.scheduled_s += other.scheduled_s;
+        self.teams += other.teams;
+        if self.target_s == 0.0 {
+            self.target_s = other.target_s;
+        }
+        self
+    }
+
+    /// This work `n` times.
+    fn times(mut self, n: f64) -> Work {
+        self.batches *= n;
+        self.batch_targets *= n;
+        self.calibrations *= n;
+        self.scheduled_s *= n;
+        self.teams = (self.teams as f64 * n).round() as usize;
+        self
+    }
+
+    /// With `s` scheduled seconds and `teams` team starts more.
+    fn plus(mut self, s: f64, teams: usize) -> Work {
+        self.scheduled_s += s;
+        self.teams += teams;
+        self
+    }
+
+    /// Its time, s.
+    pub fn seconds(&self) -> f64 {
+        (self.batch_targets + self.calibrations * CALIBRATION_TARGETS) * self.target_s
+            + self.scheduled_s
+            + self.teams as f64 * TEAM_START_S
+    }
+}
+
+/// The rates a scheduled time needs: constants of the harness on the
+/// reference machine (a 2-vCPU x86 VM), shared by every kernel.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rates {
+    /// One small round trip between two CPUs, with its clock reads, s.
+    pub round_trip_s: f64,
+    /// Bytes a second a message copy moves between two CPUs.
+    pub copy_bytes_per_s: f64,
+    /// Bytes a second a first touch and fill of fresh memory writes.
+    pub fill_bytes_per_s: f64,
+    /// Bytes a second a pass over vectors in memory moves.
+    pub stream_bytes_per_s: f64,
+    /// Flop a second of the speedup's block product on one CPU.
+    pub flop_per_s: f64,
+    /// A decomposition iteration's cost beyond its `Q`s (messages through
+    /// the hosted nodes, polls, the cache wash), s.
+    pub hosted_iteration_s: f64,
+    /// How much one stream through a hosted node stretches its computation.
+    pub stream_slowdown: f64,
+    /// A transport's 8-byte round trip over the two flags' round trip.
+    pub over_flags: f64,
+}
+
+impl Rates {
+    /// The reference machine's.
+    pub const REFERENCE: Rates = Rates {
+        round_trip_s: 0.4e-6,
+        copy_bytes_per_s: 10e9,
+        fill_bytes_per_s: 2e9,
+        stream_bytes_per_s: 10e9,
+        flop_per_s: 6e9,
+        hosted_iteration_s: 35e-6,
+        stream_slowdown: 0.3,
+        over_flags: 4.0,
+    };
 }
 
 /// What a plan is computed for.
@@ -221,21 +370,321 @@ pub struct Shape<'a> {
     pub config: &'a RunConfig,
     /// The clock (for the batch target's floor).
     pub clock: &'a ClockInfo,
+    /// Repetitions of the whole suite (`--repeat`, 1 by default).
+    pub repeat: u32,
 }
 
-/// The cost of one point in `config`'s mode over that of a quick point.
-fn point_factor(shape: &Shape<'_>) -> f64 {
-    let quick = RunConfig {
-        quick: true,
-        trials: None,
-        ..shape.config.clone()
-    };
-    let cost = |c: &RunConfig| {
-        c.trials() as f64 * c.batch_target(shape.clock).as_secs_f64() + POINT_SETUP_S
-    };
-    let transports = shape.config.transports.len().max(1) as f64 / 2.0;
-    cost(shape.config) / cost(&quick) * transports
+/// The decomposition's rounds per size (its `ROUNDS`): each experiment's
+/// NOTIMES are split over them, each block opening with one untimed
+/// iteration.
+const DECOMPOSITION_ROUNDS: u64 = 25;
+/// The decomposition's `Q(SENDTIME)`, s; `Q(COMPTIME)` is five of them.
+const SENDTIME_S: f64 = 20e-6;
+/// Rank 0's `Q(SENDTIME)`s in one iteration of each experiment at a size
+/// (`rank0.rs`): five busy echoes of three, five idle echoes of two, tests
+/// 2 to 4 with three and two `Q(COMPTIME)`s (13), test 5 with two and two
+/// (12), test 6 and its system variant one each.
+const DECOMPOSITION_SENDTIMES: [u64; 14] = [3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 13, 12, 1, 1];
+/// The interference kernel's traffic per trial (its `STREAM_COUNTS`): a
+/// computation with 0, 1, 2, 3 and again 0 streams through its node.
+const INTERFERENCE_STREAMS: [usize; 5] = [0, 1, 2, 3, 0];
+/// hockney-sync's least rounds, long grains per method, and grains timed
+/// asleep per blocking method (`ROUNDS_AT_LEAST`, `LONG_GRAINS`,
+/// `ASLEEP_GRAINS`).
+const SYNC_ROUNDS_AT_LEAST: usize = 9;
+const SYNC_LONG_GRAINS: usize = 3;
+const SYNC_ASLEEP_GRAINS: usize = 2;
+/// The speedup's chains of `T_ML` (`MAX_HOPS`).
+const SPEEDUP_CHAINS: usize = 4;
+/// sci-topology's ring sweep (`RING_SIZES`: rings of 2 to 9 nodes).
+const SCI_RINGS: usize = 8;
+
+/// The pair probe around a kernel (`probe::around`): two batched points on
+/// a team of their own.
+fn probed_around(trials: usize, target_s: f64) -> Work {
+    Work::batched(2.0, trials, target_s).plus(0.0, 2)
 }
+
+/// The work `at(p)` of every processor count in `ps`, [`Work::shared`] on
+/// more ranks than `cpus`.
+fn per_p_teams(ps: &[usize], cpus: usize, trials: usize, at: impl Fn(usize) -> Work) -> Work {
+    ps.iter().fold(Work::default(), |w, &p| {
+        let one = at(p);
+        w.and(if p > cpus { one.shared(trials) } else { one })
+    })
+}
+
+/// Single round trips of `sizes`, `count` each.
+fn single_round_trips(sizes: &[usize], count: u64, r: &Rates) -> f64 {
+    sizes
+        .iter()
+        .map(|&b| count as f64 * (r.round_trip_s + 2.0 * b as f64 / r.copy_bytes_per_s))
+        .sum()
+}
+
+/// What `kernel` does on `shape`, with c2c's `pairs` (and `homes` per
+/// pair) and the collectives' processor counts `ps`: counted from the
+/// effort policy as the kernel reads it.
+pub fn work(kernel: &str, shape: &Shape<'_>, pairs: usize, ps: &[usize]) -> Work {
+    let config = shape.config;
+    let effort = config.effort();
+    let r = &Rates::REFERENCE;
+    let trials = config.trials();
+    let tgt = config.batch_target(shape.clock).as_secs_f64();
+    let t = config.transports.len().max(1) as f64;
+    let user = |default: &[usize]| config.sizes.clone().unwrap_or_else(|| default.to_vec());
+    let batched = |points: f64| Work::batched(points, trials, tgt);
+    let around = || probed_around(trials, tgt);
+    let cpus = shape.cpus.len().max(1);
+    match kernel {
+        "pingpong" | "oneway" => {
+            let sizes = user(&super::scibench::default_sizes());
+            // Per transport: every size, the pair probe, the copy probe (a
+            // quarter target), all in one team.
+            let apart = |points: f64| Work::calibrated_apart(points, trials, tgt);
+            let mut w = apart(sizes.len() as f64 + 1.25).times(t).plus(0.0, 1);
+            if kernel == "pingpong" {
+                let singles = single_round_trips(&sizes, effort.single_round_trips, r);
+                // The two-flag baseline: its point, then per transport a
+                // transport batch and a flags batch each trial, both of the
+                // flags' repetitions (the transport's batch the longer by
+                // its round trip over the flags').
+                let paired = 2.0 * t * trials as f64;
+                let base = batched(1.0).and(Work {
+                    batches: paired,
+                    batch_targets: paired / 2.0 * (1.0 + r.over_flags) * BATCH_OVERRUN,
+                    ..Work::default()
+                });
+                w = w.plus(singles * t, 1).and(base);
+            }
+            w
+        }
+        "c2c" => Work::calibrated_apart(2.25, trials, tgt)
+            .plus(single_round_trips(&[8], 1_000, r), 1)
+            .times(pairs as f64),
+        "sci-topology" => {
+            let sizes = user(effort.sci_sizes);
+            let experiments = super::scibench::size_sweep_experiments().len() as f64;
+            // l_p, an untimed first experiment, the size sweep, the rings.
+            batched(1.0 + (1.0 + experiments) * sizes.len() as f64 + SCI_RINGS as f64).plus(0.0, 1)
+        }
+        "hockney-vector" => {
+            let cpu = shape.cpus.first().copied().unwrap_or(0);
+            let caches = shape.topology.data_cache_sizes(cpu);
+            let plan = super::hockney::VectorPlan::for_run(
+                config.quick,
+                &caches,
+                trials,
+                config.batch_target(shape.clock),
+            );
+            let ops = super::hockney::Operation::ALL;
+            let mut w = Work::default();
+            for bytes in [8usize, 4] {
+                let lengths: usize = ops
+                    .iter()
+                    .map(|op| plan.lengths(op.arrays() * bytes, &caches).0.len())
+                    .sum();
+                // Every length, and each operation's rate probe (a
+                // quarter target, calibrated apart) once a round.
+                let probes = 0.25 * ops.len() as f64;
+                w = w
+                    .and(batched(lengths as f64))
+                    .and(Work::calibrated_apart(probes, trials, tgt));
+            }
+            // Four vectors of a third of the largest working set each, in
+            // both precisions, written once; the STREAM triad over them.
+            let ws = plan.max_working_set as f64;
+            let fill = 2.0 * 4.0 / 3.0 * ws / r.fill_bytes_per_s;
+            let stream = trials.max(3) as f64 * ws / r.stream_bytes_per_s;
+            w.plus(fill + stream, 1)
+        }
+        "hockney-sync" | "hockney-program" => {
+            let rounds = trials.max(SYNC_ROUNDS_AT_LEAST);
+            let methods = super::hockney::Method::ALL;
+            let mut w = Work::default();
+            for m in methods {
+                let grains = (effort.sync_points + SYNC_LONG_GRAINS) as f64;
+                let asleep = if m.two_regimes() {
+                    SYNC_ASLEEP_GRAINS as f64
+                } else {
+                    0.0
+                };
+                // A round: every grain, the asleep grains, the pair probe
+                // (a quarter), the system-call probe (an eighth), the rate
+                // probe (a quarter), calibrated apart; first two pilots of
+                // three batches.
+                let per_round = grains + asleep + 0.625;
+                w = w
+                    .and(Work::calibrated_apart(per_round, rounds, tgt))
+                    .and(Work::batched(2.0, 3, tgt));
+            }
+            w.plus(0.0, 1)
+        }
+        "decomposition" => {
+            let sizes = user(effort.decomposition_sizes);
+            let reps = config.trials.unwrap_or(effort.decomposition_repetitions) as f64;
+            let per_round = effort.decomposition_notimes.div_ceil(DECOMPOSITION_ROUNDS) + 1;
+            let iterations = (DECOMPOSITION_SENDTIMES.len() as u64 * per_round) as f64;
+            let q: f64 =
+                DECOMPOSITION_SENDTIMES.iter().sum::<u64>() as f64 * per_round as f64 * SENDTIME_S;
+            let per_size = DECOMPOSITION_ROUNDS as f64 * (q + iterations * r.hosted_iteration_s);
+            // Per transport, both Q loops, every repetition and size; a
+            // pair probe after each (3 batches of 500 flag round trips and
+            // 10 of 64 KiB: its `PROBE_*`).
+            let runs = t * 2.0 * reps * sizes.len() as f64;
+            let probe =
+                3.0 * single_round_trips(&[0], 500, r) + 3.0 * single_round_trips(&[65_536], 10, r);
+            Work::default().plus(runs * (per_size + probe), 2 + runs as usize)
+        }
+        "interference" => {
+            let trials = config.trials.unwrap_or(effort.interference_trials) as f64;
+            // Each stream stretches the computation (what the kernel
+            // measures; a third of its length a stream on the reference).
+            let stretched: f64 = INTERFERENCE_STREAMS
+                .iter()
+                .map(|&k| 1.0 + r.stream_slowdown * k as f64)
+                .sum();
+            let computations = trials * stretched;
+            let test5 = (effort.interference_reps + 1) as f64 * 12.0 * SENDTIME_S;
+            let duration = effort.interference_duration_ms as f64 * 1e-3;
+            Work::default().plus(t * (computations * duration + test5), 1 + t as usize)
+        }
+        "comet-echo" => {
+            let hops = effort.comet_echo_hops;
+            let (dense, coarse) = match &config.sizes {
+                Some(s) => (s.len(), s.len()),
+                None => (
+                    effort.comet_echo_sizes.len(),
+                    effort.comet_coarse_sizes.len(),
+                ),
+            };
+            let classes = shape.topology.pairs_by_class(shape.cpus).len().max(1);
+            // The pairs' curves, then the chain of `hops + 1` ranks.
+            let chain = batched(t * (hops * coarse) as f64);
+            batched(t * (classes * dense) as f64)
+                .and(if hops + 1 > cpus {
+                    chain.shared(trials)
+                } else {
+                    chain
+                })
+                .plus(0.0, classes + 1)
+                .and(around())
+        }
+        "overheads" => {
+            // Per transport, an untimed warm-up round and every trial: each
+            // size's send, receive and cold batches, each bursts until the
+            // target (no calibration), inside one probed team.
+            let sizes = user(&super::decomposition::OVERHEADS_SIZES);
+            let batches = t * (trials + 1) as f64 * sizes.len() as f64 * 3.0;
+            Work {
+                batches,
+                batch_targets: batches * BATCH_OVERRUN,
+                target_s: tgt,
+                ..Work::default()
+            }
+            .plus(0.0, 1)
+            .and(around().times(t))
+        }
+        "comet-exchange" => {
+            let sizes = user(effort.comet_echo_sizes);
+            batched(t * sizes.len() as f64).plus(0.0, 1).and(around())
+        }
+        "comet-contention" => {
+            let sizes = user(effort.comet_coarse_sizes);
+            let curve = effort.comet_echo_sizes.len();
+            // The unloaded curve on a pair, then the sizes on a team of
+            // four under no load, 50 % and 90 %.
+            let shared = 4 > cpus;
+            let sizes = sizes.len() as f64;
+            let (unloaded, loaded) = (batched(t * sizes), batched(2.0 * t * sizes));
+            let team = match shared {
+                true => {
+                    let handovers = loaded.calibrations * (3 * trials + 3) as f64;
+                    unloaded
+                        .shared(trials)
+                        .and(loaded.overrun(LOADED_OVERRUN))
+                        .plus(handovers * LOADED_HANDOVER_S, 0)
+                }
+                false => unloaded.and(loaded),
+            };
+            batched(t * curve as f64)
+                .and(team)
+                .plus(0.0, 2)
+                .and(around())
+        }
+        "comet-overlap" => {
+            let sizes = user(effort.comet_overlap_sizes);
+            // Every size by every length, synchronous then asynchronous.
+            let n = 2 * sizes.len() * effort.comet_overlap_lengths.len();
+            batched(t * n as f64).plus(0.0, 1).and(around())
+        }
+        "comet-broadcast" | "comet-global-sum" => {
+            let params = match (kernel, &config.sizes) {
+                (_, Some(s)) => s.len(),
+                ("comet-broadcast", None) => effort.comet_coarse_sizes.len(),
+                _ => effort.comet_sum_lengths.len(),
+            };
+            // Two algorithms, a team per P.
+            let teams = 2 * t as usize * ps.len();
+            let per_p = 2.0 * t * params as f64;
+            per_p_teams(ps, cpus, trials, |_| batched(per_p))
+                .plus(0.0, teams)
+                .and(around())
+        }
+        "comet-barrier" => {
+            // Central, dissemination per transport, std: a point per P.
+            let kinds = 2 + t as usize;
+            per_p_teams(ps, cpus, trials, |_| batched(kinds as f64))
+                .plus(0.0, kinds * ps.len())
+                .and(around())
+        }
+        "comet-update-guard" | "comet-transpose" | "comet-shift" | "comet-row-col-broadcast" => {
+            let ops = match kernel {
+                "comet-shift" | "comet-row-col-broadcast" => 2,
+                _ => 1,
+            };
+            let ps = effort.comet_matrix_processors;
+            let teams = ops * t as usize * ps.len();
+            let per_p = (ops * t as usize * effort.comet_local_orders.len()) as f64;
+            per_p_teams(ps, cpus, trials, |_| batched(per_p))
+                .plus(0.0, teams)
+                .and(around())
+        }
+        "speedup" => {
+            let m = effort.speedup_order as f64;
+            let units: f64 = effort.speedup_loads.iter().map(|&x| f64::from(x)).sum();
+            // Every rank count computes the product `load` times, split
+            // over N ranks sharing the CPUs.
+            let products: f64 = ps
+                .iter()
+                .map(|&n| units * 2.0 * m * m * m / r.flop_per_s / n.min(cpus) as f64)
+                .sum();
+            let computing = t * effort.speedup_runs as f64 * products;
+            // T_ML: every round builds a chain per hop count and times a
+            // batch of every size (the blocks of N > 1 and 64 B) on it;
+            // around it, the pair and copy probes twice each.
+            let sizes = ps.iter().filter(|&&n| n > 1).count() as f64 + 1.0;
+            let chains = batched(SPEEDUP_CHAINS as f64 * sizes)
+                .plus(0.0, trials * SPEEDUP_CHAINS)
+                .and(around())
+                .and(around());
+            chains.times(t).plus(computing, (t as usize) * ps.len())
+        }
+        "soak" => {
+            // Its messages (the soak sets no target), each sent, checked and
+            // received.
+            let messages = config.soak_messages.unwrap_or(SOAK_MESSAGES) as f64;
+            Work::default().plus(messages * SOAK_MESSAGE_S, 1)
+        }
+        _ => batched(1.0),
+    }
+}
+
+/// The soak's default messages (its `DEFAULT_MESSAGES`), for the plan.
+const SOAK_MESSAGES: u64 = 12_000_000;
+/// One soak message of its mixed sizes, s (a full soak took about a minute
+/// on the reference machine).
+const SOAK_MESSAGE_S: f64 = 5e-6;
 
 /// The budget of `kernel` on `shape` with c2c's `per_kind` and the
 /// collectives' `max_p`: one entry of the plan.
@@ -246,8 +695,6 @@ pub fn budget(
     max_p: usize,
 ) -> KernelPlan {
     let order = shape.topology.sweep_order(shape.cpus);
-    let (ref_s, ref_points) = reference(kernel);
-    let per_point = ref_s / ref_points as f64 * point_factor(shape);
     let (processors, points, pairs) = match kernel {
         "c2c" => {
             let all = order.len() * order.len().saturating_sub(1) / 2;
@@ -266,14 +713,12 @@ pub fn budget(
         }
         "speedup" => {
             let ps = super::speedup::speedup_processors(shape.config.quick, order.len().min(max_p));
-            let base = super::speedup::speedup_processors(shape.config.quick, 2).len();
-            // Each rank count costs about the same (U split N ways, plus
-            // the messages): the reference's points are its 4 counts.
             let n = ps.len();
-            (ps, n.max(base) * 1000 / base, None)
+            (ps, n, None)
         }
         _ => (vec![2], 1, None),
     };
+    let work = work(kernel, shape, points, &processors);
     let used = processors
         .iter()
         .copied()
@@ -289,28 +734,33 @@ pub fn budget(
         processors,
         pairs,
         points,
-        estimate_s: per_point * points as f64,
+        estimate_s: work.seconds(),
+        work,
     }
 }
 
 /// The plan of `kernels` on `shape` within `max_minutes` (default: 1 for a
-/// quick run, 20 otherwise), sampling as the module says.
+/// quick run, 20 otherwise, per repetition), sampling as the module says.
 pub fn plan(
     kernels: &[&KernelSpec],
     shape: &Shape<'_>,
     max_minutes: Option<f64>,
 ) -> Result<RunPlan, PlanError> {
-    let budget_min = max_minutes.unwrap_or(if shape.config.quick { 1.0 } else { 20.0 });
+    // The default budget is per repetition; `--max-minutes` is the whole
+    // run's.
+    let per_repetition = if shape.config.quick { 1.0 } else { 20.0 };
+    let budget_min = max_minutes.unwrap_or(per_repetition * f64::from(shape.repeat.max(1)));
     if !(budget_min > 0.0 && budget_min.is_finite()) {
         return Err(PlanError::BadBudget(budget_min));
     }
     let budget_s = budget_min * 60.0;
+    let repeat = f64::from(shape.repeat.max(1));
     let build = |per_kind: Option<usize>, max_p: usize| {
         let ks: Vec<KernelPlan> = kernels
             .iter()
             .map(|k| budget(k.name, shape, per_kind, max_p))
             .collect();
-        let total = ks.iter().map(|k| k.estimate_s).sum::<f64>();
+        let total = repeat * ks.iter().map(|k| k.estimate_s).sum::<f64>();
         (ks, total)
     };
     let full_p = shape.cpus.len().max(2);
@@ -339,7 +789,10 @@ pub fn plan(
     let mut smallest = f64::INFINITY;
     for (per_kind, max_p) in candidates {
         let (ks, kernels_s) = build(per_kind, max_p);
-        let fixed = fixed_costs(shape, kernels_s);
+        let order: Vec<f64> = (0..shape.repeat.max(1))
+            .flat_map(|_| ks.iter().map(|k| k.estimate_s))
+            .collect();
+        let fixed = fixed_costs(shape, &order);
         let total = kernels_s + fixed.iter().map(|f| f.seconds).sum::<f64>();
         smallest = smallest.min(total);
         if total <= budget_s {
@@ -347,6 +800,7 @@ pub fn plan(
             return Ok(RunPlan {
                 kernels: ks,
                 budget_s,
+                repeat: shape.repeat.max(1),
                 fixed,
                 total_s: total,
                 sampled,
@@ -407,6 +861,17 @@ pub fn plan_text(p: &RunPlan) -> String {
             fmt_secs(k.estimate_s),
             k.processors,
             k.cpus.len()
+        );
+    }
+    if p.repeat > 1 {
+        let each: f64 = p.kernels.iter().map(|k| k.estimate_s).sum();
+        let _ = writeln!(
+            s,
+            "  {:<24} {:>8}  {} repetitions of {}",
+            "kernels, repeated",
+            fmt_secs(each * f64::from(p.repeat)),
+            p.repeat,
+            fmt_secs(each)
         );
     }
     for f in &p.fixed {

@@ -25,24 +25,14 @@ pub(crate) const R2_THRESHOLD: f64 = 0.9;
 /// The echo sizes: 0 bytes to beyond a page, up to the paper's 85,000 bytes, dense
 /// enough (two points per octave; one with `quick`) for breakpoints to be found.
 pub(crate) fn echo_sizes(quick: bool) -> Vec<usize> {
-    if quick {
-        return vec![
-            0, 8, 32, 64, 100, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 85000,
-        ];
-    }
-    vec![
-        0, 8, 16, 32, 48, 64, 80, 100, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
-        6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536, 85000,
-    ]
+    crate::kernels::effort::of(quick).comet_echo_sizes.to_vec()
 }
 
 /// A coarser sweep for the kernels that repeat it per processor count or load.
 pub(crate) fn coarse_sizes(quick: bool) -> Vec<usize> {
-    if quick {
-        vec![0, 64, 1024, 8192, 65536]
-    } else {
-        vec![0, 8, 64, 256, 1024, 4096, 16384, 65536, 85000]
-    }
+    crate::kernels::effort::of(quick)
+        .comet_coarse_sizes
+        .to_vec()
 }
 
 /// The columns every point of a sweep over processor counts starts with: P, log2 P

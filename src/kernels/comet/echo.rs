@@ -415,7 +415,7 @@ pub(super) fn run_with(
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     common::run(ctx, over_mpi!(run_over_mpi), || {
-        run_with(ctx, if ctx.config.quick { 3 } else { 4 })
+        run_with(ctx, ctx.config.effort().comet_echo_hops)
     })
 }
 

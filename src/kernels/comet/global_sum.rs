@@ -287,8 +287,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
 fn lengths(ctx: &RunContext<'_>) -> Vec<usize> {
     match &ctx.config.sizes {
         Some(s) => s.iter().map(|b| (b / 8).max(1)).collect(),
-        None if ctx.config.quick => vec![1, 16, 256, 4096],
-        None => vec![1, 8, 64, 512, 2048, 4096, 8192],
+        None => ctx.config.effort().comet_sum_lengths.to_vec(),
     }
 }
 

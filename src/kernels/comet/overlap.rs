@@ -193,18 +193,13 @@ fn body(params: Vec<u64>, ranks: usize) -> OverlapBody {
 /// The points: every message size by every vector length, synchronous then
 /// asynchronous.
 fn params(ctx: &RunContext<'_>) -> Vec<u64> {
-    let sizes = ctx.config.sizes.clone().unwrap_or_else(|| {
-        if ctx.config.quick {
-            vec![0, 2536, 65536]
-        } else {
-            vec![0, 2536, 16384, 85000]
-        }
-    });
-    let lengths: Vec<usize> = if ctx.config.quick {
-        vec![0, 10_000, 100_000]
-    } else {
-        vec![0, 1000, 10_000, 100_000, 200_000]
-    };
+    let effort = ctx.config.effort();
+    let sizes = ctx
+        .config
+        .sizes
+        .clone()
+        .unwrap_or_else(|| effort.comet_overlap_sizes.to_vec());
+    let lengths: Vec<usize> = effort.comet_overlap_lengths.to_vec();
     sizes
         .iter()
         .flat_map(|&s| {

@@ -209,16 +209,14 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let team = hosted_team(ctx, &cpus, RANKS, 0)?;
     let tconfig = store_and_forward(BIGSIZE, SLOTS);
     let bg = Background::calibrate(QKind::Integer, SENDTIME, CHUNK);
-    let duration = Duration::from_millis(if ctx.config.quick { 10 } else { 50 });
+    let effort = ctx.config.effort();
+    let duration = Duration::from_millis(effort.interference_duration_ms);
     let chunk_ns = bg.chunk_units as f64 * bg.unit_ns;
     let plan = Plan {
         bg,
         chunks: ((duration.as_nanos() as f64 / chunk_ns).ceil() as u64).max(1),
-        trials: ctx
-            .config
-            .trials
-            .unwrap_or(if ctx.config.quick { 3 } else { 5 }),
-        reps: if ctx.config.quick { 10 } else { 100 },
+        trials: ctx.config.trials.unwrap_or(effort.interference_trials),
+        reps: effort.interference_reps,
     };
     ctx.progress
         .begin(kernel, ctx.config.transports.len() as u64);

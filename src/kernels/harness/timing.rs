@@ -115,19 +115,24 @@ impl RoundBatch {
         self.calibrated
     }
 
-    /// Times one batch with `batch(reps) -> time` (calibrating first if this
-    /// is the point's first) and returns its per-repetition time in ns.
+    /// Times one batch with `batch(reps) -> time` and returns its
+    /// per-repetition time in ns. The point's first is its calibration's
+    /// last batch ([`calibrate_timed`]): a batch of the calibrated
+    /// repetitions that reached the target, timed as every later one is.
     pub fn time<E>(
         &mut self,
         target: Duration,
         clock: &ClockInfo,
         mut batch: impl FnMut(u64) -> Result<Duration, E>,
     ) -> Result<f64, E> {
-        if self.is_new() {
-            self.calibrated = calibrate(target, &mut batch)?;
-            self.reps = self.calibrated;
-        }
-        let took = batch(self.reps)?;
+        let took = if self.is_new() {
+            let (reps, took) = calibrate_timed(target, &mut batch)?;
+            self.calibrated = reps;
+            self.reps = reps;
+            took
+        } else {
+            batch(self.reps)?
+        };
         let ns = per_rep_ns(took, self.reps, clock);
         self.reps = resized_reps(self.reps, self.calibrated, 1, took, target);
         Ok(ns)
@@ -165,23 +170,35 @@ pub fn measure<E>(
 /// several points in rounds).
 pub fn calibrate<E>(
     target: Duration,
-    mut batch: impl FnMut(u64) -> Result<Duration, E>,
+    batch: impl FnMut(u64) -> Result<Duration, E>,
 ) -> Result<u64, E> {
+    calibrate_timed(target, batch).map(|(reps, _)| reps)
+}
+
+/// [`calibrate`], returning with the repetitions the time of the last batch
+/// of them (a batch that reached the target, or the second of two that
+/// both did), so that a point's first trial need not be timed again.
+pub fn calibrate_timed<E>(
+    target: Duration,
+    mut batch: impl FnMut(u64) -> Result<Duration, E>,
+) -> Result<(u64, Duration), E> {
     let mut reps = 1u64;
     loop {
         let mut took = batch(reps)?;
-        if took >= target && reps < CONFIRM_BELOW_REPS {
+        let mut enough = took >= target;
+        if enough && reps < CONFIRM_BELOW_REPS {
             // One preemption can make a batch of a few repetitions look long
             // enough, and the point would then be timed a repetition at a time,
             // at the clock's resolution: a short batch must reach the target twice.
-            took = took.min(batch(reps)?);
+            let again = batch(reps)?;
+            enough = again >= target;
+            took = if enough { again } else { took.min(again) };
         }
-        if took >= target || reps >= 1 << 32 {
-            break;
+        if enough || reps >= 1 << 32 {
+            return Ok((reps, took));
         }
         reps = next_reps(reps, took, target);
     }
-    Ok(reps)
 }
 
 /// The summary of trial samples, and the scibench accuracy warning for `what` if
@@ -266,6 +283,44 @@ mod tests {
         .unwrap();
         assert!(reps >= 1000, "reps {reps}");
         assert_eq!(samples, vec![100.0; 3]);
+    }
+
+    /// A point's first trial is its calibration's last batch: three trials
+    /// of a point cost the calibration's batches and two more, each of them
+    /// of the calibrated repetitions after the first.
+    #[test]
+    fn the_calibrations_last_batch_is_the_first_trial() {
+        let clock = ClockInfo {
+            source: "test".into(),
+            read_overhead_ns: 0.0,
+            resolution_ns: 1.0,
+        };
+        let mut calls = Vec::new();
+        let mut point = RoundBatch::default();
+        let target = Duration::from_micros(100);
+        let mut samples = Vec::new();
+        for _ in 0..3 {
+            samples.push(
+                point
+                    .time::<()>(target, &clock, |r| {
+                        calls.push(r);
+                        Ok(Duration::from_nanos(100 * r))
+                    })
+                    .unwrap(),
+            );
+        }
+        assert_eq!(samples, vec![100.0; 3]);
+        // 1, 100, then 1,200 repetitions (120 us) reach the target; two
+        // more batches of 1,200.
+        assert_eq!(calls, vec![1, 100, 1200, 1200, 1200]);
+        assert_eq!(point.calibrated(), 1200);
+        // Under a thousand repetitions the target must be reached twice,
+        // and the second batch is the one kept.
+        let mut times = vec![150_000u64, 120_000].into_iter();
+        let (reps, took) =
+            calibrate_timed::<()>(target, |_| Ok(Duration::from_nanos(times.next().unwrap())))
+                .unwrap();
+        assert_eq!((reps, took), (1, Duration::from_nanos(120_000)));
     }
 
     #[test]

@@ -264,7 +264,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
         cpus,
         parts,
         grains: None,
-        points: if ctx.config.quick { 10 } else { 30 },
+        points: ctx.config.effort().sync_points,
         max_grain,
         trials: ctx.config.trials().max(9),
         target: ctx.config.batch_target(ctx.clock),

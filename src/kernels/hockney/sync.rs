@@ -786,7 +786,7 @@ pub(super) fn run_plan(ctx: &RunContext<'_>, cpus: Vec<usize>, parts: usize) -> 
         cpus,
         parts,
         grains: None,
-        points: if ctx.config.quick { 10 } else { 30 },
+        points: ctx.config.effort().sync_points,
         max_grain,
         trials: ctx.config.trials().max(ROUNDS_AT_LEAST),
         target: ctx.config.batch_target(ctx.clock),

@@ -58,7 +58,7 @@ use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::control::{Placement, RankError};
 use crate::kernels::convert;
-use crate::kernels::harness::timing::{calibrate, per_rep_ns, summarize_trials};
+use crate::kernels::harness::timing::{calibrate, calibrate_timed, per_rep_ns, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints_relative;
@@ -115,12 +115,12 @@ impl VectorPlan {
     /// level up to 4 x the last cache, at most 64 MiB (quick) or 2 GiB.
     pub fn for_run(quick: bool, caches: &[(u8, u64)], trials: usize, target: Duration) -> Self {
         let last = caches.last().map_or(32 << 20, |c| c.1);
-        let cap: u64 = if quick { 64 << 20 } else { 2 << 30 };
+        let effort = crate::kernels::effort::of(quick);
         VectorPlan {
-            paper_step: if quick { 8 } else { 2 },
+            paper_step: effort.vector_paper_step,
             paper_max: 400,
-            per_level: if quick { 3 } else { 6 },
-            max_working_set: (4 * last).min(cap),
+            per_level: effort.vector_per_level,
+            max_working_set: (4 * last).min(effort.vector_max_working_set),
             trials,
             target,
         }
@@ -308,10 +308,14 @@ fn sweep_precision<T: Element>(
                         _ => Ok(took),
                     }
                 };
-                if l.reps == 0 {
-                    l.reps = calibrate(plan.target, &mut batch)?;
-                }
-                let took = batch(l.reps)?;
+                // The first round's batch is the calibration's last.
+                let took = if l.reps == 0 {
+                    let (reps, took) = calibrate_timed(plan.target, &mut batch)?;
+                    l.reps = reps;
+                    took
+                } else {
+                    batch(l.reps)?
+                };
                 l.samples_ns.push(per_rep_ns(took, l.reps, ctx.clock));
                 if !v.check(op, n) {
                     return Err(RankError::Failed(format!(

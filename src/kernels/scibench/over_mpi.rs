@@ -239,7 +239,7 @@ pub(crate) fn latency(
     );
     let on_size = |size: usize| ctx.progress.step(&format!("{TRANSPORT} {size} B"));
     let cancelled = || ctx.cancelled();
-    let singles = if ctx.config.quick { 2_000 } else { 20_000 };
+    let singles = ctx.config.effort().single_round_trips;
     let sweep = plan(ctx, pattern, &sizes, singles, &on_size, &cancelled);
     let samples = measure(ctx, procs, kernel, &sweep, [0, 1])?;
     // The paired baseline needs 8-byte batches beside the probe's; a sweep

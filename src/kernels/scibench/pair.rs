@@ -489,7 +489,7 @@ pub(crate) fn sweep(
         let plan = PairPlan {
             sweep: SweepPlan::new(ctx, &sizes, &on_size, &cancelled),
             pattern,
-            single_round_trips: if ctx.config.quick { 2_000 } else { 20_000 },
+            single_round_trips: ctx.config.effort().single_round_trips,
         };
         let home = (home_cpu(ctx, kernel, &cpus)?, ctx.topology);
         let samples =

@@ -98,13 +98,7 @@ pub(super) const SCI_TOPOLOGY: KernelSpec = KernelSpec {
 /// Message sizes of the size sweep (Fig. 12 spans 0-512 bytes; beyond, to show the
 /// overhead's growth).
 fn default_sizes(quick: bool) -> Vec<usize> {
-    if quick {
-        vec![1, 8, 64, 256, 512, 4096]
-    } else {
-        vec![
-            1, 8, 64, 128, 192, 256, 320, 384, 448, 512, 1024, 4096, 16384,
-        ]
-    }
+    crate::kernels::effort::of(quick).sci_sizes.to_vec()
 }
 
 /// Ring sizes of the Fig. 13b sweep.

@@ -118,21 +118,12 @@ impl SpeedupPlan {
     /// 2..256, each spanning about two decades of uniprocessor time; rank counts
     /// [`speedup_processors`].
     pub fn for_run(ctx: &RunContext<'_>) -> SpeedupPlan {
-        let processors = speedup_processors(ctx.config.quick, ctx.sweep_cpus());
-        if ctx.config.quick {
-            SpeedupPlan {
-                order: 64,
-                loads: vec![4, 16, 64, 400],
-                processors,
-                runs: 2,
-            }
-        } else {
-            SpeedupPlan {
-                order: 128,
-                loads: vec![2, 6, 20, 64, 256],
-                processors,
-                runs: 5,
-            }
+        let effort = ctx.config.effort();
+        SpeedupPlan {
+            order: effort.speedup_order,
+            loads: effort.speedup_loads.to_vec(),
+            processors: speedup_processors(ctx.config.quick, ctx.sweep_cpus()),
+            runs: effort.speedup_runs,
         }
     }
 }
@@ -141,7 +132,7 @@ impl SpeedupPlan {
 /// `max(8, cpus)`, and at most the matrix order `M` (64 quick, 128 full),
 /// which every rank count must divide.
 pub fn speedup_processors(quick: bool, cpus: usize) -> Vec<usize> {
-    let order = if quick { 64 } else { 128 };
+    let order = crate::kernels::effort::of(quick).speedup_order;
     let mut processors = vec![1];
     while processors
         .last()

@@ -393,11 +393,9 @@ pub(super) fn rank_sweep<E: Endpoint>(
 
 /// The local orders the matrix kernels sweep.
 pub(super) fn local_orders(quick: bool) -> Vec<usize> {
-    if quick {
-        vec![8, 16, 32, 64]
-    } else {
-        vec![8, 16, 24, 32, 48, 64, 96]
-    }
+    crate::kernels::effort::of(quick)
+        .comet_local_orders
+        .to_vec()
 }
 
 /// The kernel's run: over MPI processes when the run is (`--transport mpi`),
@@ -560,7 +558,9 @@ pub fn forms_grid(p: usize) -> bool {
 
 /// The processor counts of the matrix kernels.
 pub(super) fn processor_counts(quick: bool) -> Vec<usize> {
-    if quick { vec![2, 4] } else { vec![2, 4, 8, 9] }
+    crate::kernels::effort::of(quick)
+        .comet_matrix_processors
+        .to_vec()
 }
 
 /// The binary-reflected Gray code of `i`: consecutive codes differ in one bit, so

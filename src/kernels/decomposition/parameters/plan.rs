@@ -5,13 +5,11 @@ use super::super::background::Background;
 use super::super::protocol::{Block, Op};
 use super::lanes::Probe;
 use super::rank0::{ForwardTimes, NeighbourTimes};
-use crate::kernels::{KernelError, RunContext};
+use crate::kernels::{KernelError, RunContext, effort};
 use std::time::Duration;
 
 /// The paper's message sizes (Tables 1 to 3), bytes.
 pub const PAPER_SIZES: [usize; 5] = [16, 500, 1000, 1500, 2000];
-/// The longer sweep beyond the paper's sizes.
-pub(super) const LONG_SIZES: [usize; 3] = [4096, 16_384, 65_536];
 /// The longest echo distance: `d = 1..=MAX_DISTANCE` hops.
 pub(super) const MAX_DISTANCE: usize = 5;
 /// Ranks: rank 0 and one per hop.
@@ -20,18 +18,15 @@ pub(super) const RANKS: usize = MAX_DISTANCE + 1;
 /// for the neighbour's echo to land inside the `Q(COMPTIME)` that follows.
 pub(in crate::kernels::decomposition) const SENDTIME: Duration = Duration::from_micros(20);
 /// Repetitions of the whole experiment (section 4: "repeated five times").
-pub(super) const REPETITIONS: usize = 5;
-/// Repetitions with `--quick`: the points' medians over three, for a quick
-/// suite within its time; every parameter and line is still solved and fitted.
-pub(super) const QUICK_REPETITIONS: usize = 3;
+#[cfg(test)]
+pub(super) const REPETITIONS: usize = effort::FULL.decomposition_repetitions;
 
-/// Repetitions of the whole experiment unless `--trials` says.
+/// Repetitions of the whole experiment unless `--trials` says: the effort
+/// policy's (five; three with `--quick`, the points' medians over three, for
+/// a quick suite within its time; every parameter and line is still solved
+/// and fitted).
 pub(super) fn repetitions(quick: bool) -> usize {
-    if quick {
-        QUICK_REPETITIONS
-    } else {
-        REPETITIONS
-    }
+    effort::of(quick).decomposition_repetitions
 }
 
 /// Rounds of the experiments at a size: each runs a twenty-fifth of its
@@ -41,25 +36,17 @@ pub(super) const ROUNDS: usize = 25;
 
 /// Timed iterations of each experiment, over all rounds (Appendix A's NOTIMES).
 pub(super) fn notimes(quick: bool) -> u64 {
-    if quick { 50 } else { 100 }
+    effort::of(quick).decomposition_notimes
 }
 
-/// The sizes `--quick` sweeps: Table 1's first, middle and last rows and 64
-/// KiB, enough for every line `X0 + X1 n` (the five paper sizes and 64 KiB
-/// took 8.8 s of a 33 s quick suite on a 2-vCPU EPYC VM; these four, 6 s).
-pub(super) const QUICK_SIZES: [usize; 4] = [16, 1000, 2000, 65_536];
-
-/// The sizes a run sweeps.
+/// The sizes a run sweeps: the effort policy's (the paper's and the longer
+/// sweep; with `--quick` Table 1's first, middle and last rows and 64 KiB,
+/// enough for every line `X0 + X1 n`).
 pub(super) fn sizes(ctx: &RunContext<'_>) -> Vec<usize> {
     if let Some(s) = &ctx.config.sizes {
         return s.clone();
     }
-    if ctx.config.quick {
-        return QUICK_SIZES.to_vec();
-    }
-    let mut s = PAPER_SIZES.to_vec();
-    s.extend(LONG_SIZES);
-    s
+    ctx.config.effort().decomposition_sizes.to_vec()
 }
 
 /// One experiment of the plan, as both rank 0 and the scripts see it.
