@@ -11,37 +11,28 @@
 //! The methods ([`Method`]) are those of [`crate::sync`]: TASKS as new threads
 //! (Fig. 3) and as a persistent pool's fork/join, LOCKS (Fig. 4), EVENTS on a
 //! condition variable and on park/unpark (Fig. 5), the spin flag of Fig. 6 with and
-//! without the spin-loop hint, and two barriers (barrier-spin is the dissemination
-//! barrier of [`crate::sync::barrier`], polled bare: a spin-loop hint is a quarter
-//! of a round trip on recent x86, and a waiter with it sees the flag up to a pause
-//! late). As in the paper the same segment loop is timed for every method; as in
-//! Fig. 1 the clock's cost is subtracted. The vectors fill half the L2 of each
-//! processor, so `r_inf` is the same cache-resident rate for every method.
+//! without the spin-loop hint, and two barriers (barrier-spin, the dissemination
+//! barrier of [`crate::sync::barrier`], polled bare: a hinted waiter sees the flag
+//! up to a pause late). The same segment loop is timed for every method, the
+//! clock's cost subtracted (Fig. 1); the vectors fill half of each L2.
 //!
-//! Grains: the paper swept `s = 2 .. 400` on a machine whose `s_1/2` was 220 to
-//! 5700; here the overheads span 100 ns to 50 µs, so each method first estimates
-//! `s_1/2` from a pilot, then measures short grains (up to `s_1/2 / 2`, mostly
-//! overhead) and three long ones up to 32 `s_1/2` (mostly work), the pilot's
-//! rate that of every processor computing at once. Most methods get four
-//! near-zero grains, so that `t_0` is a median over several segments.
+//! Grains: the paper swept `s = 2 .. 400`; here the overheads span 100 ns to
+//! 50 µs, so each method first estimates `s_1/2` from a pilot, then measures
+//! short grains (up to `s_1/2 / 2`, mostly overhead, four near zero for most
+//! methods) and three long ones up to 32 `s_1/2` (mostly work).
 //!
 //! Two regimes: a blocking hand-over (LOCKS, EVENTS, the std barrier) costs a
-//! line transfer to an awake waiter and a wake-up to a sleeping one, so each
-//! is one parameter of its own, in a regime built by construction
-//! (`Regime` of `crate::sync::team_method`): the grains are timed with the
-//! waiter kept polling (`t_0`, `s_1/2`, `r_inf`: awake), and the two shortest
-//! again with every post held back 100 µs so every wait sleeps (`t0_asleep_ns`,
-//! `t_wake_ns` what sleeping adds), each with its share of waits that slept.
-//! The pool (tasks-pool) too: its idle workers spin a while and then park,
-//! so asleep each fork is held back, outside the segment's clock, until
-//! every worker has announced its sleep and 100 µs more
-//! (`Pool::hold_until_asleep`).
-//! An asleep segment is timed alone, one a sub-batch, begun with both sides
-//! awake: in a run of them a wake-up after the master's clock stops (EVENTS'
-//! worker) is paid inside the next segment, and one that the other side's
-//! hold overlaps (the std barrier's master) is hidden, so `t_wake` moved
-//! with the batch's length (events-park 24 us a segment alone, 34 in runs
-//! of 28; barrier-std 12.8 and 6.8 us; a 2-vCPU EPYC VM).
+//! line transfer to an awake waiter and a wake-up to a sleeping one, each its own
+//! parameter in a regime built by construction (`crate::sync::team_method`'s
+//! `Regime`): the grains timed with the waiter kept polling (`t_0`, `s_1/2`,
+//! `r_inf`: awake), the two shortest again with every post held back 100 µs
+//! (`t0_asleep_ns`, `t_wake_ns`), each with its share of waits that slept.
+//! The pool (tasks-pool) too: asleep, each fork is held back, outside the
+//! segment's clock, until every worker has announced its sleep and 100 µs more
+//! (`Pool::hold_until_asleep`). An asleep segment is timed alone, one a
+//! sub-batch, begun with both sides awake: in a run of them a wake-up after the
+//! master's clock stops is paid inside the next segment, or hidden by the other
+//! side's hold, and `t_wake` would move with the batch's length.
 //!
 //! Design and invariants:
 //! - Every grain is calibrated once, then all grains are timed once per round,
@@ -54,10 +45,9 @@
 //!   the rounds; the goodness is that line's through every grain.
 //! - A batch in a round is up to [`SUB_BATCHES`] sub-batches and the round keeps
 //!   their median: one stray sleep in a batch moves no point.
-//! - The CPU pair's two-flag round trip is probed before and after the sweep and at
-//!   the start of every round; a round whose probe lies more than 20 % from the
-//!   method's median is in another state and is left out of the fit, with a
-//!   warning, so `t_0` and the probe beside it come from the same rounds.
+//! - The CPU pair's two-flag round trip is probed around the sweep and at the start
+//!   of every round; a round whose probe lies more than 20 % from the method's
+//!   median is left out of the fit, with a warning.
 //! - Every round ends with a rate probe (one serial batch on every processor at
 //!   once, timed to the last: [`crate::results::RATE_PROBE_PARAM`]), which sees the
 //!   processors compute more slowly where the round trip cannot, and a batch of
@@ -65,9 +55,8 @@
 //!   blocking hand-over's `t_0` follows.
 //!
 //! Verification: before every batch the first `s` elements of `A` are set to NaN,
-//! and after it (once every processor is done) each must equal `B * C` exactly; a
-//! method that skips a part, or lets the master go on before the others finish,
-//! fails the kernel instead of posting a low time.
+//! and after it each must equal `B * C` exactly: a method that skips a part, or
+//! lets the master go on early, fails the kernel instead of posting a low time.
 
 use super::pick_cpu_set;
 use super::rate_probe::tasks_rate_probe;

@@ -56,9 +56,7 @@
 //! with a wash of both CPUs' private caches
 //! ([`crate::team::hosted::Host::wash_caches`]), so that every iteration finds the
 //! transport's and the nodes' memory in the same place. Why each choice was made,
-//! with the measurements that decided it, is in the commit history (`git log --
-//! src/kernels/decomposition`, and the lab notes in `results/README.md` before
-//! the folder was cut to what a user needs).
+//! with the measurements that decided it, is in the commit history.
 
 mod lanes;
 #[cfg(feature = "mpi")]
