@@ -1,9 +1,8 @@
 //! The `halfperf` command line: parses, calls the library, prints.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 use halfperf::kernels::{self, Fault, RunConfig, RunContext};
-use halfperf::model::sci::{self, SciComponents};
 use halfperf::platform::{self, Topology};
 use halfperf::transport::TransportKind;
 use halfperf::{analysis, report, results};
@@ -19,6 +18,7 @@ mod bars;
 mod index_cli;
 mod model_hockney_cli;
 mod model_papers_cli;
+mod model_sci_cli;
 mod mpirun;
 mod plan_cli;
 mod predict_cli;
@@ -574,7 +574,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Run(args) => return run_kernels(args),
         Command::Model {
             model: ModelCommand::Sci(args),
-        } => model_sci(&args)?,
+        } => model_sci_cli::model_sci(&args)?,
         Command::Model {
             model: ModelCommand::Kg(args),
         } => model_papers_cli::kg(&args)?,
@@ -661,46 +661,6 @@ fn read_all(files: &[PathBuf]) -> Result<Vec<results::ResultFile>> {
         .iter()
         .map(|f| results::read(f))
         .collect::<Result<Vec<_>, _>>()?)
-}
-
-/// Parses a CPU list (`0,2-3`), refusing repeats.
-/// `halfperf model sci`: the components from the flags and/or `--from FILE`, the
-/// report, printed.
-fn model_sci(args: &SciArgs) -> Result<()> {
-    let file = match &args.from {
-        Some(path) => Some(
-            kernels::scibench::components_from_result(&results::read(path)?)
-                .with_context(|| format!("--from {}", path.display()))?,
-        ),
-        None => None,
-    };
-    let pick = |flag: Option<f64>, from_file: Option<f64>, name: &str| {
-        flag.or(from_file).with_context(|| {
-            format!(
-                "--{name} is required (or take the components from a result file with --from FILE)"
-            )
-        })
-    };
-    let components = SciComponents::new(
-        pick(args.lp_ns, file.map(|f| f.propagation_lp_ns), "lp-ns")?,
-        pick(args.lf_ns, file.map(|f| f.forwarding_lf_ns), "lf-ns")?,
-        pick(args.ls_ns, file.map(|f| f.switching_ls_ns), "ls-ns")?,
-        pick(
-            args.overhead_ns,
-            file.map(|f| f.overhead_o_ns),
-            "overhead-ns",
-        )?,
-        args.overhead_per_byte_ns
-            .or(file.map(|f| f.overhead_per_byte_ns))
-            .unwrap_or(0.0),
-    )?;
-    let report = sci::model_report(&components, args.size, args.max_nodes, &args.dims)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", text::sci::projection(&report));
-    }
-    Ok(())
 }
 
 /// A run as the command line asks for it, every input checked and nothing

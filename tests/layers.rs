@@ -20,6 +20,7 @@ const BINARY: &[&str] = &[
     "predict_cli.rs",
     "simulate_cli.rs",
     "model_papers_cli.rs",
+    "model_sci_cli.rs",
     "model_hockney_cli.rs",
     "model_speedup_cli.rs",
     "plan_cli.rs",
