@@ -72,13 +72,14 @@ for spec in "lamanna-alltoall 256" "recursive-doubling-allreduce 4096"; do
   set -- $spec
   f="$work/$1-$2.goal"
   "$gen" "$1" "$2" | sed 's/^[[:space:]]*//' > "$f"
-  /usr/bin/time -f "%e %U" -o "$work/t2b" "$lgs/txt2bin" -i "$f" -o "$f.bin" > /dev/null
-  read -r _ t2b_user < "$work/t2b"
+  /usr/bin/time -f "%e %U %S" -o "$work/t2b" "$lgs/txt2bin" -i "$f" -o "$f.bin" > /dev/null
+  read -r _ t2b_user t2b_sys < "$work/t2b"
   : > "$work/lgs-cpu"; : > "$work/hp-cpu"; : > "$work/lgs-text"; : > "$work/hp-engine"
+  : > "$work/lgs-text-all"; : > "$work/hp-all"
   for _ in $(seq "$runs"); do
-    /usr/bin/time -f "%e %U" -o "$work/tl" "$lgs/LogGOPSim" -f "$f.bin" > "$work/lgs.out"
-    /usr/bin/time -f "%e %U" -o "$work/th" "$hp" simulate "$f" --loggp L=2500 > "$work/hp.out"
-    read -r lw lu < "$work/tl"; read -r hw hu < "$work/th"
+    /usr/bin/time -f "%e %U %S" -o "$work/tl" "$lgs/LogGOPSim" -f "$f.bin" > "$work/lgs.out"
+    /usr/bin/time -f "%e %U %S" -o "$work/th" "$hp" simulate "$f" --loggp L=2500 > "$work/hp.out"
+    read -r lw lu lsys < "$work/tl"; read -r hw hu hsys < "$work/th"
     # Up to 16 ranks LogGOPSim prints every host; above, the maximum alone.
     lend=$(awk '/^(Host|max) [0-9]+/ { t = $NF + 0; if (t > m) m = t }
       /^Maximum finishing time/ { t = $7 + 0; if (t > m) m = t } END { print m + 0 }' "$work/lgs.out")
@@ -91,9 +92,13 @@ for spec in "lamanna-alltoall 256" "recursive-doubling-allreduce 4096"; do
       "$([[ "$lend" == "$hend" ]] && echo 'ends equal' || echo 'ENDS DIFFER')"
     echo "$lu" >> "$work/lgs-cpu"; echo "$hu" >> "$work/hp-cpu"; echo "$hengine" >> "$work/hp-engine"
     awk -v a="$lu" -v b="$t2b_user" 'BEGIN { print a + b }' >> "$work/lgs-text"
+    awk -v a="$lu" -v b="$t2b_user" -v c="$lsys" -v d="$t2b_sys" 'BEGIN { print a + b + c + d }' >> "$work/lgs-text-all"
+    awk -v a="$hu" -v b="$hsys" 'BEGIN { print a + b }' >> "$work/hp-all"
   done
   echo "$1 P=$2 LogGOPSim user s, binary file:      $(stats < "$work/lgs-cpu")"
   echo "$1 P=$2 LogGOPSim user s, txt2bin + run:    $(stats < "$work/lgs-text")"
   echo "$1 P=$2 halfperf user s, text to finish:    $(stats < "$work/hp-cpu")"
   echo "$1 P=$2 halfperf engine s (its own clock):  $(stats < "$work/hp-engine")"
+  echo "$1 P=$2 user + system s, LogGOPSim txt2bin + run: $(stats < "$work/lgs-text-all")"
+  echo "$1 P=$2 user + system s, halfperf text to finish: $(stats < "$work/hp-all")"
 done

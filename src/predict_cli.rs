@@ -12,10 +12,10 @@ use halfperf::platform::{self, Topology};
 use halfperf::results::{self, ResultFile};
 use halfperf::suite;
 use halfperf::transport::TransportKind;
-use halfperf::workload::gather_vectors;
 use halfperf::workload::predict::{Inputs, OVERHEADS, Prediction, gather, predict as simulate};
 use halfperf::workload::replay::{ReplayConfig, ReplayOutcome, replay};
 use halfperf::workload::validate::{Validation, validate};
+use halfperf::workload::{gather_syncs, gather_vectors};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -113,6 +113,7 @@ pub(crate) fn predict(args: &PredictArgs) -> Result<ExitCode> {
     let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, f)| (n.as_str(), f)).collect();
     let mut inputs = gather(&named, t, shared)?;
     gather_vectors(&named, &schedule, &mut inputs)?;
+    gather_syncs(&named, &schedule, &mut inputs)?;
     let cpus_used = if args.placement == PredictPlacement::Shared {
         cpus.min(ranks)
     } else {
@@ -162,6 +163,7 @@ fn run_and_compare(
         }
         let mut inputs = gather(&all, t, shared)?;
         gather_vectors(&all, schedule, &mut inputs)?;
+        gather_syncs(&all, schedule, &mut inputs)?;
         Ok(simulate(schedule, &inputs, cpus)?)
     };
     let p_before = with(&before, "measured before the replay")?;

@@ -157,3 +157,87 @@ fn reproduces_loggopsim_finish_times() {
     assert_eq!(hosts, 150, "host figures");
     assert_eq!(rendezvous, 5, "cases with rendezvous messages");
 }
+
+/// A `//@ sync` meeting of two ranks after uneven work (rank 0 calc 100, rank
+/// 1 calc 300), then calc 50 each. As a plain reader's messages (L = 100,
+/// o = 10, g = 20, 0 B as 1 B): rank 1 sends at 300 (arrives 410), rank 0
+/// takes it 410-420 and releases at 420 (CPU to 430, arrives 530), calc
+/// 430-480; rank 1 takes the release 530-540, calc 540-590. As a meeting
+/// costing 40: both leave at 300 + 40 and finish at 390.
+#[test]
+fn a_meeting_is_its_messages_to_a_plain_reader_and_its_cost_to_predict() {
+    use halfperf::model::simulator::{Charges, simulate_goal_charged};
+    let met = |s: &goal::Schedule, p: &LogGops, costs: &[f64]| {
+        let c = Charges {
+            meeting_ns: costs,
+            cold: None,
+        };
+        simulate_goal_charged(s, p, None, &c)
+    };
+    let text = "num_ranks 2\n\
+        rank 0 {\nc: calc 100\na: recv 0b from 1 tag 5 //@ sync barrier-spin\n\
+        b: send 0b to 1 tag 5 //@ sync barrier-spin\nd: calc 50\n\
+        a requires c\nb requires a\nd requires b\n}\n\
+        rank 1 {\nc: calc 300\na: send 0b to 0 tag 5 //@ sync barrier-spin\n\
+        b: recv 0b from 0 tag 5 //@ sync barrier-spin\ne: calc 50\n\
+        a requires c\nb requires a\ne requires b\n}\n";
+    let p = LogGops {
+        s_bytes: u64::MAX,
+        ..P
+    };
+    assert_eq!(finish(text, &p), vec![480.0, 590.0]);
+    let s = goal::parse(text, "meet.goal").unwrap();
+    let costed = met(&s, &p, &[40.0]).expect("completes");
+    assert_eq!(costed.finish_ns, vec![390.0, 390.0]);
+    // No message is sent for a meeting.
+    assert_eq!(costed.messages, 0);
+    // Free, the meeting still waits for the last arrival.
+    let free = met(&s, &p, &[0.0]).unwrap();
+    assert_eq!(free.finish_ns, vec![350.0, 350.0]);
+    // One cost a meeting, finite and not negative.
+    assert_eq!(
+        met(&s, &p, &[1.0, 2.0]).unwrap_err(),
+        GoalSimError::Meetings {
+            given: 2,
+            meetings: 1
+        }
+    );
+    assert!(met(&s, &p, &[-1.0]).is_err());
+}
+
+/// A cold message: rank 0 sends at 0, computes 20 us, sends again at 20010
+/// (its CPU busy 10 per send). L = 100, L_cold = 500 beyond an idle gap of
+/// 10 us. The first message arrives at 110 (rank 1 takes it 110-120); the
+/// second leaves 20010 after rank 0's last message, so it flies 500 and
+/// arrives at 20010 + 10 + 500 = 20520 (taken to 20530). Warm, 20120 and 20130.
+#[test]
+fn a_message_after_an_idle_gap_pays_the_cold_latency() {
+    use halfperf::model::simulator::{Charges, ColdLatency, simulate_goal_charged};
+    let text = "num_ranks 2\nrank 0 {\na: send 8b to 1\nc: calc 20000\nb: send 8b to 1\nc requires a\nb requires c\n}\n\
+        rank 1 {\nx: recv 8b from 0\ny: recv 8b from 0\ny requires x\n}\n";
+    let s = goal::parse(text, "cold.goal").unwrap();
+    let p = LogGops {
+        g_ns: 0.0,
+        big_g_ns_per_byte: 0.0,
+        ..P
+    };
+    let charged = |cold| {
+        let c = Charges {
+            meeting_ns: &[],
+            cold,
+        };
+        simulate_goal_charged(&s, &p, None, &c).unwrap().finish_ns
+    };
+    assert_eq!(charged(None), vec![20020.0, 20130.0]);
+    let cold = ColdLatency {
+        idle_ns: 10_000.0,
+        l_ns: 500.0,
+    };
+    assert_eq!(charged(Some(cold)), vec![20020.0, 20530.0]);
+    // A gap below the threshold stays warm.
+    let long = ColdLatency {
+        idle_ns: 30_000.0,
+        ..cold
+    };
+    assert_eq!(charged(Some(long)), vec![20020.0, 20130.0]);
+}

@@ -38,11 +38,17 @@ fn config(transport: TransportKind, cpus: Vec<usize>, trials: usize) -> ReplayCo
     }
 }
 
-/// Receives, and payload bytes past the 8-byte header, of a schedule.
+/// Receives, and payload bytes past the 8-byte header, of a schedule (a
+/// `//@ sync` meeting's receives carry nothing in the replay).
 fn receives(s: &Schedule) -> (u64, u64) {
     let mut n = 0;
     let mut checked = 0;
-    for op in s.ranks.iter().flat_map(|r| &r.ops) {
+    for op in s
+        .ranks
+        .iter()
+        .flat_map(|r| &r.ops)
+        .filter(|o| o.sync.is_none())
+    {
         if let OpKind::Recv { bytes, .. } = op.kind {
             n += 1;
             checked += bytes.max(8) - 8;
@@ -62,7 +68,7 @@ fn workloads() {
             std::fs::create_dir_all(&dir).unwrap();
         }
         let set = validation_set(p);
-        assert_eq!(set.len(), 7);
+        assert_eq!(set.len(), 8);
         for w in set {
             let path = dir.join(format!("{}.goal", w.name));
             if write {
@@ -84,7 +90,14 @@ fn workloads() {
             let s = goal::read(&path).unwrap();
             assert_eq!(s.num_ranks, p);
             goal::check(&s).unwrap_or_else(|e| panic!("{e}"));
-            assert!(receives(&s).0 > 0, "{}: no messages", path.display());
+            let ops = s.ranks.iter().flat_map(|r| &r.ops);
+            let marked = ops.filter(|o| o.sync.is_some()).count();
+            assert!(
+                receives(&s).0 > 0 || marked > 0,
+                "{}: no messages",
+                path.display()
+            );
+            assert_eq!(w.name == "bsp-sync", !s.meetings.is_empty(), "{}", w.name);
         }
     }
 }
@@ -371,4 +384,38 @@ fn a_vector_calc_runs_its_operation() {
     let fastest = o.trials.iter().map(|t| t.time_ns).min().unwrap();
     // 1e6 elements of four f64 arrays (32 MB) at under 100 GB/s: over 300 us.
     assert!(fastest > 100_000, "{fastest} ns");
+}
+
+/// Every `//@ sync` method meets as a barrier on the ranks' threads: in the
+/// first meeting rank 1 arrives 1 ms late, in the second rank 0 does, so each
+/// rank's finish spans both waits; no meeting sends a message.
+#[test]
+fn every_sync_method_meets_as_a_barrier() {
+    let Some(cpus) = two_cpus("every_sync_method_meets_as_a_barrier") else {
+        return;
+    };
+    let _turn = measuring();
+    for m in goal::SYNC_METHODS {
+        let text = format!(
+            "num_ranks 2\n\
+             rank 0 {{\n c: calc 100\n a: recv 0b from 1 tag 1 //@ sync {m}\n b: send 0b to 1 tag 1 //@ sync {m}\n\
+             d: calc 1000000\n e: recv 0b from 1 tag 2 //@ sync {m}\n f: send 0b to 1 tag 2 //@ sync {m}\n\
+             a requires c\n b requires a\n d requires b\n e requires d\n f requires e\n}}\n\
+             rank 1 {{\n c: calc 1000000\n a: send 0b to 0 tag 1 //@ sync {m}\n b: recv 0b from 0 tag 1 //@ sync {m}\n\
+             d: calc 100\n e: send 0b to 0 tag 2 //@ sync {m}\n f: recv 0b from 0 tag 2 //@ sync {m}\n\
+             a requires c\n b requires a\n d requires b\n e requires d\n f requires e\n}}\n"
+        );
+        let s = goal::parse(&text, "meet.goal").unwrap();
+        goal::check(&s).unwrap();
+        assert_eq!(s.meetings.len(), 2);
+        let o = replay(&s, &config(TransportKind::Mailbox, cpus.clone(), 3))
+            .unwrap_or_else(|e| panic!("{m}: {e}"));
+        assert_eq!(o.messages_per_trial, 0, "{m}");
+        for t in &o.trials {
+            for (r, &f) in t.finish_ns.iter().enumerate() {
+                // Two waits of 1 ms each, calibrated work at most a fifth short.
+                assert!(f >= 1_600_000, "{m}: rank {r} finished at {f} ns");
+            }
+        }
+    }
 }

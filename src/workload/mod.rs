@@ -12,6 +12,8 @@
 //! - [`replay_schedules`]: the generator of the validation set in `workloads/`.
 
 pub mod predict;
+mod predict_inputs;
+mod predict_sync;
 mod predict_vector;
 pub mod replay;
 mod replay_calc;
@@ -20,6 +22,8 @@ mod replay_engine;
 pub mod replay_mpi;
 mod replay_result;
 pub mod replay_schedules;
+mod replay_sync;
 pub mod validate;
 
+pub use predict_sync::gather_syncs;
 pub use predict_vector::{gather_vectors, vectors_timed};

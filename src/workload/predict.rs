@@ -27,15 +27,15 @@
 //! - `G`: the ping-pong line's `t_per_byte`: a message of `s` bytes adds
 //!   `(s-1) max(O, G)` from send to receive, the slope of the one-way time.
 //! - A message after an idle wait (`overheads`' cold line `C0`, where
-//!   present): `L_cold = C0 - 2o`, the `L` of a message whose receiver polled
-//!   idle a while. The engine has one `L` for every message, so the ping-pong's
-//!   stands and `L_cold` is a note when it differs by more than a fifth.
+//!   present): `L_cold = C0 - 2o` flies a message whose sender has sent or
+//!   taken none for [`COLD_IDLE_NS`] (the kernel's idle wait); others `L`.
 //! - `S` (rendezvous threshold): none; the thread transports send every
 //!   message eagerly (the replay's buffers hold its largest), so `S` is above it.
 //! - Ranks sharing a CPU ([`Placement::shared`], the replay's `--oversubscribe`,
 //!   rank `r` on CPU `r mod C`): their CPU work is serialised and each turn of
 //!   the CPU to another rank costs `hockney-sync`'s `t_wake_ns` of
 //!   `events-park` (a thread giving up its CPU to one that waited).
+//! - A `//@ sync` meeting: its method's `t0_ns` (awake), `predict_sync`.
 //!
 //! # What is simulated: the replay's trial
 //! The replay's rank 0 sends an 8-byte `go` to every rank in turn, runs its ops,
@@ -57,11 +57,13 @@
 //! A missing input is a [`PredictError::Missing`] that names the kernel to run.
 #![forbid(unsafe_code)]
 
+pub use super::predict_inputs::{Input, Inputs, PredictError};
+use super::predict_sync::{meeting_costs, meeting_rows};
 use super::predict_vector::{timed, vector_rows};
 use crate::analysis::{card_of, kernel_key};
 use crate::model::goal::{Op, OpKind, RankSchedule, Schedule};
 use crate::model::hockney_program::{Estimate, monte_carlo};
-use crate::model::simulator::{GoalSimError, LogGops, Placement, simulate_goal};
+use crate::model::simulator::{Charges, ColdLatency, LogGops, Placement, simulate_goal_charged};
 use crate::results::{ResultFile, Trust, unit_of};
 use crate::transport::TransportKind;
 use serde::Serialize;
@@ -72,64 +74,6 @@ pub const FRAME_TAG: u32 = u32::MAX;
 pub const FRAME_BYTES: u64 = 8;
 /// The `hockney-sync` method whose `t_wake_ns` prices a CPU's turn to another rank.
 pub const WAKE_METHOD: &str = "events-park";
-
-/// One measured parameter a prediction uses: a card row and where it came from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Input {
-    /// The LogGOPS symbol it feeds (`o`, `L`, `g`, `G`, `O`, `switch`,
-    /// `L_cold`).
-    pub symbol: &'static str,
-    /// The card row's kernel key (`pingpong/mailbox`).
-    pub kernel: String,
-    /// The parameter (`t_startup_ns`).
-    pub name: String,
-    /// Its value.
-    pub value: f64,
-    /// Its unit.
-    pub unit: String,
-    /// Its 95 % interval.
-    pub ci95: Option<[f64; 2]>,
-    /// Its trust mark as the card prints it.
-    pub trust: String,
-    /// The result file it was read from.
-    pub file: String,
-}
-
-/// The inputs of a prediction, one per measured parameter.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Inputs {
-    /// The transport they describe.
-    pub transport: String,
-    /// `S0, R0, S1, R1` (pinned or hosted), `t_startup, t_per_byte, one-way
-    /// 8 B`, for ranks sharing CPUs `t_wake`, where measured the cold `C0`,
-    /// then each vector calc's `r_inf` and `n_1/2`
-    /// ([`super::gather_vectors`]), in this order.
-    pub rows: Vec<Input>,
-}
-
-/// Why a prediction cannot be made.
-#[derive(Debug, thiserror::Error)]
-pub enum PredictError {
-    /// A result file lacks a parameter the prediction needs.
-    #[error(
-        "{files}: no {name} of {kernel} (LogGOPS {symbol}); run `halfperf run {run}` and predict from its result file"
-    )]
-    Missing {
-        /// The files searched.
-        files: String,
-        /// The parameter.
-        name: String,
-        /// The card's kernel key.
-        kernel: String,
-        /// The symbol it defines.
-        symbol: &'static str,
-        /// The command's arguments that measure it.
-        run: String,
-    },
-    /// The schedule cannot be simulated.
-    #[error(transparent)]
-    Sim(#[from] GoalSimError),
-}
 
 /// What a row to look for is.
 struct Need {
@@ -395,6 +339,7 @@ pub fn framed(schedule: &Schedule) -> Schedule {
         irequires: Vec::new(),
         line: 0,
         vector: None,
+        sync: None,
     };
     for (r, rank) in out.ranks.iter_mut().enumerate() {
         let own = rank.ops.len() as u32;
@@ -494,11 +439,22 @@ pub fn predict(
     };
     let values: Vec<f64> = inputs.rows.iter().map(|r| r.value).collect();
     let (p, switch_ns, cut) = inputs.loggops(&values);
-    // Vector calcs timed from each draw's r_inf and n_1/2.
+    // Vector calcs timed from each draw's r_inf and n_1/2, meetings from its t_0.
     let rows = vector_rows(inputs);
+    let meetings = meeting_rows(schedule, inputs);
     let at = |x: &[f64], p: &LogGops, s: f64| {
         let t = timed(&framed, &rows, x);
-        simulate_goal(t.as_ref().unwrap_or(&framed), p, Some(&placement(s)))
+        let costs = meeting_costs(&meetings, x);
+        let charges = Charges {
+            meeting_ns: &costs,
+            cold: cold(inputs, x, p),
+        };
+        simulate_goal_charged(
+            t.as_ref().unwrap_or(&framed),
+            p,
+            Some(&placement(s)),
+            &charges,
+        )
     };
     let central = at(&values, &p, switch_ns)?;
     let ci95_ns = monte_carlo(&inputs.estimates(), |x| {
@@ -541,6 +497,7 @@ pub fn predict(
         ));
     }
     notes.extend(cold_note(inputs, &values, &p));
+    notes.extend(super::predict_sync::meeting_note(schedule));
     if shared && !inputs.rows.iter().any(|r| r.symbol == "switch") {
         notes.push("ranks share CPUs but no wake-up cost was given: switches cost 0".into());
     }
@@ -557,18 +514,33 @@ pub fn predict(
     })
 }
 
-/// The note on a message after an idle wait: `L_cold = C0 - 2o` against the
-/// `L` the engine charges every message, where they differ by more than a
-/// fifth of the ping-pong's start-up.
-fn cold_note(inputs: &Inputs, x: &[f64], p: &LogGops) -> Option<String> {
+/// The idle wait before the `overheads` kernel's cold round trip, ns: a
+/// message whose sender has not sent or taken one for longer is cold.
+pub const COLD_IDLE_NS: f64 = 10_000.0;
+
+/// The cold latency at the draw `x`: `L_cold = C0 - 2o` (at least 0) beyond
+/// [`COLD_IDLE_NS`], where the files hold `overheads`' `C0`.
+fn cold(inputs: &Inputs, x: &[f64], p: &LogGops) -> Option<ColdLatency> {
     let i = inputs.rows.iter().position(|r| r.symbol == "L_cold")?;
-    let l_cold = x[i] - 2.0 * p.o_ns;
-    ((l_cold - p.l_ns).abs() > 0.2 * x[4].abs()).then(|| {
-        format!(
-            "a message after an idle wait: C0 = {:.1} ns, so L_cold = C0 - 2o = {l_cold:.1} ns against L = {:.1} ns; the engine charges every message one L, the ping-pong's",
-            x[i], p.l_ns
-        )
+    Some(ColdLatency {
+        idle_ns: COLD_IDLE_NS,
+        l_ns: (x[i] - 2.0 * p.o_ns).max(0.0),
     })
+}
+
+/// The note on a message after an idle wait: `L_cold = C0 - 2o`, charged to
+/// every message sent after an idle gap, against the ping-pong's `L`, where
+/// they differ by more than a fifth of the ping-pong's start-up.
+fn cold_note(inputs: &Inputs, x: &[f64], p: &LogGops) -> Option<String> {
+    let c = cold(inputs, x, p)?;
+    let i = inputs.rows.iter().position(|r| r.symbol == "L_cold")?;
+    ((c.l_ns - p.l_ns).abs() > 0.2 * x[4].abs()).then(|| format!(
+        "a message sent after {:.0} us without one: C0 = {:.1} ns, so L_cold = C0 - 2o = {:.1} ns, charged instead of L = {:.1} ns",
+        COLD_IDLE_NS / 1000.0,
+        x[i],
+        c.l_ns,
+        p.l_ns
+    ))
 }
 
 #[cfg(test)]

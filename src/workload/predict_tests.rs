@@ -208,3 +208,79 @@ fn hosted_rows_and_a_cut_o_are_named_in_the_notes() {
         p.notes
     );
 }
+
+/// A meeting costed by its method's `t_0` (60 ns, awake). o = 100, L = 300,
+/// g = 150, G = O = 0. Rank 0: go at 0 (CPU to 100, arrives 400), calc 1000
+/// from 100 to 1100, arrives at the meeting at 1100. Rank 1: go 400-500, calc
+/// 200 to 700, arrives at 700. Both leave at 1100 + 60 = 1160; rank 1's done
+/// at 1160 (CPU to 1260, arrives 1560), which rank 0 takes 1560-1660.
+#[test]
+fn a_meeting_costs_its_methods_t0() {
+    let s = parse(
+        "num_ranks 2\nrank 0 {\nc: calc 1000\na: recv 0b from 1 tag 4 //@ sync spin-hint\n\
+         b: send 0b to 1 tag 4 //@ sync spin-hint\na requires c\nb requires a\n}\n\
+         rank 1 {\nc: calc 200\na: send 0b to 0 tag 4 //@ sync spin-hint\n\
+         b: recv 0b from 0 tag 4 //@ sync spin-hint\na requires c\nb requires a\n}\n",
+        "meet.goal",
+    )
+    .unwrap();
+    let mut inp = inputs(&[100.0, 100.0, 0.0, 0.0, 500.0, 0.0, 150.0]);
+    inp.rows.push(Input {
+        symbol: "t0",
+        kernel: "hockney-sync/spin-hint".into(),
+        name: "t0_ns".into(),
+        value: 60.0,
+        unit: "ns".into(),
+        ci95: Some([40.0, 80.0]),
+        trust: "ok".into(),
+        file: "synthetic".into(),
+    });
+    let p = predict(&s, &inp, 2).unwrap();
+    assert_eq!(p.finish_ns, vec![1660.0, 1260.0]);
+    assert_eq!(p.time_ns, 1660.0);
+    // The interval is t_0's: 1660 -+ about 20.
+    let [lo, hi] = p.ci95_ns;
+    assert!(
+        lo > 1630.0 && lo < 1660.0 && hi > 1660.0 && hi < 1690.0,
+        "{lo} {hi}"
+    );
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    assert!(p.notes[0].contains("awake"), "{:?}", p.notes);
+    // A free method: the meeting still waits for the last arrival.
+    inp.rows[7].value = 0.0;
+    assert_eq!(predict(&s, &inp, 2).unwrap().time_ns, 1600.0);
+}
+
+/// `overheads`' `C0 = 1000` with o = 100: `L_cold = 800` against L = 300
+/// (g = 150, G = O = 0). Rank 0: go at 0 (warm, arrives 400), calc 100 to
+/// 20100, then its message, 20100 after its last: cold, arrives 20100 + 100
+/// plus 800 = 21000. Rank 1: go 400-500, the message 21000-21100, done at
+/// 21100 (warm: it took a message 100 before), arrives 21500; rank 0: 21600.
+/// All warm, the message arrives at 20500 and rank 0 finishes at 21100.
+#[test]
+fn a_message_after_an_idle_wait_pays_l_cold() {
+    let s = parse(
+        "num_ranks 2\nrank 0 {\nc: calc 20000\ns: send 8b to 1 tag 0\ns requires c\n}\n\
+         rank 1 {\nr: recv 8b from 0 tag 0\n}\n",
+        "cold.goal",
+    )
+    .unwrap();
+    let warm = inputs(&[100.0, 100.0, 0.0, 0.0, 500.0, 0.0, 150.0]);
+    assert_eq!(predict(&s, &warm, 2).unwrap().time_ns, 21100.0);
+    let mut cold = warm.clone();
+    cold.rows.push(Input {
+        symbol: "L_cold",
+        kernel: "overheads/mailbox".into(),
+        name: "c0_ns".into(),
+        value: 1000.0,
+        ..warm.rows[0].clone()
+    });
+    let p = predict(&s, &cold, 2).unwrap();
+    assert_eq!(p.finish_ns, vec![21600.0, 21200.0]);
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    assert!(
+        p.notes[0].contains("L_cold = C0 - 2o = 800.0 ns, charged instead of L = 300.0 ns"),
+        "{:?}",
+        p.notes
+    );
+}

@@ -7,7 +7,7 @@
 //! 0 and is marked `flagged fit`.
 #![forbid(unsafe_code)]
 
-use super::predict::{Input, Inputs, PredictError};
+use super::predict_inputs::{Input, Inputs, PredictError};
 use crate::model::goal::Schedule;
 use crate::results::{ResultFile, Trust};
 use std::collections::BTreeMap;

@@ -23,11 +23,15 @@
 //!   problems (a receive with no send, a cycle) are for
 //!   [`crate::model::goal::check`] before the run.
 //!
+//! A `//@ sync` meeting runs its `hockney-sync` method on the members'
+//! threads instead of its messages (`replay_sync`), which are then not counted.
+//!
 //! The engine of one rank is in `replay_engine`, the calibrated work in
 //! `replay_calc`, the result document's entry in `replay_result`.
 
 use super::replay_calc::CalcRate;
 use super::replay_engine::{CONTROL_TAG, RankEngine, RankRecord, wire_bytes};
+use super::replay_sync::Meetings;
 use crate::control::Placement;
 use crate::model::goal::{OpKind, Schedule};
 use crate::model::interval::{median_bootstrap, median_in_place};
@@ -219,9 +223,18 @@ pub fn replay(schedule: &Schedule, config: &ReplayConfig) -> Result<ReplayOutcom
     .map_err(team_error)?;
     let rate = CalcRate::calibrate();
     let transport = TransportConfig::buffered(max_wire);
+    let shared = schedule.num_ranks as usize > config.cpus.len();
+    let meetings = Meetings::new(schedule, shared);
     let records = crate::with_transport!(
         config.transport,
-        run_on(&team, schedule, &transport, rate, config.trials, max_wire)
+        run_on(
+            &team,
+            schedule,
+            (&transport, &meetings),
+            rate,
+            config.trials,
+            max_wire
+        )
     )
     .map_err(team_error)?;
     outcome(
@@ -236,7 +249,7 @@ pub fn replay(schedule: &Schedule, config: &ReplayConfig) -> Result<ReplayOutcom
 fn run_on<T: Transport>(
     team: &Team,
     schedule: &Schedule,
-    transport: &TransportConfig,
+    (transport, meetings): (&TransportConfig, &Meetings),
     rate: CalcRate,
     trials: usize,
     max_wire: usize,
@@ -245,15 +258,16 @@ fn run_on<T: Transport>(
     team.run(
         &format!("replay {}", schedule.name),
         endpoints,
-        |ctx, ep| run_rank(ctx, ep, schedule, rate, max_wire, trials),
+        |ctx, ep| run_rank(ctx, ep, (schedule, Some(meetings)), rate, max_wire, trials),
     )
 }
 
-/// Runs rank `ctx.rank` of `schedule` over `ep`: a warm-up, then `trials`.
+/// Runs rank `ctx.rank` of `schedule` over `ep`: a warm-up, then `trials`;
+/// `meetings`: the schedule's `//@ sync` meetings, shared by the ranks.
 pub(super) fn run_rank<E: crate::transport::Endpoint>(
     ctx: &crate::team::RankCtx<'_>,
     ep: &mut E,
-    schedule: &Schedule,
+    (schedule, meetings): (&Schedule, Option<&Meetings>),
     rate: CalcRate,
     max_wire: usize,
     trials: usize,
@@ -264,6 +278,7 @@ pub(super) fn run_rank<E: crate::transport::Endpoint>(
         &schedule.ranks[ctx.rank],
         rate,
         max_wire,
+        meetings,
     )
     .run(ctx, ep, trials)
 }
@@ -337,9 +352,11 @@ pub(super) fn outcome(
     let mut messages = 0;
     let mut bytes = 0;
     for (r, (rank, rec)) in schedule.ranks.iter().zip(records).enumerate() {
+        // A meeting's receives carry no message in the replay.
         let recvs: Vec<u64> = rank
             .ops
             .iter()
+            .filter(|op| op.sync.is_none())
             .filter_map(|op| match op.kind {
                 OpKind::Recv { bytes, .. } => Some(bytes),
                 _ => None,

@@ -29,11 +29,18 @@
 //! operation's completion: its finish time. Control messages use the reserved tag
 //! [`CONTROL_TAG`].
 //!
+//! # Meetings (`//@ sync`)
+//! A meeting's ops send no message: when the last of this rank's arrival ops
+//! has started, the rank pushes its queued sends and meets the other members
+//! through the method ([`Meetings::meet`], blocking, with the deadline); then
+//! its arrival ops complete, and its leaving ops complete when they start.
+//!
 //! # Deadlines
 //! A rank that makes no progress for the team's wait deadline fails, naming the
 //! operations it was waiting at; the team stops the others.
 
 use super::replay_calc::{CalcRate, VectorWork};
+use super::replay_sync::{MeetLocal, Meetings};
 use crate::control::{RankError, WaitStrategy};
 use crate::model::goal::{OpKind, RankSchedule};
 use crate::team::RankCtx;
@@ -104,6 +111,12 @@ pub(crate) struct RankEngine<'s> {
     rate: CalcRate,
     /// Per op: the operands of a `//@ vector` calc.
     vectors: Vec<Option<VectorWork>>,
+    /// The schedule's meetings, this rank's state in each, its arrival ops
+    /// in each, and (trial state) how many of those have started.
+    meetings: Option<&'s Meetings>,
+    meet_locals: Vec<MeetLocal>,
+    meet_arrivals: Vec<Vec<u32>>,
+    meet_started: Vec<u32>,
     // Trial state.
     need_complete: Vec<u32>,
     need_start: Vec<u32>,
@@ -125,12 +138,15 @@ impl<'s> RankEngine<'s> {
     /// peers in range and not the rank itself, no [`CONTROL_TAG`]); `max_wire`
     /// is the schedule's longest message on the wire, so that a message longer
     /// than its receive arrives whole and is reported as such.
+    /// `meetings`: the schedule's `//@ sync` meetings (set up here, so on
+    /// the rank's own thread); `None` only for a schedule without.
     pub(crate) fn new(
         rank: usize,
         size: usize,
         ops: &'s RankSchedule,
         rate: CalcRate,
         max_wire: usize,
+        meetings: Option<&'s Meetings>,
     ) -> Self {
         let n = ops.ops.len();
         let mut on_complete = vec![Vec::new(); n];
@@ -146,6 +162,8 @@ impl<'s> RankEngine<'s> {
         } else {
             Vec::new()
         };
+        let meet_locals = meetings.map_or_else(Vec::new, |m| m.setup(rank));
+        let mut meet_arrivals = vec![Vec::new(); meet_locals.len()];
         for (i, op) in ops.ops.iter().enumerate() {
             for &d in &op.requires {
                 on_complete[d as usize].push(i as u32);
@@ -154,6 +172,12 @@ impl<'s> RankEngine<'s> {
             for &d in &op.irequires {
                 on_start[d as usize].push(i as u32);
                 need_start0[i] += 1;
+            }
+            if let Some(sync) = op.sync {
+                if sync.arrive {
+                    meet_arrivals[sync.meeting as usize].push(i as u32);
+                }
+                continue;
             }
             match op.kind {
                 OpKind::Send { bytes, peer, tag } => {
@@ -198,6 +222,10 @@ impl<'s> RankEngine<'s> {
                 .iter()
                 .map(|o| o.vector.as_ref().map(VectorWork::new))
                 .collect(),
+            meetings,
+            meet_started: vec![0; meet_locals.len()],
+            meet_locals,
+            meet_arrivals,
             started: vec![false; n],
             completed: 0,
             ready: VecDeque::new(),
@@ -239,6 +267,7 @@ impl<'s> RankEngine<'s> {
         self.started.iter_mut().for_each(|s| *s = false);
         self.completed = 0;
         self.dones = 0;
+        self.meet_started.iter_mut().for_each(|s| *s = 0);
         self.send_seq = vec![0; self.n_send_keys];
         self.recv_seq.iter_mut().for_each(|s| *s = 0);
         self.ready.clear();
@@ -328,7 +357,7 @@ impl<'s> RankEngine<'s> {
         loop {
             let before = (self.completed, self.dones);
             while let Some(i) = self.ready.pop_front() {
-                self.start_op(i, ep)?;
+                self.start_op(i, ep, ctx)?;
             }
             self.push_sends(ep)?;
             self.poll(ep)?;
@@ -413,13 +442,21 @@ impl<'s> RankEngine<'s> {
         format!("`{}: {what}` (line {}, {state})", op.label, op.line)
     }
 
-    fn start_op<E: Endpoint>(&mut self, i: u32, ep: &mut E) -> Result<(), RankError> {
+    fn start_op<E: Endpoint>(
+        &mut self,
+        i: u32,
+        ep: &mut E,
+        ctx: &RankCtx<'_>,
+    ) -> Result<(), RankError> {
         let iu = i as usize;
         self.started[iu] = true;
         for k in 0..self.on_start[iu].len() {
             let d = self.on_start[iu][k] as usize;
             self.need_start[d] -= 1;
             self.release(d);
+        }
+        if let Some(sync) = self.ops.ops[iu].sync {
+            return self.meeting_op(iu, sync, ep, ctx);
         }
         match self.ops.ops[iu].kind {
             OpKind::Calc { .. } if self.vectors[iu].is_some() => {
@@ -465,6 +502,40 @@ impl<'s> RankEngine<'s> {
                     None => self.posted[k].push_back((i, seq)),
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Op `i`, part of a meeting: a leaving op completes; the last arrival op
+    /// of this rank holds the meeting, then completes every arrival op.
+    fn meeting_op<E: Endpoint>(
+        &mut self,
+        i: usize,
+        sync: crate::model::goal::SyncOp,
+        ep: &mut E,
+        ctx: &RankCtx<'_>,
+    ) -> Result<(), RankError> {
+        if !sync.arrive {
+            self.complete(i);
+            return Ok(());
+        }
+        let k = sync.meeting as usize;
+        self.meet_started[k] += 1;
+        if self.meet_started[k] as usize != self.meet_arrivals[k].len() {
+            return Ok(());
+        }
+        let Some(meetings) = self.meetings else {
+            return Err(RankError::Failed(format!(
+                "replay: {} is a `//@ sync` meeting but the replay has no meetings",
+                self.describe(i)
+            )));
+        };
+        // What this rank has queued goes first: a member may wait for it.
+        self.push_sends(ep)?;
+        meetings.meet(k, self.rank, &mut self.meet_locals[k], ctx.control)?;
+        for a in 0..self.meet_arrivals[k].len() {
+            let op = self.meet_arrivals[k][a] as usize;
+            self.complete(op);
         }
         Ok(())
     }

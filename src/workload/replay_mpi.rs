@@ -38,6 +38,16 @@ pub fn replay_mpi(
     procs: &Processes,
 ) -> Result<Option<ReplayOutcome>, ReplayError> {
     let max_wire = validate(schedule)?;
+    if let Some(m) = schedule.meetings.first() {
+        return Err(ReplayError::Unsupported {
+            schedule: schedule.name.clone(),
+            rank: m.members[0],
+            label: format!("//@ sync {}", m.method),
+            line: m.line,
+            what: "a `//@ sync` meeting synchronises threads; replay it over mailbox or channel"
+                .into(),
+        });
+    }
     if config.trials == 0 {
         return Err(ReplayError::NoTrials);
     }
@@ -53,7 +63,7 @@ pub fn replay_mpi(
         .run_buffered(
             &format!("replay {}", schedule.name),
             Some(max_wire),
-            |ctx, ep| run_rank(ctx, ep, schedule, rate, max_wire, config.trials),
+            |ctx, ep| run_rank(ctx, ep, (schedule, None), rate, max_wire, config.trials),
         )
         .map_err(|source| ReplayError::Team {
             schedule: schedule.name.clone(),

@@ -7,6 +7,8 @@
 //! without the variable that test checks that the files are what this module
 //! writes.
 //!
+//! `bsp-sync` meets through a `hockney-sync` method (`//@ sync`).
+//!
 //! Times are in nanoseconds (`calc`), sizes in bytes; message tags say which
 //! step or direction a message belongs to, so that receives match by tag as MPI
 //! programs do. GOAL has no any-source receive, so the master-worker schedule
@@ -57,6 +59,10 @@ pub fn validation_set(p: u32) -> Vec<Workload> {
         Workload {
             name: "lamanna-matrix",
             text: lamanna_matrix(p, 700_000, 3000, p - 1),
+        },
+        Workload {
+            name: "bsp-sync",
+            text: bsp_sync(p, 32, 2000, "barrier-spin"),
         },
     ]
 }
@@ -368,6 +374,52 @@ pub fn lamanna_matrix(p: u32, u_ns: u64, block_bytes: u64, receivers: u32) -> St
          the R ranks before it are posted from the start.\n{}",
         made_by(&format!(
             "lamanna_matrix({p}, {u_ns}, {block_bytes}, {receivers})"
+        ))
+    ))
+}
+
+/// Bulk-synchronous phases ended by a `//@ sync METHOD` meeting of every rank:
+/// `iterations` times, rank r computes `calc_ns (2 + (r + i) mod p) / 2` (so
+/// the slowest rank changes from phase to phase) then meets the others through
+/// `method`, as the gather and release of 0-byte messages on tag `100 + i`
+/// that a plain GOAL reader replays.
+pub fn bsp_sync(p: u32, iterations: u32, calc_ns: u64, method: &str) -> String {
+    let mut b = Builder::new(p);
+    let mark = format!("//@ sync {method}");
+    let mut leave: Vec<Vec<usize>> = vec![Vec::new(); p as usize];
+    for i in 0..iterations {
+        let tag = 100 + i;
+        let mut calcs = Vec::new();
+        for r in 0..p {
+            let after: Vec<Dep> = leave[r as usize].iter().map(|&k| Dep::Done(k)).collect();
+            let work = calc_ns * u64::from(2 + (r + i) % p) / 2;
+            calcs.push(b.calc(r, work, &after));
+        }
+        let mut arrive0 = Vec::new();
+        for w in 1..p {
+            let c = Dep::Done(calcs[w as usize]);
+            let a = b.op(w, format!("send 0b to 0 tag {tag} {mark}"), &[c]);
+            let l = b.op(
+                w,
+                format!("recv 0b from 0 tag {tag} {mark}"),
+                &[Dep::Done(a)],
+            );
+            leave[w as usize] = vec![l];
+            let c0 = Dep::Done(calcs[0]);
+            arrive0.push(b.op(0, format!("recv 0b from {w} tag {tag} {mark}"), &[c0]));
+        }
+        let after: Vec<Dep> = arrive0.iter().map(|&k| Dep::Done(k)).collect();
+        leave[0] = (1..p)
+            .map(|w| b.op(0, format!("send 0b to {w} tag {tag} {mark}"), &after))
+            .collect();
+    }
+    b.text(&format!(
+        "Bulk-synchronous phases: {iterations} times, rank r computes\n\
+         {calc_ns} (2 + (r + i) mod {p}) / 2 ns, then all ranks meet through\n\
+         hockney-sync's {method} (`//@ sync {method}`), written as the gather and\n\
+         release of 0-byte messages on tag 100 + i that a plain GOAL reader replays.\n{}",
+        made_by(&format!(
+            "bsp_sync({p}, {iterations}, {calc_ns}, \"{method}\")"
         ))
     ))
 }

@@ -1,8 +1,6 @@
 //! Static checks of a schedule before it runs (rules in the parent module).
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
-
 use super::{GoalError, OpKind, Schedule};
 
 /// Static checks before anything runs: every receive has a matching send (same
@@ -33,26 +31,28 @@ fn rank_of(base: &[usize], g: usize) -> (u32, u32) {
 }
 
 /// Pairs sends with receives; returns `(send, recv)` in global op indices.
+/// Each side's messages are sorted by (source, destination, tag, op), so that
+/// one key's messages lie together in file order, and the keys are walked in
+/// order: the first problem in key order is the one reported.
 fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
     let base = bases(s);
-    // (src, dst, tag) -> (sends, recvs) as global indices in file order.
-    type Lists = (Vec<usize>, Vec<usize>);
-    let mut by_triple: HashMap<(u32, u32, u32), Lists> = HashMap::new();
+    // ((src, dst, tag), global index, bytes).
+    type Msg = ((u32, u32, u32), usize, u64);
+    let mut sends: Vec<Msg> = Vec::new();
+    let mut recvs: Vec<Msg> = Vec::new();
     for (r, rank) in s.ranks.iter().enumerate() {
-        let r = r as u32;
+        let r32 = r as u32;
         for (i, op) in rank.ops.iter().enumerate() {
-            let g = base[r as usize] + i;
+            let g = base[r] + i;
             match op.kind {
-                OpKind::Send { peer, tag, .. } => {
-                    by_triple.entry((r, peer, tag)).or_default().0.push(g)
-                }
-                OpKind::Recv { peer, tag, .. } => {
-                    by_triple.entry((peer, r, tag)).or_default().1.push(g)
-                }
+                OpKind::Send { peer, tag, bytes } => sends.push(((r32, peer, tag), g, bytes)),
+                OpKind::Recv { peer, tag, bytes } => recvs.push(((peer, r32, tag), g, bytes)),
                 OpKind::Calc { .. } => {}
             }
         }
     }
+    sends.sort_unstable();
+    recvs.sort_unstable();
     let unmatched = |g: usize, what: String| {
         let (r, i) = rank_of(&base, g);
         let op = &s.ranks[r as usize].ops[i as usize];
@@ -64,53 +64,51 @@ fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
             what,
         }
     };
-    let bytes = |g: usize| {
-        let (r, i) = rank_of(&base, g);
-        match s.ranks[r as usize].ops[i as usize].kind {
-            OpKind::Send { bytes, .. } | OpKind::Recv { bytes, .. } => bytes,
-            OpKind::Calc { .. } => 0,
-        }
-    };
-    let mut keys: Vec<_> = by_triple.keys().copied().collect();
-    keys.sort_unstable();
-    let mut pairs = Vec::new();
-    for key @ (src, dst, tag) in keys {
-        let (sends, recvs) = &by_triple[&key];
-        for (k, (&snd, &rcv)) in sends.iter().zip(recvs).enumerate() {
-            if bytes(snd) != bytes(rcv) {
+    // The run of `v` from `at` with the key `key`.
+    let run = |v: &[Msg], at: usize, key| v[at..].iter().take_while(|m| m.0 == key).count();
+    let mut pairs = Vec::with_capacity(sends.len().min(recvs.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < sends.len() || j < recvs.len() {
+        let key = match (sends.get(i), recvs.get(j)) {
+            (Some(a), Some(b)) => a.0.min(b.0),
+            (Some(a), None) => a.0,
+            (None, Some(b)) => b.0,
+            (None, None) => unreachable!("the loop's condition"),
+        };
+        let (src, dst, tag) = key;
+        let (ns, nr) = (run(&sends, i, key), run(&recvs, j, key));
+        let (snd, rcv) = (&sends[i..i + ns], &recvs[j..j + nr]);
+        for (k, (&(_, sg, sb), &(_, rg, rb))) in snd.iter().zip(rcv).enumerate() {
+            if sb != rb {
                 return Err(unmatched(
-                    rcv,
+                    rg,
                     format!(
-                        "receive {} of {src} -> {dst} tag {tag} expects {} B but send {} sends {} B",
+                        "receive {} of {src} -> {dst} tag {tag} expects {rb} B but send {} sends {sb} B",
                         k + 1,
-                        bytes(rcv),
                         k + 1,
-                        bytes(snd)
                     ),
                 ));
             }
-            pairs.push((snd, rcv));
+            pairs.push((sg, rg));
         }
-        if recvs.len() > sends.len() {
+        if nr > ns {
             return Err(unmatched(
-                recvs[sends.len()],
+                rcv[ns].1,
                 format!(
-                    "receive from {src} tag {tag} has no matching send ({} sends, {} receives)",
-                    sends.len(),
-                    recvs.len()
+                    "receive from {src} tag {tag} has no matching send ({ns} sends, {nr} receives)"
                 ),
             ));
         }
-        if sends.len() > recvs.len() {
+        if ns > nr {
             return Err(unmatched(
-                sends[recvs.len()],
+                snd[nr].1,
                 format!(
-                    "send to {dst} tag {tag} has no matching receive ({} sends, {} receives)",
-                    sends.len(),
-                    recvs.len()
+                    "send to {dst} tag {tag} has no matching receive ({ns} sends, {nr} receives)"
                 ),
             ));
         }
+        i += ns;
+        j += nr;
     }
     Ok(pairs)
 }
@@ -120,31 +118,49 @@ fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
 fn find_cycle(s: &Schedule, messages: &[(usize, usize)]) -> Result<(), GoalError> {
     let base = bases(s);
     let n = *base.last().unwrap_or(&0);
-    // Predecessors of every op (CSR).
-    let mut preds_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // Predecessors of every op in one array (CSR): its `requires`, then its
+    // `irequires`, then the send of its message.
+    let mut from_send = vec![usize::MAX; n];
+    for &(snd, rcv) in messages {
+        from_send[rcv] = snd;
+    }
+    let mut start = Vec::with_capacity(n + 1);
+    let mut preds: Vec<usize> = Vec::with_capacity(n + messages.len());
     for (r, rank) in s.ranks.iter().enumerate() {
         for (i, op) in rank.ops.iter().enumerate() {
-            let g = base[r] + i;
+            start.push(preds.len());
             for &p in op.requires.iter().chain(&op.irequires) {
-                preds_of[g].push(base[r] + p as usize);
+                preds.push(base[r] + p as usize);
+            }
+            if from_send[base[r] + i] != usize::MAX {
+                preds.push(from_send[base[r] + i]);
             }
         }
     }
-    for &(snd, rcv) in messages {
-        preds_of[rcv].push(snd);
+    start.push(preds.len());
+    let preds_of = |g: usize| &preds[start[g]..start[g + 1]];
+    let mut indegree: Vec<usize> = (0..n).map(|g| start[g + 1] - start[g]).collect();
+    // Successors (CSR), from the predecessors.
+    let mut succ_start = vec![0usize; n + 1];
+    for &p in &preds {
+        succ_start[p + 1] += 1;
     }
-    let mut indegree: Vec<usize> = preds_of.iter().map(Vec::len).collect();
-    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (g, preds) in preds_of.iter().enumerate() {
-        for &p in preds {
-            succs[p].push(g);
+    for g in 0..n {
+        succ_start[g + 1] += succ_start[g];
+    }
+    let mut fill = succ_start.clone();
+    let mut succs = vec![0usize; preds.len()];
+    for g in 0..n {
+        for &p in preds_of(g) {
+            succs[fill[p]] = g;
+            fill[p] += 1;
         }
     }
     let mut ready: Vec<usize> = (0..n).filter(|&g| indegree[g] == 0).collect();
     let mut done = 0;
     while let Some(g) = ready.pop() {
         done += 1;
-        for &t in &succs[g] {
+        for &t in &succs[succ_start[g]..succ_start[g + 1]] {
             indegree[t] -= 1;
             if indegree[t] == 0 {
                 ready.push(t);
@@ -161,7 +177,7 @@ fn find_cycle(s: &Schedule, messages: &[(usize, usize)]) -> Result<(), GoalError
     while seen[g] == usize::MAX {
         seen[g] = path.len();
         path.push(g);
-        g = *preds_of[g]
+        g = *preds_of(g)
             .iter()
             .find(|&&p| indegree[p] > 0)
             .expect("a leftover op has a leftover predecessor");

@@ -18,15 +18,18 @@
 //! the label `#N` (N = OpId), which no file can name. `Nb` may have blanks
 //! before `b`. Ranks missing from the file are empty.
 //!
-//! # halfperf's extension (a comment to a plain GOAL reader)
-//! `l2: calc 1000 //@ vector triad-f64 L1 4096` keeps the file valid GOAL (a
-//! plain reader does `calc 1000`); halfperf reads it as 4096 flop of Hockney's
-//! vector operation (`dyadic`, `triad`, `scalar-triad`, `scalar`, each `-f64`
-//! or `-f32`) on operands in a memory level (`L1`, `L2`, `L3`, `memory`): the
-//! replay runs that loop, `predict` times it by Hockney's eq. (4) with the
-//! level's `r_inf` and `n_1/2` from `hockney-vector`, `simulate` reads `N`
-//! (with `--from RESULT`, eq. (4) as `predict`). A
-//! `//@` comment after anything but a `calc`, or another `//@` word, is refused.
+//! # halfperf's extensions (a comment to a plain GOAL reader)
+//! - `l2: calc 1000 //@ vector triad-f64 L1 4096`: 4096 flop of Hockney's
+//!   vector operation (`dyadic`, `triad`, `scalar-triad`, `scalar`, each `-f64`
+//!   or `-f32`) on operands in a level (`L1`, `L2`, `L3`, `memory`); a plain
+//!   reader does `calc 1000`. The replay runs the loop, `predict` times it by
+//!   Hockney's eq. (4) from `hockney-vector`'s `r_inf` and `n_1/2`, `simulate`
+//!   reads `N` (with `--from RESULT`, eq. (4)).
+//! - `//@ sync METHOD` on the 0-byte messages of a gather and release: ranks
+//!   meeting through a `hockney-sync` method ([`SYNC_METHODS`]; form and rules
+//!   in the `sync` submodule). A plain reader replays the messages.
+//!
+//! A `//@` word other than these, or a mark on the wrong op, is refused.
 //!
 //! Time unit: `calc N` is N nanoseconds, the unit of LogGOPSim's parameters
 //! (`-L 2500` is 2.5 us in its help and paper), so a schedule's times and
@@ -55,6 +58,7 @@
 
 mod check;
 mod parse;
+mod sync;
 
 use std::path::Path;
 
@@ -62,6 +66,7 @@ use serde::Serialize;
 
 pub use check::check;
 pub use parse::parse;
+pub use sync::SYNC_METHODS;
 
 /// Largest file [`read`] accepts, bytes (a 1024-rank all-to-all is about 60 MB).
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
@@ -80,6 +85,31 @@ pub struct Schedule {
     pub hash: String,
     /// The file name or label it was read from.
     pub name: String,
+    /// The `//@ sync` meetings, by [`SyncOp::meeting`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub meetings: Vec<Meeting>,
+}
+
+/// Ranks meeting through a `hockney-sync` method (`//@ sync METHOD`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Meeting {
+    /// The method, one of [`SYNC_METHODS`].
+    pub method: String,
+    /// The tag of its messages.
+    pub tag: u32,
+    /// Its ranks, ascending; the first is the master.
+    pub members: Vec<u32>,
+    /// The line of its first marked op.
+    pub line: u32,
+}
+
+/// An op's part in a meeting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SyncOp {
+    /// Index into [`Schedule::meetings`].
+    pub meeting: u32,
+    /// An arrival (a worker's send, the master's receives); else a leaving op.
+    pub arrive: bool,
 }
 
 /// The ops of one rank.
@@ -108,6 +138,9 @@ pub struct Op {
     /// halfperf's `//@ vector` extension of a `calc` (see the module doc).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vector: Option<VectorCalc>,
+    /// halfperf's `//@ sync` extension of a message (see the module doc).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncOp>,
 }
 
 /// The vector operations of Hockney's Table I, as `hockney-vector` names them

@@ -3,7 +3,9 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
+use super::sync::{self, Mark};
 use super::{
     GoalError, MAX_RANKS, Op, OpId, OpKind, RankSchedule, Schedule, VECTOR_LEVELS,
     VECTOR_OPERATIONS, VectorCalc, digest,
@@ -34,8 +36,8 @@ impl std::fmt::Display for Tok<'_> {
     }
 }
 
-fn tokens(code: &str) -> Vec<Tok<'_>> {
-    let mut out = Vec::new();
+/// Appends the tokens of `code` (a comment-free stretch of a line) to `out`.
+fn tokens<'a>(code: &'a str, out: &mut Vec<Tok<'a>>) {
     let bytes = code.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -76,43 +78,44 @@ fn tokens(code: &str) -> Vec<Tok<'_>> {
             }
         }
     }
-    out
 }
 
-/// Removes `//` and `/* */` comments from one line; `in_block` carries an open
-/// block comment over to the next line.
-fn strip_comments<'a>(line: &'a str, in_block: &mut bool) -> std::borrow::Cow<'a, str> {
-    if !*in_block && !line.contains("/") {
-        return line.into();
+/// Tokenises one line without its `//` and `/* */` comments: each stretch of
+/// code between comments separately (a comment separates tokens as a blank
+/// does), borrowed from the text; `in_block` carries an open block comment
+/// over to the next line.
+/// `slash`: whether the line holds a `/` at all.
+fn line_tokens<'a>(line: &'a str, slash: bool, in_block: &mut bool, out: &mut Vec<Tok<'a>>) {
+    if !*in_block && !slash {
+        tokens(line, out);
+        return;
     }
-    let mut out = String::with_capacity(line.len());
     let mut rest = line;
     loop {
         if *in_block {
             match rest.find("*/") {
                 Some(end) => {
                     *in_block = false;
-                    out.push(' ');
                     rest = &rest[end + 2..];
                 }
-                None => return out.into(),
+                None => return,
             }
         }
         let line_c = rest.find("//");
         let block_c = rest.find("/*");
         match (line_c, block_c) {
             (Some(l), b) if b.is_none_or(|b| l < b) => {
-                out.push_str(&rest[..l]);
-                return out.into();
+                tokens(&rest[..l], out);
+                return;
             }
             (_, Some(b)) => {
-                out.push_str(&rest[..b]);
+                tokens(&rest[..b], out);
                 *in_block = true;
                 rest = &rest[b + 2..];
             }
             _ => {
-                out.push_str(rest);
-                return out.into();
+                tokens(rest, out);
+                return;
             }
         }
     }
@@ -124,14 +127,38 @@ fn extension(raw: &str) -> Option<&str> {
     (raw[at..].starts_with("//@") && !raw[..at].contains("/*")).then(|| &raw[at + 3..])
 }
 
-/// A rank block being read.
-struct Block {
+/// FNV-1a over a label's bytes: labels are short, and the map is the
+/// reader's busiest (every op and every dependency looks one up).
+#[derive(Default)]
+struct LabelHasher(u64);
+
+impl Hasher for LabelHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type Labels<'a> = HashMap<&'a str, OpId, BuildHasherDefault<LabelHasher>>;
+
+/// A rank block being read; labels borrowed from the text.
+struct Block<'a> {
     rank: u32,
     line: u32,
     ops: Vec<Op>,
-    labels: HashMap<String, OpId>,
+    labels: Labels<'a>,
     /// `(line, dependent, prerequisite, started)` by label, resolved at `}`.
-    deps: Vec<(u32, String, String, bool)>,
+    deps: Vec<(u32, &'a str, &'a str, bool)>,
 }
 
 struct Reader<'a> {
@@ -139,7 +166,11 @@ struct Reader<'a> {
     line: u32,
     num_ranks: Option<u32>,
     ranks: Vec<Option<RankSchedule>>,
-    block: Option<Block>,
+    block: Option<Block<'a>>,
+    /// The `//@ sync` marks read.
+    marks: Vec<Mark>,
+    /// Ops of the last rank block closed.
+    last_ops: usize,
 }
 
 /// Parses GOAL text; `name` names it in errors and in the schedule.
@@ -150,17 +181,21 @@ pub fn parse(text: &str, name: &str) -> Result<Schedule, GoalError> {
         num_ranks: None,
         ranks: Vec::new(),
         block: None,
+        marks: Vec::new(),
+        last_ops: 0,
     };
     let mut in_block = false;
+    let mut toks: Vec<Tok<'_>> = Vec::with_capacity(16);
     for (i, raw) in text.lines().enumerate() {
         r.line = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let ext = (!in_block).then(|| extension(raw)).flatten();
-        let code = strip_comments(raw, &mut in_block);
-        let toks = tokens(&code);
+        let slash = raw.as_bytes().contains(&b'/');
+        let ext = (!in_block && slash).then(|| extension(raw)).flatten();
+        toks.clear();
+        line_tokens(raw, slash, &mut in_block, &mut toks);
         let before = r.block.as_ref().map_or(0, |b| b.ops.len());
         r.line_tokens(&toks)?;
         if let Some(ext) = ext {
-            r.vector(ext, before)?;
+            r.extension(ext, before)?;
         }
     }
     if in_block {
@@ -176,19 +211,25 @@ pub fn parse(text: &str, name: &str) -> Result<Schedule, GoalError> {
     let Some(num_ranks) = r.num_ranks else {
         return Err(r.err("no `num_ranks` statement".into()));
     };
+    let mut ranks: Vec<RankSchedule> = r
+        .ranks
+        .into_iter()
+        .map(|o| o.unwrap_or(RankSchedule { ops: Vec::new() }))
+        .collect();
+    let meetings = match r.marks.is_empty() {
+        true => Vec::new(),
+        false => sync::group(&mut ranks, r.marks, name)?,
+    };
     Ok(Schedule {
         num_ranks,
-        ranks: r
-            .ranks
-            .into_iter()
-            .map(|o| o.unwrap_or(RankSchedule { ops: Vec::new() }))
-            .collect(),
+        ranks,
         hash: digest(text.as_bytes()),
         name: name.to_owned(),
+        meetings,
     })
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn err(&self, what: String) -> GoalError {
         GoalError::Syntax {
             file: self.file.to_owned(),
@@ -217,7 +258,7 @@ impl Reader<'_> {
         }
     }
 
-    fn line_tokens(&mut self, toks: &[Tok<'_>]) -> Result<(), GoalError> {
+    fn line_tokens(&mut self, toks: &[Tok<'a>]) -> Result<(), GoalError> {
         let mut rest = toks;
         while let Some(first) = rest.first() {
             match first {
@@ -277,8 +318,10 @@ impl Reader<'_> {
         self.block = Some(Block {
             rank,
             line: self.line,
-            ops: Vec::new(),
-            labels: HashMap::new(),
+            // Ranks of one file tend to have alike op counts: the last
+            // block's sizes this one's vectors, saving their regrowth.
+            ops: Vec::with_capacity(self.last_ops),
+            labels: Labels::with_capacity_and_hasher(self.last_ops, Default::default()),
             deps: Vec::new(),
         });
         Ok(())
@@ -302,7 +345,7 @@ impl Reader<'_> {
                         ),
                     })
             };
-            let (d, p) = (find(&dependent)?, find(&prerequisite)?);
+            let (d, p) = (find(dependent)?, find(prerequisite)?);
             let op = &mut b.ops[d as usize];
             if started {
                 op.irequires.push(p)
@@ -310,12 +353,13 @@ impl Reader<'_> {
                 op.requires.push(p)
             }
         }
+        self.last_ops = b.ops.len();
         self.ranks[b.rank as usize] = Some(RankSchedule { ops: b.ops });
         Ok(())
     }
 
     /// An op or a dependency: the rest of the line.
-    fn statement(&mut self, toks: &[Tok<'_>]) -> Result<(), GoalError> {
+    fn statement(&mut self, toks: &[Tok<'a>]) -> Result<(), GoalError> {
         let line = self.line;
         let Some(block) = &self.block else {
             return Err(self.err(format!("{} outside a rank block", toks[0])));
@@ -335,9 +379,7 @@ impl Reader<'_> {
                 }
                 let started = *dep == "irequires";
                 let block = self.block.as_mut().expect("checked above");
-                block
-                    .deps
-                    .push((line, (*a).to_owned(), (*b).to_owned(), started));
+                block.deps.push((line, *a, *b, started));
                 return Ok(());
             }
             [t, ..] => {
@@ -356,7 +398,7 @@ impl Reader<'_> {
         })?;
         let label = match label {
             Some(l) => {
-                if block.labels.insert(l.to_owned(), id).is_some() {
+                if block.labels.insert(l, id).is_some() {
                     return Err(self.err(format!("rank {rank}: label `{l}` defined twice")));
                 }
                 l.to_owned()
@@ -371,8 +413,42 @@ impl Reader<'_> {
             irequires: Vec::new(),
             line,
             vector: None,
+            sync: None,
         });
         Ok(())
+    }
+
+    /// Reads a `//@` extension onto the op the line added (the block held
+    /// `before` ops): `vector` on a `calc`, `sync` on a send or receive.
+    fn extension(&mut self, ext: &str, before: usize) -> Result<(), GoalError> {
+        let words: Vec<&str> = ext.split_whitespace().collect();
+        if words.first() != Some(&"sync") {
+            return self.vector(ext, before);
+        }
+        let method = sync::method_of(&words[1..]).map_err(|w| self.err(w))?;
+        let line = self.line;
+        let added = self.block.as_ref().and_then(|b| {
+            (b.ops.len() == before + 1).then(|| (b.rank, before as OpId, b.ops[before].kind))
+        });
+        match added {
+            Some((rank, op, OpKind::Send { .. } | OpKind::Recv { .. })) => {
+                self.marks.push(Mark {
+                    rank,
+                    op,
+                    method,
+                    line,
+                });
+                Ok(())
+            }
+            Some(_) => Err(self.err(format!(
+                "`{}` marks a `send` or `recv`, not this op",
+                sync::FORM
+            ))),
+            None => Err(self.err(format!(
+                "`{}` follows no op (it marks the send or receive on its line)",
+                sync::FORM
+            ))),
+        }
     }
 
     /// Reads `//@ vector OP LEVEL FLOP` onto the `calc` the line added (the
@@ -383,13 +459,15 @@ impl Reader<'_> {
         let [kind, op, level, flop] = words[..] else {
             return Err(self.err(match words.first() {
                 Some(&"vector") => format!("expected `{FORM}`, found `//@{ext}`"),
-                Some(w) => format!("unknown extension `//@ {w}` (halfperf reads `{FORM}`)"),
+                Some(w) => format!(
+                    "unknown extension `//@ {w}` (halfperf reads `{FORM}` and `//@ sync METHOD`)"
+                ),
                 None => format!("an empty `//@` (halfperf reads `{FORM}`)"),
             }));
         };
         if kind != "vector" {
             return Err(self.err(format!(
-                "unknown extension `//@ {kind}` (halfperf reads `{FORM}`)"
+                "unknown extension `//@ {kind}` (halfperf reads `{FORM}` and `//@ sync METHOD`)"
             )));
         }
         let known_op = op.rsplit_once('-').is_some_and(|(base, p)| {

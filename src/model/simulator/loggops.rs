@@ -26,6 +26,17 @@
 //! sort: with more than 16 ops freed at once its order among equal types may
 //! differ). Zero-byte messages cost as one byte (LogGOPSim's `(s-1)` wraps).
 //!
+//! Cold messages ([`simulate_goal_charged`] with a [`ColdLatency`]): a
+//! message whose sender has neither sent nor taken one for longer than the
+//! idle gap flies `L_cold` instead of `L`.
+//!
+//! Meetings (`//@ sync`, [`simulate_goal_charged`] only; [`simulate_goal`] reads
+//! their messages as a plain GOAL reader does): an arrival op runs as a `calc`
+//! of 0 that does not complete; when the last arrival of a meeting has run, at
+//! `t`, every member's CPU is busy until `t + cost` (it waits in the method)
+//! and its arrival ops complete then; leaving ops complete at once. No
+//! message is sent.
+//!
 //! Placement: [`Placement`] maps ranks to CPUs; ranks sharing a CPU serialise
 //! their CPU work and pay `switch_ns` when the CPU turns from one rank to another.
 #![forbid(unsafe_code)]
@@ -150,6 +161,14 @@ pub enum GoalSimError {
         /// Ops that never completed.
         left: u64,
     },
+    /// Meeting costs given for a different number of meetings.
+    #[error("{given} meeting costs for a schedule of {meetings} `//@ sync` meetings")]
+    Meetings {
+        /// Costs given.
+        given: usize,
+        /// Meetings in the schedule.
+        meetings: usize,
+    },
     /// A time beyond 2^53 ns, where f64 loses nanoseconds.
     #[error("simulated time exceeds 2^53 ns (104 days), where nanoseconds are no longer exact")]
     TimeOverflow,
@@ -257,12 +276,65 @@ impl Queues {
 const MSG: u64 = 1;
 const NONE: u32 = u32::MAX;
 
-/// Simulates `s` under `p` with `placement` (dedicated CPUs when `None`).
+/// Simulates `s` under `p` with `placement` (dedicated CPUs when `None`),
+/// its `//@ sync` meetings as the messages a plain GOAL reader sees.
 pub fn simulate_goal(
     s: &Schedule,
     p: &LogGops,
     placement: Option<&Placement>,
 ) -> Result<GoalSimResult, GoalSimError> {
+    simulate_goal_charged(s, p, placement, &Charges::default())
+}
+
+/// What [`simulate_goal_charged`] charges beyond LogGOPS.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Charges<'a> {
+    /// The cost of each `//@ sync` meeting of the schedule, ns, from its last
+    /// arrival (module doc); empty: the meetings are their messages.
+    pub meeting_ns: &'a [f64],
+    /// The latency of a cold message, if it differs.
+    pub cold: Option<ColdLatency>,
+}
+
+/// A message whose sender neither sent nor received one for longer than
+/// `idle_ns` (since the start, at 0) flies `l_ns` instead of `L`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ColdLatency {
+    /// The idle gap beyond which a message is cold, ns.
+    pub idle_ns: f64,
+    /// Its latency, ns.
+    pub l_ns: f64,
+}
+
+/// [`simulate_goal`] with `charges`: meetings at their cost, cold messages
+/// at their latency.
+pub fn simulate_goal_charged(
+    s: &Schedule,
+    p: &LogGops,
+    placement: Option<&Placement>,
+    charges: &Charges<'_>,
+) -> Result<GoalSimResult, GoalSimError> {
+    let meeting_ns = charges.meeting_ns;
+    if let Some(c) = charges.cold
+        && !(c.idle_ns.is_finite() && c.idle_ns >= 0.0 && c.l_ns.is_finite() && c.l_ns >= 0.0)
+    {
+        return Err(GoalSimError::InvalidParameter {
+            name: "L_cold",
+            value: c.l_ns.min(c.idle_ns),
+        });
+    }
+    if !meeting_ns.is_empty() && meeting_ns.len() != s.meetings.len() {
+        return Err(GoalSimError::Meetings {
+            given: meeting_ns.len(),
+            meetings: s.meetings.len(),
+        });
+    }
+    if let Some(&value) = meeting_ns.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+        return Err(GoalSimError::InvalidParameter {
+            name: "meeting",
+            value,
+        });
+    }
     let params = [
         ("L", p.l_ns),
         ("o", p.o_ns),
@@ -292,6 +364,13 @@ pub fn simulate_goal(
     }
     let start = Instant::now();
     let mut sim = Sim::new(s, p, placement);
+    if !meeting_ns.is_empty() {
+        sim.meetings(meeting_ns);
+    }
+    if let Some(c) = charges.cold {
+        sim.cold = Some(c);
+        sim.last_message = vec![0.0; s.ranks.len()];
+    }
     sim.run();
     let wall_seconds = start.elapsed().as_secs_f64();
     sim.finish(wall_seconds)
@@ -326,6 +405,21 @@ struct Sim<'a> {
     messages: u64,
     /// Ops freed by the current event: (rank, type rank, sequence, op).
     freed: Vec<(u32, u8, u32, u32)>,
+    /// Per global op, `2 k + 1` for an arrival at meeting `k`, `2 k + 2` for
+    /// a leaving op, 0 otherwise; empty when meetings are their messages.
+    meet: Vec<u32>,
+    /// Per meeting: cost, arrivals left, latest arrival, its arrival ops.
+    meetings: Vec<MeetingState>,
+    /// Cold messages' latency, and each rank's last send or arrival.
+    cold: Option<ColdLatency>,
+    last_message: Vec<f64>,
+}
+
+struct MeetingState {
+    cost: f64,
+    left: u32,
+    last: f64,
+    arrivals: Vec<(u32, u32)>,
 }
 
 fn csr(n: usize, edges: impl Iterator<Item = (usize, u32)>) -> (Vec<usize>, Vec<u32>) {
@@ -409,6 +503,88 @@ impl<'a> Sim<'a> {
             pops: 0,
             messages: 0,
             freed: Vec::new(),
+            meet: Vec::new(),
+            meetings: Vec::new(),
+            cold: None,
+            last_message: Vec::new(),
+        }
+    }
+
+    /// The latency of a message rank `r` sends at `t` (and `t` noted).
+    #[inline]
+    fn latency(&mut self, r: u32, t: f64) -> f64 {
+        let Some(c) = self.cold else {
+            return self.p.l_ns;
+        };
+        let last = std::mem::replace(&mut self.last_message[r as usize], t);
+        if t - last > c.idle_ns {
+            c.l_ns
+        } else {
+            self.p.l_ns
+        }
+    }
+
+    /// Runs the schedule's meetings as meetings costing `cost` each.
+    fn meetings(&mut self, cost: &[f64]) {
+        self.meet = vec![0; self.kinds.len()];
+        self.meetings = cost
+            .iter()
+            .map(|&cost| MeetingState {
+                cost,
+                left: 0,
+                last: 0.0,
+                arrivals: Vec::new(),
+            })
+            .collect();
+        for (r, rank) in self.s.ranks.iter().enumerate() {
+            for (i, op) in rank.ops.iter().enumerate() {
+                let Some(m) = op.sync else { continue };
+                let g = self.base[r] + i;
+                self.meet[g] = 2 * m.meeting + if m.arrive { 1 } else { 2 };
+                if m.arrive {
+                    let st = &mut self.meetings[m.meeting as usize];
+                    st.left += 1;
+                    st.arrivals.push((r as u32, i as u32));
+                }
+            }
+        }
+    }
+
+    /// Op `op` of rank `r`, part of a meeting (`code` as in `meet`), at `t`.
+    fn meeting_op(&mut self, t: f64, order: u64, r: u32, op: u32, code: u32) {
+        if code.is_multiple_of(2) {
+            self.mark(r, op, true);
+            self.mark(r, op, false);
+            return;
+        }
+        let free = self.next_o(r);
+        if free > t {
+            self.queue.push(free, order, (r, op));
+            return;
+        }
+        self.mark(r, op, true);
+        let k = (code / 2) as usize;
+        let st = &mut self.meetings[k];
+        st.left -= 1;
+        st.last = st.last.max(t);
+        if st.left > 0 {
+            return;
+        }
+        let until = st.last + st.cost;
+        let arrivals = std::mem::take(&mut st.arrivals);
+        for &(a, _) in &arrivals {
+            // Never earlier than it was: work a member did after arriving
+            // (ops that do not wait for the meeting) stands.
+            let c = self.cpu[a as usize] as usize;
+            if self.cpu_free[c] < until {
+                self.cpu_free[c] = until;
+                self.cpu_last[c] = a;
+            }
+            let f = &mut self.finish[a as usize];
+            *f = f.max(until);
+        }
+        for &(a, aop) in &arrivals {
+            self.mark(a, aop, false);
         }
     }
 
@@ -523,6 +699,13 @@ impl<'a> Sim<'a> {
 
     fn op(&mut self, t: f64, order: u64, r: u32, op: u32) {
         let p = self.p;
+        if !self.meet.is_empty() {
+            let code = self.meet[self.base[r as usize] + op as usize];
+            if code != 0 {
+                self.meeting_op(t, order, r, op, code);
+                return;
+            }
+        }
         match self.kind(r, op) {
             OpKind::Calc { ns } => {
                 let free = self.next_o(r);
@@ -541,7 +724,8 @@ impl<'a> Sim<'a> {
                     self.set_o(r, t + p.o_ns + Self::extra(bytes, p.big_o_ns_per_byte));
                     self.next_gs[r as usize] = t + p.g_ns + Self::extra(bytes, p.big_g_ns_per_byte);
                     self.messages += 1;
-                    self.push_new(t + p.o_ns + p.l_ns, r, op, true);
+                    let l = self.latency(r, t);
+                    self.push_new(t + p.o_ns + l, r, op, true);
                     if bytes <= p.s_bytes {
                         self.mark(r, op, false);
                     }
@@ -598,6 +782,9 @@ impl<'a> Sim<'a> {
             Self::extra(bytes, p.big_o_ns_per_byte).max(Self::extra(bytes, p.big_g_ns_per_byte));
         self.set_o(r, t + p.o_ns + cpu);
         self.next_gr[r as usize] = t + p.g_ns + Self::extra(bytes, p.big_g_ns_per_byte);
+        if self.cold.is_some() {
+            self.last_message[r as usize] = t;
+        }
         let k = key(r, src, tag);
         match self.posted.pop(k) {
             Some(recv) => {

@@ -74,7 +74,10 @@ pub use experiment::{
     BurstShape, ExperimentError, ExperimentReport, ExperimentUnit, LamannaParams,
     run_lamanna_experiment,
 };
-pub use loggops::{GoalSimError, GoalSimResult, LogGops, Placement, simulate_goal};
+pub use loggops::{
+    Charges, ColdLatency, GoalSimError, GoalSimResult, LogGops, Placement, simulate_goal,
+    simulate_goal_charged,
+};
 pub use routing::{Router, Topology};
 
 /// Eq. 9: message start-up latency `t_l`, ms.
