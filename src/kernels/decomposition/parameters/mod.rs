@@ -303,6 +303,7 @@ mod tests {
             echo_idle: echo(5_000.0),
             neighbour: NeighbourTimes {
                 r_ns: r,
+                r_own_polls_ns: f64::NAN,
                 r_whole_q_ns: r,
                 a_plus_u_ns: a + u,
                 a_alone_ns: a,
