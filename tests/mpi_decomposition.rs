@@ -194,9 +194,10 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
     panic!("no run had sane values: {problems:?}");
 }
 
-/// `halfperf list` says, from the registry, that the decomposition runs over
-/// MPI and the interference kernel, whose streams share rank 0's memory,
-/// does not; under mpirun the interference kernel is refused in one line.
+/// `halfperf list` says, from the registry, that the decomposition and the
+/// interference kernel run over MPI and the overheads kernel, which times
+/// the thread transports' calls, does not; under mpirun it is refused in
+/// one line.
 #[test]
 fn the_list_says_the_decomposition_runs_over_mpi() {
     let dir = tempfile::tempdir().unwrap();
@@ -209,12 +210,14 @@ fn the_list_says_the_decomposition_runs_over_mpi() {
             .unwrap_or_default()
             .to_string()
     };
+    for name in ["decomposition", "interference"] {
+        assert!(
+            second_line(name).contains("runs over MPI"),
+            "{name}: {text}"
+        );
+    }
     assert!(
-        second_line("decomposition").contains("runs over MPI"),
-        "{text}"
-    );
-    assert!(
-        !second_line("interference").contains("runs over MPI"),
+        !second_line("overheads").contains("runs over MPI"),
         "{text}"
     );
     let over = text
@@ -222,30 +225,23 @@ fn the_list_says_the_decomposition_runs_over_mpi() {
         .find(|l| l.starts_with("Over MPI"))
         .unwrap_or_default();
     assert!(
-        over.contains("decomposition") && !over.contains("interference"),
+        over.contains("decomposition")
+            && over.contains("interference")
+            && !over.contains("overheads"),
         "{text}"
     );
     if !have_mpirun("the_list_says_the_decomposition_runs_over_mpi") {
         return;
     }
     let _turn = common::measuring();
-    common::assert_refused(
-        dir.path(),
-        &[
-            "run",
-            "decomposition",
-            "--transport",
-            "mpi",
-            "--out",
-            "x.json",
-        ],
-        "at least 2 MPI processes",
-    );
-    let out = mpirun(
-        dir.path(),
-        2,
-        &["run", "interference", "--transport", "mpi"],
-    );
+    for kernel in ["decomposition", "interference"] {
+        common::assert_refused(
+            dir.path(),
+            &["run", kernel, "--transport", "mpi", "--out", "x.json"],
+            "at least 2 MPI processes",
+        );
+    }
+    let out = mpirun(dir.path(), 2, &["run", "overheads", "--transport", "mpi"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     let ours: Vec<&str> = stderr
