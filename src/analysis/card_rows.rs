@@ -280,16 +280,30 @@ fn sync_method(r: &mut Rows<'_>) {
     }
 }
 
-/// Krumme & Greenfield's six lines `X = X0 + X1 n`, integer payloads.
+/// Krumme & Greenfield's six lines `X = X0 + X1 n`, integer payloads; a line
+/// the kernel says is not resolved (its model ends `; not resolved: why`)
+/// gives rows not resolved for that reason.
 fn message_costs(r: &mut Rows<'_>) {
     for letter in ["F", "S", "R", "A", "U", "E"] {
         let l = letter.to_lowercase();
+        let model = format!("{letter} = {letter}0 + {letter}1 n (integer Q, 16-2000 B");
+        let first = r.out.len();
         r.params(
             &format!("{letter} = {letter}0 + {letter}1 n"),
-            &format!("{letter} = {letter}0 + {letter}1 n (integer Q, 16-2000 B"),
+            &model,
             &[&format!("int_{l}0_ns"), &format!("int_{l}1_ns_per_byte")],
             None,
         );
+        let why = r
+            .fit(&model)
+            .and_then(|f| f.model.split_once("; not resolved: "))
+            .map(|(_, why)| why.to_string());
+        if let Some(why) = why {
+            for row in &mut r.out[first..] {
+                row.trust = crate::results::Trust::Unresolved;
+                row.interval = format!("not resolved: {why}");
+            }
+        }
     }
 }
 
@@ -535,6 +549,50 @@ mod tests {
             n_points: n,
             flagged: false,
         }
+    }
+
+    /// A decomposition whose lines but E's say they are not resolved (the
+    /// model's `; not resolved: why`): R's rows are not resolved, with that
+    /// reason, which `resolve` keeps; E's stand, with their interval.
+    #[test]
+    fn a_line_not_resolved_gives_rows_not_resolved_for_its_reason() {
+        let line = |letter: &str, why: &str| {
+            let l = letter.to_lowercase();
+            let (p0, p1) = (format!("int_{l}0_ns"), format!("int_{l}1_ns_per_byte"));
+            FitResult {
+                model: format!("{letter} = {letter}0 + {letter}1 n (integer Q, 16-2000 B){why}"),
+                x: "size_bytes".into(),
+                y: format!("{l}_ns (every repetition)"),
+                params: [(p0.clone(), 200.0), (p1.clone(), 0.5)].into(),
+                std_errors: [(p0, 10.0), (p1, 0.01)].into(),
+                r2: 0.99,
+                n_points: 6,
+                flagged: !why.is_empty(),
+            }
+        };
+        let k = KernelResult::new(
+            "decomposition",
+            "krumme-greenfield",
+            crate::control::Placement::Hosted,
+            vec![0, 1],
+        )
+        .with_transport(Some("mpi"))
+        .with_fits(vec![line("E", ""), line("R", "; not resolved: it yields")]);
+        let mut rows = derived_rows(&k);
+        rows.iter_mut().for_each(crate::analysis::resolve);
+        let of = |name: &str| rows.iter().find(|r| r.name == name).unwrap();
+        for name in ["int_r0_ns", "int_r1_ns_per_byte"] {
+            assert_eq!(of(name).trust, crate::results::Trust::Unresolved);
+            assert_eq!(of(name).interval, "not resolved: it yields");
+        }
+        let e0 = of("int_e0_ns");
+        assert_ne!(e0.trust, crate::results::Trust::Unresolved);
+        // 200 +- t(4) 10 = 200 +- 27.76.
+        let [lo, hi] = e0.ci95.unwrap();
+        assert!(
+            (lo - 172.24).abs() < 0.01 && (hi - 227.76).abs() < 0.01,
+            "{lo} {hi}"
+        );
     }
 
     proptest::proptest! {

@@ -27,9 +27,9 @@
 //! takes its time from that node's `Q`, as the interrupt routines did. What each
 //! parameter is here, and how each is measured, is in the `decomposition`
 //! kernel's documentation; the common machinery in `protocol`. With
-//! `--transport mpi` the decomposition's six nodes are dealt over the MPI
-//! processes of the job instead of two threads, and their messages go by MPI
-//! (`parameters::over_mpi`); the interference kernel runs on threads only.
+//! `--transport mpi` the decomposition's six nodes, and the interference
+//! kernel's twelve, are dealt over the MPI processes of the job instead of two
+//! threads, and their messages go by MPI (`parameters::over_mpi`).
 
 mod background;
 mod interference;

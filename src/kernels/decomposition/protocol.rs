@@ -107,6 +107,12 @@ pub(super) fn interrupted(e: TeamError) -> KernelError {
 pub(super) trait Nodes {
     /// The endpoint type of every node.
     type Ep: Endpoint;
+    /// Whether one library moves every hosted node's messages in any node's
+    /// call (MPI: each call of a process progresses all of its traffic), so
+    /// that what a message costs rank 0's processor can land in the poll of
+    /// another node it hosts: [`q_sys`] then times every poll of the
+    /// processor ([`SysTime::lost_ns`]).
+    const PROGRESS_SHARED: bool = false;
     /// Rank 0's node and endpoint.
     fn parts(&mut self) -> (&mut Node, &mut Self::Ep);
     /// Polls rank 0's own node once.
@@ -447,6 +453,17 @@ pub(super) struct SysTime {
     pub(super) idle_ns: f64,
     /// How many polls found nothing to do.
     pub(super) idle_polls: u32,
+    /// Where [`Nodes::PROGRESS_SHARED`] (else 0: not timed): the time of
+    /// the processor's polls (rank 0's and the other nodes' after one chunk)
+    /// that moved something in rank 0's node and of the ones just before
+    /// them, ns.
+    pub(super) carried_ns: f64,
+    /// How many such polls.
+    pub(super) carried_polls: u32,
+    /// The time of all the processor's polls of the `Q`, ns.
+    pub(super) polls_ns: f64,
+    /// How many.
+    pub(super) polls: u32,
 }
 
 impl SysTime {
@@ -460,11 +477,60 @@ impl SysTime {
         };
         self.work_ns - f64::from(self.work_polls) * idle
     }
+
+    /// The computation a message took from this `Q`: where the transport's
+    /// progress is shared ([`Nodes::PROGRESS_SHARED`]), the processor's
+    /// polls that moved something in rank 0's node, and the ones just before
+    /// them, beyond as many of the others of the same `Q` at their mean;
+    /// else [`SysTime::excess_ns`].
+    ///
+    /// Over MPI a process's library progresses all its traffic in whichever
+    /// of its calls comes first after the message lands: an arriving message
+    /// is read in the probe of another node the process hosts, or in a later
+    /// probe of rank 0's poll than its source's, and the poll that finds it
+    /// costs less than an idle one, whose probes each ran the progress engine
+    /// (over TCP a look at the sockets). Rank 0's polls that moved something
+    /// against its idle ones then left the receive out, and `R` came out
+    /// below zero. Every call of a poll follows the chunk of `Q` before it,
+    /// and each poll looks at rank 0's source first, so the first call
+    /// after the landing lies in the poll that finds the message or in the
+    /// one before: those two hold the receive wherever it ran.
+    /// Adds one poll of the processor that took `all` ns and moved
+    /// something in rank 0's node or not (`work`); `before` is the previous
+    /// poll's time and whether it is counted as carrying, updated.
+    #[inline(always)]
+    pub(super) fn add_poll(&mut self, all: f64, work: bool, before: &mut Option<(f64, bool)>) {
+        self.polls_ns += all;
+        self.polls += 1;
+        if work {
+            self.carried_ns += all;
+            self.carried_polls += 1;
+            if let Some((t, false)) = *before {
+                self.carried_ns += t;
+                self.carried_polls += 1;
+            }
+        }
+        *before = Some((all, work));
+    }
+
+    pub(super) fn lost_ns(&self, shared: bool) -> f64 {
+        if !shared {
+            return self.excess_ns();
+        }
+        let idle_polls = self.polls.saturating_sub(self.carried_polls);
+        let idle = if idle_polls > 0 {
+            (self.polls_ns - self.carried_ns) / f64::from(idle_polls)
+        } else {
+            0.0
+        };
+        self.carried_ns - f64::from(self.carried_polls) * idle
+    }
 }
 
 /// Rank 0's `Q` with rank 0's own polls timed: `chunks` chunks as [`q`], and what
 /// rank 0's system took from it (the polls of the ranks its worker co-hosts are
-/// other processors' and are not counted).
+/// other processors' and are not counted, unless their transport's progress is
+/// rank 0's too: [`Nodes::PROGRESS_SHARED`], [`SysTime::lost_ns`]).
 ///
 /// This is where the computation a message costs is: a chunk is register-only
 /// arithmetic on a CPU that runs nothing else, so communication cannot slow it,
@@ -480,6 +546,7 @@ pub(super) fn q_sys<H: Nodes>(
     chunks: u64,
 ) -> Result<SysTime, RankError> {
     let mut sys = SysTime::default();
+    let mut before = None;
     for _ in 0..chunks {
         bg.chunk();
         let a = Instant::now();
@@ -493,6 +560,9 @@ pub(super) fn q_sys<H: Nodes>(
             sys.idle_polls += 1;
         }
         host.poll_others()?;
+        if H::PROGRESS_SHARED {
+            sys.add_poll(ns(a, Instant::now()), work, &mut before);
+        }
     }
     Ok(sys)
 }
@@ -613,6 +683,58 @@ mod tests {
             s.push(v);
         }
         assert_eq!(s.median(), 4.0);
+    }
+
+    /// Over a shared progress engine a message's cost is the poll that
+    /// moved it and the one before, beyond the others at their mean: polls
+    /// of 100, 100, 400, 300 (it moved), 100, 100 ns carry 700 ns, the
+    /// others 100 ns each, so 500 ns; two working polls in a row carry the
+    /// one before the first only (750 ns in three polls, against two of 100
+    /// ns: 450 ns); a first poll has none before it. Without
+    /// shared progress the working polls of rank 0 alone count, against its
+    /// idle ones.
+    #[test]
+    fn a_shared_progress_counts_the_poll_before_the_one_that_moved() {
+        let run = |polls: &[(f64, bool)]| {
+            let mut sys = SysTime::default();
+            let mut before = None;
+            for &(t, work) in polls {
+                sys.add_poll(t, work, &mut before);
+            }
+            sys
+        };
+        let one = run(&[
+            (100.0, false),
+            (100.0, false),
+            (400.0, false),
+            (300.0, true),
+            (100.0, false),
+            (100.0, false),
+        ]);
+        assert_eq!(
+            (one.carried_ns, one.carried_polls, one.polls),
+            (700.0, 2, 6)
+        );
+        assert_eq!(one.lost_ns(true), 500.0);
+        let two = run(&[
+            (100.0, false),
+            (250.0, false),
+            (300.0, true),
+            (200.0, true),
+            (100.0, false),
+        ]);
+        assert_eq!((two.carried_ns, two.carried_polls), (750.0, 3));
+        assert_eq!(two.lost_ns(true), 450.0);
+        let first = run(&[(300.0, true), (100.0, false), (100.0, false)]);
+        assert_eq!(first.lost_ns(true), 200.0);
+        let own = SysTime {
+            work_ns: 300.0,
+            work_polls: 1,
+            idle_ns: 500.0,
+            idle_polls: 5,
+            ..SysTime::default()
+        };
+        assert_eq!(own.lost_ns(false), 200.0);
     }
 
     /// Twice the largest L1 data cache of the CPUs used, whether the machine

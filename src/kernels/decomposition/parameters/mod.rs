@@ -71,6 +71,11 @@ use rank0::rank0;
 use solve::add_q;
 
 pub(super) use lanes::store_and_forward;
+/// The process machinery, for the interference kernel over MPI.
+#[cfg(feature = "mpi")]
+pub(super) use over_mpi::{
+    Layout, Ran, backgrounds, go_on, hosting_processes, hosts, library_yields, run_nodes,
+};
 pub use plan::PAPER_SIZES;
 pub(super) use plan::{Experiment, SENDTIME, script_of};
 pub(super) use rank0::rank0_rs;
@@ -303,6 +308,7 @@ mod tests {
             echo_idle: echo(5_000.0),
             neighbour: NeighbourTimes {
                 r_ns: r,
+                r_own_polls_ns: f64::NAN,
                 r_whole_q_ns: r,
                 a_plus_u_ns: a + u,
                 a_alone_ns: a,

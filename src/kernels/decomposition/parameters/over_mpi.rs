@@ -31,6 +31,19 @@
 //! trips between sizes are left out. A process that shares its CPU with
 //! another yields after each round that moved nothing, and the result is
 //! labelled oversubscribed.
+//!
+//! # What a message costs a process
+//! One MPI library moves all of a process's messages, in whichever call of
+//! any of its nodes comes first. So the computation a message takes (`R`,
+//! `R + S`, and `S` after the write call) is timed over the process's whole
+//! polls, rank 0's and its other nodes', after each chunk: the poll that
+//! moved the message in rank 0's node and the one before it, beyond the
+//! others of the same `Q` ([`Nodes::PROGRESS_SHARED`]); rank 0's own working
+//! polls against its idle ones, the threads' measure, are reported beside
+//! (`r_own_polls_ns`). Where the library yields the CPU in
+//! every progress pass that finds nothing (Open MPI on an oversubscribed
+//! node, or asked to), a message saves yields, and the lines solved from
+//! the lost computation (all but `E`) are flagged not resolved, with why.
 
 use super::super::background::{Background, QKind};
 use super::super::protocol::{CHUNK, Node, Nodes, wash_bytes};
@@ -47,7 +60,7 @@ use crate::platform::{LINE, LineAligned};
 use crate::results::KernelResult;
 use crate::team::hosted::{NodeCtx, VirtualNode};
 use crate::team::mpi::Processes;
-use crate::transport::mpi::{MpiEndpoint, Multiplexed};
+use crate::transport::mpi::Multiplexed;
 use crate::transport::{Endpoint, TransportConfig};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,6 +76,52 @@ const WASH: u8 = 1;
 const WASHED: u8 = 2;
 const STOP: u8 = 3;
 const CANCEL: u8 = 4;
+
+/// Open MPI's switch for a progress engine that yields the CPU after every
+/// pass that found nothing, and the setting it follows where the switch is
+/// not given (a node with more processes than slots): `mpirun` hands both to
+/// every process it starts.
+const YIELD_VAR: &str = "OMPI_MCA_mpi_yield_when_idle";
+const OVERSUBSCRIBED_VAR: &str = "OMPI_MCA_mpi_oversubscribe";
+
+/// Whether this process's MPI library yields the CPU when its progress
+/// finds nothing.
+pub(in crate::kernels::decomposition) fn library_yields() -> bool {
+    yields_when_idle(|v| std::env::var(v).ok())
+}
+
+/// Whether the MPI library yields the CPU when its progress finds nothing,
+/// from the environment `var` reads.
+fn yields_when_idle(var: impl Fn(&str) -> Option<String>) -> bool {
+    let on = |v: String| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "1" | "t" | "true" | "y" | "yes" | "enabled"
+        )
+    };
+    match var(YIELD_VAR) {
+        Some(v) => on(v),
+        None => var(OVERSUBSCRIBED_VAR).is_some_and(on),
+    }
+}
+
+/// Why the lost computation is not resolved where the library yields.
+const YIELDING: &str = "the MPI library yields the CPU in every progress pass that finds nothing (Open MPI's mpi_yield_when_idle, on for an oversubscribed node), so a message saves rank 0's process the yields of the passes that find it, and the computation it takes cannot be told from the yields it saves: R, and S, F, U, A solved from it, are not resolved (E is elapsed time and stands); run with one process a CPU, or --mca mpi_yield_when_idle 0";
+
+/// The lines solved from the lost computation (all but `E`), flagged and
+/// marked not resolved with `why`, which a warning repeats.
+fn unresolved(result: &mut KernelResult, why: &str) {
+    for fit in &mut result.fits {
+        if ["r_", "s_", "f_", "u_", "a_"]
+            .iter()
+            .any(|p| fit.y.starts_with(p))
+        {
+            fit.flagged = true;
+            fit.model = format!("{}; not resolved: {why}", fit.model);
+        }
+    }
+    result.warnings.push(format!("not resolved: {why}"));
+}
 
 /// The processes that host nodes, given where every process of the world
 /// sits (host, CPU): the first ones up to six that sit on CPUs of their own,
@@ -91,10 +150,11 @@ fn shared(places: &[(&str, usize)]) -> bool {
         .any(|(i, p)| places[..i].contains(p))
 }
 
-/// The process of every virtual rank on `p` hosting processes: node `r` on
-/// `r mod p`, then the control rank `RANKS + q` of every process `q`.
-fn hosts(p: usize) -> Vec<usize> {
-    (0..RANKS).map(|r| r % p).chain(0..p).collect()
+/// The process of every virtual rank of `ranks` nodes on `p` hosting
+/// processes: node `r` on `r mod p`, then the control rank `ranks + q` of
+/// every process `q`.
+pub(in crate::kernels::decomposition) fn hosts(ranks: usize, p: usize) -> Vec<usize> {
+    (0..ranks).map(|r| r % p).chain(0..p).collect()
 }
 
 /// One node on this process.
@@ -106,8 +166,10 @@ struct Hosted<'c> {
 
 /// The nodes one process hosts (rank 0 first on process 0), its control
 /// rank, and what it reads to wash its caches.
-struct ProcessNodes<'c, 'a> {
+pub(in crate::kernels::decomposition) struct ProcessNodes<'c, 'a> {
     nodes: Vec<Hosted<'c>>,
+    /// Virtual nodes in the world (the control ranks follow).
+    ranks: usize,
     ctl: Multiplexed<'c>,
     processes: usize,
     cpu: usize,
@@ -125,7 +187,7 @@ impl ProcessNodes<'_, '_> {
         for h in &mut self.nodes[first..] {
             let ctx = NodeCtx {
                 rank: h.rank,
-                size: RANKS,
+                size: self.ranks,
                 worker: 0,
                 cpu: self.cpu,
                 control: self.control,
@@ -162,7 +224,7 @@ impl ProcessNodes<'_, '_> {
         let mut started = None;
         let mut polls: u32 = 0;
         loop {
-            if self.ctl.try_recv(RANKS + p, &mut b)?.is_some() {
+            if self.ctl.try_recv(self.ranks + p, &mut b)?.is_some() {
                 return Ok(b[0]);
             }
             if !self.poll_all()? {
@@ -178,7 +240,8 @@ impl ProcessNodes<'_, '_> {
     /// Process 0: ends the run on every other hosting process.
     fn stop(&mut self, cancelled: bool) -> Result<(), RankError> {
         let b = [if cancelled { CANCEL } else { STOP }];
-        (1..self.processes).try_for_each(|p| self.ctl.send(RANKS + p, &b))
+        let ranks = self.ranks;
+        (1..self.processes).try_for_each(|p| self.ctl.send(ranks + p, &b))
     }
 
     /// Another hosting process: polls its nodes until rank 0 ends the run,
@@ -194,12 +257,12 @@ impl ProcessNodes<'_, '_> {
             busy |= work;
             rounds = rounds.wrapping_add(1);
             if rounds.is_multiple_of(16) {
-                while self.ctl.try_recv(RANKS, &mut b)?.is_some() {
+                while self.ctl.try_recv(self.ranks, &mut b)?.is_some() {
                     busy = true;
                     match b[0] {
                         WASH => {
                             self.wash();
-                            self.ctl.send(RANKS, &[WASHED])?;
+                            self.ctl.send(self.ranks, &[WASHED])?;
                         }
                         STOP => return Ok(false),
                         CANCEL => return Ok(true),
@@ -226,6 +289,8 @@ impl ProcessNodes<'_, '_> {
 
 impl<'c> Nodes for ProcessNodes<'c, '_> {
     type Ep = Multiplexed<'c>;
+    /// One MPI library a process: any node's call progresses every message.
+    const PROGRESS_SHARED: bool = true;
 
     #[inline(always)]
     fn parts(&mut self) -> (&mut Node, &mut Multiplexed<'c>) {
@@ -237,7 +302,7 @@ impl<'c> Nodes for ProcessNodes<'c, '_> {
     fn poll_self(&mut self) -> Result<bool, RankError> {
         let ctx = NodeCtx {
             rank: 0,
-            size: RANKS,
+            size: self.ranks,
             worker: 0,
             cpu: self.cpu,
             control: self.control,
@@ -288,10 +353,14 @@ impl<'c> Nodes for ProcessNodes<'c, '_> {
     }
 
     /// Asks every other hosting process to wash, washes, and waits for
-    /// every answer.
+    /// every answer; nothing where there is nothing to wash, as between
+    /// threads.
     fn wash_caches(&mut self) -> Result<(), RankError> {
+        if self.washer.is_empty() {
+            return Ok(());
+        }
         for p in 1..self.processes {
-            self.ctl.send(RANKS + p, &[WASH])?;
+            self.ctl.send(self.ranks + p, &[WASH])?;
         }
         self.wash();
         for p in 1..self.processes {
@@ -309,78 +378,131 @@ impl<'c> Nodes for ProcessNodes<'c, '_> {
 }
 
 /// What one run gives on a process.
-enum Ran {
-    /// Rank 0's times, and whether the user interrupted the kernel.
-    Rank0(Vec<Repetition>, bool),
+pub(in crate::kernels::decomposition) enum Ran<R> {
+    /// Rank 0's figures, and whether the user interrupted the kernel.
+    Rank0(R, bool),
     /// Another hosting process: whether the user interrupted the kernel.
     Served(bool),
 }
 
-/// What every run of the kernel shares.
-struct Setup<'a> {
-    hosts: Vec<usize>,
-    processes: usize,
-    /// How a hosting process waits: spinning, unless two share a CPU.
-    wait: WaitStrategy,
-    wash: usize,
-    span: usize,
-    cancel: &'a AtomicBool,
+impl<R> Ran<R> {
+    /// Whether the user interrupted the kernel.
+    pub(in crate::kernels::decomposition) fn cancelled(&self) -> bool {
+        match self {
+            Ran::Rank0(_, c) | Ran::Served(c) => *c,
+        }
+    }
 }
 
-/// One run of `plan` (one size) on this process of the hosting group:
-/// its nodes, their scripts and endpoints, then rank 0's program or the
-/// poll loop.
-fn one_run(
-    ctx: &crate::team::RankCtx<'_>,
-    ep: &MpiEndpoint,
-    plan: &Plan<'_>,
-    setup: &Setup<'_>,
-) -> Result<Ran, RankError> {
-    let process = ep.rank();
-    let size = plan.sizes[0];
-    let config = store_and_forward(size, slots_for(size, setup.span));
-    let steps = plan_steps(plan);
-    let nodes = (0..RANKS)
-        .filter(|&r| setup.hosts[r] == process)
-        .map(|rank| {
-            let script = if rank == 0 {
-                Vec::new()
-            } else {
-                steps
-                    .iter()
-                    .flat_map(|&(_, _, e)| script_of(rank, e, plan.per_round(), &plan.bg))
-                    .collect()
-            };
-            Hosted {
+/// Where a kernel's virtual nodes run: on which processes, and how they
+/// wait and wash.
+pub(in crate::kernels::decomposition) struct Layout<'a> {
+    /// Virtual nodes.
+    pub(in crate::kernels::decomposition) ranks: usize,
+    /// The process of every node, then of every process's control rank
+    /// ([`hosts`]).
+    pub(in crate::kernels::decomposition) hosts: Vec<usize>,
+    /// The processes that host nodes: the world's first.
+    pub(in crate::kernels::decomposition) processes: usize,
+    /// How a hosting process waits: spinning, unless two share a CPU.
+    pub(in crate::kernels::decomposition) wait: WaitStrategy,
+    /// Bytes each process reads to wash its caches (0: no wash).
+    pub(in crate::kernels::decomposition) wash: usize,
+    pub(in crate::kernels::decomposition) cancel: &'a AtomicBool,
+}
+
+/// One run on the hosting processes: on each, the nodes `node` makes for
+/// the ranks it hosts, whose transport lanes are `config`'s; then `rank0`
+/// on process 0 and the poll loop on the others. `None` on a process that
+/// hosts nothing.
+pub(in crate::kernels::decomposition) fn run_nodes<R>(
+    procs: &Processes,
+    kernel: &str,
+    layout: &Layout<'_>,
+    config: &TransportConfig,
+    node: impl Fn(usize) -> Node,
+    cancelled: impl Fn() -> bool,
+    rank0: impl FnOnce(&mut ProcessNodes<'_, '_>) -> Result<R, RankError>,
+) -> Result<Option<Ran<R>>, KernelError> {
+    Ok(procs.run_group(kernel, layout.processes, None, |ctx, ep| {
+        let process = ep.rank();
+        let nodes = (0..layout.ranks)
+            .filter(|&r| layout.hosts[r] == process)
+            .map(|rank| Hosted {
                 rank,
-                node: Node::new(rank, RANKS, config.max_message_bytes, plan.bg, script),
-                ep: ep.multiplexed(rank, &setup.hosts, &config),
-            }
-        })
-        .collect();
-    // Control messages are one byte; four in flight a pair at most.
-    let control_config: TransportConfig = store_and_forward(1, 4);
-    let mut here = ProcessNodes {
-        nodes,
-        ctl: ep.multiplexed(RANKS + process, &setup.hosts, &control_config),
-        processes: setup.processes,
-        cpu: ctx.cpu,
-        control: ctx.control,
-        wait: setup.wait,
-        cancel: setup.cancel,
-        washer: LineAligned::from_fn(setup.wash, |i| (i as u8) | 1),
+                node: node(rank),
+                ep: ep.multiplexed(rank, &layout.hosts, config),
+            })
+            .collect();
+        // Control messages are one byte; four in flight a pair at most.
+        let control_config: TransportConfig = store_and_forward(1, 4);
+        let mut here = ProcessNodes {
+            nodes,
+            ranks: layout.ranks,
+            ctl: ep.multiplexed(layout.ranks + process, &layout.hosts, &control_config),
+            processes: layout.processes,
+            cpu: ctx.cpu,
+            control: ctx.control,
+            wait: layout.wait,
+            cancel: layout.cancel,
+            washer: LineAligned::from_fn(layout.wash, |i| (i as u8) | 1),
+        };
+        if process != 0 {
+            return here.serve().map(Ran::Served);
+        }
+        let out = rank0(&mut here)?;
+        let stopped = cancelled();
+        here.stop(stopped)?;
+        Ok(Ran::Rank0(out, stopped))
+    })?)
+}
+
+/// One run of `plan` (one size): its nodes and scripts on the hosting
+/// processes, rank 0's program on process 0.
+fn one_run(
+    procs: &Processes,
+    plan: &Plan<'_>,
+    layout: &Layout<'_>,
+    span: usize,
+) -> Result<Option<Ran<Vec<Repetition>>>, KernelError> {
+    let size = plan.sizes[0];
+    let config = store_and_forward(size, slots_for(size, span));
+    let steps = plan_steps(plan);
+    let node = |rank: usize| {
+        let script = if rank == 0 {
+            Vec::new()
+        } else {
+            steps
+                .iter()
+                .flat_map(|&(_, _, e)| script_of(rank, e, plan.per_round(), &plan.bg))
+                .collect()
+        };
+        Node::new(rank, RANKS, config.max_message_bytes, plan.bg, script)
     };
-    if process != 0 {
-        return here.serve().map(Ran::Served);
-    }
-    let times = rank0(&mut here, plan)?;
-    let cancelled = (plan.cancelled)();
-    here.stop(cancelled)?;
-    Ok(Ran::Rank0(times, cancelled))
+    run_nodes(procs, NAME, layout, &config, node, plan.cancelled, |here| {
+        rank0(here, plan)
+    })
+}
+
+/// Where the world's processes sit, the hosting processes of a kernel of
+/// up to `most` of them, and whether those share CPUs.
+pub(in crate::kernels::decomposition) fn hosting_processes(
+    procs: &Processes,
+    most: usize,
+) -> (usize, bool) {
+    let places: Vec<(&str, usize)> = procs
+        .members()
+        .iter()
+        .map(|m| (m.host.as_str(), m.cpu))
+        .collect();
+    let processes = hosting(&places).min(most);
+    (processes, shared(&places[..processes]))
 }
 
 /// Rank 0's calibration of both `Q`s, on every process.
-fn backgrounds(procs: &Processes) -> Result<Vec<Background>, KernelError> {
+pub(in crate::kernels::decomposition) fn backgrounds(
+    procs: &Processes,
+) -> Result<Vec<Background>, KernelError> {
     Ok(procs.run(NAME, |_, ep| {
         let mine: Vec<Background> = match procs.rank() {
             0 => QKind::ALL
@@ -413,7 +535,10 @@ fn backgrounds(procs: &Processes) -> Result<Vec<Background>, KernelError> {
 }
 
 /// Whether rank 0 says the kernel goes on, on every process.
-fn go_on(procs: &Processes, stop: bool) -> Result<bool, KernelError> {
+pub(in crate::kernels::decomposition) fn go_on(
+    procs: &Processes,
+    stop: bool,
+) -> Result<bool, KernelError> {
     Ok(procs.run(NAME, |_, ep| {
         let mut b = [u8::from(stop)];
         ep.bcast(&mut b);
@@ -472,16 +597,12 @@ pub(super) fn run(
         });
     }
     let world = procs.size();
-    let places: Vec<(&str, usize)> = procs
-        .members()
-        .iter()
-        .map(|m| (m.host.as_str(), m.cpu))
-        .collect();
-    let processes = hosting(&places);
-    let on_shared = shared(&places[..processes]);
+    let (processes, on_shared) = hosting_processes(procs, RANKS);
     let cpu = procs.members()[procs.rank()].cpu;
-    let setup = Setup {
-        hosts: hosts(processes),
+    let span = lane_span(ctx.topology, &[cpu]);
+    let layout = Layout {
+        ranks: RANKS,
+        hosts: hosts(RANKS, processes),
         processes,
         wait: if on_shared {
             WaitStrategy::Block
@@ -489,7 +610,6 @@ pub(super) fn run(
             WaitStrategy::Spin
         },
         wash: wash_bytes(ctx.topology, &[cpu]),
-        span: lane_span(ctx.topology, &[cpu]),
         cancel: &ctx.cancel,
     };
     let repetitions = ctx
@@ -537,28 +657,22 @@ pub(super) fn run(
                     clock_ns: ctx.clock.read_overhead_ns,
                     repetitions: 1,
                     rounds: ROUNDS,
-                    lane_span: setup.span,
+                    lane_span: span,
                     probe: &no_probe,
                     on_size: &on_size,
                     cancelled: &cancelled,
                 };
-                let ran = procs.run_group(NAME, processes, None, |rctx, ep| {
-                    one_run(rctx, ep, &plan, &setup)
-                })?;
-                let stop = match ran {
-                    Some(Ran::Rank0(times, cancelled)) => {
-                        done.extend(times.into_iter().flat_map(|r| r.sizes));
-                        cancelled
-                    }
-                    Some(Ran::Served(cancelled)) => cancelled,
-                    None => false,
-                };
+                let ran = one_run(procs, &plan, &layout, span)?;
+                let stop = ran.as_ref().is_some_and(Ran::cancelled);
+                if let Some(Ran::Rank0(times, _)) = ran {
+                    done.extend(times.into_iter().flat_map(|r| r.sizes));
+                }
                 stopped = !go_on(procs, stop)?;
             }
             reps.push(Repetition { sizes: done });
         }
         if procs.rank() == 0 && reps.iter().all(|r| r.sizes.len() == sizes.len()) {
-            add_q(&mut result, bg.kind, &reps, setup.span);
+            add_q(&mut result, bg.kind, &reps, span);
         }
     }
     ctx.progress.end();
@@ -571,6 +685,9 @@ pub(super) fn run(
     result
         .warnings
         .push(layout_note(world, processes, on_shared));
+    if library_yields() {
+        unresolved(&mut result, YIELDING);
+    }
     Ok(vec![result])
 }
 
@@ -583,10 +700,10 @@ mod tests {
     /// follow, one a process.
     #[test]
     fn nodes_are_dealt_round_robin_over_at_most_six_processes() {
-        assert_eq!(hosts(2), vec![0, 1, 0, 1, 0, 1, 0, 1]);
-        assert_eq!(hosts(4), vec![0, 1, 2, 3, 0, 1, 0, 1, 2, 3]);
+        assert_eq!(hosts(RANKS, 2), vec![0, 1, 0, 1, 0, 1, 0, 1]);
+        assert_eq!(hosts(RANKS, 4), vec![0, 1, 2, 3, 0, 1, 0, 1, 2, 3]);
         for p in 2..=6 {
-            let h = hosts(p);
+            let h = hosts(RANKS, p);
             assert!((1..RANKS).all(|r| h[r] != h[r - 1]), "{p}: {h:?}");
             assert!((0..p).all(|q| h[RANKS + q] == q), "{p}: {h:?}");
         }
@@ -611,6 +728,60 @@ mod tests {
         assert_eq!(hosting(&squeezed), 3);
         assert!(shared(&squeezed));
         assert!(!shared(&one_node(4, 2)[..2]));
+    }
+
+    /// The library yields where `mpi_yield_when_idle` says so, and where it
+    /// is not given and the node is oversubscribed; not otherwise.
+    #[test]
+    fn the_library_yields_when_asked_or_oversubscribed() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert!(!yields_when_idle(env(&[])));
+        assert!(!yields_when_idle(env(&[(OVERSUBSCRIBED_VAR, "0")])));
+        assert!(yields_when_idle(env(&[(OVERSUBSCRIBED_VAR, "1")])));
+        assert!(yields_when_idle(env(&[(YIELD_VAR, "true")])));
+        assert!(!yields_when_idle(env(&[
+            (YIELD_VAR, "0"),
+            (OVERSUBSCRIBED_VAR, "1")
+        ])));
+    }
+
+    /// Marked not resolved: the lines of R, S, F, U and A, each flagged with
+    /// the reason in its model; E's line stands.
+    #[test]
+    fn yielding_leaves_every_line_but_e_not_resolved() {
+        let mut result =
+            KernelResult::new(NAME, "krumme-greenfield", Placement::Hosted, vec![0, 1]);
+        for name in ["e", "r", "s", "f", "u", "a"] {
+            result.fits.push(crate::results::FitResult {
+                model: format!("{} = ... (integer Q, 16-2000 B)", name.to_uppercase()),
+                x: "size_bytes".into(),
+                y: format!("{name}_ns (every repetition)"),
+                params: Default::default(),
+                std_errors: Default::default(),
+                r2: 1.0,
+                n_points: 4,
+                flagged: false,
+            });
+        }
+        unresolved(&mut result, "why");
+        for f in &result.fits {
+            let e = f.y.starts_with("e_");
+            assert_eq!(f.flagged, !e, "{f:?}");
+            assert_eq!(
+                f.model
+                    .ends_with("(integer Q, 16-2000 B); not resolved: why"),
+                !e,
+                "{f:?}"
+            );
+        }
+        assert_eq!(result.warnings, vec!["not resolved: why".to_string()]);
     }
 
     /// The result says which layout ran, and which processes host nothing

@@ -16,8 +16,12 @@ use std::time::Instant;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(in crate::kernels::decomposition) struct NeighbourTimes {
     /// What rank 0's system took from `Q(COMPTIME)` while the echo arrived, beyond
-    /// what it takes with nothing in flight: `R`.
+    /// what it takes with nothing in flight: `R` ([`lost_ns`](super::super::protocol::SysTime::lost_ns)).
     pub(in crate::kernels::decomposition) r_ns: f64,
+    /// Where the transport's progress is shared ([`Nodes::PROGRESS_SHARED`]):
+    /// rank 0's own polls that moved something beyond as many idle ones of
+    /// the same `Q`, the threads' `R`, for comparison (NaN elsewhere).
+    pub(in crate::kernels::decomposition) r_own_polls_ns: f64,
     /// The same from the whole `Q(COMPTIME)`, timed as the paper did (its excess
     /// over `Q(COMPTIME)` alone), for comparison.
     pub(in crate::kernels::decomposition) r_whole_q_ns: f64,
@@ -54,6 +58,7 @@ pub(super) fn rank0_neighbour<H: Nodes>(
     acc: &mut NeighbourSamples,
 ) -> Result<(), RankError> {
     let (st, ct) = (bg.send_chunks, bg.comp_chunks);
+    let shared = H::PROGRESS_SHARED;
     for a in 0..=reps {
         write(host, 1, out)?;
         q(host, bg, st)?;
@@ -85,14 +90,17 @@ pub(super) fn rank0_neighbour<H: Nodes>(
         if a > 0 {
             if arrived {
                 acc.r.push(ns(t0, t1));
-                acc.r_sys.push(sys_r.excess_ns());
+                acc.r_sys.push(sys_r.lost_ns(shared));
+                if shared {
+                    acc.r_own.push(sys_r.excess_ns());
+                }
                 acc.au.push(ns(t1, t2));
             } else {
                 acc.late += 1;
             }
             acc.call.push(ns(t2, t3));
             acc.fs.push(ns(t2, t4));
-            acc.fs_sys.push(ns(t2, t3) + sys_s.excess_ns());
+            acc.fs_sys.push(ns(t2, t3) + sys_s.lost_ns(shared));
             acc.comp.push(ns(b0, b1));
             acc.send.push(ns(b1, b2));
             acc.alone.push(ns(b2, b3));
@@ -106,6 +114,7 @@ pub(super) fn rank0_neighbour<H: Nodes>(
 pub(super) struct NeighbourSamples {
     pub(super) r: Samples,
     pub(super) r_sys: Samples,
+    pub(super) r_own: Samples,
     pub(super) au: Samples,
     pub(super) call: Samples,
     pub(super) fs: Samples,
@@ -119,11 +128,12 @@ pub(super) struct NeighbourSamples {
 impl NeighbourSamples {
     /// Room for `reps` iterations.
     pub(super) fn new(reps: u64) -> NeighbourSamples {
-        let [r, r_sys, au, call, fs, fs_sys, comp, send, alone] =
+        let [r, r_sys, r_own, au, call, fs, fs_sys, comp, send, alone] =
             std::array::from_fn(|_| Samples::new(reps));
         NeighbourSamples {
             r,
             r_sys,
+            r_own,
             au,
             call,
             fs,
@@ -141,6 +151,7 @@ impl NeighbourSamples {
         let c = clock_ns;
         NeighbourTimes {
             r_ns: self.r_sys.median(),
+            r_own_polls_ns: self.r_own.median(),
             r_whole_q_ns: self.r.median() - self.comp.median(),
             a_plus_u_ns: self.au.median() - c,
             a_alone_ns: self.alone.median() - c,
@@ -190,6 +201,7 @@ pub(super) fn rank0_forward<H: Nodes>(
     acc: &mut ForwardSamples,
 ) -> Result<(), RankError> {
     let (st, ct) = (bg.send_chunks, bg.comp_chunks);
+    let shared = H::PROGRESS_SHARED;
     host.parts().0.room.route(1, 3, reps + 1)?;
     for a in 0..=reps {
         let before = host.parts().0.room.forwarded();
@@ -211,7 +223,7 @@ pub(super) fn rank0_forward<H: Nodes>(
         if a > 0 {
             if inside {
                 acc.rs.push(ns(t0, t1));
-                acc.rs_sys.push(sys.excess_ns());
+                acc.rs_sys.push(sys.lost_ns(shared));
             } else {
                 acc.late += 1;
             }

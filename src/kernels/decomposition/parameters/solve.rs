@@ -154,7 +154,7 @@ pub(super) fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition],
         // The ends of both echoes: E = (T_5 - T_1) / 8 is solved from the idle
         // one's, e_busy_ns from the busy one's; the idle one at every distance,
         // and its first and last half-increments, show whether T_d is a line.
-        let raw: [(&str, Vec<f64>); 23] = [
+        let raw: [(&str, Vec<f64>); 24] = [
             ("echo_idle_d1_ns", echo(false, 1)),
             ("echo_idle_d2_ns", echo(false, 2)),
             ("echo_idle_d3_ns", echo(false, 3)),
@@ -174,6 +174,7 @@ pub(super) fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition],
                 at.iter().map(|s| s.forward.r_plus_s_whole_q_ns).collect(),
             ),
             ("r_whole_q_ns", nb(|n| n.r_whole_q_ns)),
+            ("r_own_polls_ns", nb(|n| n.r_own_polls_ns)),
             ("a_plus_u_ns", nb(|n| n.a_plus_u_ns)),
             ("a_alone_ns", nb(|n| n.a_alone_ns)),
             ("clock_ns", nb(|n| n.clock_ns)),
