@@ -429,6 +429,8 @@ pub const IDLE_SAMPLE_REUSE: Duration = Duration::from_secs(30);
 #[derive(Debug, Default)]
 pub struct LoadCheck {
     last: Option<IdleSample>,
+    /// The time its idle samples took so far.
+    pub sampled: Duration,
 }
 
 impl LoadCheck {
@@ -468,7 +470,9 @@ pub fn run_kernel_checked(
     ctx: &RunContext<'_>,
     check: &mut LoadCheck,
 ) -> Result<Vec<KernelResult>, KernelError> {
+    let sampling = Instant::now();
     let window = check.begin();
+    check.sampled += sampling.elapsed();
     let start = Instant::now();
     let mut results = (spec.run)(ctx)?;
     let load = window.finish();

@@ -13,7 +13,20 @@
 
 use crate::model::stats::{Summary, summarize};
 use crate::platform::ClockInfo;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// The time of the calibration batches no trial keeps (the batches that
+/// grew to the target, and a second look), ns, summed over the process:
+/// the harness's share of a kernel beside its trials, which a run prints
+/// per kernel with `HALFPERF_PHASES` set (`crate::suite`).
+pub static CALIBRATION_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Adds `took` to [`CALIBRATION_NS`].
+fn count_calibration(took: Duration) {
+    // Relaxed: a tally, read after the kernel's threads have joined.
+    CALIBRATION_NS.fetch_add(took.as_nanos() as u64, Ordering::Relaxed);
+}
 
 /// A clock stamp: [`Timer::start`] reads the clock, [`Timer::elapsed`] reads
 /// it again. One read each, inlined, so that a timed loop pays only the
@@ -254,6 +267,7 @@ pub fn calibrate_trimmed<E>(
             let again = batch(reps)?;
             fastest = fastest.min(each(again, reps));
             enough = again >= target;
+            count_calibration(if enough { took } else { took.max(again) });
             took = if enough { again } else { took.min(again) };
         }
         if enough || reps >= 1 << 32 {
@@ -263,6 +277,7 @@ pub fn calibrate_trimmed<E>(
                 trimmed: trimmed_reps(reps, fastest, target),
             });
         }
+        count_calibration(took);
         per_rep = Some(each(took, reps));
         reps = next_reps(reps, took, target);
     }
@@ -472,6 +487,19 @@ mod tests {
         let ((reps, took), calls) = run(Some(3));
         assert_eq!(calls, vec![1, 100, 200, 200]);
         assert_eq!((reps, took), (200, Duration::from_micros(1400)));
+    }
+
+    /// The batches a calibration does not keep are tallied: 1 and 100
+    /// repetitions of 7 us, 707 us (other tests tally alongside).
+    #[test]
+    fn the_calibrations_unkept_batches_are_tallied() {
+        let before = CALIBRATION_NS.load(Ordering::Relaxed);
+        calibrate_timed::<()>(Duration::from_millis(1), |r| {
+            Ok(Duration::from_micros(7 * r))
+        })
+        .unwrap();
+        let added = CALIBRATION_NS.load(Ordering::Relaxed) - before;
+        assert!(added >= 707_000, "{added} ns");
     }
 
     #[test]
