@@ -5,7 +5,9 @@
 # `halfperf run --quick KERNEL`; then the whole suite the same way. Prints
 # one row a kernel (estimate, measured, measured / estimate, within 25 %?),
 # the load average before and after, and each kernel's `elapsed_s` from its
-# result file (the figure the plan's per-kernel calibration is made of).
+# result file (the figure the plan's per-kernel calibration is made of); and
+# for the whole suite, where each kernel's time went (`HALFPERF_PHASES`:
+# idle sample, probes, calibration batches not kept, the rest).
 #
 # Run with:  scripts/plan-check.sh [KERNEL ...]     (on a quiet machine; needs jq)
 # Exit status: 0 when the whole suite is within 25 % of its plan, 1 if not.
@@ -87,9 +89,12 @@ done
 
 est=$("$bin" run --plan --quick --json "${kernels[@]}" | jq '.total_s')
 t0=$(now)
-"$bin" run --quick "${kernels[@]}" --out "$tmp/suite.json" --force > /dev/null
+HALFPERF_PHASES=1 "$bin" run --quick "${kernels[@]}" --out "$tmp/suite.json" --force \
+  > /dev/null 2> "$tmp/phases.txt"
 t1=$(now)
 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 row "(all of them, one run)" "$est" "$wall" ""
 echo "load average (1 min) after: $(load)"
+echo "where the whole run's time went, kernel by kernel:"
+grep '^phases' "$tmp/phases.txt" || true
 awk -v e="$est" -v m="$wall" 'BEGIN { r = m / e; exit !(r >= 0.75 && r <= 1.25) }'

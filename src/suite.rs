@@ -1,5 +1,11 @@
 //! A whole run: describes the machine and the build, runs the chosen kernels in
 //! turn with the load check around each, and assembles the result document.
+//!
+//! With the environment variable `HALFPERF_PHASES` set, a run prints to
+//! standard error, after each kernel, where its time went ([`Phases`]): the
+//! load check's idle sample before it, its whole time, and within that the
+//! pair and copy probes and the calibration batches no trial keeps; and at
+//! the end the time the result document took to assemble.
 
 #![forbid(unsafe_code)]
 
@@ -124,6 +130,7 @@ pub fn run_suite_repeated(
     let mut skipped: Vec<(String, String)> = Vec::new();
     let mut failure = None;
     let mut check = LoadCheck::default();
+    let phases = std::env::var_os(PHASES_VAR).is_some();
     'reps: for rep in 1..=repeat.max(1) {
         for spec in kernels {
             if skipped.iter().any(|(k, _)| k == spec.name) {
@@ -133,7 +140,12 @@ pub fn run_suite_repeated(
                 failure = Some(KernelError::Interrupted);
                 break 'reps;
             }
-            match run_kernel_checked(spec, ctx, &mut check) {
+            let before = Phases::now(&check);
+            let outcome = run_kernel_checked(spec, ctx, &mut check);
+            if phases {
+                eprintln!("{}", Phases::now(&check).since(&before).line(spec.name));
+            }
+            match outcome {
                 Ok(mut rs) => {
                     if repeat > 1 {
                         rs.iter_mut().for_each(|r| r.repetition = Some(rep));
@@ -150,11 +162,74 @@ pub fn run_suite_repeated(
         }
     }
     let incomplete = failure.is_some();
+    let assembling = std::time::Instant::now();
     let file = document(ctx, &started_utc, &config_json, results, incomplete);
+    if phases {
+        eprintln!(
+            "phases: the result document and its card took {:.3} s",
+            assembling.elapsed().as_secs_f64()
+        );
+    }
     SuiteOutcome {
         file,
         skipped,
         failure,
+    }
+}
+
+/// The environment variable that makes a run print its [`Phases`].
+pub const PHASES_VAR: &str = "HALFPERF_PHASES";
+
+/// Where a kernel's time went, s: read from the harness's tallies before
+/// and after it ([`Phases::since`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Phases {
+    /// The clock since the process started (the kernel's whole time,
+    /// its idle sample included, once taken `since`).
+    pub wall_s: f64,
+    /// The load check's idle samples.
+    pub idle_sample_s: f64,
+    /// The pair and copy probes ([`crate::kernels::harness::probe::PROBE_NS`]).
+    pub probes_s: f64,
+    /// The calibration batches no trial kept
+    /// ([`crate::kernels::harness::timing::CALIBRATION_NS`]).
+    pub calibration_s: f64,
+}
+
+impl Phases {
+    /// The tallies now, with `check`'s idle samples.
+    pub fn now(check: &LoadCheck) -> Phases {
+        use crate::kernels::harness::{probe::PROBE_NS, timing::CALIBRATION_NS};
+        use std::sync::atomic::Ordering::Relaxed;
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        let start = START.get_or_init(std::time::Instant::now);
+        Phases {
+            wall_s: start.elapsed().as_secs_f64(),
+            idle_sample_s: check.sampled.as_secs_f64(),
+            // Relaxed: tallies, read between kernels, after their threads joined.
+            probes_s: PROBE_NS.load(Relaxed) as f64 * 1e-9,
+            calibration_s: CALIBRATION_NS.load(Relaxed) as f64 * 1e-9,
+        }
+    }
+
+    /// What passed between `before` and this.
+    pub fn since(&self, before: &Phases) -> Phases {
+        Phases {
+            wall_s: self.wall_s - before.wall_s,
+            idle_sample_s: self.idle_sample_s - before.idle_sample_s,
+            probes_s: self.probes_s - before.probes_s,
+            calibration_s: self.calibration_s - before.calibration_s,
+        }
+    }
+
+    /// One line for `kernel`: its whole time, each phase, and the rest
+    /// (the trials, the method's own schedule, team starts, fits).
+    pub fn line(&self, kernel: &str) -> String {
+        let rest = self.wall_s - self.idle_sample_s - self.probes_s - self.calibration_s;
+        format!(
+            "phases {kernel}: {:.3} s = idle sample {:.3} + probes {:.3} + calibration batches not kept {:.3} + trials and the rest {rest:.3}",
+            self.wall_s, self.idle_sample_s, self.probes_s, self.calibration_s
+        )
     }
 }
 
@@ -532,6 +607,40 @@ mod tests {
     use super::*;
     use crate::control::Placement;
     use crate::results::Param;
+
+    /// A kernel that ran from 1.0 s to 3.5 s, its idle sample 0.1 s, its
+    /// probes 0.05 s and its calibrations 0.25 s: the rest is 2.1 s.
+    #[test]
+    fn a_kernels_phases_are_the_tallies_between_two_reads() {
+        let before = Phases {
+            wall_s: 1.0,
+            idle_sample_s: 0.1,
+            probes_s: 0.2,
+            calibration_s: 0.3,
+        };
+        let after = Phases {
+            wall_s: 3.5,
+            idle_sample_s: 0.2,
+            probes_s: 0.25,
+            calibration_s: 0.55,
+        };
+        let d = after.since(&before);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(close(d.wall_s, 2.5) && close(d.idle_sample_s, 0.1), "{d:?}");
+        assert!(
+            close(d.probes_s, 0.05) && close(d.calibration_s, 0.25),
+            "{d:?}"
+        );
+        assert_eq!(
+            d.line("k"),
+            "phases k: 2.500 s = idle sample 0.100 + probes 0.050 + calibration batches not kept 0.250 + trials and the rest 2.100"
+        );
+        // The live tallies only grow.
+        let check = LoadCheck::default();
+        let (a, b) = (Phases::now(&check), Phases::now(&check));
+        let d = b.since(&a);
+        assert!(d.wall_s >= 0.0 && d.idle_sample_s == 0.0 && d.probes_s >= 0.0);
+    }
 
     fn result(rep: u32, value: f64) -> KernelResult {
         let mut r = KernelResult::new("pingpong", "scibench", Placement::Pinned, vec![0, 1])

@@ -217,7 +217,7 @@ fn the_quick_run_timed_on_an_idle_two_cpu_vm_is_planned_within_a_quarter() {
     assert!((0.75..=1.25).contains(&ratio), "plan {} s", p.total_s);
     // The fixed costs, by hand: 200 ms of preheat; the clock measured twice,
     // 300,000 reads of 25 ns each (15 ms); one idle sample of 100 ms for
-    // under 10 s of kernels (a sample serves 10 s).
+    // under 10 s of kernels (a sample serves 30 s).
     let fixed: Vec<(&str, f64)> = p.fixed.iter().map(|f| (f.what, f.seconds)).collect();
     let want = [0.2, 0.015, 0.1];
     assert_eq!(fixed.len(), 3);

@@ -418,14 +418,19 @@ pub const IDLE_SAMPLE: Duration = Duration::from_millis(100);
 /// How long a suite's idle sample serves the kernels after it: a sample at
 /// most this old, with no other work seen during the kernels since, is not
 /// taken again. A quick suite's twenty kernels slept 2 s of its 27 s in
-/// their own samples.
-pub const IDLE_SAMPLE_REUSE: Duration = Duration::from_secs(10);
+/// their own samples; with a sample every 10 s, three of its 20 s. Every
+/// kernel's own window still counts others' work during it, and a kernel
+/// that saw any makes the next one sample afresh, so a longer reuse only
+/// leaves the quiet stretches unsampled again.
+pub const IDLE_SAMPLE_REUSE: Duration = Duration::from_secs(30);
 
 /// The load check of a run of kernels: the last idle sample while it still
 /// serves ([`IDLE_SAMPLE_REUSE`]).
 #[derive(Debug, Default)]
 pub struct LoadCheck {
     last: Option<IdleSample>,
+    /// The time its idle samples took so far.
+    pub sampled: Duration,
 }
 
 impl LoadCheck {
@@ -465,7 +470,9 @@ pub fn run_kernel_checked(
     ctx: &RunContext<'_>,
     check: &mut LoadCheck,
 ) -> Result<Vec<KernelResult>, KernelError> {
+    let sampling = Instant::now();
     let window = check.begin();
+    check.sampled += sampling.elapsed();
     let start = Instant::now();
     let mut results = (spec.run)(ctx)?;
     let load = window.finish();

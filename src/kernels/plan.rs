@@ -11,7 +11,8 @@
 //! - batches: every batched point is calibrated once (about
 //!   [`CALIBRATION_TARGETS`] targets: `timing::calibrate` grows its batch
 //!   until it lasts the target) and timed `trials` times, each batch about
-//!   [`BATCH_OVERRUN`] targets long (the calibration aims 20 % over), the
+//!   [`BATCH_OVERRUN`] targets long (the calibration aims 20 % over, the
+//!   batches after it are trimmed to about the target), the
 //!   first of them the calibration's last batch where the kernel times in
 //!   rounds (`timing::RoundBatch`); probes count as fractions of a point (a
 //!   quarter-target batch is 0.25);
@@ -40,11 +41,11 @@ use crate::platform::{ClockInfo, PairKind, Topology};
 use serde::Serialize;
 use std::time::Duration;
 
-/// A timed batch's length over its target on CPUs of its own:
-/// `timing::next_reps` aims 20 % past the target, and a batch that falls
-/// short is grown at least twice (the quick result files' batches: 1.2 to
-/// 1.3 targets).
-pub const BATCH_OVERRUN: f64 = 1.25;
+/// A timed batch's length over its target on CPUs of its own: the
+/// calibration's last batch aims 20 % past the target (`timing::next_reps`),
+/// and the batches after it are trimmed to `timing::TRIM_AIM` (1.08) at
+/// the calibration's fastest batch's speed; a few stray beyond it.
+pub const BATCH_OVERRUN: f64 = 1.1;
 
 /// The same for ranks that share CPUs (virtual processors): a hand-over
 /// that waits for its rank's turn stretches some batches up to the four
@@ -68,8 +69,9 @@ pub const LOADED_OVERRUN: f64 = 2.0;
 pub const LOADED_HANDOVER_S: f64 = 0.007;
 
 /// A point's calibration, in targets: the batches that grow to the target
-/// (the last about [`BATCH_OVERRUN`] long, the ones before it a fraction),
-/// and the second look a batch of under a thousand repetitions takes.
+/// (the last about 1.2 targets long, the ones before it a fraction), and
+/// the second look a batch of under a thousand repetitions takes where the
+/// batch before it did not predict it.
 pub const CALIBRATION_TARGETS: f64 = 1.5;
 
 /// Starting a team of threads (spawn, pin, first handshake), s.

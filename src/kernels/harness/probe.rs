@@ -20,14 +20,20 @@
 //! hosted nodes crosses the same two CPUs on every link.
 
 use super::flags::{CopyPair, atomic_flag_round_trip, copy_round_trip};
-use super::timing::measure;
+use super::timing::{Timer, measure};
 use crate::kernels::headline::median_with_range;
 use crate::kernels::{KernelError, RunContext};
 use crate::model::stats::summarize;
 pub use crate::results::{COPY_PROBE_PARAM, PROBE_PARAM, SYSCALL_PROBE_PARAM};
 use crate::results::{KernelResult, Param, num, ratio_to_probe, recorded_probe};
 use crate::team::TeamError;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+/// The time of the pair and copy probes (their teams, calibrations and
+/// batches), ns, summed over the process: printed per kernel with
+/// `HALFPERF_PHASES` set (`crate::suite`).
+pub static PROBE_NS: AtomicU64 = AtomicU64::new(0);
 
 /// The two-flag round trip of the first two of `cpus`, ns: one sample per
 /// trial, each a batch of the run's target length; empty with fewer than two
@@ -53,6 +59,7 @@ fn pair_samples(
     if a == b {
         return Ok(Vec::new());
     }
+    let start = Timer::start();
     let team = crate::team::Team::new(&ctx.team_spec(vec![*a, *b], 2, false))?;
     let (_, samples) = measure(
         ctx.config.trials(),
@@ -60,6 +67,8 @@ fn pair_samples(
         ctx.clock,
         |reps| batch(&team, reps),
     )?;
+    // Relaxed: a tally, read after the kernel's threads have joined.
+    PROBE_NS.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
     Ok(samples)
 }
 

@@ -13,7 +13,20 @@
 
 use crate::model::stats::{Summary, summarize};
 use crate::platform::ClockInfo;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// The time of the calibration batches no trial keeps (the batches that
+/// grew to the target, and a second look), ns, summed over the process:
+/// the harness's share of a kernel beside its trials, which a run prints
+/// per kernel with `HALFPERF_PHASES` set (`crate::suite`).
+pub static CALIBRATION_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Adds `took` to [`CALIBRATION_NS`].
+fn count_calibration(took: Duration) {
+    // Relaxed: a tally, read after the kernel's threads have joined.
+    CALIBRATION_NS.fetch_add(took.as_nanos() as u64, Ordering::Relaxed);
+}
 
 /// A clock stamp: [`Timer::start`] reads the clock, [`Timer::elapsed`] reads
 /// it again. One read each, inlined, so that a timed loop pays only the
@@ -51,8 +64,39 @@ impl Timer {
 pub const ACCURACY: f64 = 0.10;
 
 /// Below this many repetitions a batch that reaches the target is timed again
-/// before calibration stops (see [`measure`]).
+/// before calibration stops (see [`measure`]), unless the batch before it
+/// predicted its length ([`CONSISTENT_WITHIN`]).
 const CONFIRM_BELOW_REPS: u64 = 1000;
+
+/// A batch that reached the target is taken as it is, under
+/// [`CONFIRM_BELOW_REPS`] repetitions too, when it lasted at most this
+/// multiple of what the calibration's previous batch predicted (that
+/// batch's time per repetition times its repetitions): a preemption that
+/// made it look long enough would have made it longer than that.
+pub const CONSISTENT_WITHIN: f64 = 1.5;
+
+/// How long a calibrated batch lasts, in targets: the calibration's last
+/// batch aims 20 % past the target ([`next_reps`]), so that it reaches the
+/// target at its first try, and the batches after it are trimmed to this
+/// ([`trimmed_reps`]), which the target's purpose (the clock's cost well
+/// under 0.1 %) does not need. The quick result files' batches lasted 1.2
+/// to 1.4 targets before the trim.
+pub const TRIM_AIM: f64 = 1.08;
+
+/// The repetitions of the batches after a calibration of `reps`
+/// repetitions, whose fastest batch took `per_rep_ns` a repetition, against
+/// `target`: enough to last [`TRIM_AIM`] targets at that speed, never more
+/// than `reps` nor fewer than one. The fastest, not the last: a last batch
+/// that a preemption lengthened would otherwise trim the trials far below
+/// the target.
+pub fn trimmed_reps(reps: u64, per_rep_ns: f64, target: Duration) -> u64 {
+    let want = TRIM_AIM * target.as_nanos() as f64 / per_rep_ns;
+    if target.is_zero() || want.is_nan() || want >= reps as f64 {
+        return reps;
+    }
+    // A hair under, so that an exact product rounds to itself.
+    ((want - 1e-6).ceil() as u64).clamp(1, reps)
+}
 
 /// The repetition count for the next calibration batch, given that `reps`
 /// repetitions took `took` and the target is `target`: scale towards the target
@@ -125,14 +169,14 @@ impl RoundBatch {
         clock: &ClockInfo,
         mut batch: impl FnMut(u64) -> Result<Duration, E>,
     ) -> Result<f64, E> {
-        let took = if self.is_new() {
-            let (reps, took) = calibrate_timed(target, &mut batch)?;
-            self.calibrated = reps;
-            self.reps = reps;
-            took
-        } else {
-            batch(self.reps)?
-        };
+        if self.is_new() {
+            let c = calibrate_trimmed(target, &mut batch)?;
+            // The batches after it trimmed to about the target.
+            self.calibrated = c.trimmed;
+            self.reps = c.trimmed;
+            return Ok(per_rep_ns(c.took, c.reps, clock));
+        }
+        let took = batch(self.reps)?;
         let ns = per_rep_ns(took, self.reps, clock);
         self.reps = resized_reps(self.reps, self.calibrated, 1, took, target);
         Ok(ns)
@@ -166,13 +210,13 @@ pub fn measure<E>(
 }
 
 /// The repetitions per batch that make `batch(reps) -> time` last at least
-/// `target` (the calibration of [`measure`], for callers that then interleave
-/// several points in rounds).
+/// `target`, trimmed to about [`TRIM_AIM`] targets (the calibration of
+/// [`measure`], for callers that then interleave several points in rounds).
 pub fn calibrate<E>(
     target: Duration,
     batch: impl FnMut(u64) -> Result<Duration, E>,
 ) -> Result<u64, E> {
-    calibrate_timed(target, batch).map(|(reps, _)| reps)
+    calibrate_trimmed(target, batch).map(|c| c.trimmed)
 }
 
 /// [`calibrate`], returning with the repetitions the time of the last batch
@@ -180,23 +224,61 @@ pub fn calibrate<E>(
 /// both did), so that a point's first trial need not be timed again.
 pub fn calibrate_timed<E>(
     target: Duration,
-    mut batch: impl FnMut(u64) -> Result<Duration, E>,
+    batch: impl FnMut(u64) -> Result<Duration, E>,
 ) -> Result<(u64, Duration), E> {
+    calibrate_trimmed(target, batch).map(|c| (c.reps, c.took))
+}
+
+/// What a calibration found ([`calibrate_trimmed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Calibrated {
+    /// The repetitions of its last batch, which reached the target.
+    pub reps: u64,
+    /// That batch's time.
+    pub took: Duration,
+    /// The repetitions of the batches after it ([`trimmed_reps`]).
+    pub trimmed: u64,
+}
+
+/// Grows a batch of `batch(reps) -> time` until it lasts at least `target`
+/// and returns its repetitions and time, with the repetitions the batches
+/// after it take ([`trimmed_reps`], from the fastest batch's time a
+/// repetition).
+pub fn calibrate_trimmed<E>(
+    target: Duration,
+    mut batch: impl FnMut(u64) -> Result<Duration, E>,
+) -> Result<Calibrated, E> {
     let mut reps = 1u64;
+    // The previous batch's time per repetition, and the fastest batch's, ns.
+    let mut per_rep: Option<f64> = None;
+    let mut fastest = f64::INFINITY;
+    let each = |took: Duration, reps: u64| took.as_nanos() as f64 / reps as f64;
     loop {
         let mut took = batch(reps)?;
+        fastest = fastest.min(each(took, reps));
         let mut enough = took >= target;
-        if enough && reps < CONFIRM_BELOW_REPS {
+        let predicted = per_rep.map(|ns| ns * reps as f64);
+        let consistent = predicted.is_some_and(|p| took.as_nanos() as f64 <= CONSISTENT_WITHIN * p);
+        if enough && reps < CONFIRM_BELOW_REPS && !consistent {
             // One preemption can make a batch of a few repetitions look long
             // enough, and the point would then be timed a repetition at a time,
-            // at the clock's resolution: a short batch must reach the target twice.
+            // at the clock's resolution: a short batch must reach the target
+            // twice, unless the batch before it predicted its length.
             let again = batch(reps)?;
+            fastest = fastest.min(each(again, reps));
             enough = again >= target;
+            count_calibration(if enough { took } else { took.max(again) });
             took = if enough { again } else { took.min(again) };
         }
         if enough || reps >= 1 << 32 {
-            return Ok((reps, took));
+            return Ok(Calibrated {
+                reps,
+                took,
+                trimmed: trimmed_reps(reps, fastest, target),
+            });
         }
+        count_calibration(took);
+        per_rep = Some(each(took, reps));
         reps = next_reps(reps, took, target);
     }
 }
@@ -311,9 +393,9 @@ mod tests {
         }
         assert_eq!(samples, vec![100.0; 3]);
         // 1, 100, then 1,200 repetitions (120 us) reach the target; two
-        // more batches of 1,200.
-        assert_eq!(calls, vec![1, 100, 1200, 1200, 1200]);
-        assert_eq!(point.calibrated(), 1200);
+        // more batches, trimmed to 1.08 targets: 1,080.
+        assert_eq!(calls, vec![1, 100, 1200, 1080, 1080]);
+        assert_eq!(point.calibrated(), 1080);
         // Under a thousand repetitions the target must be reached twice,
         // and the second batch is the one kept.
         let mut times = vec![150_000u64, 120_000].into_iter();
@@ -321,6 +403,103 @@ mod tests {
             calibrate_timed::<()>(target, |_| Ok(Duration::from_nanos(times.next().unwrap())))
                 .unwrap();
         assert_eq!((reps, took), (1, Duration::from_nanos(120_000)));
+    }
+
+    /// A calibration of 1,200 repetitions whose fastest batch took 100 ns
+    /// a repetition, against 100 us: the batches after it take 1,080 (108
+    /// us). One of 3 at 1 ms a repetition takes 1 (never fewer than one);
+    /// one whose aim is above its count keeps its count.
+    #[test]
+    fn batches_after_the_calibration_are_trimmed_to_the_aim() {
+        let us = Duration::from_micros;
+        assert_eq!(trimmed_reps(1200, 100.0, us(100)), 1080);
+        assert_eq!(trimmed_reps(3, 1e6, us(100)), 1);
+        assert_eq!(trimmed_reps(3, 50e3, us(100)), 3);
+        assert_eq!(trimmed_reps(1000, 107.0, us(100)), 1000);
+        assert_eq!(trimmed_reps(1000, 90.0, us(100)), 1000);
+        assert_eq!(trimmed_reps(5, 1.0, Duration::ZERO), 5);
+        // The measured: 2.5 us a repetition against 1 ms.
+        let r = trimmed_reps(500, 2500.0, us(1000));
+        assert!((r as f64 * 2.5e-3 - TRIM_AIM).abs() < 0.01, "{r}");
+        assert_eq!(
+            calibrate::<()>(us(100), |r| Ok(Duration::from_nanos(100 * r))),
+            Ok(1080)
+        );
+    }
+
+    /// A calibration's last batch that a preemption lengthened does not
+    /// trim the trials below the target: 90 ns a repetition against 1 ms,
+    /// batches of 1, 100, 10,000 (0.9 ms), then 20,000, preempted (6.8 ms
+    /// where 1.8 were due). Trimmed from the last batch the trials would
+    /// take 3,177 repetitions (0.29 ms); from the fastest, 12,000 (1.08 ms).
+    #[test]
+    fn a_preempted_last_calibration_batch_does_not_shorten_the_trials() {
+        let clock = ClockInfo {
+            source: "test".into(),
+            read_overhead_ns: 0.0,
+            resolution_ns: 1.0,
+        };
+        let mut calls = Vec::new();
+        let mut point = RoundBatch::default();
+        let mut samples = Vec::new();
+        for _ in 0..3 {
+            let s = point.time::<()>(Duration::from_millis(1), &clock, |r| {
+                calls.push(r);
+                let preempted = r == 20_000;
+                Ok(Duration::from_nanos(
+                    90 * r + if preempted { 5_000_000 } else { 0 },
+                ))
+            });
+            samples.push(s.unwrap());
+        }
+        assert_eq!(calls, vec![1, 100, 10_000, 20_000, 12_000, 12_000]);
+        assert_eq!(samples, vec![340.0, 90.0, 90.0]);
+        assert_eq!(point.calibrated(), 12_000);
+    }
+
+    /// A short batch (under a thousand repetitions) that reached the target
+    /// is kept when the batch before it predicted it: 7 us a repetition
+    /// against a 1 ms target, batches of 1, 100 (0.7 ms), then 200 (1.4
+    /// ms, as the 100 predicted): three batches, where it took four (the
+    /// 200 twice) when every short batch was confirmed. One that a
+    /// preemption lengthened (the 200 took 6.4 ms, 4.6 times the
+    /// prediction) is timed again, and the second kept.
+    #[test]
+    fn a_short_batch_its_predecessor_predicted_is_not_timed_twice() {
+        let target = Duration::from_millis(1);
+        let run = |preempt: Option<usize>| {
+            let mut calls = Vec::new();
+            let got = calibrate_timed::<()>(target, |r| {
+                calls.push(r);
+                let extra = if Some(calls.len()) == preempt {
+                    5000
+                } else {
+                    0
+                };
+                Ok(Duration::from_micros(7 * r + extra))
+            })
+            .unwrap();
+            (got, calls)
+        };
+        let ((reps, took), calls) = run(None);
+        assert_eq!(calls, vec![1, 100, 200]);
+        assert_eq!((reps, took), (200, Duration::from_micros(1400)));
+        let ((reps, took), calls) = run(Some(3));
+        assert_eq!(calls, vec![1, 100, 200, 200]);
+        assert_eq!((reps, took), (200, Duration::from_micros(1400)));
+    }
+
+    /// The batches a calibration does not keep are tallied: 1 and 100
+    /// repetitions of 7 us, 707 us (other tests tally alongside).
+    #[test]
+    fn the_calibrations_unkept_batches_are_tallied() {
+        let before = CALIBRATION_NS.load(Ordering::Relaxed);
+        calibrate_timed::<()>(Duration::from_millis(1), |r| {
+            Ok(Duration::from_micros(7 * r))
+        })
+        .unwrap();
+        let added = CALIBRATION_NS.load(Ordering::Relaxed) - before;
+        assert!(added >= 707_000, "{added} ns");
     }
 
     #[test]

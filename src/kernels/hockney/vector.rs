@@ -58,7 +58,7 @@ use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::control::{Placement, RankError};
 use crate::kernels::convert;
-use crate::kernels::harness::timing::{calibrate, calibrate_timed, per_rep_ns, summarize_trials};
+use crate::kernels::harness::timing::{calibrate, calibrate_trimmed, per_rep_ns, summarize_trials};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints_relative;
@@ -308,15 +308,16 @@ fn sweep_precision<T: Element>(
                         _ => Ok(took),
                     }
                 };
-                // The first round's batch is the calibration's last.
-                let took = if l.reps == 0 {
-                    let (reps, took) = calibrate_timed(plan.target, &mut batch)?;
-                    l.reps = reps;
-                    took
+                // The first round's batch is the calibration's last; the
+                // later rounds' are trimmed to about the target.
+                let ns = if l.reps == 0 {
+                    let c = calibrate_trimmed(plan.target, &mut batch)?;
+                    l.reps = c.trimmed;
+                    per_rep_ns(c.took, c.reps, ctx.clock)
                 } else {
-                    batch(l.reps)?
+                    per_rep_ns(batch(l.reps)?, l.reps, ctx.clock)
                 };
-                l.samples_ns.push(per_rep_ns(took, l.reps, ctx.clock));
+                l.samples_ns.push(ns);
                 if !v.check(op, n) {
                     return Err(RankError::Failed(format!(
                         "{} {}: the result vector of length {n} is wrong",
