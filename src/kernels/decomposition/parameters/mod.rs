@@ -66,13 +66,14 @@ mod rank0;
 mod solve;
 
 use lanes::{Probe, lane_span, probe, slots_for};
-use plan::{Plan, RANKS, ROUNDS, Repetition, SizeTimes, notimes, plan_steps, repetitions, sizes};
+use plan::{Plan, RANKS, Repetition, SizeTimes, notimes, plan_steps, repetitions, sizes};
 use rank0::rank0;
 use solve::add_q;
 
 pub(super) use lanes::store_and_forward;
 pub use plan::PAPER_SIZES;
-pub(super) use plan::{Experiment, SENDTIME, script_of};
+pub(super) use plan::{Experiment, script_of};
+pub(crate) use plan::{ROUNDS, SENDTIME};
 pub(super) use rank0::rank0_rs;
 
 use super::background::{Background, QKind};
