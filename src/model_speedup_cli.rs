@@ -157,8 +157,9 @@ pub(crate) fn checking_ms(nodes: f64, probe_ms: f64) -> f64 {
     }
 }
 
-/// `halfperf model speedup`.
-pub(crate) fn model_speedup(args: &SpeedupArgs) -> Result<()> {
+/// The arguments checked: U and E in range, and N, B and R whole numbers
+/// where given.
+fn checked_args(args: &SpeedupArgs) -> Result<(Option<f64>, Option<f64>, Option<f64>)> {
     if !(args.u_ms > 0.0 && args.u_ms.is_finite()) {
         bail!("--u-ms {} must be a positive number of ms", args.u_ms);
     }
@@ -174,6 +175,12 @@ pub(crate) fn model_speedup(args: &SpeedupArgs) -> Result<()> {
         .receivers
         .map(|r| whole(r, "--receivers"))
         .transpose()?;
+    Ok((nodes, bursts, receivers))
+}
+
+/// `halfperf model speedup`.
+pub(crate) fn model_speedup(args: &SpeedupArgs) -> Result<()> {
+    let (nodes, bursts, receivers) = checked_args(args)?;
     let file = results::read(&args.from)?;
     let rows = rows_of(&file);
     let kernel = match &args.transport {

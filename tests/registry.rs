@@ -2,7 +2,8 @@
 //! (terminal tables, report figures) keys on a kernel the registry has, and the
 //! README lists exactly the kernels `halfperf list` shows.
 
-use halfperf::kernels::card::{BENCH_ONLY, CardRows, card_entries, card_rows_of};
+use halfperf::kernels::card::{BENCH_ONLY, CardRows};
+use halfperf::kernels::{card_entries, card_rows_of};
 use halfperf::kernels::{registry, scibench};
 use std::collections::BTreeSet;
 
@@ -91,7 +92,7 @@ fn every_kernels_card_rows_exist() {
                 let card = halfperf::analysis::card(file);
                 for k in &file.kernels {
                     if !entry.matches(&k.kernel, k.transport.as_deref())
-                        || halfperf::kernels::card::card_rows_of(&k.kernel, k.transport.as_deref())
+                        || halfperf::kernels::card_rows_of(&k.kernel, k.transport.as_deref())
                             != Some(entry.rows)
                     {
                         continue;

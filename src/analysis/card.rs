@@ -15,7 +15,8 @@ use super::card_rows::derived_rows;
 use super::decisions::decisions;
 use super::kernel_key;
 use super::trust::{is_signed, trust};
-use crate::kernels::card::{CardRows, card_rows_of, presented_as};
+use crate::kernels::card::CardRows;
+use crate::kernels::{card_rows_of, presented_as};
 use crate::results::{
     CardRow, Identity, KernelResult, MachineCard, Repetitions, ResultFile, Trust, scaled, sig,
     unit_of,

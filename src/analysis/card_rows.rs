@@ -3,7 +3,8 @@
 
 use super::kernel_key;
 use super::trust::{is_signed, trust};
-use crate::kernels::card::{CardRows, card_rows_of};
+use crate::kernels::card::CardRows;
+use crate::kernels::card_rows_of;
 use crate::model::stats::Summary;
 use crate::platform::DistanceClass;
 use crate::results::{CardRow, FitResult, KernelResult, Point, unit_of};

@@ -1,4 +1,5 @@
-//! The machine card's rows as a kernel declares them in its [`KernelSpec`]:
+//! The machine card's rows as a kernel declares them in its
+//! [`KernelSpec`](super::KernelSpec):
 //! which of its results the card shows, and with which presenter. The
 //! presenters themselves (which fit or point each row reads, its interval)
 //! are the analysis of results'; a kernel only names one and gives its words.
@@ -9,8 +10,6 @@
 //! transports a line); the first of a spec's entries that matches wins.
 //! Results that only `cargo bench` writes, which no spec registers, have
 //! their entries here ([`BENCH_ONLY`]).
-
-use super::{KernelSpec, registry};
 
 /// A presenter of card rows, with the words and names it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,23 +112,3 @@ pub const BENCH_COPY: &str = "copy";
 /// The card entries of results that only `cargo bench` writes (no kernel's
 /// spec registers them).
 pub static BENCH_ONLY: &[CardEntry] = &[CardEntry::of(BENCH_COPY, CardRows::Headline)];
-
-/// Every kernel's card entries, registry order, then the bench-only ones.
-pub fn card_entries() -> impl Iterator<Item = &'static CardEntry> {
-    registry()
-        .into_iter()
-        .flat_map(|k: &'static KernelSpec| k.card)
-        .chain(BENCH_ONLY)
-}
-
-/// The presenter of the result `kernel` over `transport`, if the card shows it.
-pub fn card_rows_of(kernel: &str, transport: Option<&str>) -> Option<CardRows> {
-    card_entries()
-        .find(|e| e.matches(kernel, transport))
-        .map(|e| e.rows)
-}
-
-/// Whether any transport of the result `kernel` has the presenter `rows`.
-pub fn presented_as(kernel: &str, rows: CardRows) -> bool {
-    card_entries().any(|e| e.names(kernel) && e.rows == rows)
-}

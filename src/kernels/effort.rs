@@ -168,3 +168,18 @@ pub const FULL: Effort = Effort {
 pub fn of(quick: bool) -> &'static Effort {
     if quick { &QUICK } else { &FULL }
 }
+
+/// c2c's pairs per kind in a quick run.
+pub const C2C_QUICK_PER_KIND: usize = 2;
+
+/// The processor counts of the CoMet collectives: the base list (2, 4, 8;
+/// with 9 and 16 in a full run), then the powers of two up to `cpus`.
+pub fn collective_processors(quick: bool, cpus: usize) -> Vec<usize> {
+    let mut v = of(quick).comet_processors.to_vec();
+    let mut p = 32;
+    while p <= cpus {
+        v.push(p);
+        p *= 2;
+    }
+    v
+}

@@ -36,8 +36,10 @@
 //! refused. Invariants: sampling never removes a kernel or a distance class;
 //! the plan's c2c pairs are the kernel's ([`c2c_pairs`] serves both).
 
+pub use super::effort::{C2C_QUICK_PER_KIND, collective_processors};
+pub use super::harness::pair::c2c_pairs;
 use super::{KernelSpec, RunConfig};
-use crate::platform::{ClockInfo, PairKind, Topology};
+use crate::platform::{ClockInfo, Topology};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -76,9 +78,6 @@ pub const CALIBRATION_TARGETS: f64 = 1.5;
 
 /// Starting a team of threads (spawn, pin, first handshake), s.
 pub const TEAM_START_S: f64 = 0.002;
-
-/// c2c's pairs per kind in a quick run.
-pub const C2C_QUICK_PER_KIND: usize = 2;
 
 /// Why no plan fits.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -136,47 +135,6 @@ pub struct RunPlan {
     pub c2c_per_kind: Option<usize>,
     /// The largest processor count of the CoMet collectives.
     pub max_processors: usize,
-}
-
-/// The processor counts of the CoMet collectives: the base list (2, 4, 8;
-/// with 9 and 16 in a full run), then the powers of two up to `cpus`.
-pub fn collective_processors(quick: bool, cpus: usize) -> Vec<usize> {
-    let mut v = super::effort::of(quick).comet_processors.to_vec();
-    let mut p = 32;
-    while p <= cpus {
-        v.push(p);
-        p *= 2;
-    }
-    v
-}
-
-/// The CPU pairs c2c measures among `cpus`: every pair, or `per_kind` of each
-/// kind spread over the kind's pairs.
-pub fn c2c_pairs(
-    topology: &Topology,
-    cpus: &[usize],
-    per_kind: Option<usize>,
-) -> Vec<(Option<PairKind>, usize, usize)> {
-    let known: Vec<usize> = cpus
-        .iter()
-        .copied()
-        .filter(|&c| topology.cpu(c).is_some())
-        .collect();
-    if per_kind.is_none() || known.len() < cpus.len() {
-        // Every pair, in the order given (CPUs the topology does not know
-        // have no kind to sample by).
-        return cpus
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &a)| cpus[i + 1..].iter().map(move |&b| (a, b)))
-            .map(|(a, b)| (topology.pair_kind(a, b), a, b))
-            .collect();
-    }
-    topology
-        .representative_pairs(cpus, per_kind)
-        .into_iter()
-        .map(|(k, a, b)| (Some(k), a, b))
-        .collect()
 }
 
 /// One of a run's costs outside its kernels.
@@ -249,7 +207,12 @@ impl Work {
     /// first batch of each its calibration's last (`timing::RoundBatch`,
     /// `timing::measure`).
     fn batched(points: f64, trials: usize, target_s: f64) -> Work {
-        let batches = points * trials.saturating_sub(1) as f64;
+        Work::of_batches(points, points * trials.saturating_sub(1) as f64, target_s)
+    }
+
+    /// `points` calibrated points and `batches` timed batches in all, each
+    /// [`BATCH_OVERRUN`] targets of `target_s` long.
+    fn of_batches(points: f64, batches: f64, target_s: f64) -> Work {
         Work {
             batches,
             batch_targets: batches * BATCH_OVERRUN,
@@ -276,14 +239,7 @@ impl Work {
     /// `points` batched points calibrated apart from their `trials`
     /// batches (the pair sweeps' and the sync grains' calibration pass).
     fn calibrated_apart(points: f64, trials: usize, target_s: f64) -> Work {
-        let batches = points * trials as f64;
-        Work {
-            batches,
-            batch_targets: batches * BATCH_OVERRUN,
-            calibrations: points,
-            target_s,
-            ..Work::default()
-        }
+        Work::of_batches(points, points * trials as f64, target_s)
     }
 
     /// This work and `other` (on the same target).
@@ -376,30 +332,11 @@ pub struct Shape<'a> {
     pub repeat: u32,
 }
 
-/// The decomposition's rounds per size (its `ROUNDS`): each experiment's
-/// NOTIMES are split over them, each block opening with one untimed
-/// iteration.
-const DECOMPOSITION_ROUNDS: u64 = 25;
-/// The decomposition's `Q(SENDTIME)`, s; `Q(COMPTIME)` is five of them.
-const SENDTIME_S: f64 = 20e-6;
 /// Rank 0's `Q(SENDTIME)`s in one iteration of each experiment at a size
 /// (`rank0.rs`): five busy echoes of three, five idle echoes of two, tests
 /// 2 to 4 with three and two `Q(COMPTIME)`s (13), test 5 with two and two
 /// (12), test 6 and its system variant one each.
 const DECOMPOSITION_SENDTIMES: [u64; 14] = [3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 13, 12, 1, 1];
-/// The interference kernel's traffic per trial (its `STREAM_COUNTS`): a
-/// computation with 0, 1, 2, 3 and again 0 streams through its node.
-const INTERFERENCE_STREAMS: [usize; 5] = [0, 1, 2, 3, 0];
-/// hockney-sync's least rounds, long grains per method, and grains timed
-/// asleep per blocking method (`ROUNDS_AT_LEAST`, `LONG_GRAINS`,
-/// `ASLEEP_GRAINS`).
-const SYNC_ROUNDS_AT_LEAST: usize = 9;
-const SYNC_LONG_GRAINS: usize = 3;
-const SYNC_ASLEEP_GRAINS: usize = 2;
-/// The speedup's chains of `T_ML` (`MAX_HOPS`).
-const SPEEDUP_CHAINS: usize = 4;
-/// sci-topology's ring sweep (`RING_SIZES`: rings of 2 to 9 nodes).
-const SCI_RINGS: usize = 8;
 
 /// The pair probe around a kernel (`probe::around`): two batched points on
 /// a team of their own.
@@ -426,58 +363,120 @@ fn single_round_trips(sizes: &[usize], count: u64, r: &Rates) -> f64 {
 
 /// What `kernel` does on `shape`, with c2c's `pairs` (and `homes` per
 /// pair) and the collectives' processor counts `ps`: counted from the
-/// effort policy as the kernel reads it.
+/// effort policy as the kernel reads it, by method.
 pub fn work(kernel: &str, shape: &Shape<'_>, pairs: usize, ps: &[usize]) -> Work {
-    let config = shape.config;
-    let effort = config.effort();
-    let r = &Rates::REFERENCE;
-    let trials = config.trials();
-    let tgt = config.batch_target(shape.clock).as_secs_f64();
-    let t = config.transports.len().max(1) as f64;
-    let user = |default: &[usize]| config.sizes.clone().unwrap_or_else(|| default.to_vec());
-    let batched = |points: f64| Work::batched(points, trials, tgt);
-    let around = || probed_around(trials, tgt);
-    let cpus = shape.cpus.len().max(1);
+    let b = &Budgets::of(shape);
+    match kernel {
+        "pingpong" | "oneway" | "c2c" | "sci-topology" => scibench(kernel, b, pairs),
+        "hockney-vector" | "hockney-sync" | "hockney-program" => hockney(kernel, b),
+        "decomposition" | "interference" | "overheads" => krumme_greenfield(kernel, b),
+        k if k.starts_with("comet-") => comet(kernel, b, ps),
+        _ => others(kernel, b, ps),
+    }
+}
+
+/// What every kernel's count reads: the run's settings and effort, the
+/// reference rates, trials, the batch target (s), the transports and the
+/// CPUs.
+#[derive(Clone, Copy)]
+struct Budgets<'a> {
+    shape: &'a Shape<'a>,
+    config: &'a RunConfig,
+    effort: &'static super::effort::Effort,
+    r: &'static Rates,
+    trials: usize,
+    tgt: f64,
+    t: f64,
+    cpus: usize,
+}
+
+impl<'a> Budgets<'a> {
+    fn of(shape: &'a Shape<'a>) -> Self {
+        let config = shape.config;
+        Budgets {
+            shape,
+            config,
+            effort: config.effort(),
+            r: &Rates::REFERENCE,
+            trials: config.trials(),
+            tgt: config.batch_target(shape.clock).as_secs_f64(),
+            t: config.transports.len().max(1) as f64,
+            cpus: shape.cpus.len().max(1),
+        }
+    }
+
+    /// The user's sizes, else `default`.
+    fn user(&self, default: &[usize]) -> Vec<usize> {
+        self.config
+            .sizes
+            .clone()
+            .unwrap_or_else(|| default.to_vec())
+    }
+
+    /// `points` batched points of the run's trials.
+    fn batched(&self, points: f64) -> Work {
+        Work::batched(points, self.trials, self.tgt)
+    }
+
+    /// The pair probe around a kernel.
+    fn around(&self) -> Work {
+        probed_around(self.trials, self.tgt)
+    }
+}
+
+/// scibench's pair kernels and SCI topology.
+fn scibench(kernel: &str, b: &Budgets<'_>, pairs: usize) -> Work {
     match kernel {
         "pingpong" | "oneway" => {
-            let sizes = user(&super::scibench::default_sizes());
+            let sizes = b.user(&super::scibench::default_sizes());
             // Per transport: every size, the pair probe, the copy probe (a
             // quarter target), all in one team.
-            let apart = |points: f64| Work::calibrated_apart(points, trials, tgt);
-            let mut w = apart(sizes.len() as f64 + 1.25).times(t).plus(0.0, 1);
+            let apart = |points: f64| Work::calibrated_apart(points, b.trials, b.tgt);
+            let mut w = apart(sizes.len() as f64 + 1.25).times(b.t).plus(0.0, 1);
             if kernel == "pingpong" {
-                let singles = single_round_trips(&sizes, effort.single_round_trips, r);
+                let singles = single_round_trips(&sizes, b.effort.single_round_trips, b.r);
                 // The two-flag baseline: its point, then per transport a
                 // transport batch and a flags batch each trial, both of the
                 // flags' repetitions (the transport's batch the longer by
                 // its round trip over the flags').
-                let paired = 2.0 * t * trials as f64;
-                let base = batched(1.0).and(Work {
+                let paired = 2.0 * b.t * b.trials as f64;
+                let base = b.batched(1.0).and(Work {
                     batches: paired,
-                    batch_targets: paired / 2.0 * (1.0 + r.over_flags) * BATCH_OVERRUN,
+                    batch_targets: paired / 2.0 * (1.0 + b.r.over_flags) * BATCH_OVERRUN,
                     ..Work::default()
                 });
-                w = w.plus(singles * t, 1).and(base);
+                w = w.plus(singles * b.t, 1).and(base);
             }
             w
         }
-        "c2c" => Work::calibrated_apart(2.25, trials, tgt)
-            .plus(single_round_trips(&[8], 1_000, r), 1)
+        "c2c" => Work::calibrated_apart(2.25, b.trials, b.tgt)
+            .plus(single_round_trips(&[8], 1_000, b.r), 1)
             .times(pairs as f64),
         "sci-topology" => {
-            let sizes = user(effort.sci_sizes);
+            let sizes = b.user(b.effort.sci_sizes);
             let experiments = super::scibench::size_sweep_experiments().len() as f64;
             // l_p, an untimed first experiment, the size sweep, the rings.
-            batched(1.0 + (1.0 + experiments) * sizes.len() as f64 + SCI_RINGS as f64).plus(0.0, 1)
+            b.batched(
+                1.0 + (1.0 + experiments) * sizes.len() as f64
+                    + super::scibench::RING_SIZES.count() as f64,
+            )
+            .plus(0.0, 1)
         }
+        _ => b.batched(1.0),
+    }
+}
+
+/// Hockney's vector, sync and program kernels.
+fn hockney(kernel: &str, b: &Budgets<'_>) -> Work {
+    match kernel {
         "hockney-vector" => {
-            let cpu = shape.cpus.first().copied().unwrap_or(0);
-            let caches = shape.topology.data_cache_sizes(cpu);
+            let cpu = b.shape.cpus.first().copied().unwrap_or(0);
+            let caches = b.shape.topology.data_cache_sizes(cpu);
             let plan = super::hockney::VectorPlan::for_run(
-                config.quick,
+                b.config.quick,
                 &caches,
-                trials,
-                config.batch_target(shape.clock),
+                b.trials,
+                b.config.batch_target(b.shape.clock),
             );
             let ops = super::hockney::Operation::ALL;
             let mut w = Work::default();
@@ -490,24 +489,24 @@ pub fn work(kernel: &str, shape: &Shape<'_>, pairs: usize, ps: &[usize]) -> Work
                 // quarter target, calibrated apart) once a round.
                 let probes = 0.25 * ops.len() as f64;
                 w = w
-                    .and(batched(lengths as f64))
-                    .and(Work::calibrated_apart(probes, trials, tgt));
+                    .and(b.batched(lengths as f64))
+                    .and(Work::calibrated_apart(probes, b.trials, b.tgt));
             }
             // Four vectors of a third of the largest working set each, in
             // both precisions, written once; the STREAM triad over them.
             let ws = plan.max_working_set as f64;
-            let fill = 2.0 * 4.0 / 3.0 * ws / r.fill_bytes_per_s;
-            let stream = trials.max(3) as f64 * ws / r.stream_bytes_per_s;
+            let fill = 2.0 * 4.0 / 3.0 * ws / b.r.fill_bytes_per_s;
+            let stream = b.trials.max(3) as f64 * ws / b.r.stream_bytes_per_s;
             w.plus(fill + stream, 1)
         }
         "hockney-sync" | "hockney-program" => {
-            let rounds = trials.max(SYNC_ROUNDS_AT_LEAST);
+            let rounds = b.trials.max(super::hockney::sync::ROUNDS_AT_LEAST);
             let methods = super::hockney::Method::ALL;
             let mut w = Work::default();
             for m in methods {
-                let grains = (effort.sync_points + SYNC_LONG_GRAINS) as f64;
+                let grains = (b.effort.sync_points + super::hockney::sync::LONG_GRAINS) as f64;
                 let asleep = if m.two_regimes() {
-                    SYNC_ASLEEP_GRAINS as f64
+                    super::hockney::ASLEEP_GRAINS as f64
                 } else {
                     0.0
                 };
@@ -517,173 +516,204 @@ pub fn work(kernel: &str, shape: &Shape<'_>, pairs: usize, ps: &[usize]) -> Work
                 // three batches.
                 let per_round = grains + asleep + 0.625;
                 w = w
-                    .and(Work::calibrated_apart(per_round, rounds, tgt))
-                    .and(Work::batched(2.0, 3, tgt));
+                    .and(Work::calibrated_apart(per_round, rounds, b.tgt))
+                    .and(Work::batched(2.0, 3, b.tgt));
             }
             w.plus(0.0, 1)
         }
+        _ => b.batched(1.0),
+    }
+}
+
+/// Krumme & Greenfield's decomposition, interference and overheads.
+fn krumme_greenfield(kernel: &str, b: &Budgets<'_>) -> Work {
+    match kernel {
         "decomposition" => {
-            let sizes = user(effort.decomposition_sizes);
-            let reps = config.trials.unwrap_or(effort.decomposition_repetitions) as f64;
-            let per_round = effort.decomposition_notimes.div_ceil(DECOMPOSITION_ROUNDS) + 1;
+            let sizes = b.user(b.effort.decomposition_sizes);
+            let reps = b
+                .config
+                .trials
+                .unwrap_or(b.effort.decomposition_repetitions) as f64;
+            let per_round = b
+                .effort
+                .decomposition_notimes
+                .div_ceil(super::decomposition::DECOMPOSITION_ROUNDS as u64)
+                + 1;
             let iterations = (DECOMPOSITION_SENDTIMES.len() as u64 * per_round) as f64;
-            let q: f64 =
-                DECOMPOSITION_SENDTIMES.iter().sum::<u64>() as f64 * per_round as f64 * SENDTIME_S;
-            let per_size = DECOMPOSITION_ROUNDS as f64 * (q + iterations * r.hosted_iteration_s);
+            let q: f64 = DECOMPOSITION_SENDTIMES.iter().sum::<u64>() as f64
+                * per_round as f64
+                * super::decomposition::SENDTIME.as_secs_f64();
+            let per_size = super::decomposition::DECOMPOSITION_ROUNDS as f64
+                * (q + iterations * b.r.hosted_iteration_s);
             // Per transport, both Q loops, every repetition and size; a
             // pair probe after each (3 batches of 500 flag round trips and
             // 10 of 64 KiB: its `PROBE_*`).
-            let runs = t * 2.0 * reps * sizes.len() as f64;
-            let probe =
-                3.0 * single_round_trips(&[0], 500, r) + 3.0 * single_round_trips(&[65_536], 10, r);
+            let runs = b.t * 2.0 * reps * sizes.len() as f64;
+            let probe = 3.0 * single_round_trips(&[0], 500, b.r)
+                + 3.0 * single_round_trips(&[65_536], 10, b.r);
             Work::default().plus(runs * (per_size + probe), 2 + runs as usize)
         }
         "interference" => {
-            let trials = config.trials.unwrap_or(effort.interference_trials) as f64;
+            let trials = b.config.trials.unwrap_or(b.effort.interference_trials) as f64;
             // Each stream stretches the computation (what the kernel
             // measures; a third of its length a stream on the reference).
-            let stretched: f64 = INTERFERENCE_STREAMS
+            let stretched: f64 = super::decomposition::INTERFERENCE_STREAMS
                 .iter()
-                .map(|&k| 1.0 + r.stream_slowdown * k as f64)
+                .map(|&k| 1.0 + b.r.stream_slowdown * k as f64)
                 .sum();
             let computations = trials * stretched;
-            let test5 = (effort.interference_reps + 1) as f64 * 12.0 * SENDTIME_S;
-            let duration = effort.interference_duration_ms as f64 * 1e-3;
-            Work::default().plus(t * (computations * duration + test5), 1 + t as usize)
-        }
-        "comet-echo" => {
-            let hops = effort.comet_echo_hops;
-            let (dense, coarse) = match &config.sizes {
-                Some(s) => (s.len(), s.len()),
-                None => (
-                    effort.comet_echo_sizes.len(),
-                    effort.comet_coarse_sizes.len(),
-                ),
-            };
-            let classes = shape.topology.pairs_by_class(shape.cpus).len().max(1);
-            // The pairs' curves, then the chain of `hops + 1` ranks.
-            let chain = batched(t * (hops * coarse) as f64);
-            batched(t * (classes * dense) as f64)
-                .and(if hops + 1 > cpus {
-                    chain.shared(trials)
-                } else {
-                    chain
-                })
-                .plus(0.0, classes + 1)
-                .and(around())
+            let test5 = (b.effort.interference_reps + 1) as f64
+                * 12.0
+                * super::decomposition::SENDTIME.as_secs_f64();
+            let duration = b.effort.interference_duration_ms as f64 * 1e-3;
+            Work::default().plus(b.t * (computations * duration + test5), 1 + b.t as usize)
         }
         "overheads" => {
             // Per transport, an untimed warm-up round and every trial: each
             // size's send, receive and cold batches, each bursts until the
             // target (no calibration), inside one probed team.
-            let sizes = user(&super::decomposition::OVERHEADS_SIZES);
-            let batches = t * (trials + 1) as f64 * sizes.len() as f64 * 3.0;
-            Work {
-                batches,
-                batch_targets: batches * BATCH_OVERRUN,
-                target_s: tgt,
-                ..Work::default()
-            }
-            .plus(0.0, 1)
-            .and(around().times(t))
+            let sizes = b.user(&super::decomposition::OVERHEADS_SIZES);
+            let batches = b.t * (b.trials + 1) as f64 * sizes.len() as f64 * 3.0;
+            Work::of_batches(0.0, batches, b.tgt)
+                .plus(0.0, 1)
+                .and(b.around().times(b.t))
+        }
+        _ => b.batched(1.0),
+    }
+}
+
+/// CoMet's kernels, the collectives over the processor counts `ps`.
+fn comet(kernel: &str, b: &Budgets<'_>, ps: &[usize]) -> Work {
+    match kernel {
+        "comet-echo" => {
+            let hops = b.effort.comet_echo_hops;
+            let (dense, coarse) = match &b.config.sizes {
+                Some(s) => (s.len(), s.len()),
+                None => (
+                    b.effort.comet_echo_sizes.len(),
+                    b.effort.comet_coarse_sizes.len(),
+                ),
+            };
+            let classes = b.shape.topology.pairs_by_class(b.shape.cpus).len().max(1);
+            // The pairs' curves, then the chain of `hops + 1` ranks.
+            let chain = b.batched(b.t * (hops * coarse) as f64);
+            b.batched(b.t * (classes * dense) as f64)
+                .and(if hops + 1 > b.cpus {
+                    chain.shared(b.trials)
+                } else {
+                    chain
+                })
+                .plus(0.0, classes + 1)
+                .and(b.around())
         }
         "comet-exchange" => {
-            let sizes = user(effort.comet_echo_sizes);
-            batched(t * sizes.len() as f64).plus(0.0, 1).and(around())
+            let sizes = b.user(b.effort.comet_echo_sizes);
+            b.batched(b.t * sizes.len() as f64)
+                .plus(0.0, 1)
+                .and(b.around())
         }
         "comet-contention" => {
-            let sizes = user(effort.comet_coarse_sizes);
-            let curve = effort.comet_echo_sizes.len();
+            let sizes = b.user(b.effort.comet_coarse_sizes);
+            let curve = b.effort.comet_echo_sizes.len();
             // The unloaded curve on a pair, then the sizes on a team of
             // four under no load, 50 % and 90 %.
-            let shared = 4 > cpus;
+            let shared = 4 > b.cpus;
             let sizes = sizes.len() as f64;
-            let (unloaded, loaded) = (batched(t * sizes), batched(2.0 * t * sizes));
+            let (unloaded, loaded) = (b.batched(b.t * sizes), b.batched(2.0 * b.t * sizes));
             let team = match shared {
                 true => {
-                    let handovers = loaded.calibrations * (3 * trials + 3) as f64;
+                    let handovers = loaded.calibrations * (3 * b.trials + 3) as f64;
                     unloaded
-                        .shared(trials)
+                        .shared(b.trials)
                         .and(loaded.overrun(LOADED_OVERRUN))
                         .plus(handovers * LOADED_HANDOVER_S, 0)
                 }
                 false => unloaded.and(loaded),
             };
-            batched(t * curve as f64)
+            b.batched(b.t * curve as f64)
                 .and(team)
                 .plus(0.0, 2)
-                .and(around())
+                .and(b.around())
         }
         "comet-overlap" => {
-            let sizes = user(effort.comet_overlap_sizes);
+            let sizes = b.user(b.effort.comet_overlap_sizes);
             // Every size by every length, synchronous then asynchronous.
-            let n = 2 * sizes.len() * effort.comet_overlap_lengths.len();
-            batched(t * n as f64).plus(0.0, 1).and(around())
+            let n = 2 * sizes.len() * b.effort.comet_overlap_lengths.len();
+            b.batched(b.t * n as f64).plus(0.0, 1).and(b.around())
         }
         "comet-broadcast" | "comet-global-sum" => {
-            let params = match (kernel, &config.sizes) {
+            let params = match (kernel, &b.config.sizes) {
                 (_, Some(s)) => s.len(),
-                ("comet-broadcast", None) => effort.comet_coarse_sizes.len(),
-                _ => effort.comet_sum_lengths.len(),
+                ("comet-broadcast", None) => b.effort.comet_coarse_sizes.len(),
+                _ => b.effort.comet_sum_lengths.len(),
             };
             // Two algorithms, a team per P.
-            let teams = 2 * t as usize * ps.len();
-            let per_p = 2.0 * t * params as f64;
-            per_p_teams(ps, cpus, trials, |_| batched(per_p))
+            let teams = 2 * b.t as usize * ps.len();
+            let per_p = 2.0 * b.t * params as f64;
+            per_p_teams(ps, b.cpus, b.trials, |_| b.batched(per_p))
                 .plus(0.0, teams)
-                .and(around())
+                .and(b.around())
         }
         "comet-barrier" => {
             // Central, dissemination per transport, std: a point per P.
-            let kinds = 2 + t as usize;
-            per_p_teams(ps, cpus, trials, |_| batched(kinds as f64))
+            let kinds = 2 + b.t as usize;
+            per_p_teams(ps, b.cpus, b.trials, |_| b.batched(kinds as f64))
                 .plus(0.0, kinds * ps.len())
-                .and(around())
+                .and(b.around())
         }
         "comet-update-guard" | "comet-transpose" | "comet-shift" | "comet-row-col-broadcast" => {
             let ops = match kernel {
                 "comet-shift" | "comet-row-col-broadcast" => 2,
                 _ => 1,
             };
-            let ps = effort.comet_matrix_processors;
-            let teams = ops * t as usize * ps.len();
-            let per_p = (ops * t as usize * effort.comet_local_orders.len()) as f64;
-            per_p_teams(ps, cpus, trials, |_| batched(per_p))
+            let ps = b.effort.comet_matrix_processors;
+            let teams = ops * b.t as usize * ps.len();
+            let per_p = (ops * b.t as usize * b.effort.comet_local_orders.len()) as f64;
+            per_p_teams(ps, b.cpus, b.trials, |_| b.batched(per_p))
                 .plus(0.0, teams)
-                .and(around())
+                .and(b.around())
         }
+        _ => b.batched(1.0),
+    }
+}
+
+/// The speedup (over its rank counts `ps`) and the soak.
+fn others(kernel: &str, b: &Budgets<'_>, ps: &[usize]) -> Work {
+    match kernel {
         "speedup" => {
-            let m = effort.speedup_order as f64;
-            let units: f64 = effort.speedup_loads.iter().map(|&x| f64::from(x)).sum();
+            let m = b.effort.speedup_order as f64;
+            let units: f64 = b.effort.speedup_loads.iter().map(|&x| f64::from(x)).sum();
             // Every rank count computes the product `load` times, split
             // over N ranks sharing the CPUs.
             let products: f64 = ps
                 .iter()
-                .map(|&n| units * 2.0 * m * m * m / r.flop_per_s / n.min(cpus) as f64)
+                .map(|&n| units * 2.0 * m * m * m / b.r.flop_per_s / n.min(b.cpus) as f64)
                 .sum();
-            let computing = t * effort.speedup_runs as f64 * products;
+            let computing = b.t * b.effort.speedup_runs as f64 * products;
             // T_ML: every round builds a chain per hop count and times a
             // batch of every size (the blocks of N > 1 and 64 B) on it;
             // around it, the pair and copy probes twice each.
             let sizes = ps.iter().filter(|&&n| n > 1).count() as f64 + 1.0;
-            let chains = batched(SPEEDUP_CHAINS as f64 * sizes)
-                .plus(0.0, trials * SPEEDUP_CHAINS)
-                .and(around())
-                .and(around());
-            chains.times(t).plus(computing, (t as usize) * ps.len())
+            let chains = b
+                .batched(super::speedup::MAX_HOPS as f64 * sizes)
+                .plus(0.0, b.trials * super::speedup::MAX_HOPS)
+                .and(b.around())
+                .and(b.around());
+            chains.times(b.t).plus(computing, (b.t as usize) * ps.len())
         }
         "soak" => {
             // Its messages (the soak sets no target), each sent, checked and
             // received.
-            let messages = config.soak_messages.unwrap_or(SOAK_MESSAGES) as f64;
+            let messages = b
+                .config
+                .soak_messages
+                .unwrap_or(super::reliability::DEFAULT_MESSAGES) as f64;
             Work::default().plus(messages * SOAK_MESSAGE_S, 1)
         }
-        _ => batched(1.0),
+        _ => b.batched(1.0),
     }
 }
 
-/// The soak's default messages (its `DEFAULT_MESSAGES`), for the plan.
-const SOAK_MESSAGES: u64 = 12_000_000;
 /// One soak message of its mixed sizes, s (a full soak took about a minute
 /// on the reference machine).
 const SOAK_MESSAGE_S: f64 = 5e-6;

@@ -236,6 +236,11 @@ type Built<'a, 'b, X, Y> = Result<
 /// An x-y chart being drawn.
 type Chart<'a, X, Y> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>;
 
+/// An axis of the plots: `f64` values, with labels.
+trait Axis: Ranged<ValueType = f64> + ValueFormatter<f64> {}
+
+impl<T: Ranged<ValueType = f64> + ValueFormatter<f64>> Axis for T {}
+
 /// plotters' error, as the figure's caption reports it.
 fn err(e: DrawingAreaErrorKind<std::io::Error>) -> String {
     e.to_string()
@@ -243,15 +248,11 @@ fn err(e: DrawingAreaErrorKind<std::io::Error>) -> String {
 
 /// Draws the plot on a built chart, stage by stage: the mesh, the measured
 /// series, the fitted curves, the markers, the legend.
-fn fill<'a, X, Y>(
+fn fill<'a, X: Axis, Y: Axis>(
     built: Built<'a, 'a, X, Y>,
     p: &XyPlot,
     (ylo, yhi): (f64, f64),
-) -> Result<(), String>
-where
-    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
+) -> Result<(), String> {
     let mut chart = built.map_err(err)?;
     chart
         .configure_mesh()
@@ -279,11 +280,11 @@ where
 
 /// The measured series: each a line through its points, with its band and
 /// whiskers.
-fn draw_series<X, Y>(chart: &mut Chart<'_, X, Y>, p: &XyPlot, yhi: f64) -> Result<(), String>
-where
-    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
+fn draw_series<X: Axis, Y: Axis>(
+    chart: &mut Chart<'_, X, Y>,
+    p: &XyPlot,
+    yhi: f64,
+) -> Result<(), String> {
     for s in &p.series {
         let c = colour(s.colour);
         // The band from the minimum to the median, then whiskers to the maximum; or
@@ -337,15 +338,11 @@ where
 }
 
 /// The fitted curves, dashed (dotted and thin when flagged), cut at the frame.
-fn draw_curves<X, Y>(
+fn draw_curves<X: Axis, Y: Axis>(
     chart: &mut Chart<'_, X, Y>,
     p: &XyPlot,
     (ylo, yhi): (f64, f64),
-) -> Result<(), String>
-where
-    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
+) -> Result<(), String> {
     for curve in &p.curves {
         let c = colour(curve.colour);
         // A line that leaves the axes (below zero on a log axis, far beyond the
@@ -378,15 +375,11 @@ where
 }
 
 /// The vertical markers with their labels.
-fn draw_markers<X, Y>(
+fn draw_markers<X: Axis, Y: Axis>(
     chart: &mut Chart<'_, X, Y>,
     p: &XyPlot,
     (ylo, yhi): (f64, f64),
-) -> Result<(), String>
-where
-    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
+) -> Result<(), String> {
     for (i, m) in p.markers.iter().enumerate() {
         let c = colour(m.colour);
         chart
@@ -425,15 +418,11 @@ where
 }
 
 /// The legend, in the corner where it hides the fewest drawn points.
-fn draw_legend<X, Y>(
+fn draw_legend<X: Axis, Y: Axis>(
     chart: &mut Chart<'_, X, Y>,
     p: &XyPlot,
     (ylo, yhi): (f64, f64),
-) -> Result<(), String>
-where
-    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
+) -> Result<(), String> {
     // The legend goes to the corner where it hides the fewest drawn points.
     let labels: Vec<&str> = p
         .series
@@ -590,14 +579,11 @@ pub(crate) fn bar_svg(p: &BarChart) -> Result<String, String> {
     Ok(svg)
 }
 
-fn fill_bars<'a, Y>(
+fn fill_bars<'a, Y: Axis>(
     built: Built<'a, 'a, plotters::coord::types::RangedCoordf64, Y>,
     p: &BarChart,
     base: f64,
-) -> Result<(Vec<i32>, i32), String>
-where
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
+) -> Result<(Vec<i32>, i32), String> {
     let e = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
     let mut chart = built.map_err(e)?;
     chart

@@ -476,44 +476,56 @@ impl HostedTeam {
                     .collect();
                 (main_outcome, rest)
             });
-        let mut failure: Option<(usize, RankError)> = None;
-        let mut consider = |f: (usize, RankError)| {
-            let better = failure.as_ref().is_none_or(|(r, e)| {
-                f.1.cause_rank() > e.cause_rank()
-                    || (f.1.cause_rank() == e.cause_rank() && f.0 < *r)
-            });
-            if better {
-                failure = Some(f);
-            }
-        };
-        let result = match main_outcome {
-            Ok(r) => Some(r),
-            Err(f) => {
-                consider(f);
-                None
-            }
-        };
-        for w in worker_outcomes {
-            if let Err(f) = w {
-                consider(f);
-            }
-        }
         // Relaxed: read after the scope joined every thread.
         let cancelled = cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-        match (result, failure) {
-            (Some(r), None) => Ok(r),
-            (_, Some((_, RankError::Aborted))) | (None, None) if cancelled => {
-                Err(TeamError::Cancelled {
-                    kernel: kernel.into(),
-                })
-            }
-            (_, Some((rank, error))) => Err(TeamError::Rank {
-                kernel: kernel.into(),
-                rank,
-                error,
-            }),
-            (None, None) => unreachable!("rank 0 failed without an error"),
+        settle(kernel, main_outcome, worker_outcomes, cancelled)
+    }
+}
+
+/// A run's result from rank 0's outcome and the workers': `main`'s value
+/// where every rank succeeded; else the error of the rank that caused the
+/// failure (the lowest rank among equal causes), or `Cancelled` where the
+/// user's cancel (`cancelled`) aborted the run.
+fn settle<R>(
+    kernel: &str,
+    main_outcome: Result<R, (usize, RankError)>,
+    worker_outcomes: Vec<Result<(), (usize, RankError)>>,
+    cancelled: bool,
+) -> Result<R, TeamError> {
+    let mut failure: Option<(usize, RankError)> = None;
+    let mut consider = |f: (usize, RankError)| {
+        let better = failure.as_ref().is_none_or(|(r, e)| {
+            f.1.cause_rank() > e.cause_rank() || (f.1.cause_rank() == e.cause_rank() && f.0 < *r)
+        });
+        if better {
+            failure = Some(f);
         }
+    };
+    let result = match main_outcome {
+        Ok(r) => Some(r),
+        Err(f) => {
+            consider(f);
+            None
+        }
+    };
+    for w in worker_outcomes {
+        if let Err(f) = w {
+            consider(f);
+        }
+    }
+    match (result, failure) {
+        (Some(r), None) => Ok(r),
+        (_, Some((_, RankError::Aborted))) | (None, None) if cancelled => {
+            Err(TeamError::Cancelled {
+                kernel: kernel.into(),
+            })
+        }
+        (_, Some((rank, error))) => Err(TeamError::Rank {
+            kernel: kernel.into(),
+            rank,
+            error,
+        }),
+        (None, None) => unreachable!("rank 0 failed without an error"),
     }
 }
 

@@ -22,6 +22,7 @@
 //! 2-vCPU EPYC VM, one or the other a run: `compare` calls such a change a
 //! change of mode where the sleeps moved with it.
 
+use super::super::harness::calls::dissemination;
 use super::super::harness::timing::Timer;
 use super::super::{KernelError, KernelSpec, RunContext};
 use super::common::{
@@ -55,22 +56,6 @@ pub(super) const BARRIER: KernelSpec = KernelSpec {
     )],
     run,
 };
-
-/// The dissemination barrier on an endpoint's messages: in round `k` rank `r`
-/// sends an empty message to `r + 2^k` and receives one from `r - 2^k` (mod P),
-/// for `ceil(log2 P)` rounds. Messages between a pair arrive in order, so
-/// episodes cannot mix.
-#[inline]
-pub fn dissemination<E: Endpoint>(ep: &mut E) -> Result<(), RankError> {
-    let (r, p) = (ep.rank(), ep.size());
-    let mut dist = 1;
-    while dist < p {
-        ep.send((r + dist) % p, &[])?;
-        ep.recv((r + p - dist) % p, &mut [])?;
-        dist *= 2;
-    }
-    Ok(())
-}
 
 /// The barriers this kernel times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,76 +241,71 @@ pub(super) fn run_with(
             .map(|&t| Kind::Dissemination(t)),
     );
     kinds.push(Kind::Std);
-    ctx.progress
-        .begin(BARRIER.name, (kinds.len() * processors.len()) as u64);
-    let mut out = Vec::new();
-    for kind in kinds {
-        let transport = match kind {
-            Kind::Dissemination(t) => Some(t.name()),
-            _ => None,
-        };
-        let mut res: Option<KernelResult> = None;
-        let (mut x, mut y) = (Vec::new(), Vec::new());
-        for &p in processors {
-            if ctx.cancelled() {
-                break;
-            }
-            let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
-            let r = res.get_or_insert_with(|| common::result(kind.name(), transport, &team, p));
-            common::merge_placement(r, &team);
-            let before = context_switches();
-            let (samples, episodes) = match kind {
-                Kind::Dissemination(TransportKind::Channel) => {
-                    run_kind::<Channel>(ctx, &team, kind)?
-                }
-                _ => run_kind::<Mailbox>(ctx, &team, kind)?,
+    let steps = kinds.len() * processors.len();
+    common::with_progress(ctx, BARRIER.name, steps, || {
+        let mut out = Vec::new();
+        for kind in kinds {
+            let transport = match kind {
+                Kind::Dissemination(t) => Some(t.name()),
+                _ => None,
             };
-            let slept = context_switches()
-                .voluntary
-                .saturating_sub(before.voluntary);
-            for s in &samples {
-                let mut point = processors_point(p, ctx.cpus().len()).with("reps", s.reps as f64);
-                if episodes > 0 {
-                    point = point.with(SLEEPS_PARAM, slept as f64 / episodes as f64);
+            let mut res: Option<KernelResult> = None;
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            for &p in processors {
+                if ctx.cancelled() {
+                    break;
                 }
-                let (point, min) = stats_point(
-                    point,
-                    "barrier_ns",
-                    &s.samples_ns,
-                    &format!("P = {p}"),
+                let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
+                let r = res.get_or_insert_with(|| common::result(kind.name(), transport, &team, p));
+                common::merge_placement(r, &team);
+                let before = context_switches();
+                let (samples, episodes) = match kind {
+                    Kind::Dissemination(TransportKind::Channel) => {
+                        run_kind::<Channel>(ctx, &team, kind)?
+                    }
+                    _ => run_kind::<Mailbox>(ctx, &team, kind)?,
+                };
+                let slept = context_switches()
+                    .voluntary
+                    .saturating_sub(before.voluntary);
+                for s in &samples {
+                    let mut point =
+                        processors_point(p, ctx.cpus().len()).with("reps", s.reps as f64);
+                    if episodes > 0 {
+                        point = point.with(SLEEPS_PARAM, slept as f64 / episodes as f64);
+                    }
+                    let (point, min) = stats_point(
+                        point,
+                        "barrier_ns",
+                        &s.samples_ns,
+                        &format!("P = {p}"),
+                        &mut r.warnings,
+                    );
+                    r.points.push(point);
+                    x.push((p as f64).log2());
+                    y.push(min);
+                }
+            }
+            if let Some(mut r) = res {
+                push_line(
+                    &mut r.fits,
                     &mut r.warnings,
+                    "t_barrier = a + b log2 P",
+                    "log2_processors",
+                    "barrier_ns.min",
+                    &x,
+                    &y,
+                    ("a_ns", "b_ns_per_doubling"),
                 );
-                r.points.push(point);
-                x.push((p as f64).log2());
-                y.push(min);
+                out.push(r);
             }
         }
-        if let Some(mut r) = res {
-            push_line(
-                &mut r.fits,
-                &mut r.warnings,
-                "t_barrier = a + b log2 P",
-                "log2_processors",
-                "barrier_ns.min",
-                &x,
-                &y,
-                ("a_ns", "b_ns_per_doubling"),
-            );
-            out.push(r);
-        }
-    }
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
+        Ok(out)
+    })
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run(ctx, over_mpi!(run_over_mpi), || {
-        run_with(
-            ctx,
-            &common::processor_counts(ctx.config.quick, ctx.sweep_cpus()),
-        )
-    })
+    common::run_collective(ctx, over_mpi!(run_over_mpi), run_with)
 }
 
 /// MPI's own barrier beside the dissemination barrier: `MPI_Barrier`.
@@ -353,15 +333,14 @@ fn run_over_mpi(
             params: vec![p as u64],
             ranks: p,
             max_bytes: 64,
-            label: Box::new(move |q| format!("{name} P={p} {q}")),
+            label: Box::new(super::over_mpi::label(name, p)),
         },
     });
     super::over_mpi::run_variants(
         ctx,
         procs,
         BARRIER.name,
-        &names,
-        &[&dissemination, &mpi],
+        &[(names[0], &dissemination), (names[1], &mpi)],
         "barrier_ns",
         |point, _| (point, format!("P = {p}"), 0),
     )

@@ -12,11 +12,12 @@
 //! `log2 P` (the paper: broadcast time grows linearly with the log of P).
 
 use super::super::{KernelError, KernelSpec, RunContext};
-use super::barrier::dissemination;
 use super::common::{
-    self, Check, Plan, RankBody, RankSamples, Samples, Sweep, check_pattern, drive, push_line,
+    self, Check, Plan, RankBody, RankSamples, Samples, Sweep, add_fits, check_pattern, drive,
+    push_points,
 };
 use crate::control::RankError;
+use crate::kernels::harness::calls::dissemination;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport, TransportKind};
@@ -217,120 +218,24 @@ pub(super) fn sweep_collective<A: Copy>(
     measure: impl Fn(&Team, A, TransportKind) -> Result<Vec<Samples>, KernelError>,
     describe: impl Fn(Point, &Samples) -> (Point, String, usize),
 ) -> Result<Vec<KernelResult>, KernelError> {
-    ctx.progress.begin(
+    common::sweep_processors(
+        ctx,
         kernel,
-        (algorithms.len() * ctx.config.transports.len() * processors.len() * params) as u64,
-    );
-    let mut out = Vec::new();
-    for &algorithm in algorithms {
-        for &t in &ctx.config.transports {
-            let mut res: Option<KernelResult> = None;
-            // (P, size, min time) of every point.
-            let mut mins: Vec<(usize, usize, f64)> = Vec::new();
-            for &p in processors {
-                if ctx.cancelled() {
-                    break;
-                }
-                let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
-                let r = res.get_or_insert_with(|| {
-                    common::result(name(algorithm), Some(t.name()), &team, p)
-                });
-                common::merge_placement(r, &team);
-                let samples = measure(&team, algorithm, t)?;
-                let cpus = ctx.cpus().len();
-                push_points(r, &mut mins, (p, cpus), &samples, quantity, &describe);
-            }
-            let Some(mut r) = res else { continue };
-            add_fits(&mut r, &mins, &format!("{quantity}.min"));
-            out.push(r);
-        }
-    }
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
-}
-
-/// A point per sample of a collective on `p` processors of `cpus`, with the
-/// statistics of `quantity` (`describe` adds the point's parameter, its label
-/// and size in bytes), and each point's (P, size, min time) for [`add_fits`].
-pub(super) fn push_points(
-    r: &mut KernelResult,
-    mins: &mut Vec<(usize, usize, f64)>,
-    (p, cpus): (usize, usize),
-    samples: &[Samples],
-    quantity: &str,
-    describe: impl Fn(Point, &Samples) -> (Point, String, usize),
-) {
-    for s in samples {
-        let (point, label, size) = describe(common::processors_point(p, cpus), s);
-        let (point, min) = common::stats_point(
-            point.with("reps", s.reps as f64),
-            quantity,
-            &s.samples_ns,
-            &format!("P = {p}, {label}"),
-            &mut r.warnings,
-        );
-        r.points.push(point);
-        mins.push((p, size, min));
-    }
-}
-
-/// Fits of a (P, size, time) table: per P a line in size, and at the smallest and
-/// largest size a line in `log2 P`.
-pub(super) fn add_fits(r: &mut KernelResult, mins: &[(usize, usize, f64)], y_name: &str) {
-    let mut ps: Vec<usize> = mins.iter().map(|m| m.0).collect();
-    ps.dedup();
-    for &p in &ps {
-        let (x, y): (Vec<f64>, Vec<f64>) = mins
-            .iter()
-            .filter(|m| m.0 == p)
-            .map(|m| (m.1 as f64, m.2))
-            .unzip();
-        push_line(
-            &mut r.fits,
-            &mut r.warnings,
-            &format!("t_startup + N t_per_byte at P = {p}"),
-            "size_bytes",
-            y_name,
-            &x,
-            &y,
-            ("t_startup_ns", "t_per_byte_ns"),
-        );
-    }
-    let mut sizes: Vec<usize> = mins.iter().map(|m| m.1).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let ends: Vec<usize> = match (sizes.first(), sizes.last()) {
-        (Some(&a), Some(&b)) if a != b => vec![a, b],
-        (Some(&a), _) => vec![a],
-        _ => Vec::new(),
-    };
-    for n in ends {
-        let (x, y): (Vec<f64>, Vec<f64>) = mins
-            .iter()
-            .filter(|m| m.1 == n)
-            .map(|m| ((m.0 as f64).log2(), m.2))
-            .unzip();
-        push_line(
-            &mut r.fits,
-            &mut r.warnings,
-            &format!("t = a + b log2 P at N = {n} bytes"),
-            "log2_processors",
-            y_name,
-            &x,
-            &y,
-            ("a_ns", "b_ns_per_doubling"),
-        );
-    }
+        algorithms,
+        name,
+        processors,
+        params,
+        measure,
+        |r, mins, p, samples| {
+            let cpus = ctx.cpus().len();
+            push_points(r, mins, (p, cpus), samples, quantity, &describe);
+        },
+        |r, _, mins| add_fits(r, mins, &format!("{quantity}.min")),
+    )
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run(ctx, over_mpi!(run_over_mpi), || {
-        run_with(
-            ctx,
-            &common::processor_counts(ctx.config.quick, ctx.sweep_cpus()),
-        )
-    })
+    common::run_collective(ctx, over_mpi!(run_over_mpi), run_with)
 }
 
 /// MPI's own broadcast beside the linear and tree ones: `MPI_Bcast` from rank 0,
@@ -345,79 +250,64 @@ fn run_over_mpi(
     ctx: &RunContext<'_>,
     procs: &crate::team::mpi::Processes,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    use super::over_mpi;
+    use super::over_mpi::{self, MpiBody, label};
     let sizes = ctx
         .config
         .sizes
         .clone()
         .unwrap_or_else(|| common::coarse_sizes(ctx.config.quick));
     let p = procs.size();
-    let label = |name: &'static str| move |q: u64| format!("{name} P={p} {q}");
     let hand_written = |a: Algorithm| BroadcastBody {
         algorithm: a,
         what: a.name(),
-        plan: plan(&sizes, p, label(a.name())),
+        plan: plan(&sizes, p, label(a.name(), p)),
     };
     let (linear, tree) = (
         hand_written(Algorithm::Linear),
         hand_written(Algorithm::Tree),
     );
-    let mpi = MpiBroadcast(plan(&sizes, p, label(MPI_VARIANT)));
+    let mpi = MpiBody::<MpiBroadcast>::new(plan(&sizes, p, label(MPI_VARIANT, p)));
     over_mpi::run_variants(
         ctx,
         procs,
         NAME,
         &[
-            Algorithm::Linear.name(),
-            Algorithm::Tree.name(),
-            MPI_VARIANT,
+            (Algorithm::Linear.name(), &linear),
+            (Algorithm::Tree.name(), &tree),
+            (MPI_VARIANT, &mpi),
         ],
-        &[&linear, &tree, &mpi],
         "broadcast_ns",
         describe_size,
     )
 }
 
-/// MPI's own broadcast as a rank body: every batch starts with an untimed
-/// meeting under the deadline, then `MPI_Bcast` and `MPI_Barrier` a repetition.
+/// MPI's own broadcast: `MPI_Bcast` then `MPI_Barrier` a repetition, the
+/// root's pattern checked once before each point.
 #[cfg(feature = "mpi")]
-struct MpiBroadcast<'a>(Plan<'a>);
+struct MpiBroadcast;
 
 #[cfg(feature = "mpi")]
-impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiBroadcast<'_> {
-    fn plan(&self) -> &Plan<'_> {
-        &self.0
+impl super::over_mpi::MpiCollective for MpiBroadcast {
+    type State = Vec<u8>;
+    const CHECK_AFTER: bool = false;
+
+    fn state(rank: usize, max_bytes: usize) -> Vec<u8> {
+        pattern_or_zeros(rank, max_bytes)
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut crate::transport::mpi::MpiEndpoint,
-        sweep: &Sweep<'_>,
-    ) -> RankSamples {
-        use crate::transport::mpi::MpiEndpoint;
-        let bcast = |ep: &mut MpiEndpoint, buf: &mut [u8], len: usize, reps: u64| {
-            for _ in 0..reps {
-                ep.bcast(&mut buf[..len]);
-                ep.barrier();
-            }
-            Ok(())
-        };
-        let mut buf = pattern_or_zeros(rc.rank, self.0.max_bytes);
-        common::drive_with_prologue(
-            rc,
-            ep,
-            sweep,
-            &mut buf,
-            |ep, buf, size, check| {
-                checked_once(ep, buf, size as usize, check, MPI_VARIANT, |ep, buf| {
-                    ep.meet()?;
-                    bcast(ep, buf, size as usize, 1)
-                })
-            },
-            |ep, _, _| ep.meet(),
-            |ep, buf, size, reps| bcast(ep, buf, size as usize, reps),
-        )
+    fn call(ep: &mut crate::transport::mpi::MpiEndpoint, buf: &mut Vec<u8>, size: usize) {
+        ep.bcast(&mut buf[..size]);
+        ep.barrier();
+    }
+
+    fn clear(rank: usize, buf: &mut Vec<u8>) {
+        if rank != 0 {
+            buf.fill(0);
+        }
+    }
+
+    fn verify(rank: usize, buf: &Vec<u8>, size: usize, _: usize) -> Result<(), RankError> {
+        verify_root(rank, buf, size, MPI_VARIANT)
     }
 }
 
@@ -448,12 +338,12 @@ fn checked_once<E: Endpoint>(
         buf.fill(0);
     }
     once(ep, buf)?;
-    check_pattern(
-        &format!("{what} at rank {}", ep.rank()),
-        0,
-        &buf[..size],
-        size,
-    )
+    verify_root(ep.rank(), buf, size, what)
+}
+
+/// Checks that `buf[..size]` at `rank` holds the root's pattern.
+fn verify_root(rank: usize, buf: &[u8], size: usize, what: &str) -> Result<(), RankError> {
+    check_pattern(&format!("{what} at rank {rank}"), 0, &buf[..size], size)
 }
 
 /// A point's message size, its label and size in bytes.

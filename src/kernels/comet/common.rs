@@ -2,10 +2,13 @@
 //! other ranks follow its commands, CoMet section 2.1), the rank-body trait
 //! every kernel implements once for threads and MPI processes alike
 //! ([`RankBody`], run by [`sweep_team`] and `over_mpi::sweep`), transport
-//! sizing for buffered semantics, byte views of `f64` vectors, processor
-//! counts, and the builders of points and fits.
+//! sizing for buffered semantics, processor counts, and the builders of
+//! points and fits.
 
-pub(crate) use crate::kernels::harness::transports::{interrupted, per_transport};
+pub(crate) use crate::kernels::harness::calls::{f64_bytes, f64_bytes_mut};
+pub(crate) use crate::kernels::harness::transports::{
+    each_transport, per_transport, with_progress,
+};
 
 use crate::control::{Placement, RankError};
 use crate::kernels::harness::sweep::SweepPlan;
@@ -16,7 +19,7 @@ use crate::model::hockney::HockneyFit;
 use crate::model::piecewise::{BreakSearch, find_breakpoints, measured_bandwidth};
 use crate::results::{FitResult, KernelResult, Point};
 use crate::team::{RankCtx, Team};
-use crate::transport::{Endpoint, Transport, TransportConfig};
+use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::collections::BTreeMap;
 
 /// Below this R^2 a fit is flagged.
@@ -48,24 +51,9 @@ pub(crate) fn processors_point(p: usize, cpus: usize) -> crate::results::Point {
 /// The processor counts of the collective kernels: 2 runs pinned on two CPUs,
 /// the others as virtual processors unless the machine has the CPUs; on a
 /// machine of more than 16 CPUs the powers of two up to `cpus` follow
-/// ([`crate::kernels::plan::collective_processors`], which the plan uses too).
+/// ([`crate::kernels::effort::collective_processors`], which the plan uses too).
 pub(crate) fn processor_counts(quick: bool, cpus: usize) -> Vec<usize> {
-    crate::kernels::plan::collective_processors(quick, cpus)
-}
-
-/// The bytes of a vector of doubles, for sending.
-pub(crate) fn f64_bytes(v: &[f64]) -> &[u8] {
-    // SAFETY: `f64` has no padding, so all `size_of_val(v)` bytes are initialised;
-    // `u8` needs no alignment; the view borrows `v` for its lifetime.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
-}
-
-/// The bytes of a vector of doubles, for receiving into.
-pub(crate) fn f64_bytes_mut(v: &mut [f64]) -> &mut [u8] {
-    // SAFETY: as in `f64_bytes`; moreover every bit pattern is a valid `f64`, so
-    // writes through the view cannot create an invalid value, and the exclusive
-    // borrow of `v` keeps it the only access.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+    crate::kernels::effort::collective_processors(quick, cpus)
 }
 
 /// The test pattern of byte `i` of a message from `rank`.
@@ -360,6 +348,55 @@ pub(crate) fn run(
     crate::kernels::harness::probe::around(ctx, threads)
 }
 
+/// A collective's [`run`]: between threads `run_with` over the processor
+/// counts ([`processor_counts`]).
+pub(crate) fn run_collective(
+    ctx: &RunContext<'_>,
+    over_mpi: OverMpi,
+    run_with: fn(&RunContext<'_>, &[usize]) -> Result<Vec<KernelResult>, KernelError>,
+) -> Result<Vec<KernelResult>, KernelError> {
+    run(ctx, over_mpi, || {
+        run_with(ctx, &processor_counts(ctx.config.quick, ctx.sweep_cpus()))
+    })
+}
+
+/// A sweep over processor counts: per variant and transport one result, a
+/// team per `P` in `processors` whose samples `measure` takes, `add` puts
+/// into the result as points and as `(P, x, min)` rows, and `finish` fits
+/// those rows. The progress bar counts `params` points a team.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sweep_processors<A: Copy>(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    variants: &[A],
+    name: impl Fn(A) -> &'static str,
+    processors: &[usize],
+    params: usize,
+    measure: impl Fn(&Team, A, TransportKind) -> Result<Vec<Samples>, KernelError>,
+    add: impl Fn(&mut KernelResult, &mut Vec<(usize, usize, f64)>, usize, &[Samples]),
+    finish: impl Fn(&mut KernelResult, A, &[(usize, usize, f64)]),
+) -> Result<Vec<KernelResult>, KernelError> {
+    let steps = variants.len() * ctx.config.transports.len() * processors.len() * params;
+    each_transport(ctx, kernel, steps, variants, |variant, t| {
+        let mut res: Option<KernelResult> = None;
+        let mut mins: Vec<(usize, usize, f64)> = Vec::new();
+        for &p in processors {
+            if ctx.cancelled() {
+                break;
+            }
+            let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
+            let r = res.get_or_insert_with(|| result(name(variant), Some(t.name()), &team, p));
+            merge_placement(r, &team);
+            let samples = measure(&team, variant, t)?;
+            add(r, &mut mins, p, &samples);
+        }
+        if let Some(r) = &mut res {
+            finish(r, variant, &mins);
+        }
+        Ok(res)
+    })
+}
+
 /// One command-driven sweep of a CoMet kernel on `team`: endpoints of `T`
 /// buffered for the plan's largest message, and `body` on every rank; rank
 /// 0's samples.
@@ -500,6 +537,80 @@ pub(crate) fn push_line(
             fits.push(f);
         }
         Err(e) => warnings.push(format!("no fit {model}: {e}")),
+    }
+}
+
+/// A point per sample of a collective on `p` processors of `cpus`, with the
+/// statistics of `quantity` (`describe` adds the point's parameter, its label
+/// and size in bytes), and each point's (P, size, min time) for [`add_fits`].
+pub(crate) fn push_points(
+    r: &mut KernelResult,
+    mins: &mut Vec<(usize, usize, f64)>,
+    (p, cpus): (usize, usize),
+    samples: &[Samples],
+    quantity: &str,
+    describe: impl Fn(Point, &Samples) -> (Point, String, usize),
+) {
+    for s in samples {
+        let (point, label, size) = describe(processors_point(p, cpus), s);
+        let (point, min) = stats_point(
+            point.with("reps", s.reps as f64),
+            quantity,
+            &s.samples_ns,
+            &format!("P = {p}, {label}"),
+            &mut r.warnings,
+        );
+        r.points.push(point);
+        mins.push((p, size, min));
+    }
+}
+
+/// Fits of a (P, size, time) table: per P a line in size, and at the smallest and
+/// largest size a line in `log2 P`.
+pub(crate) fn add_fits(r: &mut KernelResult, mins: &[(usize, usize, f64)], y_name: &str) {
+    let mut ps: Vec<usize> = mins.iter().map(|m| m.0).collect();
+    ps.dedup();
+    for &p in &ps {
+        let (x, y): (Vec<f64>, Vec<f64>) = mins
+            .iter()
+            .filter(|m| m.0 == p)
+            .map(|m| (m.1 as f64, m.2))
+            .unzip();
+        push_line(
+            &mut r.fits,
+            &mut r.warnings,
+            &format!("t_startup + N t_per_byte at P = {p}"),
+            "size_bytes",
+            y_name,
+            &x,
+            &y,
+            ("t_startup_ns", "t_per_byte_ns"),
+        );
+    }
+    let mut sizes: Vec<usize> = mins.iter().map(|m| m.1).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let ends: Vec<usize> = match (sizes.first(), sizes.last()) {
+        (Some(&a), Some(&b)) if a != b => vec![a, b],
+        (Some(&a), _) => vec![a],
+        _ => Vec::new(),
+    };
+    for n in ends {
+        let (x, y): (Vec<f64>, Vec<f64>) = mins
+            .iter()
+            .filter(|m| m.1 == n)
+            .map(|m| ((m.0 as f64).log2(), m.2))
+            .unzip();
+        push_line(
+            &mut r.fits,
+            &mut r.warnings,
+            &format!("t = a + b log2 P at N = {n} bytes"),
+            "log2_processors",
+            y_name,
+            &x,
+            &y,
+            ("a_ns", "b_ns_per_doubling"),
+        );
     }
 }
 

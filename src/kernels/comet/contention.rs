@@ -38,7 +38,7 @@ pub(super) const CONTENTION: KernelSpec = KernelSpec {
 };
 
 /// How rank 0 tells the load's sender that the echo is done: by a flag the
-/// threads share, or by a message ([`ByMessage`](super::over_mpi::ByMessage))
+/// threads share, or by a message ([`ByMessage`])
 /// between processes.
 pub(super) trait Stop<E> {
     /// Rank 0, after its sweep: the load may stop.
@@ -270,7 +270,7 @@ fn run_over_mpi(
     procs: &crate::team::mpi::Processes,
 ) -> Result<Vec<KernelResult>, KernelError> {
     use super::echo::run_echo_over_mpi;
-    use super::over_mpi::{self, ByMessage};
+    use super::over_mpi;
     if procs.size() < MPI_PROCESSES {
         return Err(KernelError::NotRunnable {
             kernel: NAME.into(),
@@ -281,7 +281,7 @@ fn run_over_mpi(
         });
     }
     let (sizes, curve, max_load) = sizes(ctx);
-    over_mpi::run_kernel(ctx, NAME, curve.len() + 3 * sizes.len(), || {
+    common::with_progress(ctx, NAME, curve.len() + 3 * sizes.len(), || {
         let params: Vec<u64> = curve.iter().map(|&s| param(1, s)).collect();
         let base = run_echo_over_mpi(ctx, procs, &params, BASE_LABEL)?;
         // The echo pair's distance class; the CPUs of all four ranks.
@@ -308,4 +308,34 @@ fn run_over_mpi(
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     common::run(ctx, over_mpi!(run_over_mpi), || run_with(ctx, 4))
+}
+
+/// Stops the contention kernel's load between processes: rank 0 sends rank 2
+/// one word when its echo sweep is done; rank 2 probes for it between two
+/// load messages (`MPI_Iprobe`, outside the echo's timing on ranks 0 and 1).
+#[cfg(feature = "mpi")]
+pub(super) struct ByMessage;
+
+#[cfg(feature = "mpi")]
+impl Stop<crate::transport::mpi::MpiEndpoint> for ByMessage {
+    fn signal(&self, ep: &mut crate::transport::mpi::MpiEndpoint) -> Result<(), RankError> {
+        ep.send(2, &[0u8; 8])
+    }
+
+    fn stopped(&self, ep: &mut crate::transport::mpi::MpiEndpoint) -> Result<bool, RankError> {
+        if !ep.probe(0) {
+            return Ok(false);
+        }
+        let mut word = [0u8; 8];
+        ep.recv(0, &mut word)?;
+        Ok(true)
+    }
+
+    fn load_bytes(
+        &self,
+        ep: &mut crate::transport::mpi::MpiEndpoint,
+        load_bytes: usize,
+    ) -> Result<usize, RankError> {
+        Ok(super::over_mpi::from_rank0(ep, load_bytes as u64, &[2, 3])? as usize)
+    }
 }

@@ -376,41 +376,38 @@ pub(super) fn run_with(
     let (sizes, hop_sizes) = sizes(ctx);
     let pairs = pairs(ctx);
     let transports = &ctx.config.transports;
-    ctx.progress.begin(
-        ECHO.name,
-        (transports.len() * (pairs.len() * sizes.len() + max_hops * hop_sizes.len())) as u64,
-    );
-    let mut out = Vec::new();
-    for cpus in &pairs {
-        let team = Team::new(&ctx.team_spec(cpus.clone(), 2, true))?;
-        let params: Vec<u64> = sizes.iter().map(|&s| param(1, s)).collect();
-        for &t in transports {
-            if ctx.cancelled() {
-                break;
+    let steps = transports.len() * (pairs.len() * sizes.len() + max_hops * hop_sizes.len());
+    common::with_progress(ctx, ECHO.name, steps, || {
+        let mut out = Vec::new();
+        for cpus in &pairs {
+            let team = Team::new(&ctx.team_spec(cpus.clone(), 2, true))?;
+            let params: Vec<u64> = sizes.iter().map(|&s| param(1, s)).collect();
+            for &t in transports {
+                if ctx.cancelled() {
+                    break;
+                }
+                let samples = run_echo_on(ctx, &team, t, &params, "echo")?;
+                let mut r = common::result(ECHO.name, Some(t.name()), &team, 2);
+                r.distance_class = (cpus.len() == 2)
+                    .then(|| ctx.topology.distance(cpus[0], cpus[1]))
+                    .flatten();
+                out.push(curve_result(r, &samples));
             }
-            let samples = run_echo_on(ctx, &team, t, &params, "echo")?;
-            let mut r = common::result(ECHO.name, Some(t.name()), &team, 2);
-            r.distance_class = (cpus.len() == 2)
-                .then(|| ctx.topology.distance(cpus[0], cpus[1]))
-                .flatten();
-            out.push(curve_result(r, &samples));
         }
-    }
-    if max_hops >= 2 {
-        let team = Team::new(&ctx.team_spec(ctx.cpus(), max_hops + 1, true))?;
-        let params = hop_params(max_hops, &hop_sizes);
-        for &t in transports {
-            if ctx.cancelled() {
-                break;
+        if max_hops >= 2 {
+            let team = Team::new(&ctx.team_spec(ctx.cpus(), max_hops + 1, true))?;
+            let params = hop_params(max_hops, &hop_sizes);
+            for &t in transports {
+                if ctx.cancelled() {
+                    break;
+                }
+                let samples = run_echo_on(ctx, &team, t, &params, "echo-hops")?;
+                let r = common::result(HOPS, Some(t.name()), &team, max_hops + 1);
+                out.push(hops_result(r, &samples));
             }
-            let samples = run_echo_on(ctx, &team, t, &params, "echo-hops")?;
-            let r = common::result(HOPS, Some(t.name()), &team, max_hops + 1);
-            out.push(hops_result(r, &samples));
         }
-    }
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
+        Ok(out)
+    })
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
@@ -437,7 +434,7 @@ fn run_over_mpi(
     } else {
         Vec::new()
     };
-    over_mpi::run_kernel(ctx, NAME, sizes.len() + hop_params.len(), || {
+    common::with_progress(ctx, NAME, sizes.len() + hop_params.len(), || {
         let params: Vec<u64> = sizes.iter().map(|&s| param(1, s)).collect();
         let samples = run_echo_over_mpi(ctx, procs, &params, "echo")?;
         let mut out = Vec::new();

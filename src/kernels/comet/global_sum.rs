@@ -274,12 +274,7 @@ fn describe(point: Point, s: &Samples) -> (Point, String, usize) {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run(ctx, over_mpi!(run_over_mpi), || {
-        run_with(
-            ctx,
-            &common::processor_counts(ctx.config.quick, ctx.sweep_cpus()),
-        )
-    })
+    common::run_collective(ctx, over_mpi!(run_over_mpi), run_with)
 }
 
 /// The vector lengths, in doubles: from the run's sizes (8 bytes a double), or
@@ -304,73 +299,56 @@ fn run_over_mpi(
     ctx: &RunContext<'_>,
     procs: &crate::team::mpi::Processes,
 ) -> Result<Vec<KernelResult>, KernelError> {
+    use super::over_mpi::{self, MpiBody, label};
     let lengths = lengths(ctx);
     let p = procs.size();
-    let label = |name: &'static str| move |q: u64| format!("{name} P={p} {q}");
     let hand_written = |a: Algorithm| GlobalSumBody {
         algorithm: a,
-        plan: plan(&lengths, p, label(a.name())),
+        plan: plan(&lengths, p, label(a.name(), p)),
     };
     let (doubling, tree) = (
         hand_written(Algorithm::Doubling),
         hand_written(Algorithm::Tree),
     );
-    let mpi = MpiGlobalSum(plan(&lengths, p, label(MPI_VARIANT)));
-    super::over_mpi::run_variants(
+    let mpi = MpiBody::<MpiGlobalSum>::new(plan(&lengths, p, label(MPI_VARIANT, p)));
+    over_mpi::run_variants(
         ctx,
         procs,
         NAME,
         &[
-            Algorithm::Doubling.name(),
-            Algorithm::Tree.name(),
-            MPI_VARIANT,
+            (Algorithm::Doubling.name(), &doubling),
+            (Algorithm::Tree.name(), &tree),
+            (MPI_VARIANT, &mpi),
         ],
-        &[&doubling, &tree, &mpi],
         "global_sum_ns",
         describe,
     )
 }
 
-/// MPI's own global sum as a rank body: every batch starts with an untimed
-/// meeting under the deadline, then one `MPI_Allreduce` a repetition.
+/// MPI's own global sum: one `MPI_Allreduce` with `MPI_SUM` a repetition,
+/// checked against the serial sum before and after each point.
 #[cfg(feature = "mpi")]
-struct MpiGlobalSum<'a>(Plan<'a>);
+struct MpiGlobalSum;
 
 #[cfg(feature = "mpi")]
-impl RankBody<crate::transport::mpi::MpiEndpoint> for MpiGlobalSum<'_> {
-    fn plan(&self) -> &Plan<'_> {
-        &self.0
+impl super::over_mpi::MpiCollective for MpiGlobalSum {
+    type State = Vectors;
+    const CHECK_AFTER: bool = true;
+
+    fn state(rank: usize, max_bytes: usize) -> Vectors {
+        Vectors::of(rank, max_bytes / 8)
     }
 
-    fn run(
-        &self,
-        rc: &RankCtx<'_>,
-        ep: &mut crate::transport::mpi::MpiEndpoint,
-        sweep: &Sweep<'_>,
-    ) -> RankSamples {
-        use crate::transport::mpi::MpiEndpoint;
-        let p = self.0.ranks;
-        let sum = |ep: &mut MpiEndpoint, v: &mut Vectors, len: usize, reps: u64| {
-            for _ in 0..reps {
-                ep.allreduce_sum(&v.input[..len], &mut v.acc[..len]);
-            }
-            Ok(())
-        };
-        let mut v = Vectors::of(rc.rank, self.0.max_bytes / 8);
-        common::drive_with_prologue(
-            rc,
-            ep,
-            sweep,
-            &mut v,
-            |ep, v, len, check| {
-                checked_sum(ep, v, len as usize, check, p, |ep, v| {
-                    ep.meet()?;
-                    sum(ep, v, len as usize, 1)
-                })
-            },
-            |ep, _, _| ep.meet(),
-            |ep, v, len, reps| sum(ep, v, len as usize, reps),
-        )
+    fn call(ep: &mut crate::transport::mpi::MpiEndpoint, v: &mut Vectors, len: usize) {
+        ep.allreduce_sum(&v.input[..len], &mut v.acc[..len]);
+    }
+
+    fn clear(_: usize, v: &mut Vectors) {
+        v.acc.fill(f64::NAN);
+    }
+
+    fn verify(rank: usize, v: &Vectors, len: usize, p: usize) -> Result<(), RankError> {
+        verify(rank, p, &v.acc[..len])
     }
 }
 

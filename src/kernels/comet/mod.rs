@@ -54,7 +54,8 @@ pub mod matrix;
 mod over_mpi;
 mod overlap;
 
-pub use barrier::{barrier_time, dissemination};
+pub use crate::kernels::harness::calls::dissemination;
+pub use barrier::barrier_time;
 pub use broadcast::tree_broadcast;
 pub use common::message_curve_fits;
 pub use echo::hop_fit;

@@ -11,34 +11,20 @@
 //! an untimed [`MpiEndpoint::meet`] under the deadline, after which every rank
 //! is inside the batch.
 
-use super::broadcast::{add_fits, push_points};
-use super::common::{self, RankBody, Samples, Sweep};
-use super::contention::Stop;
+use super::common::{
+    self, Check, Plan, RankBody, RankSamples, Samples, Sweep, add_fits, push_points,
+};
 use crate::control::RankError;
 use crate::kernels::{KernelError, RunContext};
 use crate::results::{KernelResult, Point};
+use crate::team::RankCtx;
 use crate::team::mpi::Processes;
 use crate::transport::Endpoint;
 use crate::transport::mpi::MpiEndpoint;
+use std::marker::PhantomData;
 
 /// The transport name the results carry.
 const TRANSPORT: &str = "mpi";
-
-/// One kernel over MPI: the progress bar counts `points`, `body` measures and
-/// returns its results (rank 0's; the other ranks return none), and an
-/// interrupted run ends in `KernelError::Interrupted`, as between threads.
-pub(super) fn run_kernel(
-    ctx: &RunContext<'_>,
-    kernel: &str,
-    points: usize,
-    body: impl FnOnce() -> Result<Vec<KernelResult>, KernelError>,
-) -> Result<Vec<KernelResult>, KernelError> {
-    ctx.progress.begin(kernel, points as u64);
-    let out = body()?;
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
-}
 
 /// One command-driven sweep of a CoMet kernel over MPI, what
 /// [`sweep_team`](common::sweep_team) is between threads: `body` on every
@@ -59,7 +45,7 @@ pub(super) fn sweep<B: RankBody<MpiEndpoint> + ?Sized>(
     let sweep = Sweep::new(ctx, &plan.params, plan.ranks, &on_point, &cancelled);
     let buffer = buffered.then_some(plan.max_bytes);
     let samples = procs.run_buffered(body.kernel(), buffer, |rc, ep| body.run(rc, ep, &sweep))?;
-    common::interrupted(ctx)?;
+    crate::kernels::harness::transports::interrupted(ctx)?;
     Ok(samples)
 }
 
@@ -88,7 +74,7 @@ pub(super) fn run_pair<B: RankBody<MpiEndpoint>>(
     finish: impl FnOnce(KernelResult, &[Samples]) -> KernelResult,
 ) -> Result<Vec<KernelResult>, KernelError> {
     let kernel = body.kernel();
-    run_kernel(ctx, kernel, body.plan().params.len(), || {
+    common::with_progress(ctx, kernel, body.plan().params.len(), || {
         let samples = sweep(ctx, procs, body, true)?;
         Ok(match procs.rank() {
             0 => vec![finish(pair_result(procs, kernel), &samples)],
@@ -115,9 +101,8 @@ pub(super) fn from_rank0(ep: &mut MpiEndpoint, value: u64, to: &[usize]) -> Resu
     Ok(u64::from_le_bytes(b))
 }
 
-/// A collective kernel over MPI: per variant, named in `variants` (its
-/// result's name), one buffered [`sweep`] of its body in `bodies` on every
-/// rank. Rank 0 returns a result per variant: a point per sample with the
+/// A collective kernel over MPI: per variant in `variants` (its result's
+/// name and its body), one buffered [`sweep`] of the body on every rank. Rank 0 returns a result per variant: a point per sample with the
 /// statistics of `quantity` (`describe` adds the point's parameter, its label
 /// and size in bytes) and the line in size over the minima; the others
 /// nothing.
@@ -125,15 +110,14 @@ pub(super) fn run_variants(
     ctx: &RunContext<'_>,
     procs: &Processes,
     kernel: &str,
-    variants: &[&str],
-    bodies: &[&dyn RankBody<MpiEndpoint>],
+    variants: &[(&str, &dyn RankBody<MpiEndpoint>)],
     quantity: &str,
     describe: impl Fn(Point, &Samples) -> (Point, String, usize),
 ) -> Result<Vec<KernelResult>, KernelError> {
-    let points: usize = bodies.iter().map(|b| b.plan().params.len()).sum();
-    run_kernel(ctx, kernel, points, || {
+    let points: usize = variants.iter().map(|(_, b)| b.plan().params.len()).sum();
+    common::with_progress(ctx, kernel, points, || {
         let mut out = Vec::new();
-        for (&name, &body) in variants.iter().zip(bodies) {
+        for &(name, body) in variants {
             let samples = sweep(ctx, procs, body, true)?;
             if procs.rank() == 0 {
                 out.push(collective_result(
@@ -145,27 +129,85 @@ pub(super) fn run_variants(
     })
 }
 
-/// Stops the contention kernel's load between processes: rank 0 sends rank 2
-/// one word when its echo sweep is done; rank 2 probes for it between two
-/// load messages (`MPI_Iprobe`, outside the echo's timing on ranks 0 and 1).
-pub(super) struct ByMessage;
+/// A point's progress line of variant `name` on `p` processes.
+pub(super) fn label(name: &'static str, p: usize) -> impl Fn(u64) -> String + Sync {
+    move |q| format!("{name} P={p} {q}")
+}
 
-impl Stop<MpiEndpoint> for ByMessage {
-    fn signal(&self, ep: &mut MpiEndpoint) -> Result<(), RankError> {
-        ep.send(2, &[0u8; 8])
+/// MPI's own collective beside a kernel's hand-written ones: a rank's
+/// buffers, one repetition of the library's call, and the kernel's check of
+/// a point (the buffers cleared, one call, what it computed verified), as
+/// the hand-written algorithms are checked.
+pub(super) trait MpiCollective {
+    /// A rank's buffers.
+    type State;
+    /// Whether the state the timed repetitions left is verified too.
+    const CHECK_AFTER: bool;
+    /// Rank `rank`'s buffers for messages of up to `max_bytes`.
+    fn state(rank: usize, max_bytes: usize) -> Self::State;
+    /// One repetition of the library's collective at the point's parameter.
+    fn call(ep: &mut MpiEndpoint, state: &mut Self::State, param: usize);
+    /// Clears what the call computes on rank `rank`, before the checked call.
+    fn clear(rank: usize, state: &mut Self::State);
+    /// Verifies what the calls computed on rank `rank` of `ranks`.
+    fn verify(
+        rank: usize,
+        state: &Self::State,
+        param: usize,
+        ranks: usize,
+    ) -> Result<(), RankError>;
+}
+
+/// MPI's own collective `C` as a rank body over its plan: every batch starts
+/// with an untimed meeting under the deadline, then one `C::call` a
+/// repetition.
+pub(super) struct MpiBody<'a, C>(Plan<'a>, PhantomData<fn() -> C>);
+
+impl<'a, C> MpiBody<'a, C> {
+    /// The body of `C` over `plan`.
+    pub(super) fn new(plan: Plan<'a>) -> Self {
+        MpiBody(plan, PhantomData)
+    }
+}
+
+impl<C: MpiCollective> RankBody<MpiEndpoint> for MpiBody<'_, C> {
+    fn plan(&self) -> &Plan<'_> {
+        &self.0
     }
 
-    fn stopped(&self, ep: &mut MpiEndpoint) -> Result<bool, RankError> {
-        if !ep.probe(0) {
-            return Ok(false);
-        }
-        let mut word = [0u8; 8];
-        ep.recv(0, &mut word)?;
-        Ok(true)
-    }
-
-    fn load_bytes(&self, ep: &mut MpiEndpoint, load_bytes: usize) -> Result<usize, RankError> {
-        Ok(from_rank0(ep, load_bytes as u64, &[2, 3])? as usize)
+    fn run(&self, rc: &RankCtx<'_>, ep: &mut MpiEndpoint, sweep: &Sweep<'_>) -> RankSamples {
+        let ranks = self.0.ranks;
+        let calls = |ep: &mut MpiEndpoint,
+                     s: &mut C::State,
+                     param: u64,
+                     reps: u64|
+         -> Result<(), RankError> {
+            for _ in 0..reps {
+                C::call(ep, s, param as usize);
+            }
+            Ok(())
+        };
+        let mut state = C::state(rc.rank, self.0.max_bytes);
+        common::drive_with_prologue(
+            rc,
+            ep,
+            sweep,
+            &mut state,
+            |ep, s, param, check| {
+                match check {
+                    Check::Before => {
+                        C::clear(ep.rank(), s);
+                        ep.meet()?;
+                        calls(ep, s, param, 1)?;
+                    }
+                    Check::After if !C::CHECK_AFTER => return Ok(()),
+                    Check::After => {}
+                }
+                C::verify(ep.rank(), s, param as usize, ranks)
+            },
+            |ep, _, _| ep.meet(),
+            calls,
+        )
     }
 }
 

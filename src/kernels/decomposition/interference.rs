@@ -65,7 +65,7 @@ const SINKS: [usize; 3] = [3, 7, 11];
 const RANKS: usize = 12;
 /// The stream counts of one trial, in order: the baseline again at the end (the
 /// faster of the two stands: other processes only ever add time).
-const STREAM_COUNTS: [usize; 5] = [0, 1, 2, 3, 0];
+pub(crate) const STREAM_COUNTS: [usize; 5] = [0, 1, 2, 3, 0];
 
 /// One timed computation.
 #[derive(Debug, Clone, Copy, Default)]

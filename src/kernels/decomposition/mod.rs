@@ -38,15 +38,14 @@ mod pinned;
 mod protocol;
 
 pub use background::{Background, QKind, qfloat, qint};
-pub(crate) use interference::BIGSIZE;
 pub(crate) use interference::NAME as INTERFERENCE;
+pub(crate) use interference::{BIGSIZE, STREAM_COUNTS as INTERFERENCE_STREAMS};
 pub(crate) use parameters::NAME as DECOMPOSITION;
 pub use parameters::PAPER_SIZES;
+pub(crate) use parameters::{ROUNDS as DECOMPOSITION_ROUNDS, SENDTIME};
 pub use pinned::{
     MODEL as OVERHEADS_MODEL, OverheadSamples, SIZES as OVERHEADS_SIZES, overheads_result,
 };
-/// Rank 0's call timing, shared with the speedup kernel's start-up split.
-pub(crate) use protocol::{Samples, ns, system_return};
 
 use super::KernelSpec;
 

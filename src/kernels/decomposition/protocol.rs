@@ -27,6 +27,7 @@
 use super::super::{KernelError, RunContext};
 use super::background::Background;
 use crate::control::RankError;
+pub(crate) use crate::kernels::harness::calls::{Samples, system_return};
 use crate::platform::{LineAligned, Topology};
 use crate::team::TeamError;
 use crate::team::hosted::{Host, HostedSpec, HostedTeam, NodeCtx, VirtualNode};
@@ -409,27 +410,6 @@ impl<E: Endpoint> VirtualNode<E> for Node {
     }
 }
 
-/// The end of a system action (a write or read call, a poll that moved something):
-/// a full fence, so that the action's stores have left the CPU's store buffer
-/// before the program goes on.
-///
-/// On the NCUBE the system's work was done when it returned (the DMA engines moved
-/// the data, the processor's own copies were complete). Here the CPU copies, and a
-/// copy of up to a few KiB can return with its stores still buffered; they drain
-/// (with the cross-CPU ownership requests of the transport's lines) while whatever
-/// comes next runs. A register-only `Q` does not wait for them, the next copy does:
-/// the same action then costs more on the echo's endpoints, which copy again at
-/// once, than where it is timed alone, and the paper's solve, which adds and
-/// subtracts the six times, puts the difference into `U` and (below zero) into
-/// `A`. The fence makes each action pay its own stores, as a serializing return
-/// from a system call or an interrupt does on x86.
-#[inline(always)]
-pub(crate) fn system_return() {
-    // SeqCst: the only fence that orders earlier stores before later loads (a full
-    // barrier, `mfence` on x86); it orders no data between ranks here.
-    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-}
-
 /// Rank 0's `Q`: `chunks` chunks, every one followed by a poll of everything its
 /// worker hosts (its own mailroom first).
 #[inline(always)]
@@ -646,44 +626,9 @@ pub(crate) fn ns(a: Instant, b: Instant) -> f64 {
     b.duration_since(a).as_nanos() as f64
 }
 
-/// Per-iteration times of one experiment (its blocks of every round), kept
-/// without allocating on the timed path. The experiment's figure is their median: robust against the odd iteration a
-/// scheduler preemption stretches, on a machine shared with other work (the paper,
-/// on a dedicated machine, averaged).
-#[derive(Debug, Clone)]
-pub(crate) struct Samples(Vec<f64>);
-
-impl Samples {
-    /// Room for `reps` samples.
-    pub(crate) fn new(reps: u64) -> Samples {
-        Samples(Vec::with_capacity(reps as usize))
-    }
-
-    /// Adds one (no allocation while under the capacity given).
-    #[inline(always)]
-    pub(crate) fn push(&mut self, v: f64) {
-        self.0.push(v);
-    }
-
-    /// The median, NaN when empty.
-    pub(crate) fn median(&self) -> f64 {
-        crate::model::stats::summarize(&self.0).map_or(f64::NAN, |s| s.median)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn samples_give_the_median_or_nan() {
-        let mut s = Samples::new(4);
-        assert!(s.median().is_nan());
-        for v in [5.0, 1.0, 900.0, 3.0] {
-            s.push(v);
-        }
-        assert_eq!(s.median(), 4.0);
-    }
 
     /// Over a shared progress engine a message's cost is the poll that
     /// moved it and the one before, beyond the others at their mean: polls

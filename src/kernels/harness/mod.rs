@@ -11,6 +11,9 @@
 //!   sweep both carry one.
 //! - [`transports`]: the loop over the run's transports, one result each,
 //!   with the progress bar and the user's interrupt.
+//! - [`calls`]: the calls several methods time alike: the end of a system
+//!   action (a full fence), an experiment's median samples, the
+//!   dissemination barrier.
 //! - [`flags`]: the bare two-flag round trip and the copy round trip between
 //!   two pinned threads, the floor of every transport.
 //! - [`pair`]: the two-rank primitives: which CPU pair a two-rank kernel
@@ -23,6 +26,7 @@
 //! methods import the harness, so that no circle runs through `kernels/`
 //! (a test below reads the harness's files and checks it).
 
+pub mod calls;
 pub mod flags;
 pub mod pair;
 pub mod probe;

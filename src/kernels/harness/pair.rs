@@ -11,6 +11,7 @@
 use super::timing::Timer;
 use crate::control::RankError;
 use crate::kernels::{KernelError, RunContext};
+use crate::platform::{PairKind, Topology};
 use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport, TransportConfig, TransportKind};
 use std::time::Duration;
@@ -153,6 +154,35 @@ pub fn round_trip_time(
 fn warm_up_round_trips(config: &TransportConfig, size: usize) -> u64 {
     let per_message = size.div_ceil(config.slot_bytes).max(1);
     config.slots.div_ceil(per_message).max(1) as u64
+}
+
+/// The CPU pairs c2c measures among `cpus`: every pair, or `per_kind` of each
+/// kind spread over the kind's pairs.
+pub fn c2c_pairs(
+    topology: &Topology,
+    cpus: &[usize],
+    per_kind: Option<usize>,
+) -> Vec<(Option<PairKind>, usize, usize)> {
+    let known: Vec<usize> = cpus
+        .iter()
+        .copied()
+        .filter(|&c| topology.cpu(c).is_some())
+        .collect();
+    if per_kind.is_none() || known.len() < cpus.len() {
+        // Every pair, in the order given (CPUs the topology does not know
+        // have no kind to sample by).
+        return cpus
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &a)| cpus[i + 1..].iter().map(move |&b| (a, b)))
+            .map(|(a, b)| (topology.pair_kind(a, b), a, b))
+            .collect();
+    }
+    topology
+        .representative_pairs(cpus, per_kind)
+        .into_iter()
+        .map(|(k, a, b)| (Some(k), a, b))
+        .collect()
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ pub mod vector;
 
 pub use simd::{Element, LineAligned, Operation, SIMD_ENV, Simd, Vectors};
 pub use sync::{Method, SyncPlan};
+pub(crate) use sync_sweep::ASLEEP_GRAINS;
 pub use sync_sweep::{sweep_method, sweep_methods};
 pub use vector::VectorPlan;
 

@@ -13,12 +13,12 @@ use super::simd::{Simd, dyadic_f64};
 use super::sync::{SERIAL_ELEMENTS, SyncPlan};
 use crate::control::RankError;
 use crate::kernels::harness::probe::sampled_probe;
-use crate::kernels::harness::timing::{calibrate, measure, per_rep_ns};
+use crate::kernels::harness::timing::{Timer, calibrate, measure, per_rep_ns};
 use crate::platform::ClockInfo;
 use crate::results::{Param, RATE_PROBE_PARAM, num};
 use crate::sync::tasks::{Pool, spawn_join};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The dyadic multiply `A = B * C` on vectors of a fixed length, timed alone
 /// on the calling thread.
@@ -42,7 +42,7 @@ impl Serial {
 
     /// Times `reps` passes.
     pub(super) fn batch(&mut self, reps: u64) -> Duration {
-        let start = Instant::now();
+        let start = Timer::start();
         for _ in 0..reps {
             let (a, b, c) = std::hint::black_box((&mut self.a[..], &self.b[..], &self.c[..]));
             // SAFETY: `simd` comes from `Simd::detect`.

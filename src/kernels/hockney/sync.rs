@@ -65,6 +65,7 @@ use super::sync_sweep::sweep_methods;
 use super::team_batch::{Batch, RATE_GRAIN, drive_team, regime_of};
 use crate::control::{Placement, RankError};
 use crate::kernels::harness::probe::{pair_round_trips_ns, probe_warning};
+use crate::kernels::harness::timing::Timer;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
 use crate::platform::LineAligned;
@@ -76,11 +77,11 @@ use crate::sync::locks::BinaryLock;
 use crate::sync::spin::SpinFlag;
 use crate::sync::tasks::{Pool, spawn_join};
 use crate::sync::team_method::{
-    ASLEEP_HOLD, Events, Locks, Regime, Spin, SpinBarrierMethod, StdBarrier,
+    ASLEEP_HOLD, Events, Locks, Regime, Spin, SpinBarrierMethod, StdBarrier, TeamMethod,
 };
 use crate::team::{Team, TeamSpec};
 use crossbeam_utils::CachePadded;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "hockney-sync";
@@ -531,75 +532,7 @@ fn with_work_method<R: Send>(
     let workers = plan.parts - 1;
     let result = match method {
         Method::TasksSpawn | Method::TasksPool => {
-            let team = Team::new(&TeamSpec {
-                cpus: vec![plan.cpus[0]],
-                ..spec(1)
-            })?;
-            let placement = Team::new(&spec(plan.parts))?.placement();
-            let worker_cpus: Vec<usize> = (1..plan.parts)
-                .map(|p| plan.cpus[p % plan.cpus.len()])
-                .collect();
-            let mut out = team.run(method.name(), vec![()], |_, _| {
-                let pool = match method {
-                    Method::TasksPool => Some(
-                        Pool::new(&worker_cpus, if shared { 0 } else { 4096 })
-                            .map_err(|e| RankError::Failed(e.to_string()))?,
-                    ),
-                    _ => None,
-                };
-                let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
-                    if grain == RATE_GRAIN {
-                        return tasks_rate_probe(pool.as_ref(), plan, reps);
-                    }
-                    let (regime, grain) = regime_of(grain);
-                    work.prefill(grain);
-                    // The job the tasks read, on lines of its own: beside the
-                    // master's locals, some builds paid a line transfer more.
-                    let w = work;
-                    let share = CachePadded::new(move |p: usize| w.share(grain, p));
-                    let fork = |pool: &Pool| {
-                        pool.fork_join(&*share)
-                            .map_err(|e| RankError::Failed(e.to_string()))
-                    };
-                    let start = Instant::now();
-                    let took = match (&pool, regime) {
-                        (Some(pool), Regime::Awake) => {
-                            for _ in 0..reps {
-                                fork(pool)?;
-                            }
-                            start.elapsed()
-                        }
-                        // Each fork timed alone, after an untimed hold until
-                        // every worker has parked (`Pool::hold_until_asleep`).
-                        (Some(pool), Regime::Asleep) => {
-                            let mut took = Duration::ZERO;
-                            for _ in 0..reps {
-                                if !pool.hold_until_asleep(ASLEEP_HOLD, plan.wait_timeout) {
-                                    return Err(RankError::Failed(format!(
-                                        "{}: the pool's workers did not park within {:?}",
-                                        method.name(),
-                                        plan.wait_timeout
-                                    )));
-                                }
-                                let start = Instant::now();
-                                fork(pool)?;
-                                took += start.elapsed();
-                            }
-                            took
-                        }
-                        (None, _) => {
-                            for _ in 0..reps {
-                                spawn_join(&plan.cpus, plan.parts, &*share);
-                            }
-                            start.elapsed()
-                        }
-                    };
-                    work.verify(grain, method)?;
-                    Ok(took)
-                };
-                driver(&mut batch)
-            })?;
-            return Ok((out.swap_remove(0), placement));
+            return with_tasks(method, plan, work, &spec, driver);
         }
         Method::Locks => {
             let m = Locks {
@@ -611,46 +544,26 @@ fn with_work_method<R: Send>(
                     .collect(),
                 poll: spin_poll(false),
             };
-            let team = Team::new(&spec(plan.parts))?;
-            (
-                drive_team(&team, &m, work, method, driver)?,
-                team.placement(),
-            )
+            on_team(&spec(plan.parts), &m, work, method, driver)?
         }
         Method::EventsCondvar => {
             let m = Events::<Event>::new(workers, spin_poll(false));
-            let team = Team::new(&spec(plan.parts))?;
-            (
-                drive_team(&team, &m, work, method, driver)?,
-                team.placement(),
-            )
+            on_team(&spec(plan.parts), &m, work, method, driver)?
         }
         Method::EventsPark => {
             let m = Events::<ParkEvent>::new(workers, spin_poll(false));
-            let team = Team::new(&spec(plan.parts))?;
-            (
-                drive_team(&team, &m, work, method, driver)?,
-                team.placement(),
-            )
+            on_team(&spec(plan.parts), &m, work, method, driver)?
         }
         Method::SpinHint | Method::SpinBare => {
             let m = Spin {
                 flags: (0..workers).map(|_| SpinFlag::new()).collect(),
                 poll: spin_poll(method == Method::SpinHint),
             };
-            let team = Team::new(&spec(plan.parts))?;
-            (
-                drive_team(&team, &m, work, method, driver)?,
-                team.placement(),
-            )
+            on_team(&spec(plan.parts), &m, work, method, driver)?
         }
         Method::BarrierStd => {
             let m = StdBarrier::new(plan.parts, spin_poll(false));
-            let team = Team::new(&spec(plan.parts))?;
-            (
-                drive_team(&team, &m, work, method, driver)?,
-                team.placement(),
-            )
+            on_team(&spec(plan.parts), &m, work, method, driver)?
         }
         Method::BarrierSpin => {
             let m = SpinBarrierMethod {
@@ -659,11 +572,7 @@ fn with_work_method<R: Send>(
                 // a pause late, and how late holds for seconds (module doc).
                 poll: spin_poll(false),
             };
-            let team = Team::new(&spec(plan.parts))?;
-            (
-                drive_team(&team, &m, work, method, driver)?,
-                team.placement(),
-            )
+            on_team(&spec(plan.parts), &m, work, method, driver)?
         }
         Method::MpiBarrier
         | Method::MpiAllreduce
@@ -679,6 +588,103 @@ fn with_work_method<R: Send>(
         }
     };
     Ok(result)
+}
+
+/// The TASKS methods: rank 0 alone on the plan's first CPU forks the work
+/// to tasks (a pool of pinned workers, or threads spawned a segment), on
+/// the placement a team of the plan's parts would have.
+fn with_tasks<R: Send>(
+    method: Method,
+    plan: &SyncPlan,
+    work: &Work<'_>,
+    spec: &dyn Fn(usize) -> TeamSpec,
+    driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
+) -> Result<(R, Placement), KernelError> {
+    let shared = plan.shared_cpus();
+    let team = Team::new(&TeamSpec {
+        cpus: vec![plan.cpus[0]],
+        ..spec(1)
+    })?;
+    let placement = Team::new(&spec(plan.parts))?.placement();
+    let worker_cpus: Vec<usize> = (1..plan.parts)
+        .map(|p| plan.cpus[p % plan.cpus.len()])
+        .collect();
+    let mut out = team.run(method.name(), vec![()], |_, _| {
+        let pool = match method {
+            Method::TasksPool => Some(
+                Pool::new(&worker_cpus, if shared { 0 } else { 4096 })
+                    .map_err(|e| RankError::Failed(e.to_string()))?,
+            ),
+            _ => None,
+        };
+        let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
+            if grain == RATE_GRAIN {
+                return tasks_rate_probe(pool.as_ref(), plan, reps);
+            }
+            let (regime, grain) = regime_of(grain);
+            work.prefill(grain);
+            // The job the tasks read, on lines of its own: beside the
+            // master's locals, some builds paid a line transfer more.
+            let w = work;
+            let share = CachePadded::new(move |p: usize| w.share(grain, p));
+            let fork = |pool: &Pool| {
+                pool.fork_join(&*share)
+                    .map_err(|e| RankError::Failed(e.to_string()))
+            };
+            let start = Timer::start();
+            let took = match (&pool, regime) {
+                (Some(pool), Regime::Awake) => {
+                    for _ in 0..reps {
+                        fork(pool)?;
+                    }
+                    start.elapsed()
+                }
+                // Each fork timed alone, after an untimed hold until
+                // every worker has parked (`Pool::hold_until_asleep`).
+                (Some(pool), Regime::Asleep) => {
+                    let mut took = Duration::ZERO;
+                    for _ in 0..reps {
+                        if !pool.hold_until_asleep(ASLEEP_HOLD, plan.wait_timeout) {
+                            return Err(RankError::Failed(format!(
+                                "{}: the pool's workers did not park within {:?}",
+                                method.name(),
+                                plan.wait_timeout
+                            )));
+                        }
+                        let start = Timer::start();
+                        fork(pool)?;
+                        took += start.elapsed();
+                    }
+                    took
+                }
+                (None, _) => {
+                    for _ in 0..reps {
+                        spawn_join(&plan.cpus, plan.parts, &*share);
+                    }
+                    start.elapsed()
+                }
+            };
+            work.verify(grain, method)?;
+            Ok(took)
+        };
+        driver(&mut batch)
+    })?;
+    Ok((out.swap_remove(0), placement))
+}
+
+/// `m` on a team of `spec`: the driver's result and the team's placement.
+fn on_team<M: TeamMethod, R: Send>(
+    spec: &TeamSpec,
+    m: &M,
+    work: &Work<'_>,
+    method: Method,
+    driver: &(dyn Fn(&mut Batch<'_>) -> Result<R, RankError> + Sync),
+) -> Result<(R, Placement), KernelError> {
+    let team = Team::new(spec)?;
+    Ok((
+        drive_team(&team, m, work, method, driver)?,
+        team.placement(),
+    ))
 }
 
 /// Where the vectors start: on a 128-byte boundary (two 64-byte lines, the
@@ -701,7 +707,7 @@ pub(super) const MAX_PASSES: usize = 512;
 pub(super) const NEAR_ZERO_GRAINS: usize = 4;
 
 /// The long grains: this many, up to this multiple of the estimated `s_1/2`.
-pub(super) const LONG_GRAINS: usize = 3;
+pub(crate) const LONG_GRAINS: usize = 3;
 pub(super) const LONG_OVER_S_HALF: f64 = 32.0;
 
 /// Grains `lo, ..., hi`, evenly spaced, multiples of `unit`.
@@ -872,7 +878,7 @@ pub(super) fn max_grain(topology: &crate::platform::Topology, cpu: usize, parts:
 const HINT_PARAM: &str = "spin_hint_pause_ns";
 
 /// Rounds at least, whatever the trials: the bootstrap needs several.
-pub(super) const ROUNDS_AT_LEAST: usize = 9;
+pub(crate) const ROUNDS_AT_LEAST: usize = 9;
 
 #[cfg(test)]
 #[path = "sync_tests.rs"]

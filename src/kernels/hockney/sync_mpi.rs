@@ -33,13 +33,14 @@ use super::sync::{Method, NAME, SERIAL_ELEMENTS, SyncPlan, Work, method_result, 
 use super::sync_sweep::{Instances, sweep_methods_on};
 use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN};
 use crate::control::{Placement, RankError};
-use crate::kernels::comet::dissemination;
+use crate::kernels::harness::calls::dissemination;
+use crate::kernels::harness::timing::Timer;
 use crate::kernels::{KernelError, RunContext};
 use crate::results::KernelResult;
 use crate::team::mpi::Processes;
 use crate::transport::Endpoint;
 use crate::transport::mpi::MpiEndpoint;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A command from rank 0: a batch of `reps` of `grain` with `method`, or,
 /// with `reps` 0, the end of the instantiation (`grain` 1: of the kernel).
@@ -153,7 +154,7 @@ fn batch_body(
         work.prefill(grain);
     }
     ep.meet()?;
-    let start = Instant::now();
+    let start = Timer::start();
     match grain {
         PROBE_GRAIN if rank < 2 => {
             return ep.raw_round_trips(1 - rank, rank == 0, reps);
@@ -208,7 +209,7 @@ impl Instances for Processes {
                     // The rate probe is timed to the last processor's end.
                     let took = match grain {
                         RATE_GRAIN => {
-                            let start = Instant::now();
+                            let start = Timer::start();
                             statuses(ep, method)?;
                             took + start.elapsed()
                         }

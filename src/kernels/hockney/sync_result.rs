@@ -53,7 +53,7 @@ use crate::model::hockney::{
     HockneyFit, RateFrom, fit_hockney, fit_split_all_rounds, fit_split_with_intervals,
 };
 use crate::model::interval;
-use crate::results::{BLOCKS_PARAM, KernelResult, PREEMPTED_PARAM, Param, Point, num};
+use crate::results::{BLOCKS_PARAM, FitResult, KernelResult, PREEMPTED_PARAM, Param, Point, num};
 use crate::sync::team_method::ASLEEP_HOLD;
 
 /// The rounds' blocks per segment at the short grains may differ by this
@@ -68,6 +68,9 @@ const MODE_SPREAD: f64 = 0.25;
 /// one default run, and their line gave 5.4 Gflop/s where the rate probe
 /// read 7.4 (2-vCPU EPYC VM).
 const LONG_SLEPT: f64 = 0.02;
+
+/// The model a method's fit is of.
+const MODEL: &str = "t = t0 + s/r_inf (eq. 10b)";
 
 /// A fit parameter, 1 where `r_inf` is the rate probe's and not the long
 /// grains' slope ([`long_sleeps`]).
@@ -100,35 +103,9 @@ pub(super) fn method_result(
         }
         None => s,
     };
-    let mut trials = super::TrialSummaries::new("grains", "rounds", "median");
-    let mut points = Vec::new();
     let x: Vec<f64> = s.grains.iter().map(|g| g.grain as f64).collect();
     let times: Vec<Vec<f64>> = s.grains.iter().map(|g| g.samples_ns.clone()).collect();
-    let mut y = Vec::new();
-    for g in &s.grains {
-        let summary = trials.summarize(&g.samples_ns, &format!("s = {}", g.grain));
-        y.push(summary.median);
-        let point = Point::new()
-            .with("grain_flop", g.grain as f64)
-            .with("processors", plan.parts as f64)
-            .with("reps", g.reps as f64)
-            .with("batches_per_round", sub_batches(g.reps).0 as f64)
-            .with("rounds", g.samples_ns.len() as f64)
-            .with(
-                "rate_flop_per_s",
-                super::rate(g.grain as f64, summary.median),
-            )
-            .with_stats("time_ns", summary)
-            .with("blocks_per_segment", median(&g.blocks_per_segment))
-            .with("preempted_per_s", median(&g.preempted_per_s));
-        // The share of its waits that slept, for a method whose waits block.
-        let slept = slept_fraction(s.method, plan.parts, median(&g.blocks_per_segment));
-        points.push(match slept.is_finite() {
-            true => point.with(SLEPT_PARAM, slept),
-            false => point,
-        });
-    }
-    warnings.extend(trials.warning());
+    let (mut points, y) = grain_points(s, plan, &mut warnings);
     let short_blocks = short_rounds(s, |g| &g.blocks_per_segment);
     let short_preempted = short_rounds(s, |g| &g.preempted_per_s);
     if let Some((_, [lo, hi])) = short_blocks
@@ -138,7 +115,6 @@ pub(super) fn method_result(
             "the short grains' hand-overs slept {lo:.2} to {hi:.2} times a segment from round to round: t0 mixes hand-overs that block and that do not"
         ));
     }
-    let model = "t = t0 + s/r_inf (eq. 10b)";
     let mut fits = Vec::new();
     let mut headline = Vec::new();
     let line = fit_hockney(&x, &y);
@@ -148,18 +124,7 @@ pub(super) fn method_result(
         .iter()
         .map(|r| r * plan.parts as f64)
         .collect();
-    let rate = match long_sleeps(s) {
-        _ if probed.is_empty() => RateFrom::LongLine,
-        Some([lo, hi]) if hi - lo > MODE_SPREAD => {
-            warnings.push(format!(
-                "the long grains' hand-overs slept {lo:.2} to {hi:.2} times a segment: their overheads differ, so r_inf is the rate probe's ({} times the serial rate, all processors at once), not their line's slope",
-                plan.parts
-            ));
-            RateFrom::Probe(&probed)
-        }
-        Some([_, hi]) if hi >= LONG_SLEPT => RateFrom::Probe(&probed),
-        _ => RateFrom::LongLine,
-    };
+    let rate = rate_from(s, plan.parts, &probed, &mut warnings);
     let awake = awake_rounds(s);
     let (fit_x, fit_times, fit_short) = match &awake {
         Some(a) => (&a.grains, &a.times, a.short),
@@ -191,32 +156,11 @@ pub(super) fn method_result(
             }
         }
         let slope = 1.0 / r_inf;
-        let resid: Vec<f64> = x.iter().zip(&y).map(|(s, t)| t - t0 - s * slope).collect();
-        // The goodness of the line reported, through every grain's median.
-        // Not the check line's: where t0 is tens of ns against long grains
-        // of hundreds of µs, that line's intercept is the long grains' noise,
-        // fell below zero on a quiet machine, and no line was fitted at all.
-        let r2 = goodness(&y, &resid);
-        let n_half = t0 * r_inf;
-        let full = HockneyFit {
-            r_inf_per_ns: r_inf,
-            n_half,
-            t0_ns: t0,
-            pi0_per_ns: 1.0 / t0,
-            r2,
-            line: crate::model::fit::LineFit {
-                intercept: t0,
-                slope,
-                r2,
-                se_intercept: check.map_or(0.0, |l| l.line.se_intercept),
-                se_slope: check.map_or(0.0, |l| l.line.se_slope),
-                n_points: x.len(),
-                residuals: resid,
-            },
-        };
+        let full = full_fit(&x, &y, r_inf, t0, check);
+        let n_half = full.n_half;
         let mut f = hockney_fit_result(
             &Fitted::Full(full),
-            model,
+            MODEL,
             "",
             "grain_flop",
             "time_ns.median",
@@ -226,43 +170,20 @@ pub(super) fn method_result(
         );
         f.params
             .insert("serial_r_flop_per_s".into(), s.serial_flop_per_ns * 1e9);
-        match (&awake, short_blocks) {
-            // The sleeps of the rounds that gave t0: none, or nearly.
-            (Some(a), _) => {
-                f.params.insert(BLOCKS_PARAM.into(), a.blocks);
-                f.params.insert("awake_rounds_share".into(), a.share);
-                if let Ok(all) = fit_split_all_rounds(&x, &times, s.short, rate) {
-                    f.params.insert("t0_all_rounds_ns".into(), all.t0_ns);
-                }
-            }
-            (None, Some((b, _))) => {
-                f.params.insert(BLOCKS_PARAM.into(), b);
-            }
-            (None, None) => {}
-        }
-        if let Some((p, _)) = short_preempted {
-            f.params.insert(PREEMPTED_PARAM.into(), p);
-        }
+        mode_params(
+            &mut f,
+            s,
+            awake.as_ref(),
+            short_blocks,
+            short_preempted,
+            rate,
+        );
         if let Some(state) = &in_state {
             let n = state.keep.iter().filter(|&&k| k).count();
             f.params.insert(IN_STATE_PARAM.into(), n as f64);
         }
         if let Some(l) = check {
-            f.params
-                .insert("line_r_inf_flop_per_s".into(), l.r_inf_per_s());
-            f.params.insert("line_t0_ns".into(), l.t0_ns);
-            if split.is_some() && (l.r_inf_per_ns / r_inf - 1.0).abs() > 0.25 {
-                let from = match rate {
-                    RateFrom::LongLine => "the long grains'",
-                    RateFrom::Probe(_) => "the rate probe's",
-                };
-                warnings.push(format!(
-                    "{model}: one line through all grains gives r_inf = {} Gflop/s, {} from {from} {}",
-                    num(l.r_inf_per_ns),
-                    pct(l.r_inf_per_ns / r_inf - 1.0),
-                    num(r_inf)
-                ));
-            }
+            check_line(&mut f, l, split.is_some(), r_inf, rate, &mut warnings);
         }
         let of = Some(s.method.name());
         let ci = match &split {
@@ -294,26 +215,8 @@ pub(super) fn method_result(
         ));
         fits.push(f);
     }
-    let of = Some(s.method.name());
-    if let Some(p) = syscall_probe(&s.syscall_rounds, of, &mut warnings) {
-        // Beside the fit, as the round trip is (`pp_round_trip_ns`).
-        if let Some(f) = fits.first_mut() {
-            f.params.insert(p.name.clone(), p.value);
-        }
-        headline.push(p);
-    }
     let probes = fit_probes(in_state.as_ref(), round_probes, around);
-    if let Some(p) = probe_param(&probes, of) {
-        if let Some(f) = fits.first_mut() {
-            f.params.insert("pp_round_trip_ns".into(), p.value);
-        }
-        let ratio = headline
-            .iter()
-            .find(|h| h.name == "t0_ns")
-            .and_then(|t0| over_probe(t0, &p));
-        headline.extend(ratio);
-        headline.push(p);
-    }
+    add_probes(s, &probes, &mut fits, &mut headline, &mut warnings);
     if s.placement != Placement::Pinned {
         warnings.push(format!(
             "processors share CPUs ({}): waits yield or block, so times include scheduling",
@@ -327,6 +230,185 @@ pub(super) fn method_result(
         .with_fits(fits)
         .with_warnings(warnings)
         .with_headline(headline)
+}
+
+/// Where `r_inf` comes from: the long grains' line, or the rate probe
+/// (`probed`, the serial rate times the `parts`) where the long grains'
+/// hand-overs slept, with a warning where they slept unevenly.
+fn rate_from<'a>(
+    s: &MethodSweep,
+    parts: usize,
+    probed: &'a [f64],
+    warnings: &mut Vec<String>,
+) -> RateFrom<'a> {
+    match long_sleeps(s) {
+        _ if probed.is_empty() => RateFrom::LongLine,
+        Some([lo, hi]) if hi - lo > MODE_SPREAD => {
+            warnings.push(format!(
+                "the long grains' hand-overs slept {lo:.2} to {hi:.2} times a segment: their overheads differ, so r_inf is the rate probe's ({parts} times the serial rate, all processors at once), not their line's slope"
+            ));
+            RateFrom::Probe(probed)
+        }
+        Some([_, hi]) if hi >= LONG_SLEPT => RateFrom::Probe(probed),
+        _ => RateFrom::LongLine,
+    }
+}
+
+/// The line through all grains beside the fit (its `r_inf` and `t_0`),
+/// and a warning where its `r_inf` is a quarter or more from the fit's,
+/// which took its slope from `rate` (`split`: a split fit gave it).
+fn check_line(
+    f: &mut FitResult,
+    l: &HockneyFit,
+    split: bool,
+    r_inf: f64,
+    rate: RateFrom<'_>,
+    warnings: &mut Vec<String>,
+) {
+    f.params
+        .insert("line_r_inf_flop_per_s".into(), l.r_inf_per_s());
+    f.params.insert("line_t0_ns".into(), l.t0_ns);
+    if split && (l.r_inf_per_ns / r_inf - 1.0).abs() > 0.25 {
+        let from = match rate {
+            RateFrom::LongLine => "the long grains'",
+            RateFrom::Probe(_) => "the rate probe's",
+        };
+        warnings.push(format!(
+            "{MODEL}: one line through all grains gives r_inf = {} Gflop/s, {} from {from} {}",
+            num(l.r_inf_per_ns),
+            pct(l.r_inf_per_ns / r_inf - 1.0),
+            num(r_inf)
+        ));
+    }
+}
+
+/// A point per grain (its rounds' median time and rate, sleeps and
+/// pre-emptions per segment, the share of its waits that slept) and the
+/// medians the fits take, with the rounds' spread warning.
+fn grain_points(
+    s: &MethodSweep,
+    plan: &SyncPlan,
+    warnings: &mut Vec<String>,
+) -> (Vec<Point>, Vec<f64>) {
+    let mut trials = super::TrialSummaries::new("grains", "rounds", "median");
+    let mut points = Vec::new();
+    let mut y = Vec::new();
+    for g in &s.grains {
+        let summary = trials.summarize(&g.samples_ns, &format!("s = {}", g.grain));
+        y.push(summary.median);
+        let point = Point::new()
+            .with("grain_flop", g.grain as f64)
+            .with("processors", plan.parts as f64)
+            .with("reps", g.reps as f64)
+            .with("batches_per_round", sub_batches(g.reps).0 as f64)
+            .with("rounds", g.samples_ns.len() as f64)
+            .with(
+                "rate_flop_per_s",
+                super::rate(g.grain as f64, summary.median),
+            )
+            .with_stats("time_ns", summary)
+            .with("blocks_per_segment", median(&g.blocks_per_segment))
+            .with("preempted_per_s", median(&g.preempted_per_s));
+        // The share of its waits that slept, for a method whose waits block.
+        let slept = slept_fraction(s.method, plan.parts, median(&g.blocks_per_segment));
+        points.push(match slept.is_finite() {
+            true => point.with(SLEPT_PARAM, slept),
+            false => point,
+        });
+    }
+    warnings.extend(trials.warning());
+    (points, y)
+}
+
+/// Eq. (10b) through every grain's median with the split fit's `r_inf` and
+/// `t_0`, and the standard errors of the `check` line through all grains.
+fn full_fit(x: &[f64], y: &[f64], r_inf: f64, t0: f64, check: Option<&HockneyFit>) -> HockneyFit {
+    let slope = 1.0 / r_inf;
+    let resid: Vec<f64> = x.iter().zip(y).map(|(s, t)| t - t0 - s * slope).collect();
+    // The goodness of the line reported, through every grain's median.
+    // Not the check line's: where t0 is tens of ns against long grains
+    // of hundreds of µs, that line's intercept is the long grains' noise,
+    // fell below zero on a quiet machine, and no line was fitted at all.
+    let r2 = goodness(y, &resid);
+    let n_half = t0 * r_inf;
+    HockneyFit {
+        r_inf_per_ns: r_inf,
+        n_half,
+        t0_ns: t0,
+        pi0_per_ns: 1.0 / t0,
+        r2,
+        line: crate::model::fit::LineFit {
+            intercept: t0,
+            slope,
+            r2,
+            se_intercept: check.map_or(0.0, |l| l.line.se_intercept),
+            se_slope: check.map_or(0.0, |l| l.line.se_slope),
+            n_points: x.len(),
+            residuals: resid,
+        },
+    }
+}
+
+/// The fit's record of the hand-overs' mode: the sleeps per segment of the
+/// rounds that gave `t_0` (and, where only the awake rounds did, their share
+/// and the all-rounds `t_0`), and the short grains' pre-emptions.
+fn mode_params(
+    f: &mut FitResult,
+    s: &MethodSweep,
+    awake: Option<&Awake>,
+    short_blocks: Option<(f64, [f64; 2])>,
+    short_preempted: Option<(f64, [f64; 2])>,
+    rate: RateFrom<'_>,
+) {
+    match (awake, short_blocks) {
+        // The sleeps of the rounds that gave t0: none, or nearly.
+        (Some(a), _) => {
+            f.params.insert(BLOCKS_PARAM.into(), a.blocks);
+            f.params.insert("awake_rounds_share".into(), a.share);
+            let x: Vec<f64> = s.grains.iter().map(|g| g.grain as f64).collect();
+            let times: Vec<Vec<f64>> = s.grains.iter().map(|g| g.samples_ns.clone()).collect();
+            if let Ok(all) = fit_split_all_rounds(&x, &times, s.short, rate) {
+                f.params.insert("t0_all_rounds_ns".into(), all.t0_ns);
+            }
+        }
+        (None, Some((b, _))) => {
+            f.params.insert(BLOCKS_PARAM.into(), b);
+        }
+        (None, None) => {}
+    }
+    if let Some((p, _)) = short_preempted {
+        f.params.insert(PREEMPTED_PARAM.into(), p);
+    }
+}
+
+/// The system-call probe and the pair's round trip `probes` beside the fit
+/// and in the headline, with `t_0` over the round trip.
+fn add_probes(
+    s: &MethodSweep,
+    probes: &[f64],
+    fits: &mut [FitResult],
+    headline: &mut Vec<Param>,
+    warnings: &mut Vec<String>,
+) {
+    let of = Some(s.method.name());
+    if let Some(p) = syscall_probe(&s.syscall_rounds, of, warnings) {
+        // Beside the fit, as the round trip is (`pp_round_trip_ns`).
+        if let Some(f) = fits.first_mut() {
+            f.params.insert(p.name.clone(), p.value);
+        }
+        headline.push(p);
+    }
+    if let Some(p) = probe_param(probes, of) {
+        if let Some(f) = fits.first_mut() {
+            f.params.insert("pp_round_trip_ns".into(), p.value);
+        }
+        let ratio = headline
+            .iter()
+            .find(|h| h.name == "t0_ns")
+            .and_then(|t0| over_probe(t0, &p));
+        headline.extend(ratio);
+        headline.push(p);
+    }
 }
 
 /// A fit parameter: how many rounds gave the fit, where some were left out

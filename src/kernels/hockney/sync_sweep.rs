@@ -38,7 +38,7 @@ pub(super) struct Calibration {
 
 /// How many of the shortest grains a method with two regimes also times
 /// asleep: `t_0` asleep is their median.
-pub(super) const ASLEEP_GRAINS: usize = 2;
+pub(crate) const ASLEEP_GRAINS: usize = 2;
 
 impl Calibration {
     /// One grain of `reps` segments with the probes' repetitions given

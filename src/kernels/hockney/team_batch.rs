@@ -10,12 +10,13 @@ use super::sync::{Method, SERIAL_ELEMENTS, Work};
 use crate::control::{RankError, TeamControl};
 use crate::kernels::KernelError;
 use crate::kernels::harness::flags::FlagPair;
+use crate::kernels::harness::timing::Timer;
 use crate::sync::Poll;
 use crate::sync::team_method::{Regime, TeamMethod};
 use crate::team::{RankCtx, Team};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The command that starts a batch on the workers of a team method.
 #[derive(Default)]
@@ -138,7 +139,7 @@ pub(super) fn drive_team<M: TeamMethod, R: Send>(
                     }
                     if grain == RATE_GRAIN {
                         let g = gate.issue(c, poll, workers, grain, reps)?;
-                        let start = Instant::now();
+                        let start = Timer::start();
                         serial.batch(reps);
                         gate.await_done(c, poll, workers, g)?;
                         return Ok(start.elapsed());
@@ -146,7 +147,7 @@ pub(super) fn drive_team<M: TeamMethod, R: Send>(
                     let (regime, grain_flop) = regime_of(grain);
                     work.prefill(grain_flop);
                     let g = gate.issue(c, poll, workers, grain, reps)?;
-                    let start = Instant::now();
+                    let start = Timer::start();
                     for _ in 0..reps {
                         m.master_begin(&mut local, c, regime)?;
                         work.share(grain_flop, 0);

@@ -58,13 +58,15 @@ use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
 use crate::control::{Placement, RankError};
 use crate::kernels::convert;
-use crate::kernels::harness::timing::{calibrate, calibrate_trimmed, per_rep_ns, summarize_trials};
+use crate::kernels::harness::timing::{
+    Timer, calibrate, calibrate_trimmed, per_rep_ns, summarize_trials,
+};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney::fit_hockney;
 use crate::model::piecewise::fit_with_breakpoints_relative;
 use crate::results::{KernelResult, Point};
 use crate::team::Team;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "hockney-vector";
@@ -296,7 +298,7 @@ fn sweep_precision<T: Element>(
                 let n = l.n;
                 let path = &mut paths[i];
                 let mut batch = |reps: u64| {
-                    let start = Instant::now();
+                    let start = Timer::start();
                     let did = v.run(simd, op, n, reps);
                     let took = start.elapsed();
                     match path.replace(did) {
@@ -329,7 +331,7 @@ fn sweep_precision<T: Element>(
             // The rate probe: one batch of the operation on the vectors'
             // first `PROBE_ELEMENTS`, a quarter of the target long.
             let mut probe = |reps: u64| {
-                let start = Instant::now();
+                let start = Timer::start();
                 v.run(simd, op, probe_n, reps);
                 Ok::<_, RankError>(start.elapsed())
             };
@@ -353,7 +355,7 @@ fn sweep_precision<T: Element>(
     let trials = plan.trials.max(3);
     let samples_ns = (0..trials)
         .map(|_| {
-            let start = Instant::now();
+            let start = Timer::start();
             v.run(simd, Operation::ScalarTriad, n, 1);
             start.elapsed().as_nanos() as f64
         })

@@ -8,6 +8,8 @@
 
 mod soak;
 
+pub(crate) use soak::DEFAULT_MESSAGES;
+
 use super::KernelSpec;
 
 /// The reliability kernels.

@@ -15,11 +15,12 @@
 use super::super::{KernelError, KernelSpec, RunContext};
 use crate::control::RankError;
 use crate::kernels::harness::pair::choose_pair;
+use crate::kernels::harness::timing::Timer;
+use crate::kernels::harness::transports::each_transport;
 use crate::results::{KernelResult, Point};
 use crate::team::{RankCtx, Team};
 use crate::transport::mailbox::INLINE_BYTES;
 use crate::transport::{Endpoint, Transport, TransportConfig};
-use std::time::Instant;
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "soak";
@@ -308,10 +309,8 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let total = ctx.config.soak_messages.unwrap_or(DEFAULT_MESSAGES);
     let shares = split(total, CLASSES.len() * ctx.config.transports.len());
     let steps: u64 = shares.iter().map(|s| s.from1 / PROGRESS_EVERY + 1).sum();
-    ctx.progress.begin(NAME, steps);
     let mut shares = shares.into_iter();
-    let mut out = Vec::new();
-    for &transport in &ctx.config.transports {
+    each_transport(ctx, NAME, steps as usize, &[()], |(), transport| {
         let mut points = Vec::new();
         let mut warnings = Vec::new();
         for class in CLASSES {
@@ -320,7 +319,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 return Err(KernelError::Interrupted);
             }
             let label = format!("{transport} {}", class.name);
-            let start = Instant::now();
+            let start = Timer::start();
             let c = crate::with_transport!(transport, run_class(&team, class, share, ctx, &label));
             if ctx.cancelled() {
                 return Err(KernelError::Interrupted);
@@ -348,25 +347,21 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
             );
             ctx.progress.step(&label);
         }
-        let failed = !warnings.is_empty();
-        out.push(
-            KernelResult::new(NAME, "reliability", team.placement(), cpus.clone())
-                .with_transport(Some(transport.name()))
-                .with_pair_distance(ctx.topology)
-                .with_ranks(2)
-                .with_points(points)
-                .with_warnings(warnings.clone()),
-        );
-        if failed {
+        if !warnings.is_empty() {
             ctx.progress.end();
             return Err(KernelError::Failed {
                 kernel: NAME.into(),
                 reason: warnings.join("; "),
             });
         }
-    }
-    ctx.progress.end();
-    Ok(out)
+        Ok(Some(
+            KernelResult::new(NAME, "reliability", team.placement(), cpus.clone())
+                .with_transport(Some(transport.name()))
+                .with_pair_distance(ctx.topology)
+                .with_ranks(2)
+                .with_points(points),
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -47,11 +47,12 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let per_kind = ctx.config.c2c_pairs_per_kind.or(ctx
         .config
         .quick
-        .then_some(crate::kernels::plan::C2C_QUICK_PER_KIND));
-    let pairs: Vec<(usize, usize)> = crate::kernels::plan::c2c_pairs(ctx.topology, &cpus, per_kind)
-        .into_iter()
-        .map(|(_, a, b)| (a, b))
-        .collect();
+        .then_some(crate::kernels::effort::C2C_QUICK_PER_KIND));
+    let pairs: Vec<(usize, usize)> =
+        crate::kernels::harness::pair::c2c_pairs(ctx.topology, &cpus, per_kind)
+            .into_iter()
+            .map(|(_, a, b)| (a, b))
+            .collect();
     if pairs.is_empty() {
         return Err(KernelError::NotRunnable {
             kernel: NAME.into(),

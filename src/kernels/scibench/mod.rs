@@ -35,6 +35,7 @@ pub use sci_model::{
     DECOMPOSITION, PROJECTION, PROJECTION_MAX_NODES, PROJECTION_SIZE_BYTES, SciInputsError,
     TABLE1_MODEL, VALIDATION, VALIDATION_BOUND_PCT, components_from_result, projection_inputs,
 };
+pub(crate) use topology::RING_SIZES;
 pub use topology::{Experiment, NAME as SCI_TOPOLOGY, TorusShape, size_sweep_experiments};
 
 use super::KernelSpec;

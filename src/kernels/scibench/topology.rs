@@ -102,7 +102,7 @@ fn default_sizes(quick: bool) -> Vec<usize> {
 }
 
 /// Ring sizes of the Fig. 13b sweep.
-pub(super) const RING_SIZES: std::ops::RangeInclusive<usize> = 2..=9;
+pub(crate) const RING_SIZES: std::ops::RangeInclusive<usize> = 2..=9;
 
 /// Message size of the Fig. 13b sweep (bytes).
 pub(super) const RING_SWEEP_SIZE: usize = 64;

@@ -31,7 +31,7 @@
 //! the split is measured, as Krumme & Greenfield split a message's cost: the
 //! sender's part is what rank 0's send call takes (their `F + S`, the decomposition
 //! kernel's `send_call_ns`, timed the same way: the call and its closing fence
-//! ([`crate::kernels::decomposition::system_return`]) between two clock reads, the
+//! ([`crate::kernels::harness::calls::system_return`]) between two clock reads, the
 //! median over [`SEND_CALLS`] calls less the clock's read overhead), on the one-link
 //! chain at every size; its intercept over `L` is the sender's share of `t_l`
 //! (`tl_send_ms`). The destination's share (their `R + U`) is the rest,
@@ -60,11 +60,10 @@
 //! on the mean benchmark and simulated times of each (load, N).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::control::RankError;
-use crate::kernels::decomposition::{Samples, ns, system_return};
-use crate::kernels::harness::timing::RoundBatch;
+use crate::kernels::harness::calls::{Samples, system_return};
+use crate::kernels::harness::timing::{RoundBatch, Timer};
 use crate::kernels::{KernelError, RunContext};
 use crate::model::regression::{LinearFit, Regressor, least_squares, weighted_least_squares};
 use crate::team::TeamError;
@@ -73,7 +72,7 @@ use crate::transport::mailroom::Mailroom;
 use crate::transport::{Endpoint, Transport, TransportConfig};
 
 /// The longest chain, links.
-pub(super) const MAX_HOPS: usize = 4;
+pub(crate) const MAX_HOPS: usize = 4;
 /// System buffers per forwarding node (one message is in flight at a time).
 const BUFFERS: usize = 2;
 /// Send calls timed per size for the start-up split.
@@ -173,12 +172,12 @@ fn send_calls<E: Endpoint>(
     for &size in sizes {
         let mut calls = Samples::new(SEND_CALLS);
         for _ in 0..SEND_CALLS {
-            let a = Instant::now();
+            let call = Timer::start();
             host.parts().1.send(1, &buf[..size])?;
             system_return();
-            let b = Instant::now();
+            let took = call.elapsed();
             await_echo(host, &mut buf[..size])?;
-            calls.push(ns(a, b));
+            calls.push(took.as_nanos() as f64);
         }
         out.push((calls.median() - clock_ns) / 1e6);
     }
@@ -198,12 +197,11 @@ fn empty_probe_ms<E: Endpoint>(
     let ep = host.parts().1;
     let mut batches = Vec::with_capacity(PROBE_BATCHES);
     for _ in 0..PROBE_BATCHES {
-        let a = Instant::now();
+        let batch = Timer::start();
         for _ in 0..EMPTY_PROBES {
             std::hint::black_box(ep.probe(std::hint::black_box(1)));
         }
-        let b = Instant::now();
-        batches.push(ns(a, b));
+        batches.push(batch.elapsed().as_nanos() as f64);
     }
     let per_probe = |batch_ns: f64| ((batch_ns - clock_ns) / EMPTY_PROBES as f64).max(0.0) / 1e6;
     let per: Vec<f64> = batches.iter().map(|&b| per_probe(b)).collect();
@@ -305,7 +303,7 @@ pub(super) fn message_latencies<T: Transport + 'static>(
                 let mut buf = vec![0x5au8; max];
                 for (i, &size) in sizes.iter().enumerate() {
                     let mut batch = |n: u64| {
-                        let start = Instant::now();
+                        let start = Timer::start();
                         for _ in 0..n {
                             round_trip(host, &mut buf[..size])?;
                         }

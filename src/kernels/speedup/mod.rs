@@ -65,10 +65,14 @@ mod matrix;
 mod over_mpi;
 mod validation;
 
-use std::sync::Arc;
-use std::time::Instant;
+pub(crate) use calibrate::MAX_HOPS;
 
+use std::sync::Arc;
+
+use super::harness::calls::{f64_bytes, f64_bytes_mut};
 use super::harness::probe;
+use super::harness::timing::Timer;
+use super::harness::transports::each_transport;
 use super::{KernelError, KernelSpec, RunContext};
 use crate::control::{Placement, RankError};
 use crate::model::speedup::{Eq13Fit, SpeedupRecord, fit_eq13, speedup};
@@ -186,12 +190,8 @@ pub fn run_with(
     let a = Arc::new(matrix::matrix_a(m));
     let want = Arc::new(matrix::serial_product(&a, m));
     let cpus = ctx.cpus();
-    ctx.progress.begin(
-        SPEEDUP.name,
-        (ctx.config.transports.len() * plan.processors.len()) as u64,
-    );
-    let mut out = Vec::new();
-    for &t in &ctx.config.transports {
+    let steps = ctx.config.transports.len() * plan.processors.len();
+    each_transport(ctx, SPEEDUP.name, steps, &[()], |(), t| {
         // totals[n_index][load_index] = run totals, ms.
         let mut totals: Vec<Vec<Vec<f64>>> = Vec::new();
         let mut result = KernelResult::new(
@@ -228,7 +228,7 @@ pub fn run_with(
             totals.push(run_totals(&per_rank, plan));
         }
         if totals.is_empty() {
-            break;
+            return Ok(None);
         }
         finish(&mut result, plan, &totals, cpus.len());
         if !ctx.cancelled() && cpus.len() >= 2 {
@@ -263,13 +263,8 @@ pub fn run_with(
                 "one CPU: no message latency T_ML (its forwarding chain needs two spinning workers), so no simulation".into(),
             );
         }
-        out.push(result);
-    }
-    ctx.progress.end();
-    if ctx.cancelled() {
-        return Err(KernelError::Interrupted);
-    }
-    Ok(out)
+        Ok(Some(result))
+    })
 }
 
 /// The totals of every run of one N from every rank's times, `[load][run]`:
@@ -435,7 +430,7 @@ fn rank_body<E: Endpoint>(
         for _ in 0..plan.runs {
             c.fill(f64::NAN);
             barrier(ep)?;
-            let start = Instant::now();
+            let start = Timer::start();
             compute(
                 a,
                 m,
@@ -443,11 +438,11 @@ fn rank_body<E: Endpoint>(
                 &mut c[me * rows * m..(me + 1) * rows * m],
                 x,
             );
-            let computed = Instant::now();
+            let computed = start.elapsed();
             exchange(rc, ep, &mut c, rows * m, &mut arrived)?;
-            let done = Instant::now();
+            let done = start.elapsed();
             times.push(RankTimes {
-                computation_ms: (computed - start).as_secs_f64() * 1e3,
+                computation_ms: computed.as_secs_f64() * 1e3,
                 messages_ms: (done - computed).as_secs_f64() * 1e3,
             });
             if let Some((i, j, got, exp)) = matrix::first_mismatch(&c, want, m) {
@@ -484,7 +479,7 @@ fn exchange<E: Endpoint>(
     arrived[me] = true;
     let (mut remaining, mut next) = (n - 1, 1);
     // The deadline runs from the last progress: a peer silent for that long is lost.
-    let mut start = Instant::now();
+    let mut start = Timer::start();
     let deadline = rc.control.wait_timeout();
     while remaining > 0 || next < n {
         let mut progressed = false;
@@ -507,7 +502,7 @@ fn exchange<E: Endpoint>(
             }
         }
         if progressed {
-            start = Instant::now();
+            start = Timer::start();
         } else {
             if rc.control.aborted() {
                 return Err(RankError::Aborted);
@@ -541,19 +536,4 @@ fn barrier<E: Endpoint>(ep: &mut E) -> Result<(), RankError> {
         ep.recv(0, &mut b)?;
     }
     Ok(())
-}
-
-/// The bytes of a slice of doubles, for sending.
-fn f64_bytes(v: &[f64]) -> &[u8] {
-    // SAFETY: `f64` has no padding, so all `size_of_val(v)` bytes are initialised;
-    // `u8` needs no alignment; the view borrows `v` for its lifetime.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
-}
-
-/// The bytes of a slice of doubles, for receiving into.
-fn f64_bytes_mut(v: &mut [f64]) -> &mut [u8] {
-    // SAFETY: as in `f64_bytes`; every bit pattern is a valid `f64`, so writes through
-    // the view cannot create an invalid value, and the exclusive borrow of `v` keeps it
-    // the only access.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
 }

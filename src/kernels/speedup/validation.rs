@@ -46,10 +46,6 @@ pub(super) fn validate(
     chain: &calibrate::ChainTimes,
     cpus: usize,
 ) {
-    use crate::model::simulator::{
-        BurstDist, MessageCosts, Receivers, SimConfig, Topology, simulate,
-    };
-    use crate::model::ttest::{THESIS_ALPHA, paired_t_test};
     let latencies = &chain.latencies;
     for l in latencies {
         result.points.push(
@@ -148,6 +144,38 @@ pub(super) fn validate(
         n_points: latencies.len(),
         flagged: fit.r_squared < 0.9,
     });
+    let (pairs, shared_n) = simulate_points(
+        result,
+        plan,
+        totals,
+        chain,
+        cpus,
+        &split,
+        tc_ms_per_byte,
+        ti_ms,
+    );
+    paired_tests(result, &pairs, &shared_n, cpus);
+}
+
+/// Simulates every (load, N) of the benchmark's powers of two with the
+/// calibrated costs (`split`, `tc_ms_per_byte`, `ti_ms`), each N's
+/// processors `k = ranks_per_cpu` times slower where ranks share CPUs, and
+/// puts the simulated time beside the measured point: the (benchmark,
+/// simulation, shared) pairs of N > 1, and the N that shared CPUs.
+#[allow(clippy::too_many_arguments)]
+fn simulate_points(
+    result: &mut KernelResult,
+    plan: &SpeedupPlan,
+    totals: &[Vec<Vec<f64>>],
+    chain: &calibrate::ChainTimes,
+    cpus: usize,
+    split: &calibrate::StartupSplit,
+    tc_ms_per_byte: f64,
+    ti_ms: f64,
+) -> (Vec<(f64, f64, bool)>, Vec<usize>) {
+    use crate::model::simulator::{
+        BurstDist, MessageCosts, Receivers, SimConfig, Topology, simulate,
+    };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     // (benchmark, simulation, virtual) per (load, N).
     let mut pairs: Vec<(f64, f64, bool)> = Vec::new();
@@ -217,6 +245,19 @@ pub(super) fn validate(
             }
         }
     }
+    (pairs, shared_n)
+}
+
+/// The paired t tests of benchmark - simulation over every point and over
+/// the pinned points only, as points and warnings, and the notes on how the
+/// simulation was made.
+fn paired_tests(
+    result: &mut KernelResult,
+    pairs: &[(f64, f64, bool)],
+    shared_n: &[usize],
+    cpus: usize,
+) {
+    use crate::model::ttest::{THESIS_ALPHA, paired_t_test};
     // Every point (virtual ones simulated shared) first, then the pinned ones.
     let virtual_pairs = pairs.iter().filter(|p| p.2).count();
     for pinned_only in [false, true] {

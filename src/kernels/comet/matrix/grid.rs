@@ -19,13 +19,13 @@
 //! the value `g * 65536 + h + 1`, so every element is distinct and exact.
 
 use super::super::super::{KernelError, RunContext};
-use super::super::barrier::dissemination;
 use super::super::common::{
     self, Check, Plan, RankBody, RankSamples, Samples, Sweep, drive, push_line,
 };
 use crate::control::RankError;
+use crate::kernels::harness::calls::dissemination;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankCtx, Team};
+use crate::team::RankCtx;
 use crate::transport::Endpoint;
 
 /// A processor grid: `rows x cols` positions, each holding one rank.
@@ -423,35 +423,20 @@ pub(super) fn sweep(
 ) -> Result<Vec<KernelResult>, KernelError> {
     common::require_two_cpus(ctx, kernel)?;
     let dims = local_orders(ctx.config.quick);
-    ctx.progress.begin(
+    common::sweep_processors(
+        ctx,
         kernel,
-        (ops.len() * ctx.config.transports.len() * processors.len() * dims.len()) as u64,
-    );
-    let mut out = Vec::new();
-    for &op in ops {
-        for &t in &ctx.config.transports {
-            let mut res: Option<KernelResult> = None;
-            let mut mins: Vec<(usize, usize, f64)> = Vec::new();
-            for &p in processors {
-                if ctx.cancelled() {
-                    break;
-                }
-                let team = Team::new(&ctx.team_spec(ctx.cpus(), p, true))?;
-                let r =
-                    res.get_or_insert_with(|| common::result(op.name(), Some(t.name()), &team, p));
-                common::merge_placement(r, &team);
-                let body = MatrixBody::new(op.name(), op, p, &dims);
-                let samples = crate::with_transport!(t, common::sweep_team(ctx, &team, &body))?;
-                add_points(r, &mut mins, p, ctx.cpus().len(), &samples);
-            }
-            let Some(mut r) = res else { continue };
-            finish(&mut r, op, &mins, processors);
-            out.push(r);
-        }
-    }
-    ctx.progress.end();
-    common::interrupted(ctx)?;
-    Ok(out)
+        ops,
+        MatrixOp::name,
+        processors,
+        dims.len(),
+        |team, op, t| {
+            let body = MatrixBody::new(op.name(), op, team.size(), &dims);
+            crate::with_transport!(t, common::sweep_team(ctx, team, &body))
+        },
+        |r, mins, p, samples| add_points(r, mins, p, ctx.cpus().len(), samples),
+        |r, op, mins| finish(r, op, mins, processors),
+    )
 }
 
 /// A point per sample of a sweep on `p` ranks (virtual when more than `cpus`),

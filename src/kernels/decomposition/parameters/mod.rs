@@ -66,7 +66,7 @@ mod rank0;
 mod solve;
 
 use lanes::{Probe, lane_span, probe, slots_for};
-use plan::{Plan, RANKS, ROUNDS, Repetition, SizeTimes, notimes, plan_steps, repetitions, sizes};
+use plan::{Plan, RANKS, Repetition, SizeTimes, notimes, plan_steps, repetitions, sizes};
 use rank0::rank0;
 use solve::add_q;
 
@@ -77,7 +77,8 @@ pub(super) use over_mpi::{
     Layout, Ran, backgrounds, go_on, hosting_processes, hosts, library_yields, run_nodes,
 };
 pub use plan::PAPER_SIZES;
-pub(super) use plan::{Experiment, SENDTIME, script_of};
+pub(super) use plan::{Experiment, script_of};
+pub(crate) use plan::{ROUNDS, SENDTIME};
 pub(super) use rank0::rank0_rs;
 
 use super::background::{Background, QKind};

@@ -16,7 +16,7 @@ pub(super) const MAX_DISTANCE: usize = 5;
 pub(super) const RANKS: usize = MAX_DISTANCE + 1;
 /// Target length of `Q(SENDTIME)`: long enough for a 64 KiB message to clear and
 /// for the neighbour's echo to land inside the `Q(COMPTIME)` that follows.
-pub(in crate::kernels::decomposition) const SENDTIME: Duration = Duration::from_micros(20);
+pub(crate) const SENDTIME: Duration = Duration::from_micros(20);
 /// Repetitions of the whole experiment (section 4: "repeated five times").
 #[cfg(test)]
 pub(super) const REPETITIONS: usize = effort::FULL.decomposition_repetitions;
@@ -32,7 +32,7 @@ pub(super) fn repetitions(quick: bool) -> usize {
 /// Rounds of the experiments at a size: each runs a twenty-fifth of its
 /// iterations in each (4, or 2 with `--quick`), in turn with the others, and its
 /// figure is the median of all its iterations (see the module doc).
-pub(super) const ROUNDS: usize = 25;
+pub(crate) const ROUNDS: usize = 25;
 
 /// Timed iterations of each experiment, over all rounds (Appendix A's NOTIMES).
 pub(super) fn notimes(quick: bool) -> u64 {
