@@ -36,4 +36,22 @@ fn main() {
         }
     }
     println!("cargo:rerun-if-changed=build.rs");
+    open_mpi_status();
+}
+
+/// With `--features mpi`, sets `cfg(halfperf_open_mpi)` when the MPI library
+/// the bindings are made from is Open MPI: its compiler wrapper (`$MPICC` or
+/// `mpicc`, the one the `mpi-sys` crate asks first) answers `-showme:version`
+/// with "Open MPI". The transport then reads a receive's byte count from
+/// Open MPI's status struct (`_ucount`) instead of calling `MPI_Get_count`.
+fn open_mpi_status() {
+    println!("cargo::rustc-check-cfg=cfg(halfperf_open_mpi)");
+    println!("cargo:rerun-if-env-changed=MPICC");
+    if std::env::var_os("CARGO_FEATURE_MPI").is_none() {
+        return;
+    }
+    let mpicc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
+    if output(&mpicc, &["-showme:version"]).is_some_and(|v| v.contains("Open MPI")) {
+        println!("cargo:rustc-cfg=halfperf_open_mpi");
+    }
 }

@@ -21,7 +21,14 @@
  *   persistent   MPI_Send_init / MPI_Recv_init once, then MPI_Start and
  *                MPI_Test each message, status and MPI_Get_count as above
  *                (no request made and freed a message; in Open MPI 4.1.4
- *                about twice as slow as the others, so not used).
+ *                about twice as slow as the others, so not used);
+ *   blocking     MPI_Send / MPI_Recv with the status asked and MPI_Get_count
+ *                read, each call between two relaxed stores to a watch word
+ *                (what halfperf's mpi transport calls for a message when a
+ *                watchdog thread holds the deadline; with Open MPI it reads
+ *                the count from the status instead of MPI_Get_count);
+ *   status       MPI_Send / MPI_Recv with the status asked (not read);
+ *   count        as status, and MPI_Get_count read.
  *
  * Usage: mpirun -n 2 --bind-to none mpi-pingpong [TRIALS [REPS [variants]]]
  */
@@ -103,6 +110,58 @@ static void batch_test(int rank, long reps, char *out, char *in) {
   }
 }
 
+/* The watch word a watchdog would sample (nothing reads it here). */
+static unsigned long long watch_word;
+
+static void arm(unsigned long long v) { __atomic_store_n(&watch_word, v, __ATOMIC_RELAXED); }
+
+static void batch_blocking(int rank, long reps, char *out, char *in) {
+  int peer = 1 - rank, n = 0;
+  unsigned long long seq = 0;
+  MPI_Status st;
+  for (long i = 0; i < reps; i++) {
+    if (rank == 0) {
+      arm(++seq << 24 | 2);
+      MPI_Send(out, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+      arm(seq << 24);
+      arm(++seq << 24 | 2);
+      MPI_Recv(in, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &st);
+      arm(seq << 24);
+      MPI_Get_count(&st, MPI_BYTE, &n);
+      if (n != 8) MPI_Abort(MPI_COMM_WORLD, 3);
+    } else {
+      arm(++seq << 24 | 1);
+      MPI_Recv(in, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &st);
+      arm(seq << 24);
+      MPI_Get_count(&st, MPI_BYTE, &n);
+      if (n != 8) MPI_Abort(MPI_COMM_WORLD, 3);
+      arm(++seq << 24 | 1);
+      MPI_Send(out, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+      arm(seq << 24);
+    }
+  }
+}
+
+/* MPI_Send / MPI_Recv with the status asked, and MPI_Get_count read when
+ * `count`. */
+static void batch_status(int rank, long reps, char *out, char *in, int count) {
+  int peer = 1 - rank, n = 8;
+  MPI_Status st;
+  for (long i = 0; i < reps; i++) {
+    if (rank == 0) {
+      MPI_Send(out, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+      MPI_Recv(in, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &st);
+      if (count) MPI_Get_count(&st, MPI_BYTE, &n);
+      if (n != 8) MPI_Abort(MPI_COMM_WORLD, 3);
+    } else {
+      MPI_Recv(in, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &st);
+      if (count) MPI_Get_count(&st, MPI_BYTE, &n);
+      if (n != 8) MPI_Abort(MPI_COMM_WORLD, 3);
+      MPI_Send(out, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+    }
+  }
+}
+
 static void batch_persistent(int rank, long reps, MPI_Request *send, MPI_Request *recv) {
   for (long i = 0; i < reps; i++) {
     if (rank == 0) {
@@ -121,24 +180,27 @@ static void batch_persistent(int rank, long reps, MPI_Request *send, MPI_Request
 
 /* The variants in one job: every trial times each in turn. */
 static void variants(int rank, int trials, long reps, char *out, char *in) {
-  const char *names[3] = {"send-recv", "test", "persistent"};
-  double *t[3];
+  enum { VARIANTS = 6 };
+  const char *names[VARIANTS] = {"send-recv", "test", "persistent", "blocking", "status", "count"};
+  double *t[VARIANTS];
   MPI_Request send, recv;
   int peer = 1 - rank;
   MPI_Send_init(out, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &send);
   MPI_Recv_init(in, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &recv);
-  for (int v = 0; v < 3; v++) t[v] = calloc((size_t)trials, sizeof(double));
+  for (int v = 0; v < VARIANTS; v++) t[v] = calloc((size_t)trials, sizeof(double));
   for (int trial = -1; trial < trials; trial++) { /* -1: the warm-up */
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < VARIANTS; v++) {
       MPI_Barrier(MPI_COMM_WORLD);
       double start = now_ns();
       if (v == 0) batch(rank, reps, out, in);
       else if (v == 1) batch_test(rank, reps, out, in);
-      else batch_persistent(rank, reps, &send, &recv);
+      else if (v == 2) batch_persistent(rank, reps, &send, &recv);
+      else if (v == 3) batch_blocking(rank, reps, out, in);
+      else batch_status(rank, reps, out, in, v == 5);
       if (trial >= 0) t[v][trial] = (now_ns() - start) / (2.0 * (double)reps);
     }
   }
-  for (int v = 0; v < 3; v++) {
+  for (int v = 0; v < VARIANTS; v++) {
     if (rank == 0) {
       qsort(t[v], (size_t)trials, sizeof(double), cmp);
       printf("%-10s 8 B one-way ns: min %.1f median %.1f max %.1f (trials %d, reps %ld)\n",

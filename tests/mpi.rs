@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 
 /// Ping-pong over MPI: points for every size, a fit, 64 KiB slower than 8 B
 /// (retried: a loaded machine can stall one batch), the raw MPI baseline beside
-/// it with the paired ratio, and the team described in the file.
+/// it with the paired ratio and how the transport waited, and the team
+/// described in the file.
 #[test]
 fn pingpong_over_mpi_grows_with_size_and_is_fitted() {
     if !have_mpirun("pingpong_over_mpi_grows_with_size_and_is_fitted") {
@@ -48,6 +49,14 @@ fn pingpong_over_mpi_grows_with_size_and_is_fitted() {
         let raw = kernel(&doc, "pingpong", "mpi-raw");
         let ratio = raw["points"][0]["mpi_over_baseline"].as_f64().unwrap();
         assert!(ratio.is_finite() && ratio > 0.0, "{raw}");
+        // Ranks alone on their CPUs block in MPI_Send/MPI_Recv under the
+        // watchdog; ranks that share a CPU poll (and yield).
+        let alone = np <= std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(
+            raw["points"][0]["blocking_waits"].as_f64(),
+            Some(if alone { 1.0 } else { 0.0 }),
+            "{raw}"
+        );
         assert!(min_at(raw, 8.0) > 0.0);
         if min_at(pp, 65536.0) > min_at(pp, 8.0) {
             ordered = true;
@@ -219,7 +228,9 @@ fn mpi_refusals_are_one_line() {
 
 /// A rank that stalls: rank 0's wait passes its deadline, the run ends with an
 /// error naming the kernel and the rank, every rank's process ends, and mpirun
-/// exits non-zero, long before the timeout.
+/// exits non-zero, long before the timeout. With ranks alone on their CPUs,
+/// rank 0 is then blocked in `MPI_Recv` and its watchdog ends the process;
+/// with ranks that share CPUs, its polled wait returns the error.
 ///
 /// With four processes OpenMPI 4.1's mpirun itself sometimes does not finish
 /// the abort: every rank has exited (rank 0 after `MPI_Abort`, the others
@@ -314,6 +325,18 @@ fn a_stalled_rank_ends_the_run_with_an_error() {
     assert!(
         stderr.contains("kernel pingpong") && stderr.contains("rank 1"),
         "{stderr}"
+    );
+    // The wait that failed lasted its deadline of 2000 ms, and not much more
+    // (the watchdog samples every 250 ms; the rest is a loaded machine's).
+    let waited: u64 = stderr
+        .split("no answer from rank 1 within ")
+        .nth(1)
+        .and_then(|rest| rest.split(" ms").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no deadline line: {stderr}"));
+    assert!(
+        (2000..6000).contains(&waited),
+        "waited {waited} ms: {stderr}"
     );
     assert!(started.elapsed() < Duration::from_secs(120), "{stderr}");
 }

@@ -2,11 +2,12 @@
 //! waits) between two MPI processes (`--features mpi`): messages of every
 //! size arrive whole and in order with four requests in flight, a fifth is
 //! refused, a wait out of order is refused, and a receive left posted is
-//! cancelled when the endpoint drops, without a hang.
+//! cancelled when the endpoint drops, without a hang. And its blocking `send`
+//! and `recv`: messages of every length arrive whole, with their length.
 //!
-//! The test starts itself under `mpirun` (under `timeout`, as every MPI test):
+//! Each test starts itself under `mpirun` (under `timeout`, as every MPI test):
 //! the copy that runs outside MPI launches `mpirun -n NP` of this test binary,
-//! filtered to this one test, and checks that every process passed; the
+//! filtered to that one test, and checks that every process passed; the
 //! copies under `mpirun` (`OMPI_COMM_WORLD_SIZE` is set) run the exchange on
 //! ranks 0 and 1, the others idle.
 #![cfg(feature = "mpi")]
@@ -36,7 +37,75 @@ fn posted_requests_arrive_in_order_and_are_bounded() {
     if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some() {
         return under_mpirun();
     }
-    if !have_mpirun(TEST) {
+    launch(TEST);
+}
+
+const BLOCKING: &str = "send_and_recv_carry_every_length";
+
+/// The sizes of `send` and `recv`'s messages: empty, short, the eager limit
+/// and past it (a long `MPI_Send` waits for its receive), into a buffer larger
+/// than each.
+const LENGTHS: [usize; 8] = [0, 1, 7, 8, 1000, 4096, 20_000, 65_536];
+
+/// `send` and `recv` (blocking calls under the watchdog on ranks alone on
+/// their CPUs, polled waits on ranks that share one): each message arrives
+/// whole, its length as sent, into a larger buffer, and its reply too.
+#[test]
+fn send_and_recv_carry_every_length() {
+    if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some() {
+        let procs = Processes::init(Duration::from_secs(20), None).expect("the team forms");
+        let alone = procs.members().iter().all(|m| {
+            procs
+                .members()
+                .iter()
+                .all(|o| o.rank == m.rank || o.host != m.host || o.cpu != m.cpu)
+        });
+        procs
+            .run(BLOCKING, |rc, ep| {
+                assert_eq!(ep.blocks(), alone, "rank {}", rc.rank);
+                match rc.rank {
+                    0 | 1 => lengths(ep, rc.rank),
+                    _ => Ok(()),
+                }
+            })
+            .expect("every rank's part passes");
+        return;
+    }
+    launch(BLOCKING);
+}
+
+/// Rank 0 sends each of [`LENGTHS`] and checks the reply (each byte plus
+/// one); rank 1 receives, checks and replies.
+fn lengths(ep: &mut MpiEndpoint, rank: usize) -> Result<(), RankError> {
+    let mut buf = vec![0u8; 70_000];
+    for (m, &n) in LENGTHS.iter().enumerate() {
+        let msg: Vec<u8> = (0..n)
+            .map(|i| byte(m, i).wrapping_add(rank as u8))
+            .collect();
+        if rank == 0 {
+            ep.send(1, &msg)?;
+        }
+        let got = ep.recv(1 - rank, &mut buf)?;
+        assert_eq!(got, n, "rank {rank}, message {m}");
+        let from = 1 - rank;
+        assert!(
+            buf[..n]
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| x == byte(m, i).wrapping_add(from as u8)),
+            "rank {rank}, message {m} differs"
+        );
+        if rank == 1 {
+            ep.send(0, &msg)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `test` of this binary under `mpirun` and checks that every process
+/// passed it.
+fn launch(test: &str) {
+    if !have_mpirun(test) {
         return;
     }
     let _turn = common::measuring();
@@ -44,7 +113,7 @@ fn posted_requests_arrive_in_order_and_are_bounded() {
     let exe = std::env::current_exe().unwrap();
     let out = timeout_mpirun(dir.path(), np())
         .arg(exe)
-        .args(["--exact", TEST, "--test-threads=1", "--nocapture"])
+        .args(["--exact", test, "--test-threads=1", "--nocapture"])
         .output()
         .expect("timeout and mpirun run");
     let text = format!(

@@ -18,7 +18,9 @@
 //! [`Processes::run`] runs one kernel's body on this process, as
 //! [`Team::run`](super::Team::run) runs it on a thread: all ranks first meet at a
 //! start gate (`MPI_Ibarrier` polled under the deadline), then each gets a fresh
-//! [`MpiEndpoint`] on its own communicator. Rank 0 times, as everywhere. A rank
+//! [`MpiEndpoint`] on its own communicator. The team starts the process's
+//! [`Watchdog`], which holds the deadline of the endpoints' blocking calls
+//! (and makes no MPI call), and names it each kernel it runs. Rank 0 times, as everywhere. A rank
 //! whose body fails returns the error naming the kernel and itself; the caller
 //! reports it and ends the job with [`Processes::abort`], so that no other rank
 //! waits for it longer than its own deadline.
@@ -26,7 +28,7 @@
 use super::{RankCtx, TeamError};
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::platform::{DistanceClass, PinError, allowed_cpus, pin_current_thread};
-use crate::transport::mpi::{MpiEndpoint, wait_for};
+use crate::transport::mpi::{MpiEndpoint, Watchdog, wait_for};
 use mpi::Threading;
 use mpi::environment::Universe;
 use mpi::ffi;
@@ -76,6 +78,11 @@ pub enum ProcessTeamError {
     },
 }
 
+/// With this set to `1` in the environment, no watchdog starts and every
+/// endpoint polls `MPI_Test` as before the watchdog, so that
+/// `scripts/mpi-baseline.sh` can time both waits side by side.
+pub const POLL_ENV: &str = "HALFPERF_MPI_POLL";
+
 /// The longest sleep between two polls of a process waiting outside a group
 /// ([`Processes::run_group`]): the most a group's end waits for it.
 const IDLE_SLEEP_MAX: Duration = Duration::from_millis(10);
@@ -91,6 +98,9 @@ pub struct Processes {
     library_version: String,
     placement: Placement,
     control: Arc<TeamControl>,
+    /// Holds the deadline of the endpoints' blocking calls (stopped before MPI
+    /// is finalised).
+    watchdog: Option<Watchdog>,
     // Last: dropping it finalises MPI, after the communicators above are freed.
     _universe: Universe,
 }
@@ -201,6 +211,11 @@ impl Processes {
             library_version,
             placement,
             control: TeamControl::new(waits, wait_timeout),
+            // After the pin: the thread shares this rank's CPU.
+            watchdog: match std::env::var_os(POLL_ENV) {
+                Some(v) if v == "1" => None,
+                _ => Watchdog::start(rank, wait_timeout),
+            },
             _universe: universe,
         })
     }
@@ -300,6 +315,7 @@ impl Processes {
             error,
         };
         self.start_gate().map_err(failed)?;
+        self.name_kernel(kernel);
         let mut ep = MpiEndpoint::new(&self.world, Arc::clone(&self.control), buffer_bytes);
         let ctx = RankCtx {
             rank: self.rank,
@@ -334,6 +350,7 @@ impl Processes {
             error,
         };
         self.start_gate().map_err(failed)?;
+        self.name_kernel(kernel);
         let inside = self.rank < ranks;
         // Collective over the world; every process passed the gate.
         let group = self.world.split_by_color(if inside {
@@ -359,6 +376,13 @@ impl Processes {
         };
         self.idle_barrier();
         Ok(out)
+    }
+
+    /// Names `kernel` in the watchdog's report of a stalled call.
+    fn name_kernel(&self, kernel: &str) {
+        if let Some(w) = &self.watchdog {
+            w.kernel(kernel);
+        }
     }
 
     /// Every process arrives, then all go: `MPI_Ibarrier` polled with a sleep

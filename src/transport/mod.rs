@@ -31,6 +31,7 @@ pub mod mailroom;
 pub mod mpi;
 mod parking;
 mod slot;
+pub mod watch;
 
 use crate::control::{RankError, TeamControl};
 use serde::{Deserialize, Serialize};

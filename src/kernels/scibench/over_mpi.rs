@@ -127,15 +127,18 @@ fn layout(procs: &Processes) -> PairLayout {
 
 /// Sweeps `sizes` with `pattern` between ranks `pair`; rank 0 returns the
 /// samples (sent to it by the pair's first rank when that is another), every
-/// other rank nothing.
+/// other rank nothing; and whether this rank's endpoint made blocking calls
+/// ([`MpiEndpoint::blocks`]).
 fn measure(
     ctx: &RunContext<'_>,
     procs: &Processes,
     kernel: &str,
     plan: &PairPlan<'_>,
     pair: [usize; 2],
-) -> Result<PairSamples, KernelError> {
+) -> Result<(PairSamples, bool), KernelError> {
+    let mut blocks = false;
     let samples = procs.run(kernel, |rctx, ep| {
+        blocks = ep.blocks();
         let mut samples = match pair.iter().position(|&r| r == rctx.rank) {
             Some(me) => {
                 let pctx = RankCtx {
@@ -162,7 +165,7 @@ fn measure(
     if ctx.cancelled() {
         return Err(KernelError::Interrupted);
     }
-    Ok(samples)
+    Ok((samples, blocks))
 }
 
 /// Moves the samples of a pair's first rank `timer` to rank 0: every size's
@@ -241,14 +244,14 @@ pub(crate) fn latency(
     let cancelled = || ctx.cancelled();
     let singles = ctx.config.effort().single_round_trips;
     let sweep = plan(ctx, pattern, &sizes, singles, &on_size, &cancelled);
-    let samples = measure(ctx, procs, kernel, &sweep, [0, 1])?;
+    let (samples, blocks) = measure(ctx, procs, kernel, &sweep, [0, 1])?;
     // The paired baseline needs 8-byte batches beside the probe's; a sweep
     // without 8 bytes times them in a sweep of their own.
     let paired = match pattern {
         Pattern::PingPong if with_8 => Some(samples.clone()),
         Pattern::PingPong => {
             let eight = plan(ctx, pattern, &[8], singles, &on_size, &cancelled);
-            Some(measure(ctx, procs, kernel, &eight, [0, 1])?)
+            Some(measure(ctx, procs, kernel, &eight, [0, 1])?.0)
         }
         Pattern::OneWay => None,
     };
@@ -262,7 +265,7 @@ pub(crate) fn latency(
     let Some(paired) = paired else {
         return Ok(vec![result]);
     };
-    let base = baseline(kernel, &layout, &cpus, &paired);
+    let base = baseline(kernel, &layout, &cpus, &paired, blocks);
     if let Some(ratio) = base.points[0].number(&format!("{TRANSPORT}_over_baseline"))
         && ratio > 1.0 + BASELINE_MARGIN
     {
@@ -276,15 +279,20 @@ pub(crate) fn latency(
 
 /// The raw MPI ping-pong's 8-byte one-way time (each round's probe, halved)
 /// and the transport's 8-byte one-way time over it, round by round: median,
-/// smallest and largest of the ratios.
+/// smallest and largest of the ratios; and how the transport waited
+/// (`blocking_waits`: 1 for `MPI_Send`/`MPI_Recv` under the watchdog, 0 for
+/// `MPI_Test` polled).
 fn baseline(
     kernel: &str,
     layout: &PairLayout,
     cpus: &[usize],
     paired: &PairSamples,
+    blocks: bool,
 ) -> KernelResult {
     let raw_one_way = convert::one_way_samples(&paired.probes_ns);
-    let mut point = Point::new().with("size_bytes", 8.0);
+    let mut point = Point::new()
+        .with("size_bytes", 8.0)
+        .with("blocking_waits", f64::from(u8::from(blocks)));
     if let Some(eight) = paired.sizes.iter().find(|s| s.size == 8) {
         point = point.with("reps", eight.reps as f64);
         let ratios: Vec<f64> = eight
@@ -330,7 +338,7 @@ pub(crate) fn c2c(
     let mut warnings = Vec::new();
     for &[a, b] in &pairs {
         let sweep = plan(ctx, Pattern::PingPong, &[8], 1_000, &|_| {}, &cancelled);
-        let samples = measure(ctx, procs, kernel, &sweep, [a, b])?;
+        let (samples, _) = measure(ctx, procs, kernel, &sweep, [a, b])?;
         ctx.progress.step(&format!("ranks {a}-{b}"));
         let Some(eight) = samples.sizes.first() else {
             continue; // not rank 0
