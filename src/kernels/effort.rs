@@ -59,6 +59,10 @@ pub struct Effort {
     pub decomposition_repetitions: usize,
     /// Timed iterations of each decomposition experiment and size (NOTIMES).
     pub decomposition_notimes: u64,
+    /// Rounds the decomposition's iterations are spread over, each block of
+    /// them behind one untimed iteration (a third of a quick run's
+    /// iterations at 25 rounds of two; a sixth at 10 of five).
+    pub decomposition_rounds: usize,
     /// The decomposition's message sizes, bytes.
     pub decomposition_sizes: &'static [usize],
     /// One interference computation, ms.
@@ -107,6 +111,7 @@ pub const QUICK: Effort = Effort {
     vector_max_working_set: 64 << 20,
     decomposition_repetitions: 3,
     decomposition_notimes: 50,
+    decomposition_rounds: 10,
     decomposition_sizes: &[16, 1000, 2000, 65_536],
     interference_duration_ms: 10,
     interference_trials: 3,
@@ -140,6 +145,7 @@ pub const FULL: Effort = Effort {
     vector_max_working_set: 2 << 30,
     decomposition_repetitions: 5,
     decomposition_notimes: 100,
+    decomposition_rounds: 25,
     decomposition_sizes: &[16, 500, 1000, 1500, 2000, 4096, 16_384, 65_536],
     interference_duration_ms: 50,
     interference_trials: 5,

@@ -537,14 +537,14 @@ fn krumme_greenfield(kernel: &str, b: &Budgets<'_>) -> Work {
             let per_round = b
                 .effort
                 .decomposition_notimes
-                .div_ceil(super::decomposition::DECOMPOSITION_ROUNDS as u64)
+                .div_ceil(b.effort.decomposition_rounds as u64)
                 + 1;
             let iterations = (DECOMPOSITION_SENDTIMES.len() as u64 * per_round) as f64;
             let q: f64 = DECOMPOSITION_SENDTIMES.iter().sum::<u64>() as f64
                 * per_round as f64
                 * super::decomposition::SENDTIME.as_secs_f64();
-            let per_size = super::decomposition::DECOMPOSITION_ROUNDS as f64
-                * (q + iterations * b.r.hosted_iteration_s);
+            let per_size =
+                b.effort.decomposition_rounds as f64 * (q + iterations * b.r.hosted_iteration_s);
             // Per transport, both Q loops, every repetition and size; a
             // pair probe after each (3 batches of 500 flag round trips and
             // 10 of 64 KiB: its `PROBE_*`).

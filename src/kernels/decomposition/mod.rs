@@ -42,7 +42,7 @@ pub(crate) use interference::NAME as INTERFERENCE;
 pub(crate) use interference::{BIGSIZE, STREAM_COUNTS as INTERFERENCE_STREAMS};
 pub(crate) use parameters::NAME as DECOMPOSITION;
 pub use parameters::PAPER_SIZES;
-pub(crate) use parameters::{ROUNDS as DECOMPOSITION_ROUNDS, SENDTIME};
+pub(crate) use parameters::SENDTIME;
 pub use pinned::{
     MODEL as OVERHEADS_MODEL, OverheadSamples, SIZES as OVERHEADS_SIZES, overheads_result,
 };

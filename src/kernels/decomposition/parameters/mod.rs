@@ -25,8 +25,8 @@
 //! hosts, rank 0's own system first. `Q(SENDTIME)` is 10 chunks and `Q(COMPTIME)`
 //! five times that, as Appendix A's 5 and 25 units. The files of this kernel:
 //! - [`plan`]: the experiments, their scripts for every rank, and the schedule:
-//!   each experiment has 100 timed iterations (50 with `--quick`), run in 25
-//!   rounds in which the experiments at a size take turns in blocks, so that the
+//!   each experiment has 100 timed iterations in 25 rounds (50 in 10 with
+//!   `--quick`) in which the experiments at a size take turns in blocks, so that the
 //!   differences the solve takes are of figures measured over the same stretch of
 //!   time;
 //! - [`rank0`]: what rank 0 times in each experiment, every event with the clock
@@ -78,7 +78,7 @@ pub(super) use over_mpi::{
 };
 pub use plan::PAPER_SIZES;
 pub(super) use plan::{Experiment, script_of};
-pub(crate) use plan::{ROUNDS, SENDTIME};
+pub(crate) use plan::{SENDTIME, rounds};
 pub(super) use rank0::rank0_rs;
 
 use super::background::{Background, QKind};
@@ -236,7 +236,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                 reps,
                 clock_ns: ctx.clock.read_overhead_ns,
                 repetitions,
-                rounds: ROUNDS,
+                rounds: rounds(ctx.config.quick),
                 lane_span: span,
                 probe: &probe,
                 on_size: &on_size,
@@ -248,7 +248,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
                     .flat_map(|r| &r.sizes)
                     .flat_map(|s| s.probes.map(|p| p.line_ns)),
             );
-            add_q(&mut result, bg.kind, &reps, span);
+            add_q(&mut result, bg.kind, &reps, span, rounds(ctx.config.quick));
         }
         result.headline.extend(probe_param(&probes, None));
         result
@@ -279,8 +279,8 @@ fn placement_note(placement: Placement, cpus: &[usize], wash: usize) -> String {
 mod tests {
     use super::super::protocol::{Block, Op};
     use super::lanes::LANE_SPAN_UNKNOWN;
-    use super::plan::REPETITIONS;
     use super::plan::{MAX_DISTANCE, experiments_at_size};
+    use super::plan::{REPETITIONS, ROUNDS};
     use super::rank0::{ForwardTimes, NeighbourTimes};
     use super::solve::{Shortfall, probed_at, state_change};
     use super::*;
@@ -356,7 +356,13 @@ mod tests {
         assert_eq!(state_change(QKind::Integer, &one_cpu), None);
         // The points carry both probes, before and after each size.
         let mut result = empty_result();
-        add_q(&mut result, QKind::Integer, &moved, LANE_SPAN_UNKNOWN);
+        add_q(
+            &mut result,
+            QKind::Integer,
+            &moved,
+            LANE_SPAN_UNKNOWN,
+            ROUNDS,
+        );
         let p = &result.points[0];
         assert_eq!(p.stats("cpu_round_trip_64k_ns").unwrap().max, 26_000.0);
         assert_eq!(p.stats("cpu_round_trip_ns").unwrap().median, 100.0);
@@ -397,7 +403,13 @@ mod tests {
             })
             .collect();
         let mut result = empty_result();
-        add_q(&mut result, QKind::Integer, &reps, LANE_SPAN_UNKNOWN);
+        add_q(
+            &mut result,
+            QKind::Integer,
+            &reps,
+            LANE_SPAN_UNKNOWN,
+            ROUNDS,
+        );
         assert_eq!(result.points.len(), 5);
         let p = &result.points[2];
         assert_eq!(p.number("size_bytes"), Some(1000.0));
@@ -466,7 +478,13 @@ mod tests {
             })
             .collect();
         let mut result = empty_result();
-        add_q(&mut result, QKind::Integer, &reps, LANE_SPAN_UNKNOWN);
+        add_q(
+            &mut result,
+            QKind::Integer,
+            &reps,
+            LANE_SPAN_UNKNOWN,
+            ROUNDS,
+        );
         let fit = result
             .fits
             .iter()

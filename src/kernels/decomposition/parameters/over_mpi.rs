@@ -50,7 +50,7 @@ use super::super::protocol::{CHUNK, Node, Nodes, wash_bytes};
 use super::NAME;
 use super::lanes::{Probe, lane_span, slots_for, store_and_forward};
 use super::plan::{
-    Plan, RANKS, ROUNDS, Repetition, SENDTIME, notimes, plan_steps, repetitions, script_of, sizes,
+    Plan, RANKS, Repetition, SENDTIME, notimes, plan_steps, repetitions, rounds, script_of, sizes,
 };
 use super::rank0::rank0;
 use super::solve::add_q;
@@ -656,7 +656,7 @@ pub(super) fn run(
                     reps: notimes(ctx.config.quick),
                     clock_ns: ctx.clock.read_overhead_ns,
                     repetitions: 1,
-                    rounds: ROUNDS,
+                    rounds: rounds(ctx.config.quick),
                     lane_span: span,
                     probe: &no_probe,
                     on_size: &on_size,
@@ -672,7 +672,7 @@ pub(super) fn run(
             reps.push(Repetition { sizes: done });
         }
         if procs.rank() == 0 && reps.iter().all(|r| r.sizes.len() == sizes.len()) {
-            add_q(&mut result, bg.kind, &reps, span);
+            add_q(&mut result, bg.kind, &reps, span, rounds(ctx.config.quick));
         }
     }
     ctx.progress.end();

@@ -29,10 +29,17 @@ pub(super) fn repetitions(quick: bool) -> usize {
     effort::of(quick).decomposition_repetitions
 }
 
-/// Rounds of the experiments at a size: each runs a twenty-fifth of its
-/// iterations in each (4, or 2 with `--quick`), in turn with the others, and its
-/// figure is the median of all its iterations (see the module doc).
-pub(crate) const ROUNDS: usize = 25;
+/// Rounds of the experiments at a size: each runs its share of its
+/// iterations in each (25 rounds of 4; with `--quick` 10 of 5), in turn with
+/// the others, and its figure is the median of all its iterations (see the
+/// module doc).
+pub(crate) fn rounds(quick: bool) -> usize {
+    effort::of(quick).decomposition_rounds
+}
+
+/// The full run's rounds.
+#[cfg(test)]
+pub(super) const ROUNDS: usize = effort::FULL.decomposition_rounds;
 
 /// Timed iterations of each experiment, over all rounds (Appendix A's NOTIMES).
 pub(super) fn notimes(quick: bool) -> u64 {

@@ -3,7 +3,7 @@
 
 use super::super::background::QKind;
 use super::lanes::{Probe, slots_for};
-use super::plan::{MAX_DISTANCE, ROUNDS, Repetition, SizeTimes};
+use super::plan::{MAX_DISTANCE, Repetition, SizeTimes};
 use super::rank0::NeighbourTimes;
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
 use crate::model::fit::LineFit;
@@ -51,7 +51,13 @@ pub(super) const PARAMS: [(&str, Getter); 6] = [
 ];
 
 /// Adds the points, fits and warnings of one `Q` to `result`.
-pub(super) fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition], lane_span: usize) {
+pub(super) fn add_q(
+    result: &mut KernelResult,
+    kind: QKind,
+    reps: &[Repetition],
+    lane_span: usize,
+    rounds: usize,
+) {
     let sizes: Vec<usize> = reps
         .first()
         .map(|r| r.sizes.iter().map(|s| s.size).collect())
@@ -75,7 +81,7 @@ pub(super) fn add_q(result: &mut KernelResult, kind: QKind, reps: &[Repetition],
             .with("q_float", f64::from(u8::from(kind == QKind::Float)))
             .with("size_bytes", size as f64)
             .with("slots_per_lane", slots_for(size, lane_span) as f64)
-            .with("rounds", ROUNDS as f64)
+            .with("rounds", rounds as f64)
             .with("repetitions", solved.len() as f64);
         // (point, (mean, standard deviation, median)) of the finite values.
         type Central = Option<(f64, f64, f64)>;
