@@ -66,7 +66,7 @@ pub const ACCURACY: f64 = 0.10;
 /// Below this many repetitions a batch that reaches the target is timed again
 /// before calibration stops (see [`measure`]), unless the batch before it
 /// predicted its length ([`CONSISTENT_WITHIN`]).
-const CONFIRM_BELOW_REPS: u64 = 1000;
+pub const CONFIRM_BELOW_REPS: u64 = 1000;
 
 /// A batch that reached the target is taken as it is, under
 /// [`CONFIRM_BELOW_REPS`] repetitions too, when it lasted at most this
