@@ -77,9 +77,16 @@ struct Run {
 }
 
 /// What rank 0 measured.
+/// How a result says that test 5 gave no `R + S`.
+const RS_NOT_RESOLVED: &str = "R + S not resolved";
+
 #[derive(Debug, Clone)]
 struct Measured {
     r_plus_s_ns: f64,
+    /// Test 5's iterations, and those whose forward fell outside the timed
+    /// `Q(COMPTIME)` (left out of `R + S`).
+    r_plus_s_reps: u64,
+    r_plus_s_late: u64,
     /// Per trial, per stream count `k = 0..=3`.
     trials: Vec<[Run; 4]>,
 }
@@ -160,7 +167,7 @@ fn rank0_run<H: Nodes>(
 fn rank0<H: Nodes>(host: &mut H, plan: &Plan) -> Result<Measured, RankError> {
     let mut buf = LineAligned::filled(BIGSIZE.max(32), 0u8);
     let out = LineAligned::from_fn(BIGSIZE, |i| (i % 251) as u8);
-    let r_plus_s_ns = rank0_rs(host, &plan.bg, &out, plan.reps)?.r_plus_s_ns;
+    let rs = rank0_rs(host, &plan.bg, &out, plan.reps)?;
     let mut trials = Vec::with_capacity(plan.trials);
     for _ in 0..plan.trials {
         let mut t = [Run::default(); 4];
@@ -175,7 +182,9 @@ fn rank0<H: Nodes>(host: &mut H, plan: &Plan) -> Result<Measured, RankError> {
         trials.push(t);
     }
     Ok(Measured {
-        r_plus_s_ns,
+        r_plus_s_ns: rs.r_plus_s_ns,
+        r_plus_s_reps: plan.reps,
+        r_plus_s_late: rs.late,
         trials,
     })
 }
@@ -263,6 +272,13 @@ fn result(
 ) -> KernelResult {
     let mut points = Vec::new();
     let mut warnings = Vec::new();
+    let resolved = m.r_plus_s_ns.is_finite();
+    if !resolved {
+        warnings.push(format!(
+            "{RS_NOT_RESOLVED}: {} of test 5's {} forwards fell outside the timed Q(COMPTIME) (done during Q(SENDTIME), or after), so no slowdown is predicted from it; the times, messages and periods measured stand",
+            m.r_plus_s_late, m.r_plus_s_reps
+        ));
+    }
     for k in 0..=3usize {
         let runs: Vec<Run> = m.trials.iter().map(|t| t[k]).collect();
         let times: Vec<f64> = runs.iter().map(|r| r.time_ns).collect();
@@ -303,6 +319,7 @@ fn result(
                 .map(|r| r.time_ns * k as f64 / r.messages as f64)
                 .collect();
             match summarize(&periods) {
+                Ok(p) if !resolved => point = point.with_stats("period_ns", p),
                 Ok(p) => {
                     let predicted = predicted_slowdown(k, m.r_plus_s_ns.max(0.0), p.mean);
                     // JSON has no infinity: a saturated prediction is said in words.
