@@ -358,10 +358,9 @@ fn result(
 #[cfg(feature = "mpi")]
 mod over_mpi {
     use super::super::parameters::{
-        Layout, Ran, backgrounds, go_on, hosting_processes, hosts, library_yields, run_nodes,
+        Layout, Ran, backgrounds, go_on, hosting_processes, library_yields, run_nodes,
     };
     use super::*;
-    use crate::control::WaitStrategy;
     use crate::team::mpi::Processes;
 
     /// The transport the results carry.
@@ -375,18 +374,7 @@ mod over_mpi {
         procs: &Processes,
     ) -> Result<Vec<KernelResult>, KernelError> {
         let (processes, on_shared) = hosting_processes(procs, PROCESSES);
-        let layout = Layout {
-            ranks: RANKS,
-            hosts: hosts(RANKS, processes),
-            processes,
-            wait: if on_shared {
-                WaitStrategy::Block
-            } else {
-                WaitStrategy::Spin
-            },
-            wash: 0,
-            cancel: &ctx.cancel,
-        };
+        let layout = Layout::new(RANKS, processes, on_shared, 0, &ctx.cancel);
         let bg = backgrounds(procs)?
             .into_iter()
             .find(|b| b.kind == QKind::Integer)

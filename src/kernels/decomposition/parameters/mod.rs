@@ -66,7 +66,9 @@ mod rank0;
 mod solve;
 
 use lanes::{Probe, lane_span, probe, slots_for};
-use plan::{Plan, RANKS, Repetition, SizeTimes, notimes, plan_steps, repetitions, sizes};
+use plan::{
+    Plan, RANKS, Repetition, SizeTimes, notimes, plan_steps, repetitions, script_over, sizes,
+};
 use rank0::rank0;
 use solve::add_q;
 
@@ -74,7 +76,7 @@ pub(super) use lanes::store_and_forward;
 /// The process machinery, for the interference kernel over MPI.
 #[cfg(feature = "mpi")]
 pub(super) use over_mpi::{
-    Layout, Ran, backgrounds, go_on, hosting_processes, hosts, library_yields, run_nodes,
+    Layout, Ran, backgrounds, go_on, hosting_processes, library_yields, run_nodes,
 };
 pub use plan::PAPER_SIZES;
 pub(super) use plan::{Experiment, script_of};
@@ -161,17 +163,7 @@ fn run_sized<T: Transport>(
     let max = config.max_message_bytes;
     let steps = plan_steps(plan);
     let nodes = (0..RANKS)
-        .map(|rank| {
-            let script = if rank == 0 {
-                Vec::new()
-            } else {
-                steps
-                    .iter()
-                    .flat_map(|&(_, _, e)| script_of(rank, e, plan.per_round(), &plan.bg))
-                    .collect()
-            };
-            Node::new(rank, RANKS, max, plan.bg, script)
-        })
+        .map(|rank| Node::new(rank, RANKS, max, plan.bg, script_over(rank, &steps, plan)))
         .collect();
     let eps = T::endpoints(team.control(), config);
     team.run(NAME, eps, nodes, |host| rank0(host, plan))

@@ -50,7 +50,7 @@ use super::super::protocol::{CHUNK, Node, Nodes, wash_bytes};
 use super::NAME;
 use super::lanes::{Probe, lane_span, slots_for, store_and_forward};
 use super::plan::{
-    Plan, RANKS, Repetition, SENDTIME, notimes, plan_steps, repetitions, rounds, script_of, sizes,
+    Plan, RANKS, Repetition, SENDTIME, notimes, plan_steps, repetitions, rounds, script_over, sizes,
 };
 use super::rank0::rank0;
 use super::solve::add_q;
@@ -411,6 +411,32 @@ pub(in crate::kernels::decomposition) struct Layout<'a> {
     pub(in crate::kernels::decomposition) cancel: &'a AtomicBool,
 }
 
+impl<'a> Layout<'a> {
+    /// `ranks` virtual nodes over the first `processes` processes
+    /// ([`hosts`]), blocking where processes share a CPU (`on_shared`),
+    /// spinning otherwise.
+    pub(in crate::kernels::decomposition) fn new(
+        ranks: usize,
+        processes: usize,
+        on_shared: bool,
+        wash: usize,
+        cancel: &'a AtomicBool,
+    ) -> Layout<'a> {
+        Layout {
+            ranks,
+            hosts: hosts(ranks, processes),
+            processes,
+            wait: if on_shared {
+                WaitStrategy::Block
+            } else {
+                WaitStrategy::Spin
+            },
+            wash,
+            cancel,
+        }
+    }
+}
+
 /// One run on the hosting processes: on each, the nodes `node` makes for
 /// the ranks it hosts, whose transport lanes are `config`'s; then `rank0`
 /// on process 0 and the poll loop on the others. `None` on a process that
@@ -469,14 +495,7 @@ fn one_run(
     let config = store_and_forward(size, slots_for(size, span));
     let steps = plan_steps(plan);
     let node = |rank: usize| {
-        let script = if rank == 0 {
-            Vec::new()
-        } else {
-            steps
-                .iter()
-                .flat_map(|&(_, _, e)| script_of(rank, e, plan.per_round(), &plan.bg))
-                .collect()
-        };
+        let script = script_over(rank, &steps, plan);
         Node::new(rank, RANKS, config.max_message_bytes, plan.bg, script)
     };
     run_nodes(procs, NAME, layout, &config, node, plan.cancelled, |here| {
@@ -600,18 +619,13 @@ pub(super) fn run(
     let (processes, on_shared) = hosting_processes(procs, RANKS);
     let cpu = procs.members()[procs.rank()].cpu;
     let span = lane_span(ctx.topology, &[cpu]);
-    let layout = Layout {
-        ranks: RANKS,
-        hosts: hosts(RANKS, processes),
+    let layout = Layout::new(
+        RANKS,
         processes,
-        wait: if on_shared {
-            WaitStrategy::Block
-        } else {
-            WaitStrategy::Spin
-        },
-        wash: wash_bytes(ctx.topology, &[cpu]),
-        cancel: &ctx.cancel,
-    };
+        on_shared,
+        wash_bytes(ctx.topology, &[cpu]),
+        &ctx.cancel,
+    );
     let repetitions = ctx
         .config
         .trials

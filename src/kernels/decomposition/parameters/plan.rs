@@ -197,6 +197,23 @@ impl Plan<'_> {
 
 /// The whole plan in order: (repetition, size, experiment), each experiment
 /// once a round.
+/// What `rank` does over the whole schedule `steps` ([`plan_steps`]):
+/// its script of every step in turn; rank 0 has none (it runs its own
+/// program).
+pub(super) fn script_over(
+    rank: usize,
+    steps: &[(usize, usize, Experiment)],
+    plan: &Plan<'_>,
+) -> Vec<Block> {
+    if rank == 0 {
+        return Vec::new();
+    }
+    steps
+        .iter()
+        .flat_map(|&(_, _, e)| script_of(rank, e, plan.per_round(), &plan.bg))
+        .collect()
+}
+
 pub(super) fn plan_steps(plan: &Plan<'_>) -> Vec<(usize, usize, Experiment)> {
     let mut steps = Vec::new();
     for rep in 0..plan.repetitions {
