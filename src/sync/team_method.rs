@@ -109,6 +109,22 @@ pub(crate) struct Locks {
     pub(crate) poll: Poll,
 }
 
+impl Locks {
+    /// Every worker's `go` and `done` locks, set.
+    pub(crate) fn new(workers: usize, poll: Poll) -> Self {
+        let set = || {
+            (0..workers)
+                .map(|_| CachePadded::new(BinaryLock::new_locked()))
+                .collect()
+        };
+        Locks {
+            go: set(),
+            done: set(),
+            poll,
+        }
+    }
+}
+
 impl TeamMethod for Locks {
     type Local = ();
     fn master_begin(&self, _: &mut (), _: &TeamControl, r: Regime) -> Result<(), RankError> {

@@ -18,12 +18,10 @@ use crate::model::goal::Schedule;
 use crate::sync::Poll;
 use crate::sync::barrier::{Episode, SpinBarrier};
 use crate::sync::events::{Event, ParkEvent};
-use crate::sync::locks::BinaryLock;
 use crate::sync::spin::SpinFlag;
 use crate::sync::team_method::{
     Events, Locks, Regime, Spin, SpinBarrierMethod, StdBarrier, TeamMethod,
 };
-use crossbeam_utils::CachePadded;
 
 /// One meeting's method object.
 enum Method {
@@ -64,15 +62,7 @@ impl Meetings {
                 let parts = m.members.len();
                 let workers = parts - 1;
                 match m.method.as_str() {
-                    "locks" => Method::Locks(Locks {
-                        go: (0..workers)
-                            .map(|_| CachePadded::new(BinaryLock::new_locked()))
-                            .collect(),
-                        done: (0..workers)
-                            .map(|_| CachePadded::new(BinaryLock::new_locked()))
-                            .collect(),
-                        poll: poll(false),
-                    }),
+                    "locks" => Method::Locks(Locks::new(workers, poll(false))),
                     "events-condvar" => Method::Condvar(Events::new(workers, poll(false))),
                     "events-park" => Method::Park(Events::new(workers, poll(false))),
                     "spin-hint" | "spin-nohint" => Method::Spin(Spin {

@@ -73,7 +73,6 @@ use crate::results::KernelResult;
 use crate::sync::Poll;
 use crate::sync::barrier::SpinBarrier;
 use crate::sync::events::{Event, ParkEvent};
-use crate::sync::locks::BinaryLock;
 use crate::sync::spin::SpinFlag;
 use crate::sync::tasks::{Pool, spawn_join};
 use crate::sync::team_method::{
@@ -535,15 +534,7 @@ fn with_work_method<R: Send>(
             return with_tasks(method, plan, work, &spec, driver);
         }
         Method::Locks => {
-            let m = Locks {
-                go: (0..workers)
-                    .map(|_| CachePadded::new(BinaryLock::new_locked()))
-                    .collect(),
-                done: (0..workers)
-                    .map(|_| CachePadded::new(BinaryLock::new_locked()))
-                    .collect(),
-                poll: spin_poll(false),
-            };
+            let m = Locks::new(workers, spin_poll(false));
             on_team(&spec(plan.parts), &m, work, method, driver)?
         }
         Method::EventsCondvar => {
