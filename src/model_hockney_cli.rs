@@ -244,20 +244,7 @@ pub(crate) fn rows_of(file: &ResultFile) -> Vec<CardRow> {
                 .fits
                 .iter()
                 .any(|f| f.flagged && f.params.contains_key(&p.name));
-            let trust = if k.load.as_ref().is_some_and(|l| l.busy) {
-                Trust::Busy
-            } else if k.placement != halfperf::control::Placement::Pinned {
-                Trust::Virtual
-            } else if flagged {
-                Trust::FlaggedFit
-            } else if p
-                .ci95
-                .is_some_and(|[lo, hi]| (hi - lo) / 2.0 > 0.2 * p.value.abs())
-            {
-                Trust::Noisy
-            } else {
-                Trust::Ok
-            };
+            let trust = analysis::trust(k, flagged, p.value, p.ci95, false);
             rows.push(CardRow {
                 method: k.method.clone(),
                 line: String::new(),

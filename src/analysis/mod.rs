@@ -44,4 +44,4 @@ pub use state::{
     STATE_SPAN, Why, explained, judge, latency_like, moves_both_ways, moves_with_copy,
     moves_with_mode, moves_with_probe, moves_with_rate,
 };
-pub use trust::is_signed;
+pub use trust::{is_signed, trust};

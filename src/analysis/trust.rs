@@ -10,7 +10,7 @@ use crate::results::{KernelResult, Trust};
 /// The trust mark of a value from kernel `k`: the worst that applies.
 /// `real_point`: the value comes from a point measured on real processors although
 /// the kernel as a whole ran virtual ones too.
-pub(super) fn trust(
+pub fn trust(
     k: &KernelResult,
     flagged: bool,
     value: f64,

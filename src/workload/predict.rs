@@ -232,18 +232,7 @@ fn headline_input(files: &[(&str, &ResultFile)], need: &Need) -> Option<Input> {
     files.iter().rev().find_map(|(file, doc)| {
         let k = doc.kernels.iter().find(|k| kernel_key(k) == need.kernel)?;
         let p = k.headline.iter().find(|p| p.name == need.name)?;
-        let trust = if k.load.as_ref().is_some_and(|l| l.busy) {
-            Trust::Busy
-        } else if k.placement != crate::control::Placement::Pinned {
-            Trust::Virtual
-        } else if p
-            .ci95
-            .is_some_and(|[lo, hi]| (hi - lo) / 2.0 > 0.2 * p.value.abs())
-        {
-            Trust::Noisy
-        } else {
-            Trust::Ok
-        };
+        let trust = crate::analysis::trust(k, false, p.value, p.ci95, false);
         Some(Input {
             symbol: need.symbol,
             kernel: need.kernel.clone(),
