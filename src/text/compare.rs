@@ -124,6 +124,43 @@ fn push_columns(s: &mut String, columns: &[String], width: usize) {
     }
 }
 
+/// The change column's width: the widest change after the first file's, and
+/// at least its head, `change`.
+fn change_width(changes: &[Vec<String>]) -> usize {
+    changes
+        .iter()
+        .flat_map(|c| c.iter().skip(1))
+        .map(|c| chars(c))
+        .max()
+        .unwrap_or(1)
+        .max(6)
+}
+
+/// The head row of `n` files: `[i]` over each file's value, `pad` blank
+/// columns after it (for what the value's cell holds besides), and `change`
+/// over each later file's change.
+fn head_row(n: usize, value_w: usize, pad: usize, change_w: usize) -> String {
+    let mut head = String::new();
+    for i in 0..n {
+        let _ = write!(
+            head,
+            " {}{:pad$}",
+            right(&format!("[{}]", i + 1), value_w),
+            ""
+        );
+        if i > 0 {
+            let _ = write!(head, " {} ", right("change", change_w));
+        }
+    }
+    head
+}
+
+/// A later file's change, right-aligned in `change_w` columns, and its mark.
+fn push_change(cells: &mut String, change: &str, why: Option<Why>, change_w: usize) {
+    let mark = why.map_or("", Why::mark);
+    let _ = write!(cells, " {}{:1}", right(change, change_w), mark);
+}
+
 /// One card cell as printed: the value in its engineering unit, the
 /// interval in the same unit, the trust letter.
 struct CardText {
@@ -193,13 +230,7 @@ pub fn card_comparison(c: &CardComparison) -> String {
         .unwrap_or(1)
         .max(3);
     let interval_w = all.map(|t| chars(&t.interval)).max().unwrap_or(0).max(4);
-    let change_w = changes
-        .iter()
-        .flat_map(|c| c.iter().skip(1))
-        .map(|c| chars(c))
-        .max()
-        .unwrap_or(1)
-        .max(6);
+    let change_w = change_width(&changes);
     // Per file: " value interval t"; per later file: " change m".
     let file_w = 1 + value_w + 1 + interval_w + 1;
     let change_cols = 1 + change_w + 1;
@@ -217,18 +248,7 @@ pub fn card_comparison(c: &CardComparison) -> String {
     s.push_str(&crate::platform::differing_settings_text(
         c.cards.iter().map(|k| k.identity.state.as_slice()),
     ));
-    let mut head = String::new();
-    for i in 0..n {
-        let _ = write!(
-            head,
-            " {} {}",
-            right(&format!("[{}]", i + 1), value_w),
-            left("", interval_w + 1)
-        );
-        if i > 0 {
-            let _ = write!(head, " {} ", right("change", change_w));
-        }
-    }
+    let head = head_row(n, value_w, interval_w + 2, change_w);
     push_row(&mut s, "  ", "", label_w, &head, width);
     let mut method = "";
     for (r, row) in c.rows.iter().enumerate() {
@@ -253,8 +273,7 @@ pub fn card_comparison(c: &CardComparison) -> String {
                 }
             }
             if i > 0 {
-                let mark = row.why[i].map_or("", Why::mark);
-                let _ = write!(cells, " {}{:1}", right(&changes[r][i], change_w), mark);
+                push_change(&mut cells, &changes[r][i], row.why[i], change_w);
             }
         }
         push_row(&mut s, "  ", &labels[r], label_w, &cells, width);
@@ -325,13 +344,7 @@ pub fn comparison(c: &Comparison) -> String {
         .max()
         .unwrap_or(1)
         .max(3);
-    let change_w = changes
-        .iter()
-        .flat_map(|c| c.iter().skip(1))
-        .map(|c| chars(c))
-        .max()
-        .unwrap_or(1)
-        .max(6);
+    let change_w = change_width(&changes);
     let file_w = 1 + value_w;
     let change_cols = 1 + change_w + 1;
     let cells_w = n * file_w + n.saturating_sub(1) * change_cols;
@@ -346,13 +359,7 @@ pub fn comparison(c: &Comparison) -> String {
         .max(MIN_LABEL);
     let mut s = String::new();
     push_columns(&mut s, &c.columns, width);
-    let mut head = String::new();
-    for i in 0..n {
-        let _ = write!(head, " {}", right(&format!("[{}]", i + 1), value_w));
-        if i > 0 {
-            let _ = write!(head, " {} ", right("change", change_w));
-        }
-    }
+    let head = head_row(n, value_w, 0, change_w);
     push_row(&mut s, "   ", "", label_w, &head, width);
     let mut last_kernel = "";
     for (r, row) in c.rows.iter().enumerate() {
@@ -364,8 +371,7 @@ pub fn comparison(c: &Comparison) -> String {
         for i in 0..n {
             let _ = write!(cells, " {}", right(&values[r][i], value_w));
             if i > 0 {
-                let mark = row.why[i].map_or("", Why::mark);
-                let _ = write!(cells, " {}{:1}", right(&changes[r][i], change_w), mark);
+                push_change(&mut cells, &changes[r][i], row.why[i], change_w);
             }
         }
         push_row(&mut s, "   ", &row.quantity, label_w, &cells, width);
