@@ -175,44 +175,38 @@ pub(crate) trait Fig5Event: Sync {
     fn peek(&self) -> bool;
 }
 
-impl Fig5Event for Event {
-    fn new() -> Self {
-        Event::new()
-    }
-    fn post(&self) {
-        Event::post(self);
-    }
-    fn wait(&self, c: &TeamControl, peer: usize) -> Result<(), RankError> {
-        Event::wait(self, c, peer)
-    }
-    fn clear(&self) {
-        Event::clear(self);
-    }
-    fn peek(&self) -> bool {
-        Event::peek(self)
-    }
+/// `Fig5Event` for an event type whose inherent calls bear the trait's names:
+/// each call forwards to the inherent one; `extra` holds what the type adds
+/// (a `register`).
+macro_rules! fig5_event {
+    ($event:ident { $($extra:tt)* }) => {
+        impl Fig5Event for $event {
+            fn new() -> Self {
+                $event::new()
+            }
+            fn post(&self) {
+                $event::post(self);
+            }
+            fn wait(&self, c: &TeamControl, peer: usize) -> Result<(), RankError> {
+                $event::wait(self, c, peer)
+            }
+            fn clear(&self) {
+                $event::clear(self);
+            }
+            fn peek(&self) -> bool {
+                $event::peek(self)
+            }
+            $($extra)*
+        }
+    };
 }
 
-impl Fig5Event for ParkEvent {
-    fn new() -> Self {
-        ParkEvent::new()
-    }
+fig5_event!(Event {});
+fig5_event!(ParkEvent {
     fn register(&self) {
         ParkEvent::register(self);
     }
-    fn post(&self) {
-        ParkEvent::post(self);
-    }
-    fn wait(&self, c: &TeamControl, peer: usize) -> Result<(), RankError> {
-        ParkEvent::wait(self, c, peer)
-    }
-    fn clear(&self) {
-        ParkEvent::clear(self);
-    }
-    fn peek(&self) -> bool {
-        ParkEvent::peek(self)
-    }
-}
+});
 
 /// Fig. 5: a pair of events per worker, on condvars or on park/unpark (call order:
 /// see `crate::sync::events`).
