@@ -309,23 +309,9 @@ impl Processes {
         buffer_bytes: Option<usize>,
         body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint) -> Result<R, RankError>,
     ) -> Result<R, TeamError> {
-        let failed = |error| TeamError::Rank {
-            kernel: kernel.into(),
-            rank: self.rank,
-            error,
-        };
-        self.start_gate().map_err(failed)?;
-        self.name_kernel(kernel);
-        let mut ep = MpiEndpoint::new(&self.world, Arc::clone(&self.control), buffer_bytes);
-        let ctx = RankCtx {
-            rank: self.rank,
-            size: self.size(),
-            cpu: self.members[self.rank].cpu,
-            control: &self.control,
-        };
-        catch_unwind(AssertUnwindSafe(|| body(&ctx, &mut ep)))
-            .unwrap_or_else(|p| Err(RankError::Panicked(super::panic_message(&*p))))
-            .map_err(failed)
+        self.enter(kernel)?;
+        self.body_on(&self.world, self.size(), buffer_bytes, body)
+            .map_err(|e| self.failed(kernel, e))
     }
 
     /// [`Processes::run_buffered`] on the first `ranks` processes of the world
@@ -344,13 +330,7 @@ impl Processes {
         buffer_bytes: Option<usize>,
         body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint) -> Result<R, RankError>,
     ) -> Result<Option<R>, TeamError> {
-        let failed = |error| TeamError::Rank {
-            kernel: kernel.into(),
-            rank: self.rank,
-            error,
-        };
-        self.start_gate().map_err(failed)?;
-        self.name_kernel(kernel);
+        self.enter(kernel)?;
         let inside = self.rank < ranks;
         // Collective over the world; every process passed the gate.
         let group = self.world.split_by_color(if inside {
@@ -360,22 +340,51 @@ impl Processes {
         });
         let out = match group {
             Some(comm) => {
-                let mut ep = MpiEndpoint::new(&comm, Arc::clone(&self.control), buffer_bytes);
-                let ctx = RankCtx {
-                    rank: self.rank,
-                    size: ranks.min(self.size()),
-                    cpu: self.members[self.rank].cpu,
-                    control: &self.control,
-                };
-                let r = catch_unwind(AssertUnwindSafe(|| body(&ctx, &mut ep)))
-                    .unwrap_or_else(|p| Err(RankError::Panicked(super::panic_message(&*p))))
-                    .map_err(failed)?;
-                Some(r)
+                let size = ranks.min(self.size());
+                let r = self.body_on(&comm, size, buffer_bytes, body);
+                Some(r.map_err(|e| self.failed(kernel, e))?)
             }
             None => None,
         };
         self.idle_barrier();
         Ok(out)
+    }
+
+    /// The start of a run of `kernel`: every process meets at the start gate,
+    /// then the watchdog names the kernel in its report of a stalled call.
+    fn enter(&self, kernel: &str) -> Result<(), TeamError> {
+        self.start_gate().map_err(|e| self.failed(kernel, e))?;
+        self.name_kernel(kernel);
+        Ok(())
+    }
+
+    /// A failure of this rank's body of `kernel`, as the team reports it.
+    fn failed(&self, kernel: &str, error: RankError) -> TeamError {
+        TeamError::Rank {
+            kernel: kernel.into(),
+            rank: self.rank,
+            error,
+        }
+    }
+
+    /// Runs `body` as this process's rank of a team of `size` over `comm`,
+    /// with a fresh endpoint; a panic becomes [`RankError::Panicked`].
+    fn body_on<R>(
+        &self,
+        comm: &SimpleCommunicator,
+        size: usize,
+        buffer_bytes: Option<usize>,
+        body: impl FnOnce(&RankCtx<'_>, &mut MpiEndpoint) -> Result<R, RankError>,
+    ) -> Result<R, RankError> {
+        let mut ep = MpiEndpoint::new(comm, Arc::clone(&self.control), buffer_bytes);
+        let ctx = RankCtx {
+            rank: self.rank,
+            size,
+            cpu: self.members[self.rank].cpu,
+            control: &self.control,
+        };
+        catch_unwind(AssertUnwindSafe(|| body(&ctx, &mut ep)))
+            .unwrap_or_else(|p| Err(RankError::Panicked(super::panic_message(&*p))))
     }
 
     /// Names `kernel` in the watchdog's report of a stalled call.
