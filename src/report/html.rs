@@ -246,6 +246,78 @@ fn trust_grid(s: &mut String, rows: &[TrustRow]) {
     s.push_str("</table>\n");
 }
 
+/// One section: its notes (placement, the warnings folded), its figures, then
+/// its tables (the fits open, the point tables folded unless nothing else shows).
+fn push_section(s: &mut String, sec: &Section) {
+    let _ = writeln!(
+        s,
+        "<section id=\"{}\">\n<h2>{}<a class=\"top\" href=\"#contents\">contents</a></h2>",
+        sec.id,
+        esc(&sec.title)
+    );
+    for n in &sec.notes {
+        let class = if n.unusual_placement {
+            "placement unusual"
+        } else {
+            "placement"
+        };
+        let _ = writeln!(
+            s,
+            "<div class=\"note\"><b>{}</b>: <span class=\"{class}\">{}</span></div>",
+            esc(&n.label),
+            esc(&n.placement)
+        );
+        // The warnings fold away: the trust grid counts them.
+        if !n.warnings.is_empty() {
+            let _ = writeln!(
+                s,
+                "<details class=\"warnings\"><summary>{} warning(s)</summary><ul>",
+                n.warnings.len()
+            );
+            for w in &n.warnings {
+                let _ = writeln!(s, "<li>{}</li>", esc(w));
+            }
+            s.push_str("</ul></details>\n");
+        }
+    }
+    s.push_str("<div class=\"figs\">\n");
+    for f in &sec.figures {
+        // As wide as its drawing, so that small figures (heat maps) sit side by side.
+        let width = svg_width(&f.svg).unwrap_or(760);
+        // Wide figures two to a row where the page is wide.
+        let class = if width > 500 { " class=\"wide\"" } else { "" };
+        let _ = writeln!(
+            s,
+            "<figure id=\"{}\"{class} style=\"width: {width}px\">\n<h3>{}</h3>\n{}\n<figcaption>{}</figcaption>\n</figure>",
+            f.id,
+            esc(&f.title),
+            inline_svg(&f.svg),
+            f.caption
+                .iter()
+                .map(|c| esc(c))
+                .collect::<Vec<_>>()
+                .join("<br>\n")
+        );
+    }
+    s.push_str("</div>\n");
+    for (i, t) in sec.tables.iter().enumerate() {
+        // The fits are open; the (long) point tables fold away, unless there is
+        // no figure to show instead.
+        let open = if (i == 0 && t.caption.starts_with("Fits")) || sec.figures.is_empty() {
+            " open"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            "<details{open}>\n<summary>{}</summary>\n{}</details>",
+            esc(&t.caption),
+            table(t)
+        );
+    }
+    s.push_str("</section>\n");
+}
+
 /// The page: the cards and decisions first, then the trust grid, the files'
 /// facts, the contents by method, and a section per kernel.
 pub fn to_html(r: &Report) -> String {
@@ -287,13 +359,7 @@ pub fn to_html(r: &Report) -> String {
         s.push_str("</table>\n");
     }
     s.push_str("<h2 id=\"contents\">Contents<a class=\"top\" href=\"#top\">top</a></h2>\n");
-    let mut methods: Vec<&str> = Vec::new();
-    for sec in &r.sections {
-        if !methods.contains(&sec.method.as_str()) {
-            methods.push(&sec.method);
-        }
-    }
-    for m in methods {
+    for m in r.methods() {
         let _ = writeln!(s, "<h3>{}</h3>\n<ul class=\"toc\">", esc(m));
         for sec in r.sections.iter().filter(|sec| sec.method == m) {
             let _ = writeln!(
@@ -306,73 +372,7 @@ pub fn to_html(r: &Report) -> String {
         s.push_str("</ul>\n");
     }
     for sec in &r.sections {
-        let _ = writeln!(
-            s,
-            "<section id=\"{}\">\n<h2>{}<a class=\"top\" href=\"#contents\">contents</a></h2>",
-            sec.id,
-            esc(&sec.title)
-        );
-        for n in &sec.notes {
-            let class = if n.unusual_placement {
-                "placement unusual"
-            } else {
-                "placement"
-            };
-            let _ = writeln!(
-                s,
-                "<div class=\"note\"><b>{}</b>: <span class=\"{class}\">{}</span></div>",
-                esc(&n.label),
-                esc(&n.placement)
-            );
-            // The warnings fold away: the trust grid counts them.
-            if !n.warnings.is_empty() {
-                let _ = writeln!(
-                    s,
-                    "<details class=\"warnings\"><summary>{} warning(s)</summary><ul>",
-                    n.warnings.len()
-                );
-                for w in &n.warnings {
-                    let _ = writeln!(s, "<li>{}</li>", esc(w));
-                }
-                s.push_str("</ul></details>\n");
-            }
-        }
-        s.push_str("<div class=\"figs\">\n");
-        for f in &sec.figures {
-            // As wide as its drawing, so that small figures (heat maps) sit side by side.
-            let width = svg_width(&f.svg).unwrap_or(760);
-            // Wide figures two to a row where the page is wide.
-            let class = if width > 500 { " class=\"wide\"" } else { "" };
-            let _ = writeln!(
-                s,
-                "<figure id=\"{}\"{class} style=\"width: {width}px\">\n<h3>{}</h3>\n{}\n<figcaption>{}</figcaption>\n</figure>",
-                f.id,
-                esc(&f.title),
-                inline_svg(&f.svg),
-                f.caption
-                    .iter()
-                    .map(|c| esc(c))
-                    .collect::<Vec<_>>()
-                    .join("<br>\n")
-            );
-        }
-        s.push_str("</div>\n");
-        for (i, t) in sec.tables.iter().enumerate() {
-            // The fits are open; the (long) point tables fold away, unless there is
-            // no figure to show instead.
-            let open = if (i == 0 && t.caption.starts_with("Fits")) || sec.figures.is_empty() {
-                " open"
-            } else {
-                ""
-            };
-            let _ = writeln!(
-                s,
-                "<details{open}>\n<summary>{}</summary>\n{}</details>",
-                esc(&t.caption),
-                table(t)
-            );
-        }
-        s.push_str("</section>\n");
+        push_section(&mut s, sec);
     }
     s.push_str("</body>\n</html>\n");
     s

@@ -52,13 +52,7 @@ pub fn to_markdown(r: &Report) -> String {
         s.push('\n');
     }
     s.push_str("## Contents\n\n");
-    let mut methods: Vec<&str> = Vec::new();
-    for sec in &r.sections {
-        if !methods.contains(&sec.method.as_str()) {
-            methods.push(&sec.method);
-        }
-    }
-    for m in methods {
+    for m in r.methods() {
         let _ = writeln!(s, "- {m}");
         for sec in r.sections.iter().filter(|sec| sec.method == m) {
             let _ = writeln!(s, "  - [{}](#{})", sec.title, sec.id);

@@ -63,6 +63,20 @@ pub struct Report {
     pub index: Table,
 }
 
+impl Report {
+    /// The sections' methods, each once, in the order of their first section:
+    /// the contents' headings.
+    pub fn methods(&self) -> Vec<&str> {
+        let mut methods: Vec<&str> = Vec::new();
+        for sec in &self.sections {
+            if !methods.contains(&sec.method.as_str()) {
+                methods.push(&sec.method);
+            }
+        }
+        methods
+    }
+}
+
 /// An input file, described.
 #[derive(Debug, Clone)]
 pub struct Source {
