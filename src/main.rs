@@ -572,21 +572,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Run(args) => return run_kernels(args),
-        Command::Model {
-            model: ModelCommand::Sci(args),
-        } => model_sci_cli::model_sci(&args)?,
-        Command::Model {
-            model: ModelCommand::Kg(args),
-        } => model_papers_cli::kg(&args)?,
-        Command::Model {
-            model: ModelCommand::Comet(args),
-        } => model_papers_cli::comet(&args)?,
-        Command::Model {
-            model: ModelCommand::Hockney(args),
-        } => model_hockney_cli::model_hockney(&args)?,
-        Command::Model {
-            model: ModelCommand::Speedup(args),
-        } => model_hockney_cli::model_speedup(&args)?,
+        Command::Model { model } => match model {
+            ModelCommand::Sci(args) => model_sci_cli::model_sci(&args)?,
+            ModelCommand::Kg(args) => model_papers_cli::kg(&args)?,
+            ModelCommand::Comet(args) => model_papers_cli::comet(&args)?,
+            ModelCommand::Hockney(args) => model_hockney_cli::model_hockney(&args)?,
+            ModelCommand::Speedup(args) => model_hockney_cli::model_speedup(&args)?,
+        },
         Command::Simulate(args) => simulate_cli::simulate(&args)?,
         Command::Replay(args) => return replay_cli::replay(&args),
         Command::Predict(args) => return predict_cli::predict(&args),
