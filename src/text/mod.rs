@@ -16,6 +16,7 @@ use crate::kernels::OverMpi;
 use crate::kernels::decomposition::{DECOMPOSITION, INTERFERENCE};
 use crate::kernels::hockney::{sync, vector};
 use crate::kernels::scibench::C2C;
+use crate::model::stats::Summary;
 use crate::platform::Topology;
 use crate::results::{KernelResult, Point, PointValue, num};
 pub use compare::{card_comparison, comparison};
@@ -238,27 +239,20 @@ fn points_table(r: &KernelResult) -> String {
         (n, Box::new(move |p: &Point| p.number(&key).map(card::cell)))
     };
     let mut columns: Vec<Column<'_>> = swept.iter().cloned().map(number).collect();
+    // A column of one figure of distribution `st`, shown by `show`.
+    let stat = |header: String, st: &str, show: fn(&Summary) -> String| -> Column<'_> {
+        let key = st.to_owned();
+        (header, Box::new(move |p: &Point| p.stats(&key).map(show)))
+    };
     for st in &stats {
-        let (a, b) = (st.clone(), st.clone());
-        columns.push((
-            format!("{st}.min"),
-            Box::new(move |p: &Point| p.stats(&a).map(|x| num(x.min))),
-        ));
-        columns.push((
-            "spread".into(),
-            Box::new(move |p: &Point| p.stats(&b).map(|x| format!("{:.2}", x.relative_spread()))),
-        ));
+        columns.push(stat(format!("{st}.min"), st, |x| num(x.min)));
+        columns.push(stat("spread".into(), st, |x| {
+            format!("{:.2}", x.relative_spread())
+        }));
     }
     for st in &stats {
-        let (a, b) = (st.clone(), st.clone());
-        columns.push((
-            format!("{st}.median"),
-            Box::new(move |p: &Point| p.stats(&a).map(|x| num(x.median))),
-        ));
-        columns.push((
-            format!("{st}.max"),
-            Box::new(move |p: &Point| p.stats(&b).map(|x| num(x.max))),
-        ));
+        columns.push(stat(format!("{st}.median"), st, |x| num(x.median)));
+        columns.push(stat(format!("{st}.max"), st, |x| num(x.max)));
     }
     columns.extend(measured.iter().cloned().map(number));
     columns.extend(counts.iter().cloned().map(number));
