@@ -200,6 +200,14 @@ const MODEL_PARTS: [(&str, &str); 4] = [
 /// Fig. 13 (model against measurement, by message size and by ring size) and the
 /// model's split of each experiment's ping-pong into its components.
 pub(super) fn validation(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
+    let mut figs = fig13(id, entries);
+    figs.extend(entries.iter().map(|e| split(id, entries, e)));
+    figs
+}
+
+/// Fig. 13a and 13b: the measured and the modelled ping-pong of every file
+/// against message size, then against ring size.
+fn fig13(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
     let mut figs = Vec::new();
     let sweeps = [
         (
@@ -268,73 +276,74 @@ pub(super) fn validation(id: &str, entries: &[Entry<'_>]) -> Vec<Figure> {
             ));
         }
     }
-    // The split per experiment: stacked model components, the measurement a diamond.
-    for e in entries {
-        let pts: Vec<&Point> = e.result.points.iter().collect();
-        let nth = if entries.len() > 1 {
-            format!("-{}", e.colour + 1)
+    figs
+}
+
+/// One file's split per experiment: stacked model components, the
+/// measurement a diamond.
+fn split(id: &str, entries: &[Entry<'_>], e: &Entry<'_>) -> Figure {
+    let pts: Vec<&Point> = e.result.points.iter().collect();
+    let nth = if entries.len() > 1 {
+        format!("-{}", e.colour + 1)
+    } else {
+        String::new()
+    };
+    let fid = format!("fig-{id}-split{nth}");
+    let title = format!(
+        "ping-pong split into model components per experiment{}",
+        if entries.len() > 1 {
+            format!(", {}", e.label)
         } else {
             String::new()
-        };
-        let fid = format!("fig-{id}-split{nth}");
-        let title = format!(
-            "ping-pong split into model components per experiment{}",
-            if entries.len() > 1 {
-                format!(", {}", e.label)
-            } else {
-                String::new()
-            }
-        );
-        if !pts.iter().any(|p| p.number(MODEL_PARTS[0].0).is_some()) {
-            figs.push(missing(
-                fid,
-                title,
-                "the points carry no model components (model_overhead_ns ...); results written before they were added".into(),
-            ));
-            continue;
         }
-        let categories: Vec<String> = pts
-            .iter()
-            .map(|p| {
-                let n = |k: &str| p.number(k).unwrap_or(0.0);
-                if p.number("sweep") == Some(1.0) {
-                    format!("{} nodes", n("nodes"))
-                } else {
-                    format!("{} B", n("size_bytes"))
-                }
-            })
-            .collect();
-        let chart = plot::BarChart {
-            categories,
-            x_label: "experiment: message size on the 6-node ring, then ring size at 64 B".into(),
-            y_label: "ping-pong time (ns)".into(),
-            stacked: true,
-            series: MODEL_PARTS
-                .iter()
-                .enumerate()
-                .map(|(i, (k, text))| plot::BarSeries {
-                    label: (*text).into(),
-                    colour: i,
-                    values: pts.iter().map(|p| p.number(k)).collect(),
-                    errors: vec![],
-                })
-                .collect(),
-            marks: Some((
-                "measured (min)".into(),
-                pts.iter()
-                    .map(|p| p.number("measured_ping_pong_ns"))
-                    .collect(),
-            )),
-            ..Default::default()
-        };
-        figs.push(bars(
+    );
+    if !pts.iter().any(|p| p.number(MODEL_PARTS[0].0).is_some()) {
+        return missing(
             fid,
             title,
-            &chart,
-            vec!["Bars: the model's ping-pong, count x component for each of o (sender and receiver, both directions), l_s, l_f and l_p; diamond: the measured minimum. Sizes below 64 bytes cost a whole 64-byte packet in the model.".into()],
-        ));
+            "the points carry no model components (model_overhead_ns ...); results written before they were added".into(),
+        );
     }
-    figs
+    let categories: Vec<String> = pts
+        .iter()
+        .map(|p| {
+            let n = |k: &str| p.number(k).unwrap_or(0.0);
+            if p.number("sweep") == Some(1.0) {
+                format!("{} nodes", n("nodes"))
+            } else {
+                format!("{} B", n("size_bytes"))
+            }
+        })
+        .collect();
+    let chart = plot::BarChart {
+        categories,
+        x_label: "experiment: message size on the 6-node ring, then ring size at 64 B".into(),
+        y_label: "ping-pong time (ns)".into(),
+        stacked: true,
+        series: MODEL_PARTS
+            .iter()
+            .enumerate()
+            .map(|(i, (k, text))| plot::BarSeries {
+                label: (*text).into(),
+                colour: i,
+                values: pts.iter().map(|p| p.number(k)).collect(),
+                errors: vec![],
+            })
+            .collect(),
+        marks: Some((
+            "measured (min)".into(),
+            pts.iter()
+                .map(|p| p.number("measured_ping_pong_ns"))
+                .collect(),
+        )),
+        ..Default::default()
+    };
+    bars(
+        fid,
+        title,
+        &chart,
+        vec!["Bars: the model's ping-pong, count x component for each of o (sender and receiver, both directions), l_s, l_f and l_p; diamond: the measured minimum. Sizes below 64 bytes cost a whole 64-byte packet in the model.".into()],
+    )
 }
 
 /// The names of the four projection inputs (codes of the `inputs` field).
