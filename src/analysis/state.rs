@@ -620,26 +620,10 @@ fn judge_once(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>
             )),
         );
     }
-    if let (Some(b), Some(o)) = (base.mode, other.mode)
-        && (o.blocks > b.blocks) == (other.value > base.value)
-        && Mode::changed(o.blocks - b.blocks, o.t0_ns - b.t0_ns)
-    {
-        let per_sleep = num((o.t0_ns - b.t0_ns) / (o.blocks - b.blocks));
-        return (
-            Why::ModeChanged,
-            Some(match o.of {
-                ModeOf::Segment => format!(
-                    "the short grains' hand-overs slept {:.2} then {:.2} times a segment: the method waited in its other mode ({per_sleep} ns of t0 a sleep)",
-                    b.blocks, o.blocks
-                ),
-                ModeOf::Barrier => format!(
-                    "the barrier's waiters slept {:.2} then {:.2} times a barrier: it waited in its other mode ({per_sleep} ns a sleep)",
-                    b.blocks, o.blocks
-                ),
-            }),
-        );
+    if let Some(judged) = mode_changed(base, other) {
+        return judged;
     }
-    let (Some((bp, bpci)), Some((op, opci))) = (base.probe, other.probe) else {
+    let (Some(bprobe), Some(oprobe)) = (base.probe, other.probe) else {
         return (Why::IntervalsDisjoint, None);
     };
     if base.probe_kind != other.probe_kind {
@@ -654,40 +638,94 @@ fn judge_once(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>
         (base.value, widened(bci, base.value, floor)),
         (other.value, widened(oci, other.value, floor)),
     );
-    if overlap(bpci, opci) {
-        let kind = other.probe_kind;
-        if base.moves_with_probe
-            && other.moves_with_probe
-            && (unsettled(bpci) || unsettled(opci))
-            && let (Some(change), Some(probes)) = (change, factor(bpci, opci))
-            && let allowed = both_ways(with_phase_modes(probes), other.both_ways)
-            && overlap(change, allowed)
-        {
-            return (
-                Why::MachineMoved,
-                Some(format!(
-                    "the machine changed state during a run: the probes spanned {} then {}, and the parameter changed by x{} [{}, {}], within their bounds' x[{}, {}] (with the floor's phase modes, x[{}, {}]{})",
-                    kind.range(bpci),
-                    kind.range(opci),
-                    num(other.value / base.value),
-                    num(change[0]),
-                    num(change[1]),
-                    num(probes[0]),
-                    num(probes[1]),
-                    num(allowed[0]),
-                    num(allowed[1]),
-                    if other.both_ways { ", either way" } else { "" }
-                )),
-            );
-        }
+    if overlap(bprobe.1, oprobe.1) {
+        within_probes(base, other, change, bprobe, oprobe)
+    } else {
+        probes_moved(base, other, change, bprobe, oprobe)
+    }
+}
+
+/// Before the probes: the method's hand-overs slept a different number of
+/// times in the two runs, in the direction the parameter moved, by enough to
+/// explain it ([`Mode::changed`]).
+fn mode_changed(base: &Probed, other: &Probed) -> Option<(Why, Option<String>)> {
+    let (Some(b), Some(o)) = (base.mode, other.mode) else {
+        return None;
+    };
+    if (o.blocks > b.blocks) != (other.value > base.value)
+        || !Mode::changed(o.blocks - b.blocks, o.t0_ns - b.t0_ns)
+    {
+        return None;
+    }
+    let per_sleep = num((o.t0_ns - b.t0_ns) / (o.blocks - b.blocks));
+    Some((
+        Why::ModeChanged,
+        Some(match o.of {
+            ModeOf::Segment => format!(
+                "the short grains' hand-overs slept {:.2} then {:.2} times a segment: the method waited in its other mode ({per_sleep} ns of t0 a sleep)",
+                b.blocks, o.blocks
+            ),
+            ModeOf::Barrier => format!(
+                "the barrier's waiters slept {:.2} then {:.2} times a barrier: it waited in its other mode ({per_sleep} ns a sleep)",
+                b.blocks, o.blocks
+            ),
+        }),
+    ))
+}
+
+/// Step 3 of the module doc: the probes' intervals overlap; the machine moved
+/// only if a run's own probes spanned a change of state that bounds the
+/// parameter's change.
+fn within_probes(
+    base: &Probed,
+    other: &Probed,
+    change: Option<[f64; 2]>,
+    (bp, bpci): (f64, [f64; 2]),
+    (op, opci): (f64, [f64; 2]),
+) -> (Why, Option<String>) {
+    let kind = other.probe_kind;
+    if base.moves_with_probe
+        && other.moves_with_probe
+        && (unsettled(bpci) || unsettled(opci))
+        && let (Some(change), Some(probes)) = (change, factor(bpci, opci))
+        && let allowed = both_ways(with_phase_modes(probes), other.both_ways)
+        && overlap(change, allowed)
+    {
         return (
-            Why::IntervalsDisjoint,
+            Why::MachineMoved,
             Some(format!(
-                "the probes do not show that the machine moved ({}, their intervals overlap)",
-                other.probe_kind.then(bp, op)
+                "the machine changed state during a run: the probes spanned {} then {}, and the parameter changed by x{} [{}, {}], within their bounds' x[{}, {}] (with the floor's phase modes, x[{}, {}]{})",
+                kind.range(bpci),
+                kind.range(opci),
+                num(other.value / base.value),
+                num(change[0]),
+                num(change[1]),
+                num(probes[0]),
+                num(probes[1]),
+                num(allowed[0]),
+                num(allowed[1]),
+                if other.both_ways { ", either way" } else { "" }
             )),
         );
     }
+    (
+        Why::IntervalsDisjoint,
+        Some(format!(
+            "the probes do not show that the machine moved ({}, their intervals overlap)",
+            other.probe_kind.then(bp, op)
+        )),
+    )
+}
+
+/// Step 2 of the module doc: the probes moved apart; the machine moved if the
+/// parameter's change lies within what the probes' change explains.
+fn probes_moved(
+    base: &Probed,
+    other: &Probed,
+    change: Option<[f64; 2]>,
+    (bp, bpci): (f64, [f64; 2]),
+    (op, opci): (f64, [f64; 2]),
+) -> (Why, Option<String>) {
     let moved = other.probe_kind.moved(bp, op);
     if !(base.moves_with_probe && other.moves_with_probe) {
         return (
