@@ -178,19 +178,69 @@ fn checked_args(args: &SpeedupArgs) -> Result<(Option<f64>, Option<f64>, Option<
     Ok((nodes, bursts, receivers))
 }
 
-/// `halfperf model speedup`.
-pub(crate) fn model_speedup(args: &SpeedupArgs) -> Result<()> {
-    let (nodes, bursts, receivers) = checked_args(args)?;
-    let file = results::read(&args.from)?;
-    let rows = rows_of(&file);
-    let kernel = match &args.transport {
+/// The speedup kernel the prediction reads: `speedup/TRANSPORT` with
+/// --transport, else the first on the card, else `speedup/mailbox`.
+fn speedup_kernel(args: &SpeedupArgs, rows: &[CardRow]) -> String {
+    match &args.transport {
         Some(t) => format!("speedup/{t}"),
         None => rows
             .iter()
             .find(|r| r.kernel.starts_with("speedup/"))
             .map(|r| r.kernel.clone())
             .unwrap_or_else(|| "speedup/mailbox".into()),
-    };
+    }
+}
+
+/// The kernel's measured points at N, each beside the model's time at its U
+/// (`vals`, the inputs' values) and that time's 95 % band (drawn from `ein`).
+fn checks_at(
+    k: &KernelResult,
+    n: f64,
+    ein: &[Estimate],
+    vals: &[f64],
+    time: &TimeFn,
+) -> Vec<Check> {
+    records(k)
+        .iter()
+        .filter(|r| f64::from(r.nodes) == n)
+        .map(|r| {
+            let band = monte_carlo(ein, |x| time(x, r.uniprocessor_ms));
+            Check {
+                u_ms: r.uniprocessor_ms,
+                measured_ms: r.time_ms,
+                predicted_ms: time(vals, r.uniprocessor_ms),
+                ci95_ms: band,
+                inside: band[0] <= r.time_ms && r.time_ms <= band[1],
+            }
+        })
+        .collect()
+}
+
+/// A value in ms and its 95 % band.
+type Banded = Option<(f64, [f64; 2])>;
+
+/// Eq. 10 at N and U: the checking term C and the program without it, T - C,
+/// each with its band. The probe's row is drawn with the model's inputs
+/// (`ein`) so that T - C keeps their correlation.
+fn eq10(probe: &Input, n: f64, u: f64, ein: &[Estimate], time: &TimeFn) -> (Banded, Banded) {
+    let vals: Vec<f64> = ein.iter().map(|e| e.value).collect();
+    let with_probe = |x: &[f64]| checking_ms(n, x[x.len() - 1]);
+    let mut all = ein.to_vec();
+    all.push(probe.estimate());
+    let c = checking_ms(n, probe.value);
+    let without = |x: &[f64]| time(&x[..x.len() - 1], u) - with_probe(x);
+    (
+        Some((c, monte_carlo(&all, with_probe))),
+        Some((time(&vals, u) - c, monte_carlo(&all, without))),
+    )
+}
+
+/// `halfperf model speedup`.
+pub(crate) fn model_speedup(args: &SpeedupArgs) -> Result<()> {
+    let (nodes, bursts, receivers) = checked_args(args)?;
+    let file = results::read(&args.from)?;
+    let rows = rows_of(&file);
+    let kernel = speedup_kernel(args, &rows);
     let missing = || {
         format!(
             "{} has no eq. 13 fit for {kernel}: run `halfperf run speedup`",
@@ -256,39 +306,14 @@ pub(crate) fn model_speedup(args: &SpeedupArgs) -> Result<()> {
     };
     let ein = est(&inputs);
     let vals: Vec<f64> = ein.iter().map(|e| e.value).collect();
-    let checks = records(k)
-        .iter()
-        .filter(|r| f64::from(r.nodes) == n)
-        .map(|r| {
-            let band = monte_carlo(&ein, |x| time(x, r.uniprocessor_ms));
-            Check {
-                u_ms: r.uniprocessor_ms,
-                measured_ms: r.time_ms,
-                predicted_ms: time(&vals, r.uniprocessor_ms),
-                ci95_ms: band,
-                inside: band[0] <= r.time_ms && r.time_ms <= band[1],
-            }
-        })
-        .collect();
+    let checks = checks_at(k, n, &ein, &vals, &time);
     let mut all_inputs = inputs.clone();
     if bursts.is_some() || receivers.is_some() {
         all_inputs.extend(eq13.iter().cloned());
     }
-    // Eq. 10: the probe's row, drawn with the model's inputs so that T - C
-    // keeps their correlation.
     let probe = find("probe_empty_ms").ok().map(Input::of_row);
-    let with_probe = |x: &[f64]| checking_ms(n, x[x.len() - 1]);
     let (checking, t_without) = match &probe {
-        Some(p) => {
-            let mut all = ein.clone();
-            all.push(p.estimate());
-            let c = checking_ms(n, p.value);
-            let without = |x: &[f64]| time(&x[..x.len() - 1], u) - with_probe(x);
-            (
-                Some((c, monte_carlo(&all, with_probe))),
-                Some((time(&vals, u) - c, monte_carlo(&all, without))),
-            )
-        }
+        Some(p) => eq10(p, n, u, &ein, &time),
         None => (None, None),
     };
     all_inputs.extend(probe);
