@@ -82,14 +82,17 @@ pub(crate) trait TeamMethod: Sync {
     ) -> Result<(), RankError>;
     /// Master, after its share.
     fn master_end(&self, l: &mut Self::Local, c: &TeamControl, r: Regime) -> Result<(), RankError>;
-    /// Worker `part`, before its share.
+    /// Worker `part`, before its share; nothing for a method whose workers
+    /// meet the master only after their share (events, barriers).
     fn worker_begin(
         &self,
-        l: &mut Self::Local,
-        part: usize,
-        c: &TeamControl,
-        r: Regime,
-    ) -> Result<(), RankError>;
+        _l: &mut Self::Local,
+        _part: usize,
+        _c: &TeamControl,
+        _r: Regime,
+    ) -> Result<(), RankError> {
+        Ok(())
+    }
     /// Worker `part`, after its share.
     fn worker_end(
         &self,
@@ -249,15 +252,6 @@ impl<E: Fig5Event> TeamMethod for Events<E> {
         self.to_worker.iter().for_each(E::post);
         Ok(())
     }
-    fn worker_begin(
-        &self,
-        _: &mut (),
-        _: usize,
-        _: &TeamControl,
-        _: Regime,
-    ) -> Result<(), RankError> {
-        Ok(())
-    }
     fn worker_end(
         &self,
         _: &mut (),
@@ -376,15 +370,6 @@ impl TeamMethod for StdBarrier {
     fn master_end(&self, met: &mut u64, c: &TeamControl, r: Regime) -> Result<(), RankError> {
         self.meet(met, c, r, 0)
     }
-    fn worker_begin(
-        &self,
-        _: &mut u64,
-        _: usize,
-        _: &TeamControl,
-        _: Regime,
-    ) -> Result<(), RankError> {
-        Ok(())
-    }
     fn worker_end(
         &self,
         met: &mut u64,
@@ -411,15 +396,6 @@ impl TeamMethod for SpinBarrierMethod {
     }
     fn master_end(&self, l: &mut Episode, c: &TeamControl, _: Regime) -> Result<(), RankError> {
         self.barrier.wait(0, l, self.poll, c)
-    }
-    fn worker_begin(
-        &self,
-        _: &mut Episode,
-        _: usize,
-        _: &TeamControl,
-        _: Regime,
-    ) -> Result<(), RankError> {
-        Ok(())
     }
     fn worker_end(
         &self,
