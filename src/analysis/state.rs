@@ -638,11 +638,30 @@ fn judge_once(base: &Probed, other: &Probed, floor: f64) -> (Why, Option<String>
         (base.value, widened(bci, base.value, floor)),
         (other.value, widened(oci, other.value, floor)),
     );
+    let step = ProbeStep {
+        base,
+        other,
+        change,
+        b: bprobe,
+        o: oprobe,
+    };
     if overlap(bprobe.1, oprobe.1) {
-        within_probes(base, other, change, bprobe, oprobe)
+        step.within_probes()
     } else {
-        probes_moved(base, other, change, bprobe, oprobe)
+        step.probes_moved()
     }
+}
+
+/// What steps 2 and 3 of the module doc judge by: the two runs, the
+/// parameter's change factor from their widened intervals, and each run's
+/// probe with its interval.
+#[derive(Clone, Copy)]
+struct ProbeStep<'a> {
+    base: &'a Probed,
+    other: &'a Probed,
+    change: Option<[f64; 2]>,
+    b: (f64, [f64; 2]),
+    o: (f64, [f64; 2]),
 }
 
 /// Before the probes: the method's hand-overs slept a different number of
@@ -673,113 +692,117 @@ fn mode_changed(base: &Probed, other: &Probed) -> Option<(Why, Option<String>)> 
     ))
 }
 
-/// Step 3 of the module doc: the probes' intervals overlap; the machine moved
-/// only if a run's own probes spanned a change of state that bounds the
-/// parameter's change.
-fn within_probes(
-    base: &Probed,
-    other: &Probed,
-    change: Option<[f64; 2]>,
-    (bp, bpci): (f64, [f64; 2]),
-    (op, opci): (f64, [f64; 2]),
-) -> (Why, Option<String>) {
-    let kind = other.probe_kind;
-    if base.moves_with_probe
-        && other.moves_with_probe
-        && (unsettled(bpci) || unsettled(opci))
-        && let (Some(change), Some(probes)) = (change, factor(bpci, opci))
-        && let allowed = both_ways(with_phase_modes(probes), other.both_ways)
-        && overlap(change, allowed)
-    {
-        return (
-            Why::MachineMoved,
+impl ProbeStep<'_> {
+    /// Step 3 of the module doc: the probes' intervals overlap; the machine moved
+    /// only if a run's own probes spanned a change of state that bounds the
+    /// parameter's change.
+    fn within_probes(self) -> (Why, Option<String>) {
+        let ProbeStep {
+            base,
+            other,
+            change,
+            b: (bp, bpci),
+            o: (op, opci),
+        } = self;
+        let kind = other.probe_kind;
+        if base.moves_with_probe
+            && other.moves_with_probe
+            && (unsettled(bpci) || unsettled(opci))
+            && let (Some(change), Some(probes)) = (change, factor(bpci, opci))
+            && let allowed = both_ways(with_phase_modes(probes), other.both_ways)
+            && overlap(change, allowed)
+        {
+            return (
+                Why::MachineMoved,
+                Some(format!(
+                    "the machine changed state during a run: the probes spanned {} then {}, and the parameter changed by x{} [{}, {}], within their bounds' x[{}, {}] (with the floor's phase modes, x[{}, {}]{})",
+                    kind.range(bpci),
+                    kind.range(opci),
+                    num(other.value / base.value),
+                    num(change[0]),
+                    num(change[1]),
+                    num(probes[0]),
+                    num(probes[1]),
+                    num(allowed[0]),
+                    num(allowed[1]),
+                    if other.both_ways { ", either way" } else { "" }
+                )),
+            );
+        }
+        (
+            Why::IntervalsDisjoint,
             Some(format!(
-                "the machine changed state during a run: the probes spanned {} then {}, and the parameter changed by x{} [{}, {}], within their bounds' x[{}, {}] (with the floor's phase modes, x[{}, {}]{})",
-                kind.range(bpci),
-                kind.range(opci),
-                num(other.value / base.value),
-                num(change[0]),
-                num(change[1]),
-                num(probes[0]),
-                num(probes[1]),
-                num(allowed[0]),
-                num(allowed[1]),
-                if other.both_ways { ", either way" } else { "" }
+                "the probes do not show that the machine moved ({}, their intervals overlap)",
+                other.probe_kind.then(bp, op)
             )),
-        );
+        )
     }
-    (
-        Why::IntervalsDisjoint,
-        Some(format!(
-            "the probes do not show that the machine moved ({}, their intervals overlap)",
-            other.probe_kind.then(bp, op)
-        )),
-    )
-}
 
-/// Step 2 of the module doc: the probes moved apart; the machine moved if the
-/// parameter's change lies within what the probes' change explains.
-fn probes_moved(
-    base: &Probed,
-    other: &Probed,
-    change: Option<[f64; 2]>,
-    (bp, bpci): (f64, [f64; 2]),
-    (op, opci): (f64, [f64; 2]),
-) -> (Why, Option<String>) {
-    let moved = other.probe_kind.moved(bp, op);
-    if !(base.moves_with_probe && other.moves_with_probe) {
-        return (
-            Why::IntervalsDisjoint,
-            Some(format!(
-                "{moved}; the parameter is neither a latency nor a time per byte"
-            )),
+    /// Step 2 of the module doc: the probes moved apart; the machine moved if the
+    /// parameter's change lies within what the probes' change explains.
+    fn probes_moved(self) -> (Why, Option<String>) {
+        let ProbeStep {
+            base,
+            other,
+            change,
+            b: (bp, bpci),
+            o: (op, opci),
+        } = self;
+        let moved = other.probe_kind.moved(bp, op);
+        if !(base.moves_with_probe && other.moves_with_probe) {
+            return (
+                Why::IntervalsDisjoint,
+                Some(format!(
+                    "{moved}; the parameter is neither a latency nor a time per byte"
+                )),
+            );
+        }
+        let (Some(change), Some(probe)) = (change, factor(bpci, opci)) else {
+            return (
+                Why::IntervalsDisjoint,
+                Some(format!(
+                    "{moved}; a value is not above zero, so the parameter's change has no factor to set beside the probe's"
+                )),
+            );
+        };
+        let explained = both_ways(explained(probe, op > bp), other.both_ways);
+        let factors = format!(
+            "the parameter changed by x{} [{}, {}], the {} by {}",
+            num(other.value / base.value),
+            num(change[0]),
+            num(change[1]),
+            other.probe_kind.words().0,
+            other.probe_kind.factor(op / bp, probe)
         );
-    }
-    let (Some(change), Some(probe)) = (change, factor(bpci, opci)) else {
-        return (
-            Why::IntervalsDisjoint,
-            Some(format!(
-                "{moved}; a value is not above zero, so the parameter's change has no factor to set beside the probe's"
-            )),
-        );
-    };
-    let explained = both_ways(explained(probe, op > bp), other.both_ways);
-    let factors = format!(
-        "the parameter changed by x{} [{}, {}], the {} by {}",
-        num(other.value / base.value),
-        num(change[0]),
-        num(change[1]),
-        other.probe_kind.words().0,
-        other.probe_kind.factor(op / bp, probe)
-    );
-    if overlap(change, explained) && other.both_ways {
-        (
-            Why::MachineMoved,
-            Some(format!(
-                "the machine moved: {moved}, and the parameter, built of two quantities that move with it by different factors, moved within what that allows either way ({factors}; x[{}, {}])",
-                num(explained[0]),
-                num(explained[1])
-            )),
-        )
-    } else if overlap(change, explained) {
-        (
-            Why::MachineMoved,
-            Some(format!(
-                "the machine moved: {moved}, and the parameter {} ({factors}; with the floor's phase modes up to x{})",
-                match other.probe_kind {
-                    ProbeKind::Baseline => "moved against it, as a ratio over it does",
-                    _ => "moved with it, in its direction",
-                },
-                num(if op > bp { explained[1] } else { explained[0] })
-            )),
-        )
-    } else {
-        (
-            Why::IntervalsDisjoint,
-            Some(format!(
-                "{moved}, but the parameter moved otherwise ({factors})"
-            )),
-        )
+        if overlap(change, explained) && other.both_ways {
+            (
+                Why::MachineMoved,
+                Some(format!(
+                    "the machine moved: {moved}, and the parameter, built of two quantities that move with it by different factors, moved within what that allows either way ({factors}; x[{}, {}])",
+                    num(explained[0]),
+                    num(explained[1])
+                )),
+            )
+        } else if overlap(change, explained) {
+            (
+                Why::MachineMoved,
+                Some(format!(
+                    "the machine moved: {moved}, and the parameter {} ({factors}; with the floor's phase modes up to x{})",
+                    match other.probe_kind {
+                        ProbeKind::Baseline => "moved against it, as a ratio over it does",
+                        _ => "moved with it, in its direction",
+                    },
+                    num(if op > bp { explained[1] } else { explained[0] })
+                )),
+            )
+        } else {
+            (
+                Why::IntervalsDisjoint,
+                Some(format!(
+                    "{moved}, but the parameter moved otherwise ({factors})"
+                )),
+            )
+        }
     }
 }
 
