@@ -697,18 +697,13 @@ impl ProbeStep<'_> {
     /// only if a run's own probes spanned a change of state that bounds the
     /// parameter's change.
     fn within_probes(self) -> (Why, Option<String>) {
-        let ProbeStep {
-            base,
-            other,
-            change,
-            b: (bp, bpci),
-            o: (op, opci),
-        } = self;
+        let (base, other) = (self.base, self.other);
+        let ((bp, bpci), (op, opci)) = (self.b, self.o);
         let kind = other.probe_kind;
         if base.moves_with_probe
             && other.moves_with_probe
             && (unsettled(bpci) || unsettled(opci))
-            && let (Some(change), Some(probes)) = (change, factor(bpci, opci))
+            && let (Some(change), Some(probes)) = (self.change, factor(bpci, opci))
             && let allowed = both_ways(with_phase_modes(probes), other.both_ways)
             && overlap(change, allowed)
         {
@@ -741,13 +736,8 @@ impl ProbeStep<'_> {
     /// Step 2 of the module doc: the probes moved apart; the machine moved if the
     /// parameter's change lies within what the probes' change explains.
     fn probes_moved(self) -> (Why, Option<String>) {
-        let ProbeStep {
-            base,
-            other,
-            change,
-            b: (bp, bpci),
-            o: (op, opci),
-        } = self;
+        let (base, other) = (self.base, self.other);
+        let ((bp, bpci), (op, opci)) = (self.b, self.o);
         let moved = other.probe_kind.moved(bp, op);
         if !(base.moves_with_probe && other.moves_with_probe) {
             return (
@@ -757,7 +747,7 @@ impl ProbeStep<'_> {
                 )),
             );
         }
-        let (Some(change), Some(probe)) = (change, factor(bpci, opci)) else {
+        let (Some(change), Some(probe)) = (self.change, factor(bpci, opci)) else {
             return (
                 Why::IntervalsDisjoint,
                 Some(format!(
