@@ -18,13 +18,15 @@ pub mod plan;
 mod registry;
 pub mod reliability;
 pub mod scibench;
+mod spec;
 pub mod speedup;
+pub mod work;
 
 pub use context::{Fault, KernelError, NoProgress, Progress, RunConfig, RunContext};
 #[cfg(feature = "mpi")]
 pub use registry::over_mpi_refusal;
 pub use registry::{
-    IDLE_SAMPLE, IDLE_SAMPLE_REUSE, KernelSpec, LoadCheck, OverMpi, card_entries, card_rows_of,
-    default_suite, find, mpi_processes_needed, not_over_mpi, over_mpi_names, presented_as,
-    registry, run_kernel, run_kernel_checked, runs_over_mpi,
+    IDLE_SAMPLE, IDLE_SAMPLE_REUSE, LoadCheck, card_entries, card_rows_of, default_suite, find,
+    over_mpi_names, presented_as, registry, run_kernel, run_kernel_checked,
 };
+pub use spec::{KernelSpec, OverMpi, mpi_processes_needed, not_over_mpi, runs_over_mpi};
