@@ -4,6 +4,12 @@
 //! gathers them; the CLI, the JSON and the benches read that list. The methods
 //! measure with the [`harness`] (sweep plan, transport loop, flag primitives,
 //! probes, timer), which imports none of them.
+//!
+//! Each entry, a [`KernelSpec`], carries the kernel's run, its MPI support,
+//! its card rows and its estimate for the run plan ([`work`]); [`plan`] reads
+//! those, never a kernel's name. Modules of one folder here import one
+//! another one way (`tests/layers.rs` finds circles): what siblings share
+//! sits in a module below them.
 
 pub mod card;
 pub mod comet;
