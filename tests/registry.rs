@@ -179,3 +179,72 @@ fn bench_only_results_have_card_entries() {
         .collect();
     assert_eq!(shown, [(copy, "copy_ns_per_byte", 0.13)]);
 }
+
+/// Every kernel carries its own plan: the plan's code (`plan.rs`, `work.rs`)
+/// names no kernel, and every registered kernel's estimate on a fixture
+/// machine is a positive time on CPUs of that machine. The pair kernels'
+/// hand-worked figures are in `tests/plan_check.rs`; here, orderings: a full
+/// run of a kernel never plans less than its quick run, and c2c alone
+/// measures pairs, over every CPU.
+#[test]
+fn every_kernel_carries_its_plan() {
+    use halfperf::kernels::RunConfig;
+    use halfperf::kernels::plan::{Shape, budget_of};
+    use halfperf::platform::{ClockInfo, Topology};
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/src/kernels/");
+    for file in ["plan.rs", "work.rs"] {
+        let text = std::fs::read_to_string(format!("{root}{file}")).expect("a plan file");
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for name in registered() {
+            let quoted = format!("\"{name}\"");
+            assert!(!code.contains(&quoted), "{file} names the kernel {quoted}");
+        }
+    }
+    let topology = Topology::read_from(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/sys-2pkg-2core-smt"
+    )))
+    .expect("the fixture parses");
+    let cpus: Vec<usize> = topology.cpus.iter().map(|c| c.id).collect();
+    assert!(cpus.len() >= 4, "{cpus:?}");
+    let clock = ClockInfo {
+        source: "test".into(),
+        read_overhead_ns: 25.0,
+        resolution_ns: 20.0,
+    };
+    let estimate = |spec, quick| {
+        let config = RunConfig {
+            quick,
+            ..RunConfig::default()
+        };
+        let shape = Shape {
+            topology: &topology,
+            cpus: &cpus,
+            config: &config,
+            clock: &clock,
+            repeat: 1,
+        };
+        budget_of(spec, &shape, None, cpus.len())
+    };
+    for spec in registry() {
+        let (quick, full) = (estimate(spec, true), estimate(spec, false));
+        assert_eq!(quick.kernel, spec.name);
+        assert!(
+            quick.estimate_s > 0.0 && quick.estimate_s.is_finite(),
+            "{}: {}",
+            spec.name,
+            quick.estimate_s
+        );
+        assert!(
+            full.estimate_s >= quick.estimate_s,
+            "{}: full {} < quick {}",
+            spec.name,
+            full.estimate_s,
+            quick.estimate_s
+        );
+        assert!(!quick.cpus.is_empty() && quick.cpus.iter().all(|c| cpus.contains(c)));
+        let c2c = spec.name == "c2c";
+        assert_eq!(quick.pairs.is_some(), c2c, "{}", spec.name);
+        assert!(!c2c || quick.cpus.len() == cpus.len(), "{:?}", quick.cpus);
+    }
+}

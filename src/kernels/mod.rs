@@ -4,6 +4,12 @@
 //! gathers them; the CLI, the JSON and the benches read that list. The methods
 //! measure with the [`harness`] (sweep plan, transport loop, flag primitives,
 //! probes, timer), which imports none of them.
+//!
+//! Each entry, a [`KernelSpec`], carries the kernel's run, its MPI support,
+//! its card rows and its estimate for the run plan ([`work`]); [`plan`] reads
+//! those, never a kernel's name. Modules of one folder here import one
+//! another one way (`tests/layers.rs` finds circles): what siblings share
+//! sits in a module below them.
 
 pub mod card;
 pub mod comet;
@@ -18,13 +24,15 @@ pub mod plan;
 mod registry;
 pub mod reliability;
 pub mod scibench;
+mod spec;
 pub mod speedup;
+pub mod work;
 
 pub use context::{Fault, KernelError, NoProgress, Progress, RunConfig, RunContext};
 #[cfg(feature = "mpi")]
 pub use registry::over_mpi_refusal;
 pub use registry::{
-    IDLE_SAMPLE, IDLE_SAMPLE_REUSE, KernelSpec, LoadCheck, OverMpi, card_entries, card_rows_of,
-    default_suite, find, mpi_processes_needed, not_over_mpi, over_mpi_names, presented_as,
-    registry, run_kernel, run_kernel_checked, runs_over_mpi,
+    IDLE_SAMPLE, IDLE_SAMPLE_REUSE, LoadCheck, card_entries, card_rows_of, default_suite, find,
+    over_mpi_names, presented_as, registry, run_kernel, run_kernel_checked,
 };
+pub use spec::{KernelSpec, OverMpi, mpi_processes_needed, not_over_mpi, runs_over_mpi};

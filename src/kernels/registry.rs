@@ -4,6 +4,9 @@
 //! check every kernel runs inside.
 
 use super::harness::timing::Timer;
+use super::spec::{KernelSpec, runs_over_mpi};
+#[cfg(feature = "mpi")]
+use super::spec::{OverMpi, mpi_processes_needed};
 use super::{
     KernelError, RunContext, card, comet, decomposition, headline, hockney, reliability, scibench,
     speedup,
@@ -11,35 +14,6 @@ use super::{
 use crate::platform::{IdleSample, LoadReport, LoadWindow};
 use crate::results::KernelResult;
 use std::time::Duration;
-
-/// A kernel's entry in the registry.
-pub struct KernelSpec {
-    /// The name users type (`pingpong`).
-    pub name: &'static str,
-    /// The method (`scibench`, `hockney`, ...).
-    pub method: &'static str,
-    /// The paper and section it ports.
-    pub paper: &'static str,
-    /// One line on what it measures.
-    pub about: &'static str,
-    /// Whether a run that names no kernels (or `all`) includes it; the others,
-    /// such as the long soak, run only when named.
-    pub in_quick_suite: bool,
-    /// Whether it runs between MPI processes, and if not, why.
-    pub over_mpi: OverMpi,
-    /// The results of it that the machine card shows, and how.
-    pub card: &'static [card::CardEntry],
-    /// Runs it.
-    pub run: fn(&RunContext<'_>) -> Result<Vec<KernelResult>, KernelError>,
-}
-
-impl std::fmt::Debug for KernelSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KernelSpec")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
-    }
-}
 
 /// Every kernel, in the order a full run takes them.
 pub fn registry() -> Vec<&'static KernelSpec> {
@@ -53,45 +27,6 @@ pub fn registry() -> Vec<&'static KernelSpec> {
         .collect()
 }
 
-/// Whether a kernel runs between MPI processes (`--transport mpi`): a field
-/// of its [`KernelSpec`], read by `run` (which refuses the others) and by
-/// `list`. Kernels over MPI talk only through their endpoints; the others'
-/// ranks share memory (flags, emulated fabrics, hosted nodes), or they time
-/// one process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OverMpi {
-    /// It runs over MPI on at least this many processes.
-    Runs {
-        /// The least world it runs on (a run naming it on fewer is refused;
-        /// one naming no kernel leaves it out).
-        processes: usize,
-    },
-    /// It runs over MPI on a number of processes that forms CoMet's
-    /// processor grid (section 3.3: 2, 4, 8, 9, 16, 18, ...).
-    OnGrid,
-    /// It does not, for this reason.
-    No(&'static str),
-}
-
-impl OverMpi {
-    /// Runs over MPI between two processes or more.
-    pub const PAIR: OverMpi = OverMpi::Runs { processes: 2 };
-    /// Hockney's one-process kernels.
-    pub const ONE_PROCESS: OverMpi = OverMpi::No(
-        "it times one process's loops and synchronisation primitives; nothing passes between processes",
-    );
-    /// Krumme & Greenfield's hosted virtual nodes.
-    pub const HOSTED_NODES: OverMpi = OverMpi::No(
-        "its ranks are virtual nodes hosted on two threads, polled between chunks of their computation in one address space",
-    );
-    /// scibench's emulated SCI rings and tori.
-    pub const EMULATED_FABRIC: OverMpi =
-        OverMpi::No("its rings and tori are emulated with flags in shared memory");
-    /// The soak of the thread transports.
-    pub const THREAD_DELIVERY: OverMpi =
-        OverMpi::No("it checks the thread transports' delivery, not MPI's");
-}
-
 /// The names of the kernels that run over MPI processes, registry order.
 pub fn over_mpi_names() -> Vec<&'static str> {
     registry()
@@ -99,20 +34,6 @@ pub fn over_mpi_names() -> Vec<&'static str> {
         .filter(|k| runs_over_mpi(k))
         .map(|k| k.name)
         .collect()
-}
-
-/// Whether `spec` runs over MPI processes.
-pub fn runs_over_mpi(spec: &KernelSpec) -> bool {
-    matches!(spec.over_mpi, OverMpi::Runs { .. } | OverMpi::OnGrid)
-}
-
-/// Why `spec` does not run over MPI, for `list` and the refusal; `None` for a
-/// kernel that does.
-pub fn not_over_mpi(spec: &KernelSpec) -> Option<&'static str> {
-    match spec.over_mpi {
-        OverMpi::Runs { .. } | OverMpi::OnGrid => None,
-        OverMpi::No(why) => Some(why),
-    }
 }
 
 /// Why `spec`, which runs over MPI, cannot run on a world of `processes`, if
@@ -131,17 +52,6 @@ pub fn over_mpi_refusal(spec: &KernelSpec, processes: usize) -> Option<String> {
     match spec.over_mpi {
         OverMpi::OnGrid => comet::grid_refusal(spec.name, processes),
         _ => None,
-    }
-}
-
-/// The least number of MPI processes `spec` runs with over MPI (its
-/// [`OverMpi::Runs`]; 2 for a kernel that does not run over MPI). A run that
-/// names a kernel on fewer is refused before any measurement; one that names
-/// none leaves it out.
-pub fn mpi_processes_needed(spec: &KernelSpec) -> usize {
-    match spec.over_mpi {
-        OverMpi::Runs { processes } => processes,
-        OverMpi::OnGrid | OverMpi::No(_) => 2,
     }
 }
 

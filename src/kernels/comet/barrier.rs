@@ -55,6 +55,7 @@ pub(super) const BARRIER: KernelSpec = KernelSpec {
         crate::kernels::card::CardRows::Barrier,
     )],
     run,
+    plan: super::estimate::barrier,
 };
 
 /// The barriers this kernel times.

@@ -34,6 +34,7 @@ pub(super) const BROADCAST: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::PAIR,
     card: &[],
     run,
+    plan: super::estimate::broadcast,
 };
 
 /// The broadcast algorithms.

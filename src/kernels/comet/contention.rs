@@ -35,6 +35,7 @@ pub(super) const CONTENTION: KernelSpec = KernelSpec {
     },
     card: &[],
     run,
+    plan: super::estimate::contention,
 };
 
 /// How rank 0 tells the load's sender that the echo is done: by a flag the

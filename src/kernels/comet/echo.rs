@@ -44,6 +44,7 @@ pub(super) const ECHO: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::PAIR,
     card: &[],
     run,
+    plan: super::estimate::echo,
 };
 
 /// Encodes a point: hop count and message size.

@@ -27,6 +27,7 @@ pub(super) const EXCHANGE: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::PAIR,
     card: &[],
     run,
+    plan: super::estimate::exchange,
 };
 
 /// `reps` exchanges of `out` with `peer` (send, then receive).

@@ -34,6 +34,7 @@ pub(super) const GLOBAL_SUM: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::PAIR,
     card: &[],
     run,
+    plan: super::estimate::global_sum,
 };
 
 /// The reduction algorithms.

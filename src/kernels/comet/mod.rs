@@ -47,6 +47,7 @@ mod broadcast;
 mod common;
 mod contention;
 mod echo;
+mod estimate;
 mod exchange;
 mod global_sum;
 pub mod matrix;

@@ -31,6 +31,7 @@ pub(super) const OVERLAP: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::PAIR,
     card: &[],
     run,
+    plan: super::estimate::overlap,
 };
 
 const ASYNC: u64 = 1 << 63;

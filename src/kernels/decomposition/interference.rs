@@ -50,6 +50,7 @@ pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::PAIR,
     card: &[],
     run,
+    plan: |b| super::estimate::interference(b, &STREAM_COUNTS, SENDTIME),
 };
 
 /// The streamed message size (Appendix A's BIGSIZE).

@@ -32,17 +32,17 @@
 //! threads, and their messages go by MPI (`parameters::over_mpi`).
 
 mod background;
+mod estimate;
 mod interference;
 mod parameters;
 mod pinned;
 mod protocol;
 
 pub use background::{Background, QKind, qfloat, qint};
+pub(crate) use interference::BIGSIZE;
 pub(crate) use interference::NAME as INTERFERENCE;
-pub(crate) use interference::{BIGSIZE, STREAM_COUNTS as INTERFERENCE_STREAMS};
 pub(crate) use parameters::NAME as DECOMPOSITION;
 pub use parameters::PAPER_SIZES;
-pub(crate) use parameters::SENDTIME;
 pub use pinned::{
     MODEL as OVERHEADS_MODEL, OverheadSamples, SIZES as OVERHEADS_SIZES, overheads_result,
 };

@@ -89,6 +89,7 @@ pub(super) const OVERHEADS: KernelSpec = KernelSpec {
         },
     )],
     run,
+    plan: |b| super::estimate::overheads(b, &SIZES),
 };
 
 /// The message sizes, bytes: from one mailbox flag word to the replay's

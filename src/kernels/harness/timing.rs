@@ -301,6 +301,15 @@ pub fn summarize_trials(samples: &[f64], what: &str) -> (Summary, Option<String>
 mod tests {
     use super::*;
 
+    /// A clock of 1 ns resolution whose read costs `overhead_ns`.
+    fn test_clock(overhead_ns: f64) -> ClockInfo {
+        ClockInfo {
+            source: "test".into(),
+            read_overhead_ns: overhead_ns,
+            resolution_ns: 1.0,
+        }
+    }
+
     #[test]
     fn a_batch_far_from_its_target_is_resized_for_the_next_round() {
         let ms = Duration::from_millis;
@@ -320,11 +329,7 @@ mod tests {
 
     #[test]
     fn calibration_reaches_the_target_and_subtracts_the_overhead() {
-        let clock = ClockInfo {
-            source: "test".into(),
-            read_overhead_ns: 20.0,
-            resolution_ns: 1.0,
-        };
+        let clock = test_clock(20.0);
         // A fake batch: 100 ns per rep plus the clock's 20 ns.
         let (reps, samples) = measure::<()>(3, Duration::from_micros(100), &clock, |r| {
             Ok(Duration::from_nanos(100 * r + 20))
@@ -348,11 +353,7 @@ mod tests {
     /// size still grows to the 100 us target.
     #[test]
     fn one_preempted_short_batch_does_not_end_calibration() {
-        let clock = ClockInfo {
-            source: "test".into(),
-            read_overhead_ns: 0.0,
-            resolution_ns: 1.0,
-        };
+        let clock = test_clock(0.0);
         let mut first = true;
         let (reps, samples) = measure::<()>(3, Duration::from_micros(100), &clock, |r| {
             let extra = if std::mem::take(&mut first) {
@@ -372,11 +373,7 @@ mod tests {
     /// of the calibrated repetitions after the first.
     #[test]
     fn the_calibrations_last_batch_is_the_first_trial() {
-        let clock = ClockInfo {
-            source: "test".into(),
-            read_overhead_ns: 0.0,
-            resolution_ns: 1.0,
-        };
+        let clock = test_clock(0.0);
         let mut calls = Vec::new();
         let mut point = RoundBatch::default();
         let target = Duration::from_micros(100);
@@ -434,11 +431,7 @@ mod tests {
     /// take 3,177 repetitions (0.29 ms); from the fastest, 12,000 (1.08 ms).
     #[test]
     fn a_preempted_last_calibration_batch_does_not_shorten_the_trials() {
-        let clock = ClockInfo {
-            source: "test".into(),
-            read_overhead_ns: 0.0,
-            resolution_ns: 1.0,
-        };
+        let clock = test_clock(0.0);
         let mut calls = Vec::new();
         let mut point = RoundBatch::default();
         let mut samples = Vec::new();
@@ -528,11 +521,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(2));
         let raw = t.elapsed();
         assert!(raw >= Duration::from_millis(2), "{raw:?}");
-        let clock = |overhead_ns: f64| ClockInfo {
-            source: "test".into(),
-            read_overhead_ns: overhead_ns,
-            resolution_ns: 1.0,
-        };
+        let clock = test_clock;
         let net = t.elapsed_net_ns(&clock(1e6));
         let again = t.elapsed().as_nanos() as f64;
         assert!(

@@ -18,21 +18,24 @@
 //! every measured point (minimum, maximum, mean and percentiles over the trials)
 //! and every fit in the JSON.
 
+mod estimate;
 pub mod program;
 mod rate_probe;
 mod simd;
 pub mod sync;
 pub mod sync_bench;
+mod sync_method;
 #[cfg(feature = "mpi")]
 mod sync_mpi;
+mod sync_plan;
 mod sync_result;
 mod sync_sweep;
+mod sync_work;
 mod team_batch;
 pub mod vector;
 
 pub use simd::{Element, LineAligned, Operation, SIMD_ENV, Simd, Vectors};
-pub use sync::{Method, SyncPlan};
-pub(crate) use sync_sweep::ASLEEP_GRAINS;
+pub use sync_plan::{Method, SyncPlan};
 pub use sync_sweep::{sweep_method, sweep_methods};
 pub use vector::VectorPlan;
 

@@ -28,7 +28,9 @@
 //! share starts on a line of its own, as in `hockney-sync`.
 
 use super::sweep_methods;
-use super::sync::{Method, NAME as SYNC_NAME, SyncPlan, method_result, with_method};
+use super::sync_method::with_method;
+use super::sync_plan::{Method, NAME as SYNC_NAME, SyncPlan};
+use super::sync_result::method_result;
 use super::team_batch::Batch;
 use crate::control::RankError;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
@@ -51,6 +53,7 @@ pub(super) const PROGRAM: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::ONE_PROCESS,
     card: &[],
     run,
+    plan: super::estimate::sync,
 };
 
 /// The default program, in units of `8 P` flop: (grain, segments), in order:

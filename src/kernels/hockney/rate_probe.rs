@@ -10,7 +10,7 @@
 //! seventh with a second copy busy on the other virtual CPU.
 
 use super::simd::{Simd, dyadic_f64};
-use super::sync::{SERIAL_ELEMENTS, SyncPlan};
+use super::sync_plan::{SERIAL_ELEMENTS, SyncPlan};
 use crate::control::RankError;
 use crate::kernels::harness::probe::sampled_probe;
 use crate::kernels::harness::timing::{Timer, calibrate, measure, per_rep_ns};

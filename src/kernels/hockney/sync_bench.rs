@@ -33,10 +33,9 @@
 //! pilot's; a batch is not resized after one that strayed.
 
 use super::rate_probe::Serial;
-use super::sync::{
-    GrainSamples, Method, MethodSweep, SERIAL_ELEMENTS, SyncPlan, max_grain, method_result,
-    with_method,
-};
+use super::sync_method::with_method;
+use super::sync_plan::{GrainSamples, Method, MethodSweep, SERIAL_ELEMENTS, SyncPlan, max_grain};
+use super::sync_result::method_result;
 use super::sync_sweep::{Calibration, one_round};
 use crate::control::Placement;
 use crate::kernels::KernelError;
@@ -96,7 +95,7 @@ pub fn bench_plan(topology: &Topology, cpus: &[usize], target: Duration) -> Sync
 /// kernel's: every post held back so that every blocking wait sleeps), for
 /// the methods with [`Method::two_regimes`]; [`bench_result`] takes the
 /// grains with it as the asleep ones.
-pub const ASLEEP: usize = super::team_batch::ASLEEP;
+pub const ASLEEP: usize = super::sync_plan::ASLEEP;
 
 /// One sample: a round over `grain` flop (rounded up to a multiple of P;
 /// with the [`ASLEEP`] bit, in the asleep regime) with `method`, verified,

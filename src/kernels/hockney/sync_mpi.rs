@@ -29,8 +29,10 @@
 //! and 1; the other ranks return none.
 
 use super::rate_probe::Serial;
-use super::sync::{Method, NAME, SERIAL_ELEMENTS, SyncPlan, Work, method_result, run_plan};
+use super::sync_plan::{Method, NAME, SERIAL_ELEMENTS, SyncPlan, run_plan};
+use super::sync_result::method_result;
 use super::sync_sweep::{Instances, sweep_methods_on};
+use super::sync_work::{Work, with_work};
 use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN};
 use crate::control::{Placement, RankError};
 use crate::kernels::harness::calls::dissemination;
@@ -195,7 +197,7 @@ impl Instances for Processes {
     ) -> Result<(R, Placement), KernelError> {
         let index = method_index(method);
         let out = self.run(NAME, |_, ep| {
-            super::sync::with_work(plan, |work| {
+            with_work(plan, |work| {
                 let mut serial = Serial::new(SERIAL_ELEMENTS);
                 serial.batch(1);
                 let mut batch = |grain: usize, reps: u64| -> Result<Duration, RankError> {
@@ -244,7 +246,7 @@ fn method_index(method: Method) -> usize {
 fn follow(procs: &Processes, plan: &SyncPlan) -> Result<(), KernelError> {
     loop {
         let finished = procs.run(NAME, |_, ep| {
-            super::sync::with_work(plan, |work| {
+            with_work(plan, |work| {
                 let mut serial = Serial::new(SERIAL_ELEMENTS);
                 serial.batch(1);
                 loop {

@@ -43,7 +43,7 @@
 //! segment that sleeps `b` times costs about `t_0 + b t_wake`.
 
 use super::rate_probe::rate_probe;
-use super::sync::{
+use super::sync_plan::{
     GrainSamples, Method, MethodSweep, NAME, NEAR_ZERO_GRAINS, SyncPlan, sub_batches,
 };
 use super::{Fitted, hockney_fit_result};

@@ -3,11 +3,12 @@
 //! [`super::sync`], "Measurement design").
 
 use super::rate_probe::{Serial, serial_rate};
-use super::sync::{
-    GrainSamples, LONG_GRAINS, LONG_OVER_S_HALF, MAX_PASSES, Method, MethodSweep, SERIAL_ELEMENTS,
-    SUB_BATCHES, SyncPlan, grain_sub_batches, linear_grains, short_grains, with_method,
+use super::sync_method::with_method;
+use super::sync_plan::{
+    ASLEEP, GrainSamples, LONG_GRAINS, LONG_OVER_S_HALF, MAX_PASSES, Method, MethodSweep,
+    SERIAL_ELEMENTS, SUB_BATCHES, SyncPlan, grain_sub_batches, linear_grains, short_grains,
 };
-use super::team_batch::{ASLEEP, Batch, PROBE_GRAIN, RATE_GRAIN};
+use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN};
 use crate::control::{Placement, RankError};
 use crate::kernels::KernelError;
 use crate::kernels::harness::timing::{STRAY_FACTOR, calibrate, measure, per_rep_ns, resized_reps};

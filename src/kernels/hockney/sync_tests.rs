@@ -1,6 +1,8 @@
 //! Tests of [`super`]: sub-batches, the grains, the vectors' alignment.
 
 use super::*;
+use crate::kernels::hockney::sync_work::ALIGN_BYTES;
+use crate::platform::LineAligned;
 
 /// 10,000 segments: 7 sub-batches of 1,428 (4 left out); 3 segments: 3 of
 /// one; none still times one segment.
@@ -17,7 +19,7 @@ fn a_batch_splits_into_at_most_seven_equal_sub_batches() {
 /// sub-batches of one, none still one.
 #[test]
 fn an_asleep_batch_is_timed_a_segment_at_a_time() {
-    use super::super::team_batch::ASLEEP;
+    use super::super::sync_plan::ASLEEP;
     assert_eq!(grain_sub_batches(64, 10_000), (7, 1_428));
     assert_eq!(grain_sub_batches(64 | ASLEEP, 42), (42, 1));
     assert_eq!(grain_sub_batches(64 | ASLEEP, 3), (3, 1));

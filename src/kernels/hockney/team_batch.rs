@@ -6,7 +6,8 @@
 //! the asleep regime, the others in the awake one ([`Regime`]).
 
 use super::rate_probe::Serial;
-use super::sync::{Method, SERIAL_ELEMENTS, Work};
+use super::sync_plan::{ASLEEP, Method, SERIAL_ELEMENTS};
+use super::sync_work::Work;
 use crate::control::{RankError, TeamControl};
 use crate::kernels::KernelError;
 use crate::kernels::harness::flags::FlagPair;
@@ -86,13 +87,6 @@ pub(crate) const PROBE_GRAIN: usize = usize::MAX;
 /// alone does not see. The TASKS take the same grain in their own batch
 /// (`tasks_rate_probe` in `rate_probe.rs`).
 pub(crate) const RATE_GRAIN: usize = usize::MAX - 1;
-
-/// The bit of a batch's grain that asks for its segments in the asleep
-/// regime ([`Regime::Asleep`]: every post a waiter waits for is held back
-/// [`crate::sync::team_method::ASLEEP_HOLD`], so every blocking wait
-/// sleeps); without it a waiter is kept polling ([`Regime::Awake`]).
-/// Grains are far below it (a segment's vectors fill half an L2).
-pub(crate) const ASLEEP: usize = 1 << 48;
 
 /// The regime of a batch's grain and the grain itself (see [`ASLEEP`]).
 #[inline]

@@ -53,6 +53,7 @@
 //! lengths alike, while the dyadic multiply's probe read 10.0 against 9.1:
 //! what slowed one operation's instruction mix left the other's alone.
 
+use super::super::work::{Budgets, Estimate, Work};
 use super::rate_probe::rate_probe;
 use super::simd::{Element, Operation, Simd, Vectors};
 use super::{Fitted, hockney_fit_result, level_fit_result, pick_cpu, rate};
@@ -84,6 +85,7 @@ pub(super) const VECTOR: KernelSpec = KernelSpec {
         crate::kernels::card::CardRows::VectorLevels,
     )],
     run,
+    plan: estimate,
 };
 
 /// One memory level of a sweep.
@@ -586,6 +588,37 @@ fn stream_result(
         .with_transport(Some(format!("stream-triad-{}", s.precision)))
         .with_points(vec![point])
         .with_warnings(warnings)
+}
+
+/// `hockney-vector`: every length of every operation in both precisions,
+/// each operation's rate probe (a quarter target, calibrated apart) once a
+/// round; four vectors of a third of the largest working set each, in both
+/// precisions, written once; the STREAM triad over them.
+fn estimate(b: &Budgets<'_>) -> Estimate {
+    let cpu = b.shape.cpus.first().copied().unwrap_or(0);
+    let caches = b.shape.topology.data_cache_sizes(cpu);
+    let plan = VectorPlan::for_run(
+        b.config.quick,
+        &caches,
+        b.trials,
+        b.config.batch_target(b.shape.clock),
+    );
+    let ops = Operation::ALL;
+    let mut w = Work::default();
+    for bytes in [8usize, 4] {
+        let lengths: usize = ops
+            .iter()
+            .map(|op| plan.lengths(op.arrays() * bytes, &caches).0.len())
+            .sum();
+        let probes = 0.25 * ops.len() as f64;
+        w = w
+            .and(b.batched(lengths as f64))
+            .and(Work::calibrated_apart(probes, b.trials, b.tgt));
+    }
+    let ws = plan.max_working_set as f64;
+    let fill = 2.0 * 4.0 / 3.0 * ws / b.r.fill_bytes_per_s;
+    let stream = b.trials.max(3) as f64 * ws / b.r.stream_bytes_per_s;
+    Estimate::pair(w.plus(fill + stream, 1))
 }
 
 #[cfg(test)]

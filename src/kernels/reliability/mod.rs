@@ -8,8 +8,6 @@
 
 mod soak;
 
-pub(crate) use soak::DEFAULT_MESSAGES;
-
 use super::KernelSpec;
 
 /// The reliability kernels.

@@ -12,6 +12,7 @@
 //! `--messages N` is the total over the whole run: it is split evenly over the
 //! transports and size classes, and each share over the two directions.
 
+use super::super::work::{Budgets, Estimate, Work};
 use super::super::{KernelError, KernelSpec, RunContext};
 use crate::control::RankError;
 use crate::kernels::harness::pair::choose_pair;
@@ -34,7 +35,19 @@ pub(super) const SOAK: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::THREAD_DELIVERY,
     card: &[],
     run,
+    plan: estimate,
 };
+
+/// One soak message of its mixed sizes, s (a full soak took about a minute
+/// on the reference machine).
+const SOAK_MESSAGE_S: f64 = 5e-6;
+
+/// The plan's estimate ([`crate::kernels::work`]): its messages (the soak
+/// sets no target), each sent, checked and received.
+fn estimate(b: &Budgets<'_>) -> Estimate {
+    let messages = b.config.soak_messages.unwrap_or(DEFAULT_MESSAGES) as f64;
+    Estimate::pair(Work::default().plus(messages * SOAK_MESSAGE_S, 1))
+}
 
 /// The default total number of messages (10^6 per direction, class and transport
 /// when both transports run).

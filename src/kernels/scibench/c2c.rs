@@ -7,14 +7,14 @@
 use super::super::harness::sweep::SweepPlan;
 use super::super::harness::timing::summarize_trials;
 use super::super::{KernelError, KernelSpec, RunContext};
+use super::c2c_headline::{OVER_PROBE, class_headline};
 use super::pair::{PairPlan, Pattern, run_on};
 use crate::control::Placement;
 use crate::kernels::harness::probe::{PROBE_MOVED, PROBE_PARAM, probe_of};
-use crate::kernels::headline;
 use crate::model::interval;
 use crate::model::stats::{Summary, summarize};
 use crate::platform::{DistanceClass, Home};
-use crate::results::{KernelResult, Param, Point, num};
+use crate::results::{KernelResult, Point, num};
 use crate::team::Team;
 use crate::transport::TransportConfig;
 use crate::transport::mailbox::Mailbox;
@@ -34,6 +34,7 @@ pub(super) const C2C: KernelSpec = KernelSpec {
         crate::kernels::card::CardRows::CoreToCore,
     )],
     run,
+    plan: super::estimate::c2c,
 };
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
@@ -163,9 +164,6 @@ fn measure_pair(
     Ok((point, warning))
 }
 
-/// The point quantity of [`over_probe_by_round`].
-const OVER_PROBE: &str = "one_way_over_probe";
-
 /// The median over rounds of each round's one-way time over that round's
 /// two-flag one-way time (half the probe's round trip): the latency in units of
 /// the machine's cache-line transfer of the moment. Paired round by round, it
@@ -183,85 +181,6 @@ fn over_probe_by_round(samples_ns: &[f64], probes_ns: &[f64]) -> Option<f64> {
         .map(|(s, p)| s / (p / 2.0))
         .collect();
     interval::median_in_place(&mut ratios)
-}
-
-/// Per distance class: the minimum, median and maximum over its pairs of each
-/// pair's median one-way time (`classes[i]` the class of `points[i]`'s pair),
-/// and the median over its pairs of each pair's ratio to its probe
-/// (`one_way_over_probe_median`). One pair: its median with the trials' range,
-/// as `one_way_ns_median` alone (the ratio without an interval); more: percentile bootstrap over the pairs.
-/// Then the probe: one pair's over its rounds (their range its interval), or
-/// the median over the pairs of each pair's (their range its interval from
-/// five pairs on).
-pub(super) fn class_headline(points: &[Point], classes: &[Option<DistanceClass>]) -> Vec<Param> {
-    let mut out = Vec::new();
-    for class in DistanceClass::ALL {
-        let of = class.to_string();
-        let in_class: Vec<&Point> = points
-            .iter()
-            .zip(classes)
-            .filter(|(_, c)| **c == Some(class))
-            .map(|(p, _)| p)
-            .collect();
-        let stats: Vec<&Summary> = in_class
-            .iter()
-            .filter_map(|p| p.stats("one_way_ns"))
-            .collect();
-        out.extend(spread_over_pairs(&stats, "one_way_ns", &of));
-        let ratios: Vec<f64> = in_class
-            .iter()
-            .filter_map(|p| p.number(OVER_PROBE))
-            .collect();
-        if let Some(median) = interval::median_in_place(&mut ratios.clone()) {
-            let ci = interval::median_bootstrap(&ratios);
-            out.push(
-                Param::new(&format!("{OVER_PROBE}_median"), Some(&of), median)
-                    .with_ci(ci, "percentile bootstrap over the class's CPU pairs"),
-            );
-        }
-    }
-    // One pair: its probes over the rounds, so that the probe has the range
-    // of its rounds as its interval, as every other kernel's; more: the
-    // pairs' medians.
-    let per_pair: Vec<&Summary> = points.iter().filter_map(|p| p.stats(PROBE_PARAM)).collect();
-    let probes = match per_pair.as_slice() {
-        [one] => Some((*one).clone()),
-        many => summarize(&many.iter().map(|s| s.median).collect::<Vec<_>>()).ok(),
-    };
-    if let Some(s) = probes {
-        out.push(headline::median_with_range(PROBE_PARAM, None, &s));
-    }
-    out
-}
-
-/// `{prefix}_min`, `_median` and `_max` over the pairs of one class, of each
-/// pair's median; for a class of one pair, `{prefix}_median` alone.
-fn spread_over_pairs(stats: &[&Summary], prefix: &str, of: &str) -> Vec<Param> {
-    let names = ["min", "median", "max"].map(|s| format!("{prefix}_{s}"));
-    match stats {
-        [] => Vec::new(),
-        // One pair: its smallest, median and largest are one measurement.
-        [one] => vec![headline::median_with_range(&names[1], Some(of), one)],
-        many => {
-            let v: Vec<f64> = many.iter().map(|s| s.median).collect();
-            let stats = |idx: &[usize]| {
-                let mut x: Vec<f64> = idx.iter().map(|&i| v[i]).collect();
-                let med = interval::median_in_place(&mut x)?;
-                Some(vec![x[0], med, x[x.len() - 1]])
-            };
-            let all: Vec<usize> = (0..v.len()).collect();
-            let value = stats(&all).expect("finite medians");
-            let ci = interval::bootstrap(v.len(), 3, interval::RESAMPLES, interval::SEED, stats);
-            names
-                .iter()
-                .enumerate()
-                .map(|(k, name)| {
-                    Param::new(name, Some(of), value[k])
-                        .with_ci(ci[k], "percentile bootstrap over the class's CPU pairs")
-                })
-                .collect()
-        }
-    }
 }
 
 /// Sets `c2c`'s figure for the pair that `pingpong` measured beside `pingpong`'s
@@ -366,6 +285,7 @@ const ACCURACY: f64 = 0.1;
 mod tests {
     use super::*;
     use crate::model::stats::summarize;
+    use crate::results::Param;
 
     /// A c2c point of one-way times `ns`, probe round trips `probes` and ratio
     /// to the probe `ratio` (a pingpong point has no ratio).

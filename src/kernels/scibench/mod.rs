@@ -18,6 +18,9 @@
 //! warning when (max - min) exceeds ACCURACY x min.
 
 mod c2c;
+mod c2c_headline;
+mod estimate;
+mod experiment;
 mod oneway;
 #[cfg(feature = "mpi")]
 mod over_mpi;
@@ -28,6 +31,7 @@ mod topology;
 
 pub(crate) use c2c::NAME as C2C;
 pub use c2c::check_against_pingpong;
+pub use experiment::{Experiment, NAME as SCI_TOPOLOGY, TorusShape, size_sweep_experiments};
 pub(crate) use pair::{PairLayout, PairSamples, SizeSamples, latency_result};
 pub use pair::{Pattern, default_sizes};
 pub(crate) use pingpong::NAME as PINGPONG;
@@ -35,8 +39,6 @@ pub use sci_model::{
     DECOMPOSITION, PROJECTION, PROJECTION_MAX_NODES, PROJECTION_SIZE_BYTES, SciInputsError,
     TABLE1_MODEL, VALIDATION, VALIDATION_BOUND_PCT, components_from_result, projection_inputs,
 };
-pub(crate) use topology::RING_SIZES;
-pub use topology::{Experiment, NAME as SCI_TOPOLOGY, TorusShape, size_sweep_experiments};
 
 use super::KernelSpec;
 

@@ -25,6 +25,7 @@ pub(super) const ONEWAY: KernelSpec = KernelSpec {
         },
     )],
     run,
+    plan: super::estimate::oneway,
 };
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {

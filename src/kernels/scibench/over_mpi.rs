@@ -18,7 +18,7 @@
 use super::super::harness::sweep::SweepPlan;
 use super::super::harness::timing::summarize_trials;
 use super::super::{KernelError, RunContext, convert};
-use super::c2c::class_headline;
+use super::c2c_headline::class_headline;
 use super::pair::{
     PairLayout, PairPlan, PairSamples, Pattern, Probe, SizeSamples, default_sizes, latency_result,
     pair_body,

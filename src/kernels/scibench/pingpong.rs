@@ -56,6 +56,7 @@ pub(super) const PINGPONG: KernelSpec = KernelSpec {
         ),
     ],
     run,
+    plan: super::estimate::pingpong,
 };
 
 /// How far above the two-flag baseline the mailbox's 8-byte latency may be before

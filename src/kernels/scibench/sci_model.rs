@@ -29,7 +29,7 @@
 //!   paper's, and each with `l_s` halved (the enhanced system).
 
 use super::super::RunContext;
-use super::topology::{ExperimentResult, Measured, Measurements, NAME as KERNEL};
+use super::experiment::{ExperimentResult, Measured, Measurements, NAME as KERNEL};
 use crate::model::fit::fit_line;
 use crate::model::sci::{
     PingPongSet, SciApplication, SciComponents, SciModelError, SolvedComponents, model_report,
@@ -739,7 +739,7 @@ pub fn components_from_result(file: &ResultFile) -> Result<SciComponents, SciInp
 
 #[cfg(test)]
 mod tests {
-    use super::super::topology::Experiment;
+    use super::super::experiment::Experiment;
     use super::*;
     use crate::model::sci::predict_ping_pong;
 

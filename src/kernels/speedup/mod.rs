@@ -73,6 +73,7 @@ use super::harness::calls::{f64_bytes, f64_bytes_mut};
 use super::harness::probe;
 use super::harness::timing::Timer;
 use super::harness::transports::each_transport;
+use super::work::{Budgets, Estimate};
 use super::{KernelError, KernelSpec, RunContext};
 use crate::control::{Placement, RankError};
 use crate::model::speedup::{Eq13Fit, SpeedupRecord, fit_eq13, speedup};
@@ -99,7 +100,32 @@ const SPEEDUP: KernelSpec = KernelSpec {
         crate::kernels::card::CardRows::Speedup,
     )],
     run,
+    plan: estimate,
 };
+
+/// The plan's estimate ([`crate::kernels::work`]): every rank count
+/// computes the product `load` times, split over N ranks sharing the CPUs;
+/// and `T_ML`: every round builds a chain per hop count and times a batch of
+/// every size (the blocks of N > 1 and 64 B) on it, around it the pair and
+/// copy probes twice each.
+fn estimate(b: &Budgets<'_>) -> Estimate {
+    let ps = speedup_processors(b.config.quick, b.processors_up_to());
+    let m = b.effort.speedup_order as f64;
+    let units: f64 = b.effort.speedup_loads.iter().map(|&x| f64::from(x)).sum();
+    let products: f64 = ps
+        .iter()
+        .map(|&n| units * 2.0 * m * m * m / b.r.flop_per_s / n.min(b.cpus) as f64)
+        .sum();
+    let computing = b.t * b.effort.speedup_runs as f64 * products;
+    let sizes = ps.iter().filter(|&&n| n > 1).count() as f64 + 1.0;
+    let chains = b
+        .batched(MAX_HOPS as f64 * sizes)
+        .plus(0.0, b.trials * MAX_HOPS)
+        .and(b.around())
+        .and(b.around());
+    let work = chains.times(b.t).plus(computing, (b.t as usize) * ps.len());
+    Estimate::over(ps, work)
+}
 
 /// Efficiency whose work requirement is reported (eqs. 17-18).
 const TARGET_EFFICIENCY: f64 = 0.8;

@@ -17,6 +17,7 @@
 //! else 2, 4, 8, 9); over MPI processes (`--transport mpi`) P is the number of
 //! processes, which must form one of section 3.3's grids (`over_mpi`).
 
+mod block;
 pub mod grid;
 #[cfg(feature = "mpi")]
 mod over_mpi;
@@ -50,4 +51,20 @@ pub(super) fn run_named(
         _ => return None,
     };
     Some(grid::sweep(ctx, name, ops, processors))
+}
+
+/// The kernel's run: over MPI processes when the run is (`--transport mpi`),
+/// else between threads over the processor counts of [`grid::processor_counts`].
+pub(super) fn run(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    ops: &[MatrixOp],
+) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return over_mpi::run(ctx, procs.get(), kernel, ops);
+    }
+    crate::kernels::harness::probe::around(ctx, || {
+        grid::sweep(ctx, kernel, ops, &grid::processor_counts(ctx.config.quick))
+    })
 }

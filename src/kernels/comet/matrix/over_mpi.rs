@@ -11,7 +11,8 @@
 //! blocks per peer), as the thread transports are for these kernels, since
 //! in a shift or transpose two ranks send each other a block at once.
 
-use super::grid::{MatrixBody, MatrixOp, add_points, finish, forms_grid, local_orders};
+use super::block::MatrixOp;
+use super::grid::{MatrixBody, add_points, finish, forms_grid, local_orders};
 use crate::kernels::{KernelError, RunContext};
 use crate::results::KernelResult;
 use crate::team::mpi::Processes;

@@ -10,7 +10,7 @@
 
 use super::super::super::{KernelError, KernelSpec, RunContext};
 use super::super::common::{f64_bytes, f64_bytes_mut};
-use super::grid::{self, GUARD_UNSET, LocalMatrix, MatrixOp, value};
+use super::block::{GUARD_UNSET, LocalMatrix, MatrixOp, value};
 use crate::control::RankError;
 use crate::results::KernelResult;
 use crate::transport::Endpoint;
@@ -27,6 +27,7 @@ pub(in super::super) const ROW_COL_BROADCAST: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::OnGrid,
     card: &[],
     run,
+    plan: super::super::estimate::row_col_broadcast,
 };
 
 /// The broadcast row's owner grid row and its local array row.
@@ -135,5 +136,5 @@ pub(super) fn check_col(m: &LocalMatrix) -> Result<(), RankError> {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    grid::run(ctx, NAME, &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast])
+    super::run(ctx, NAME, &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast])
 }

@@ -12,7 +12,7 @@
 
 use super::super::super::{KernelError, KernelSpec, RunContext};
 use super::super::common::{f64_bytes, f64_bytes_mut};
-use super::grid::{self, GUARD_UNSET, LocalMatrix, MatrixOp, value};
+use super::block::{GUARD_UNSET, LocalMatrix, MatrixOp, value};
 use crate::control::RankError;
 use crate::results::KernelResult;
 use crate::transport::Endpoint;
@@ -29,6 +29,7 @@ pub(in super::super) const UPDATE_GUARD: KernelSpec = KernelSpec {
     over_mpi: crate::kernels::OverMpi::OnGrid,
     card: &[],
     run,
+    plan: super::super::estimate::update_guard,
 };
 
 /// One guard update (Fig. 15).
@@ -134,5 +135,5 @@ pub(super) fn check(m: &LocalMatrix) -> Result<(), RankError> {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    grid::run(ctx, NAME, &[MatrixOp::UpdateGuard])
+    super::run(ctx, NAME, &[MatrixOp::UpdateGuard])
 }

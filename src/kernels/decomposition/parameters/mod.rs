@@ -108,6 +108,7 @@ pub(super) const DECOMPOSITION: KernelSpec = KernelSpec {
         crate::kernels::card::CardRows::MessageCosts,
     )],
     run,
+    plan: |b| super::estimate::decomposition(b, SENDTIME),
 };
 
 /// The plan, one team run per repetition and size, each with system and transport
