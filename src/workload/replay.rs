@@ -274,11 +274,12 @@ pub const WARMUP_BUDGET: Duration = Duration::from_millis(500);
 
 /// The warm-up of `schedule` over a transport built as `transport`: enough
 /// trials that every lane in use (every ordered pair of ranks with a message,
-/// `go` and `done` included) has sent through its whole ring (`slots` chunks
-/// of `slot_bytes`) once, within [`WARMUP_BUDGET`]. A timed trial then writes
-/// lines the receiver read before, as the ping-pong's thousands of messages
-/// do; with one warm-up, a short schedule's 20 trials wrote fresh lines, and
-/// its messages moved faster than any repeated exchange moves them.
+/// `go` and `done` included) has sent `slots` messages, so that it has gone
+/// through the mailbox's whole ring (`slots` chunks, a message at least one)
+/// and used every one of the channel's buffers (a message each, at most
+/// `slots`), within [`WARMUP_BUDGET`]. A timed trial then writes lines the
+/// receiver read before, as the ping-pong's thousands of messages do; with
+/// one warm-up, a short schedule's 20 trials wrote fresh lines.
 pub(super) fn warmup(schedule: &Schedule, transport: &TransportConfig) -> Warmup {
     Warmup {
         trials: warmup_trials(schedule, transport),
@@ -287,26 +288,23 @@ pub(super) fn warmup(schedule: &Schedule, transport: &TransportConfig) -> Warmup
 }
 
 /// The warm-up trials [`warmup`] asks for: one, plus the most trials any lane
-/// in use takes to send `transport.slots` chunks.
+/// in use takes to send `transport.slots` messages.
 pub fn warmup_trials(schedule: &Schedule, transport: &TransportConfig) -> usize {
     let n = schedule.num_ranks as usize;
-    let mut chunks = vec![0u64; n * n];
+    let mut messages = vec![0u64; n * n];
     for r in 1..n {
-        chunks[r] += 1; // go
-        chunks[r * n] += 1; // done
+        messages[r] += 1; // go
+        messages[r * n] += 1; // done
     }
     for (r, rank) in schedule.ranks.iter().enumerate() {
         for op in rank.ops.iter().filter(|op| op.sync.is_none()) {
-            if let OpKind::Send { bytes, peer, .. } = op.kind {
-                let c = wire_bytes(bytes)
-                    .div_ceil(transport.slot_bytes.max(1))
-                    .max(1);
-                chunks[r * n + peer as usize] += c as u64;
+            if let OpKind::Send { peer, .. } = op.kind {
+                messages[r * n + peer as usize] += 1;
             }
         }
     }
     let slots = transport.slots.max(1) as u64;
-    let trials = chunks
+    let trials = messages
         .iter()
         .filter(|&&c| c > 0)
         .map(|&c| slots.div_ceil(c))
