@@ -38,7 +38,8 @@ pub(crate) struct ReplayArgs {
     /// Transport between the ranks.
     #[arg(long, value_name = "NAME", value_enum, default_value_t = ReplayTransport::All)]
     transport: ReplayTransport,
-    /// Timed trials, after one untimed warm-up that checks every payload byte.
+    /// Timed trials, after an untimed warm-up (until the transport's buffers
+    /// have all been used once; its first trial checks every payload byte).
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     trials: u32,
     /// CPUs to use, rank r on the r-th (default: the first allowed CPUs, one a rank).

@@ -170,7 +170,7 @@ fn a_meeting_is_its_messages_to_a_plain_reader_and_its_cost_to_predict() {
     let met = |s: &goal::Schedule, p: &LogGops, costs: &[f64]| {
         let c = Charges {
             meeting_ns: costs,
-            cold: None,
+            ..Default::default()
         };
         simulate_goal_charged(s, p, None, &c)
     };
@@ -225,6 +225,7 @@ fn a_message_after_an_idle_gap_pays_the_cold_latency() {
         let c = Charges {
             meeting_ns: &[],
             cold,
+            ..Default::default()
         };
         simulate_goal_charged(&s, &p, None, &c).unwrap().finish_ns
     };

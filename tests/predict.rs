@@ -55,6 +55,8 @@ fn synthetic(dir: &Path, name: &str, without: &str) -> PathBuf {
     ];
     kernels.retain(|k| k["kernel"] != without);
     doc["kernels"] = Value::Array(kernels);
+    // No clock reads on the path: the hand-worked times are LogGOPS's alone.
+    doc["machine"]["clock"]["read_overhead_ns"] = json!(0.0);
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
     path
@@ -127,6 +129,26 @@ fn predicts_the_hand_worked_time_from_a_result_file() {
         text.contains("note: o and O: no pinned S and R (`halfperf run overheads"),
         "{text}"
     );
+}
+
+/// The file's clock read overhead, 18.3 ns, charged as 18 ns where the
+/// replay reads its clock on the path: rank 1 after `go` (303.5-321.5, idle
+/// until the 100 B arrive at 423.5) and before `done` (553-571, so done
+/// arrives at 791 and is taken by 874.5), rank 0 once after it: 892.5.
+#[test]
+fn the_replays_clock_reads_are_charged() {
+    let d = tmp("clock");
+    let file = synthetic(&d, "r.json", "");
+    let goal = two_ranks(&d);
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    doc["machine"]["clock"]["read_overhead_ns"] = json!(18.2844);
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    let v = predicted(&goal, &file);
+    assert_eq!(v["finish_ns"], json!([892.5, 651.875]));
+    let rows = v["inputs"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 8);
+    assert_eq!(rows[7]["symbol"], json!("clock"));
+    assert_eq!(rows[7]["value"], json!(18.2844));
 }
 
 /// `r.json` with the pinned pair's `overheads/mailbox` too: S0 = 90, R0 = 70,

@@ -158,6 +158,63 @@ fn the_p2_set_replays_with_every_message_checked() {
     }
 }
 
+/// The warm-up turns every lane's ring (and channel buffers) over once
+/// before the timed trials, so that they write lines the receiver read
+/// before (as a program in a loop and the ping-pong do). Buffered for 4 KiB:
+/// 64 slots. A 4 KiB broadcast sends 2 messages a trial from rank 0 to 1
+/// (`go`, the data), 32 trials for 64 slots, and 1 back (`done`), 64 trials:
+/// 1 + 64 = 65. With 63 messages of 8 B each way (64 a lane with `go` and
+/// `done`), one trial turns every lane over: 1 + 1. An 8 KiB exchange (64
+/// slots): 2 messages each way, 1 + 32. A replay runs the warm-up it asks for
+/// (within its time budget) and counts its messages into the check.
+#[test]
+fn the_warm_up_turns_every_lane_over_once() {
+    use halfperf::transport::TransportConfig;
+    use halfperf::workload::replay::warmup_trials;
+    let bcast = "num_ranks 2
+rank 0 {
+a: send 4096b to 1 tag 0
+}
+rank 1 {
+a: recv 4096b from 0 tag 0
+}
+";
+    let s = goal::parse(bcast, "bcast.goal").unwrap();
+    let buffered = TransportConfig::buffered(4096);
+    assert_eq!((buffered.slots, buffered.slot_bytes), (64, 2048));
+    assert_eq!(warmup_trials(&s, &buffered), 65);
+    let mut many = String::from("num_ranks 2\n");
+    for (me, peer) in [(0, 1), (1, 0)] {
+        many.push_str(&format!("rank {me} {{\n"));
+        for i in 0..63 {
+            many.push_str(&format!(
+                "s{i}: send 8b to {peer} tag 0\nr{i}: recv 8b from {peer} tag 0\n"
+            ));
+        }
+        many.push_str("}\n");
+    }
+    let m = goal::parse(&many, "many.goal").unwrap();
+    assert_eq!(warmup_trials(&m, &TransportConfig::buffered(8)), 2);
+    let exchange = "num_ranks 2\nrank 0 {\na: send 8192b to 1 tag 0\nb: recv 8192b from 1 tag 0\n}\n\
+        rank 1 {\na: send 8192b to 0 tag 0\nb: recv 8192b from 0 tag 0\n}\n";
+    let x = goal::parse(exchange, "exchange.goal").unwrap();
+    assert_eq!(TransportConfig::buffered(8192).slots, 64);
+    assert_eq!(warmup_trials(&x, &TransportConfig::buffered(8192)), 33);
+    let Some(cpus) = two_cpus("the_warm_up_turns_every_lane_over_once") else {
+        return;
+    };
+    let _turn = measuring();
+    for t in TransportKind::ALL {
+        let o = replay(&s, &config(t, cpus.clone(), 4)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            (1..=65).contains(&o.warmup_trials),
+            "{t}: {}",
+            o.warmup_trials
+        );
+        assert_eq!(o.trials.len(), 4);
+    }
+}
+
 /// Messages that arrive before their receive is posted, tags out of order and
 /// several messages on one tag: matched per (source, tag) in the order posted.
 #[test]

@@ -40,8 +40,11 @@
 //! # What is simulated: the replay's trial
 //! The replay's rank 0 sends an 8-byte `go` to every rank in turn, runs its ops,
 //! and stops its clock when every rank's `done` has arrived; [`framed`] adds
-//! these messages to the schedule, so that the prediction is rank 0's finish
-//! in the framed schedule, the quantity the replay measures.
+//! these messages, and the clock reads on the path (each other rank's after
+//! `go` and before `done`, rank 0's: the file's `read_overhead_ns`), to the
+//! schedule: the prediction is rank 0's finish in it, what the replay times.
+//! A rank starts its ready ops before it polls, so a message that waits for a
+//! busy CPU goes behind them (`Charges::ops_first`): an exchange sends first.
 //!
 //! # Intervals
 //! Every input is drawn from a split normal through its 95 % interval
@@ -219,9 +222,29 @@ pub fn gather(
     };
     rows.extend(all(message_needs(t, shared)).map_err(missing)?);
     rows.extend(find(files, &cards, &cold_need(t)));
+    rows.extend(clock_input(files));
     Ok(Inputs {
         transport: t.into(),
         rows,
+    })
+}
+
+/// The clock's read overhead of the last of `files` that measured it: the
+/// replay's reads on the path of a trial ([`clocked_frame`]).
+fn clock_input(files: &[(&str, &ResultFile)]) -> Option<Input> {
+    let (file, doc) = files
+        .iter()
+        .rev()
+        .find(|(_, d)| d.machine.clock.read_overhead_ns > 0.0)?;
+    Some(Input {
+        symbol: "clock",
+        kernel: "machine".into(),
+        name: "clock_read_overhead_ns".into(),
+        value: doc.machine.clock.read_overhead_ns,
+        unit: "ns".into(),
+        ci95: None,
+        trust: Trust::Ok.mark().into(),
+        file: (*file).into(),
     })
 }
 
@@ -316,6 +339,14 @@ impl Inputs {
 /// and every other rank sends `done` to rank 0 after its ops, which rank 0
 /// receives after its own.
 pub fn framed(schedule: &Schedule) -> Schedule {
+    clocked_frame(schedule, 0)
+}
+
+/// [`framed`] with the replay's clock reads of `clock_ns` each, where above
+/// 0: every other rank reads its clock after `go` (its start) and before
+/// `done` (its finish), and rank 0's two reads around the trial cost about
+/// one, after its last `done`.
+pub fn clocked_frame(schedule: &Schedule, clock_ns: u64) -> Schedule {
     let n = schedule.num_ranks;
     let mut out = schedule.clone();
     if n < 2 {
@@ -346,15 +377,18 @@ pub fn framed(schedule: &Schedule) -> Schedule {
                     op(format!("#go{p}"), kind, prev)
                 })
                 .collect(),
-            _ => vec![op(
-                "#go".into(),
-                OpKind::Recv {
+            _ => {
+                let go = OpKind::Recv {
                     bytes: FRAME_BYTES,
                     peer: 0,
                     tag: FRAME_TAG,
-                },
-                Vec::new(),
-            )],
+                };
+                let mut v = vec![op("#go".into(), go, Vec::new())];
+                if clock_ns > 0 {
+                    v.push(op("#start".into(), OpKind::Calc { ns: clock_ns }, vec![0]));
+                }
+                v
+            }
         };
         let k = opening.len() as u32;
         ops.extend(opening);
@@ -365,17 +399,28 @@ pub fn framed(schedule: &Schedule) -> Schedule {
             o.requires.push(k - 1);
             ops.push(o);
         }
-        let all: Vec<u32> = (0..k + own).collect();
+        let mut all: Vec<u32> = (0..k + own).collect();
+        let clock = OpKind::Calc { ns: clock_ns };
         match r {
-            0 => ops.extend((1..n).map(|p| {
-                let kind = OpKind::Recv {
-                    bytes: FRAME_BYTES,
-                    peer: p,
-                    tag: FRAME_TAG,
-                };
-                op(format!("#done{p}"), kind, all.clone())
-            })),
+            0 => {
+                ops.extend((1..n).map(|p| {
+                    let kind = OpKind::Recv {
+                        bytes: FRAME_BYTES,
+                        peer: p,
+                        tag: FRAME_TAG,
+                    };
+                    op(format!("#done{p}"), kind, all.clone())
+                }));
+                if clock_ns > 0 {
+                    let every: Vec<u32> = (0..ops.len() as u32).collect();
+                    ops.push(op("#stop".into(), clock, every));
+                }
+            }
             _ => {
+                if clock_ns > 0 {
+                    ops.push(op("#finish".into(), clock, all));
+                    all = vec![ops.len() as u32 - 1];
+                }
                 let kind = OpKind::Send {
                     bytes: FRAME_BYTES,
                     peer: 0,
@@ -419,7 +464,11 @@ pub fn predict(
     inputs: &Inputs,
     cpus: u32,
 ) -> Result<Prediction, PredictError> {
-    let framed = framed(schedule);
+    let clock = inputs.rows.iter().find(|r| r.symbol == "clock");
+    let framed = clocked_frame(
+        schedule,
+        clock.map_or(0, |c| c.value.max(0.0).round() as u64),
+    );
     let n = schedule.num_ranks;
     let shared = n > cpus.max(1);
     let placement = |switch: f64| match shared {
@@ -437,6 +486,7 @@ pub fn predict(
         let charges = Charges {
             meeting_ns: &costs,
             cold: cold(inputs, x, p),
+            ops_first: true,
         };
         simulate_goal_charged(
             t.as_ref().unwrap_or(&framed),

@@ -11,7 +11,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Input {
     /// The LogGOPS symbol it feeds (`o`, `L`, `g`, `G`, `O`, `switch`,
-    /// `L_cold`), or `r_inf` and `n_half` of a vector calc, `t0` of a meeting.
+    /// `L_cold`), or `r_inf` and `n_half` of a vector calc, `t0` of a meeting,
+    /// `clock` for the replay's clock reads.
     pub symbol: &'static str,
     /// The card row's kernel key (`pingpong/mailbox`).
     pub kernel: String,

@@ -284,3 +284,38 @@ fn a_message_after_an_idle_wait_pays_l_cold() {
         p.notes
     );
 }
+
+/// An exchange of 1000 B (recursive doubling's round), o = 100, L = 300,
+/// g = O = 0, G = 1 ns/B. go leaves rank 0 at 0 (CPU to 100), arrives at 400;
+/// rank 0's data leaves at 100 and arrives at 500, while rank 1 takes go
+/// (CPU to 507). The replay's rank 1 then sends first (507-607, arriving at
+/// 907) and takes rank 0's data at 607 (to 1706), sends done at 1706
+/// (CPU to 1806, arriving 2106); rank 0 takes rank 1's data 907-2006 and
+/// done 2106-2213. LogGOPSim's order lets the waiting message take rank 1's
+/// CPU first (507-1606): rank 1's data leaves at 1606, its NIC holds done to
+/// 2605 (CPU to 2705, arriving 3005), rank 0 takes the data 2006-3105 and
+/// done 3105-3212.
+#[test]
+fn an_exchange_sends_before_it_takes_as_the_replay_does() {
+    let s = parse(
+        "num_ranks 2\nrank 0 {\ns: send 1000b to 1 tag 0\nr: recv 1000b from 1 tag 0\n}\n\
+         rank 1 {\ns: send 1000b to 0 tag 0\nr: recv 1000b from 0 tag 0\n}\n",
+        "exchange.goal",
+    )
+    .unwrap();
+    let inp = inputs(&[100.0, 100.0, 0.0, 0.0, 500.0, 1.0, 0.0]);
+    let p = predict(&s, &inp, 2).unwrap();
+    assert_eq!(
+        (p.loggops.o_ns, p.loggops.l_ns, p.loggops.g_ns),
+        (100.0, 300.0, 0.0)
+    );
+    assert_eq!(p.finish_ns, vec![2213.0, 1806.0]);
+    let loggopsim = simulate_goal_charged(
+        &framed(&s),
+        &p.loggops,
+        Some(&Placement::dedicated(2)),
+        &Charges::default(),
+    )
+    .unwrap();
+    assert_eq!(loggopsim.finish_ns, vec![3212.0, 2705.0]);
+}

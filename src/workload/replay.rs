@@ -6,9 +6,10 @@
 //! What is measured: the schedule's time on rank 0's clock from the start
 //! signal it sends to the last rank's report of completion (one message
 //! latency more than the last finish), every rank's own finish time from the
-//! start signal it received, over `trials` timed trials after one untimed
-//! warm-up; minimum, median and the median's 95 % bootstrap interval. The
-//! result names the schedule by its hash and records the placement.
+//! start signal it received, over `trials` timed trials after an untimed
+//! warm-up ([`warmup`]: until every lane's ring has turned over once);
+//! minimum, median and the median's 95 % bootstrap interval. The result
+//! names the schedule by its hash and records the placement.
 //!
 //! # Invariants
 //! - Every message is received exactly once, matched as MPI and LogGOPSim match
@@ -30,7 +31,7 @@
 //! `replay_calc`, the result document's entry in `replay_result`.
 
 use super::replay_calc::CalcRate;
-use super::replay_engine::{CONTROL_TAG, RankEngine, RankRecord, wire_bytes};
+use super::replay_engine::{CONTROL_TAG, RankEngine, RankRecord, Warmup, wire_bytes};
 use super::replay_sync::Meetings;
 use crate::control::Placement;
 use crate::model::goal::{OpKind, Schedule};
@@ -53,7 +54,7 @@ pub struct ReplayConfig {
     pub cpus: Vec<usize>,
     /// Allow more ranks than CPUs (labelled oversubscribed).
     pub oversubscribe: bool,
-    /// Timed trials (one untimed warm-up runs before them).
+    /// Timed trials (an untimed warm-up, [`warmup`], runs before them).
     pub trials: usize,
     /// The longest any rank may make no progress before the replay fails.
     pub deadline: Duration,
@@ -115,6 +116,8 @@ pub struct ReplayOutcome {
     pub placement: Placement,
     /// The CPU of each rank, rank order.
     pub hosts: Vec<usize>,
+    /// Untimed warm-up trials run before the timed ones.
+    pub warmup_trials: usize,
     /// The timed trials, in order.
     pub trials: Vec<Trial>,
     /// Their summary.
@@ -255,14 +258,62 @@ fn run_on<T: Transport>(
     max_wire: usize,
 ) -> Result<Vec<RankRecord>, TeamError> {
     let endpoints = T::endpoints(team.control(), transport);
+    let warmup = warmup(schedule, transport);
     team.run(
         &format!("replay {}", schedule.name),
         endpoints,
-        |ctx, ep| run_rank(ctx, ep, (schedule, Some(meetings)), rate, max_wire, trials),
+        |ctx, ep| {
+            let plan = (schedule, Some(meetings));
+            run_rank(ctx, ep, plan, rate, max_wire, (trials, warmup))
+        },
     )
 }
 
-/// Runs rank `ctx.rank` of `schedule` over `ep`: a warm-up, then `trials`;
+/// The most time a warm-up may take beyond its first trial.
+pub const WARMUP_BUDGET: Duration = Duration::from_millis(500);
+
+/// The warm-up of `schedule` over a transport built as `transport`: enough
+/// trials that every lane in use (every ordered pair of ranks with a message,
+/// `go` and `done` included) has sent `slots` messages, so that it has gone
+/// through the mailbox's whole ring (`slots` chunks, a message at least one)
+/// and used every one of the channel's buffers (a message each, at most
+/// `slots`), within [`WARMUP_BUDGET`]. A timed trial then writes lines the
+/// receiver read before, as the ping-pong's thousands of messages do; with
+/// one warm-up, a short schedule's 20 trials wrote fresh lines.
+pub(super) fn warmup(schedule: &Schedule, transport: &TransportConfig) -> Warmup {
+    Warmup {
+        trials: warmup_trials(schedule, transport),
+        budget: WARMUP_BUDGET,
+    }
+}
+
+/// The warm-up trials [`warmup`] asks for: one, plus the most trials any lane
+/// in use takes to send `transport.slots` messages.
+pub fn warmup_trials(schedule: &Schedule, transport: &TransportConfig) -> usize {
+    let n = schedule.num_ranks as usize;
+    let mut messages = vec![0u64; n * n];
+    for r in 1..n {
+        messages[r] += 1; // go
+        messages[r * n] += 1; // done
+    }
+    for (r, rank) in schedule.ranks.iter().enumerate() {
+        for op in rank.ops.iter().filter(|op| op.sync.is_none()) {
+            if let OpKind::Send { peer, .. } = op.kind {
+                messages[r * n + peer as usize] += 1;
+            }
+        }
+    }
+    let slots = transport.slots.max(1) as u64;
+    let trials = messages
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| slots.div_ceil(c))
+        .max()
+        .unwrap_or(0);
+    trials as usize + 1
+}
+
+/// Runs rank `ctx.rank` of `schedule` over `ep`: `warmup`, then `trials`;
 /// `meetings`: the schedule's `//@ sync` meetings, shared by the ranks.
 pub(super) fn run_rank<E: crate::transport::Endpoint>(
     ctx: &crate::team::RankCtx<'_>,
@@ -270,7 +321,7 @@ pub(super) fn run_rank<E: crate::transport::Endpoint>(
     (schedule, meetings): (&Schedule, Option<&Meetings>),
     rate: CalcRate,
     max_wire: usize,
-    trials: usize,
+    (trials, warmup): (usize, Warmup),
 ) -> Result<RankRecord, crate::control::RankError> {
     RankEngine::new(
         ctx.rank,
@@ -280,7 +331,7 @@ pub(super) fn run_rank<E: crate::transport::Endpoint>(
         max_wire,
         meetings,
     )
-    .run(ctx, ep, trials)
+    .run(ctx, ep, trials, warmup)
 }
 
 /// The largest operands a `//@ vector` calc may have (four arrays), bytes.
@@ -362,7 +413,7 @@ pub(super) fn outcome(
                 _ => None,
             })
             .collect();
-        let want = recvs.len() as u64 * (config.trials as u64 + 1);
+        let want = recvs.len() as u64 * (config.trials + rec.warmup_trials) as u64;
         if rec.messages != want {
             return Err(ReplayError::Count {
                 schedule: schedule.name.clone(),
@@ -403,6 +454,7 @@ pub(super) fn outcome(
         over_mpi: false,
         placement,
         hosts,
+        warmup_trials: records.first().map_or(0, |r| r.warmup_trials),
         trials,
         summary,
         messages_per_trial: messages,

@@ -27,7 +27,9 @@
 //! every rank, runs its own operations and stops the clock when every rank has
 //! reported `done`. Each rank also reads its own clock from `go` to its last
 //! operation's completion: its finish time. Control messages use the reserved tag
-//! [`CONTROL_TAG`].
+//! [`CONTROL_TAG`]. Untimed warm-up trials come first ([`Warmup`]; rank 0's
+//! `go` says which trials they are), so that the timed ones reuse the
+//! transport's buffers as a program in a loop and the card's kernels do.
 //!
 //! # Meetings (`//@ sync`)
 //! A meeting's ops send no message: when the last of this rank's arrival ops
@@ -52,6 +54,8 @@ use std::time::Instant;
 pub(crate) const CONTROL_TAG: u32 = u32::MAX;
 const GO: u32 = 1;
 const DONE: u32 = 2;
+/// `go` of an untimed warm-up trial.
+const GO_WARM: u32 = 3;
 /// Header bytes: tag, then sequence number, little-endian u32 each.
 pub(crate) const HEADER: usize = 8;
 
@@ -81,6 +85,18 @@ pub(crate) struct RankRecord {
     pub(crate) messages: u64,
     /// Payload bytes received and checked byte by byte (warm-up).
     pub(crate) bytes_checked: u64,
+    /// Untimed warm-up trials run before the timed ones.
+    pub(crate) warmup_trials: usize,
+}
+
+/// How long the untimed warm-up runs: `trials` (at least one, the one that
+/// checks every payload byte), cut short once `budget` has passed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Warmup {
+    /// Warm-up trials wanted.
+    pub(crate) trials: usize,
+    /// The most time the warm-up may take beyond its first trial.
+    pub(crate) budget: std::time::Duration,
 }
 
 /// A receive posted or a message arrived, on one (source, tag).
@@ -240,22 +256,31 @@ impl<'s> RankEngine<'s> {
         }
     }
 
-    /// Runs `warmup` untimed trials (every payload byte checked) then `trials`
-    /// timed ones; returns what this rank measured.
+    /// Runs the untimed warm-up (its first trial checks every payload byte)
+    /// then `trials` timed ones; returns what this rank measured. Rank 0
+    /// decides how long the warm-up runs and tells the others in each `go`.
     pub(crate) fn run<E: Endpoint>(
         mut self,
         ctx: &RankCtx<'_>,
         ep: &mut E,
         trials: usize,
+        warmup: Warmup,
     ) -> Result<RankRecord, RankError> {
-        for t in 0..=trials {
-            self.full_check = t == 0;
-            let (finish, time) = self.trial(ctx, ep)?;
-            if t > 0 {
-                self.record.finish_ns.push(finish);
-                if let Some(time) = time {
-                    self.record.time_ns.push(time);
-                }
+        let begun = Instant::now();
+        let mut timed = 0;
+        while timed < trials {
+            let warmed = self.record.warmup_trials;
+            self.full_check = warmed + timed == 0;
+            let warm = warmed == 0 || (warmed < warmup.trials && begun.elapsed() < warmup.budget);
+            let (finish, time, warm) = self.trial(ctx, ep, warm)?;
+            if warm {
+                self.record.warmup_trials += 1;
+                continue;
+            }
+            timed += 1;
+            self.record.finish_ns.push(finish);
+            if let Some(time) = time {
+                self.record.time_ns.push(time);
             }
         }
         Ok(self.record)
@@ -278,12 +303,14 @@ impl<'s> RankEngine<'s> {
         }
     }
 
-    /// One trial: (own finish ns, rank 0's time ns).
+    /// One trial, a warm-up one if rank 0 says `warm`: (own finish ns, rank
+    /// 0's time ns, whether it was a warm-up).
     fn trial<E: Endpoint>(
         &mut self,
         ctx: &RankCtx<'_>,
         ep: &mut E,
-    ) -> Result<(u64, Option<u64>), RankError> {
+        warm: bool,
+    ) -> Result<(u64, Option<u64>, bool), RankError> {
         self.reset();
         let control = |code: u32| {
             let mut m = [0u8; HEADER];
@@ -291,20 +318,23 @@ impl<'s> RankEngine<'s> {
             m[4..].copy_from_slice(&code.to_le_bytes());
             m
         };
+        let go = if warm { GO_WARM } else { GO };
         let t0 = Instant::now();
-        if self.rank == 0 {
+        let warm = if self.rank == 0 {
             for r in 1..self.size {
-                ep.send(r, &control(GO))?;
+                ep.send(r, &control(go))?;
             }
+            warm
         } else {
             let mut m = [0u8; HEADER];
             let len = ep.recv(0, &mut m)?;
-            if len != HEADER || m != control(GO) {
+            if len != HEADER || (m != control(GO) && m != control(GO_WARM)) {
                 return Err(RankError::Failed(
                     "replay: rank 0's first message of a trial was not `go`".into(),
                 ));
             }
-        }
+            m == control(GO_WARM)
+        };
         let start = if self.rank == 0 { t0 } else { Instant::now() };
         let mut finish = None;
         self.progress(
@@ -330,7 +360,7 @@ impl<'s> RankEngine<'s> {
                 self.arrived[k].len()
             )));
         }
-        Ok((finish, time))
+        Ok((finish, time, warm))
     }
 
     fn key_of(&self, k: usize) -> (usize, u32) {

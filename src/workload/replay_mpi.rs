@@ -18,15 +18,18 @@
 //!   error, and the caller ends the job (`Processes::abort`) so that no peer waits
 //!   in the gather.
 
-use super::replay::{ReplayConfig, ReplayError, ReplayOutcome, outcome, run_rank, validate};
+use super::replay::{
+    ReplayConfig, ReplayError, ReplayOutcome, outcome, run_rank, validate, warmup,
+};
 use super::replay_calc::CalcRate;
 use super::replay_engine::RankRecord;
 use crate::model::goal::Schedule;
 use crate::team::mpi::Processes;
+use crate::transport::TransportConfig;
 use mpi::traits::{Communicator, Root};
 
 /// Counts ahead of the per-trial times in a record's vector.
-const HEAD: usize = 4;
+const HEAD: usize = 5;
 
 /// Replays `schedule` on the processes of `procs`, `config.trials` timed trials
 /// after a warm-up (`config.transport`, `cpus` and `oversubscribe` are the
@@ -63,7 +66,17 @@ pub fn replay_mpi(
         .run_buffered(
             &format!("replay {}", schedule.name),
             Some(max_wire),
-            |ctx, ep| run_rank(ctx, ep, (schedule, None), rate, max_wire, config.trials),
+            |ctx, ep| {
+                let warmup = warmup(schedule, &TransportConfig::buffered(max_wire));
+                run_rank(
+                    ctx,
+                    ep,
+                    (schedule, None),
+                    rate,
+                    max_wire,
+                    (config.trials, warmup),
+                )
+            },
         )
         .map_err(|source| ReplayError::Team {
             schedule: schedule.name.clone(),
@@ -91,7 +104,13 @@ pub fn replay_mpi(
 /// A record as `HEAD` counts, the finish times, then the times (zeros on ranks
 /// other than 0), `HEAD + 2 trials` numbers.
 fn pack(r: &RankRecord, trials: usize) -> Vec<u64> {
-    let mut v = vec![r.calc_asked_ns, r.calc_took_ns, r.messages, r.bytes_checked];
+    let mut v = vec![
+        r.calc_asked_ns,
+        r.calc_took_ns,
+        r.messages,
+        r.bytes_checked,
+        r.warmup_trials as u64,
+    ];
     v.extend((0..trials).map(|t| r.finish_ns.get(t).copied().unwrap_or(0)));
     v.extend((0..trials).map(|t| r.time_ns.get(t).copied().unwrap_or(0)));
     v
@@ -103,6 +122,7 @@ fn unpack(v: &[u64], trials: usize) -> RankRecord {
         calc_took_ns: v[1],
         messages: v[2],
         bytes_checked: v[3],
+        warmup_trials: v[4] as usize,
         finish_ns: v[HEAD..HEAD + trials].to_vec(),
         time_ns: v[HEAD + trials..HEAD + 2 * trials].to_vec(),
     }
@@ -121,9 +141,10 @@ mod tests {
             calc_took_ns: 6,
             messages: 7,
             bytes_checked: 8,
+            warmup_trials: 9,
         };
         let v = pack(&r, 3);
-        assert_eq!(v, vec![5, 6, 7, 8, 10, 20, 30, 11, 21, 31]);
+        assert_eq!(v, vec![5, 6, 7, 8, 9, 10, 20, 30, 11, 21, 31]);
         let back = unpack(&v, 3);
         assert_eq!(back.finish_ns, r.finish_ns);
         assert_eq!(back.time_ns, r.time_ns);
@@ -132,9 +153,10 @@ mod tests {
                 back.calc_asked_ns,
                 back.calc_took_ns,
                 back.messages,
-                back.bytes_checked
+                back.bytes_checked,
+                back.warmup_trials
             ),
-            (5, 6, 7, 8)
+            (5, 6, 7, 8, 9)
         );
     }
 }

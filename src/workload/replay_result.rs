@@ -37,12 +37,13 @@ impl ReplayOutcome {
             }
         }
         let mut warnings = vec![format!(
-            "schedule {} (hash {}): {} messages ({} payload bytes) a trial, each received once and checked (sequence and length every trial, {} payload bytes byte by byte in the warm-up)",
+            "schedule {} (hash {}): {} messages ({} payload bytes) a trial, each received once and checked (sequence and length every trial, {} payload bytes byte by byte in the first of {} untimed warm-up trials)",
             self.schedule,
             self.hash,
             self.messages_per_trial,
             self.bytes_per_trial,
-            self.payload_bytes_checked
+            self.payload_bytes_checked,
+            self.warmup_trials
         )];
         if self.calc_asked_ns > 0 {
             warnings.push(format!(

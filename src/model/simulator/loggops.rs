@@ -28,7 +28,8 @@
 //!
 //! Cold messages ([`simulate_goal_charged`] with a [`ColdLatency`]): a
 //! message whose sender has neither sent nor taken one for longer than the
-//! idle gap flies `L_cold` instead of `L`.
+//! idle gap flies `L_cold` instead of `L`. With [`Charges::ops_first`], a
+//! message that finds its receiver busy queues behind the ops queued by then.
 //!
 //! Meetings (`//@ sync`, [`simulate_goal_charged`] only; [`simulate_goal`] reads
 //! their messages as a plain GOAL reader does): an arrival op runs as a `calc`
@@ -294,6 +295,10 @@ pub struct Charges<'a> {
     pub meeting_ns: &'a [f64],
     /// The latency of a cold message, if it differs.
     pub cold: Option<ColdLatency>,
+    /// A message that waits for its receiver's CPU or receive NIC goes
+    /// behind the ops queued by then, as a replay's rank starts its ready
+    /// ops before it polls; LogGOPSim keeps the message's first place.
+    pub ops_first: bool,
 }
 
 /// A message whose sender neither sent nor received one for longer than
@@ -371,6 +376,7 @@ pub fn simulate_goal_charged(
         sim.cold = Some(c);
         sim.last_message = vec![0.0; s.ranks.len()];
     }
+    sim.ops_first = charges.ops_first;
     sim.run();
     let wall_seconds = start.elapsed().as_secs_f64();
     sim.finish(wall_seconds)
@@ -413,6 +419,8 @@ struct Sim<'a> {
     /// Cold messages' latency, and each rank's last send or arrival.
     cold: Option<ColdLatency>,
     last_message: Vec<f64>,
+    /// [`Charges::ops_first`].
+    ops_first: bool,
 }
 
 struct MeetingState {
@@ -507,6 +515,7 @@ impl<'a> Sim<'a> {
             meetings: Vec::new(),
             cold: None,
             last_message: Vec::new(),
+            ops_first: false,
         }
     }
 
@@ -775,7 +784,11 @@ impl<'a> Sim<'a> {
         };
         let free = self.next_o(r).max(self.next_gr[r as usize]);
         if free > t {
-            self.queue.push(free, order, (src, send));
+            if self.ops_first {
+                self.push_new(free, src, send, true);
+            } else {
+                self.queue.push(free, order, (src, send));
+            }
             return;
         }
         let cpu =
