@@ -6,8 +6,9 @@
 # transports; P = 4 and 8 sharing the CPUs. Then prints the markdown table (one
 # per P) and each transport's median and largest |error|, with the load average
 # each row ran under.
-# FILE holds what the replay does not measure again: hockney-sync's wake-up
-# (ranks sharing CPUs) and, for schedules with vector calcs, hockney-vector:
+# FILE holds what the replay does not measure again: hockney-sync's t0 of the
+# `//@ sync` meetings and, for schedules with vector calcs, hockney-vector
+# (ranks sharing CPUs: the CPU's yield turn is measured before each prediction):
 #   halfperf run overheads pingpong oneway hockney-sync --quick --out card.json
 # Usage: scripts/prediction-error.sh RESULT.json OUTDIR [TRANSPORTS] [PS]
 #        scripts/prediction-error.sh --table OUTDIR   (the table of a past run)

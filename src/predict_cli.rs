@@ -12,7 +12,9 @@ use halfperf::platform::{self, Topology};
 use halfperf::results::{self, ResultFile};
 use halfperf::suite;
 use halfperf::transport::TransportKind;
-use halfperf::workload::predict::{Inputs, OVERHEADS, Prediction, gather, predict as simulate};
+use halfperf::workload::predict::{
+    Inputs, OVERHEADS, Prediction, gather, predict as simulate, switch_input, with_switch,
+};
 use halfperf::workload::replay::{ReplayConfig, ReplayOutcome, replay};
 use halfperf::workload::validate::{Validation, validate};
 use halfperf::workload::{gather_syncs, gather_vectors};
@@ -36,8 +38,9 @@ pub(crate) enum PredictPlacement {
     Auto,
     /// One rank a CPU (refused when the ranks outnumber the CPUs).
     Pinned,
-    /// Ranks round robin on the CPUs, each turn of a CPU costing the card's
-    /// wake-up (`hockney-sync` events-park `t_wake_ns`), as `replay --oversubscribe`.
+    /// Ranks round robin on the CPUs, waiting by yielding as `replay
+    /// --oversubscribe` does: each turn of a CPU to another rank costs a yield
+    /// turn, measured on the first CPU before predicting.
     Shared,
 }
 
@@ -49,7 +52,7 @@ pub(crate) struct PredictArgs {
     /// Result file with the parameters (overheads' pinned S and R for o and O,
     /// else the decomposition's; pingpong's t_startup and t_per_byte for L and
     /// G, oneway's 8-byte time for
-    /// g, hockney-sync's t_wake for ranks sharing a CPU). Repeatable: a later
+    /// g; ranks sharing a CPU: a yield turn, measured). Repeatable: a later
     /// file's parameter replaces an earlier one's.
     #[arg(long = "from", value_name = "FILE", required = true)]
     from: Vec<PathBuf>,
@@ -111,9 +114,12 @@ pub(crate) fn predict(args: &PredictArgs) -> Result<ExitCode> {
     }
     let t = transport_of(args.transport);
     let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, f)| (n.as_str(), f)).collect();
-    let mut inputs = gather(&named, t, shared)?;
+    let mut inputs = gather(&named, t)?;
     gather_vectors(&named, &schedule, &mut inputs)?;
     gather_syncs(&named, &schedule, &mut inputs)?;
+    if shared {
+        with_switch(&mut inputs, measure_switch(&allowed)?);
+    }
     let cpus_used = if args.placement == PredictPlacement::Shared {
         cpus.min(ranks)
     } else {
@@ -146,6 +152,7 @@ fn run_and_compare(
         true => Some(measure(t, &hosts)?),
         false => None,
     };
+    let switch_before = shared.then(|| measure_switch(&hosts)).transpose()?;
     let config = ReplayConfig {
         oversubscribe: shared,
         trials: args.trials as usize,
@@ -156,19 +163,28 @@ fn run_and_compare(
         true => Some(measure(t, &hosts)?),
         false => None,
     };
-    let with = |extra: &Option<ResultFile>, name: &'static str| -> Result<Prediction> {
+    let switch_after = (shared && remeasure)
+        .then(|| measure_switch(&hosts))
+        .transpose()?;
+    let with = |extra: &Option<ResultFile>,
+                switch: &Option<halfperf::workload::predict::Input>,
+                name: &'static str|
+     -> Result<Prediction> {
         let mut all = files.to_vec();
         if let Some(f) = extra {
             all.push((name, f));
         }
-        let mut inputs = gather(&all, t, shared)?;
+        let mut inputs = gather(&all, t)?;
         gather_vectors(&all, schedule, &mut inputs)?;
         gather_syncs(&all, schedule, &mut inputs)?;
+        if let Some(s) = switch {
+            with_switch(&mut inputs, s.clone());
+        }
         Ok(simulate(schedule, &inputs, cpus)?)
     };
-    let p_before = with(&before, "measured before the replay")?;
+    let p_before = with(&before, &switch_before, "measured before the replay")?;
     let p_after = match &after {
-        Some(_) => Some(with(&after, "measured after the replay")?),
+        Some(_) => Some(with(&after, &switch_after, "measured after the replay")?),
         None => None,
     };
     let probe = |f: &Option<ResultFile>| {
@@ -197,6 +213,15 @@ fn run_and_compare(
         print!("{}", validation_text(&outcome, &v, remeasure));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The switch of ranks sharing a CPU: 7 batches of 2000 yield turns on the
+/// first of `hosts` (about 30 ms).
+fn measure_switch(hosts: &[usize]) -> Result<halfperf::workload::predict::Input> {
+    let cpu = *hosts.first().context("no CPU to measure a yield turn on")?;
+    let turns = platform::yield_turns(cpu, 7, 2000, Duration::from_secs(5))
+        .map_err(|e| anyhow::anyhow!("measuring a yield turn: {e}"))?;
+    switch_input(&turns, cpu).context("no yield turn measured")
 }
 
 /// Quick `pingpong`, `oneway` and `overheads` over `t` on the first two of

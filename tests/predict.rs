@@ -240,18 +240,6 @@ fn bad_input_is_one_line_and_exit_2() {
         ],
         "run `halfperf run oneway --transport mailbox`",
     );
-    // Ranks sharing a CPU need the wake-up cost.
-    refused(
-        &[
-            "predict".as_ref(),
-            goal.as_os_str(),
-            "--from".as_ref(),
-            file.as_os_str(),
-            "--cpus".as_ref(),
-            "1".as_ref(),
-        ],
-        "hockney-sync",
-    );
     refused(
         &[
             "predict".as_ref(),
@@ -485,5 +473,54 @@ fn simulate_times_vector_calcs_from_a_result_file() {
             file.as_os_str(),
         ],
         "no l1_r_inf_flop_per_s of hockney-vector/scalar-f64",
+    );
+}
+
+/// Four ranks on two CPUs: the turn of a CPU is measured (no kernel's row is
+/// needed), charged as the switch, and the shared prediction is no faster
+/// than the one with a CPU a rank, and slower by at least one turn: rank 2
+/// waits for rank 0's CPU.
+#[test]
+fn ranks_sharing_cpus_are_charged_a_measured_yield_turn() {
+    let d = tmp("shared");
+    let file = synthetic(&d, "r.json", "");
+    let goal = d.join("four.goal");
+    std::fs::write(
+        &goal,
+        "num_ranks 4\nrank 0 {\nc: calc 5000\ns: send 8b to 1 tag 0\ns requires c\n}\n\
+         rank 1 {\nr: recv 8b from 0 tag 0\n}\nrank 2 {\nc: calc 5000\n}\nrank 3 {\nc: calc 10\n}\n",
+    )
+    .unwrap();
+    let shared = predicted(&goal, &file);
+    let rows = shared["inputs"]["rows"].as_array().unwrap();
+    let turn = rows
+        .iter()
+        .find(|r| r["symbol"] == "switch")
+        .expect("a switch row");
+    assert_eq!(turn["name"], json!("t_turn_ns"));
+    let t = turn["value"].as_f64().unwrap();
+    assert!(t > 50.0 && t < 1e6, "{turn}");
+    assert_eq!(shared["switch_ns"].as_f64().unwrap(), t);
+    assert_eq!(shared["cpu_of_rank"], json!([0, 1, 0, 1]));
+    let out = Command::new(exe())
+        .arg("predict")
+        .arg(&goal)
+        .arg("--from")
+        .arg(&file)
+        .args(["--cpus", "4", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let alone: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(alone["switch_ns"], json!(0.0));
+    let (a, b) = (
+        alone["time_ns"].as_f64().unwrap(),
+        shared["time_ns"].as_f64().unwrap(),
+    );
+    // Rank 2's 5 us follow rank 0's on CPU 0 where they ran beside them: the
+    // trial ends at least 4 us and a turn later.
+    assert!(
+        b >= a + 4000.0 + t,
+        "shared {b} against alone {a}, turn {t}"
     );
 }

@@ -1,13 +1,15 @@
 //! The machine: topology from `/sys`, distance classes between CPUs, pinning with
-//! read-back, the clock and its measured overhead, the cost of a system call, the
-//! load check, and the parsers of CPU lists and sizes that `/sys` and the command
-//! line share; where a transport's lines are homed (`--home`).
+//! read-back, the clock and its measured overhead, the cost of a system call and
+//! of a turn of a CPU between yielding threads, the load check, and the parsers
+//! of CPU lists and sizes that `/sys` and the command line share; where a
+//! transport's lines are homed (`--home`).
 //!
 //! Everything above this layer (team, transports, kernels) asks this module which
 //! CPUs exist, how far apart two of them are, and how to pin a thread to one.
 
 mod aligned;
 mod clock;
+mod handover;
 mod home;
 mod lists;
 mod load;
@@ -20,6 +22,7 @@ mod topology;
 
 pub use aligned::{LINE, LineAligned};
 pub use clock::{ClockInfo, measure_clock};
+pub use handover::yield_turns;
 pub use home::{Home, HomeError, first_touch, node_of_address, third_cpu};
 pub use lists::{CpuListError, SizeError, format_cpu_list, parse_cpu_list, parse_size};
 pub use load::{

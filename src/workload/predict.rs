@@ -31,10 +31,10 @@
 //!   taken none for [`COLD_IDLE_NS`] (the kernel's idle wait); others `L`.
 //! - `S` (rendezvous threshold): none; the thread transports send every
 //!   message eagerly (the replay's buffers hold its largest), so `S` is above it.
-//! - Ranks sharing a CPU ([`Placement::shared`], the replay's `--oversubscribe`,
-//!   rank `r` on CPU `r mod C`): their CPU work is serialised and each turn of
-//!   the CPU to another rank costs `hockney-sync`'s `t_wake_ns` of
-//!   `events-park` (a thread giving up its CPU to one that waited).
+//! - Ranks sharing a CPU ([`Placement::shared`], `--oversubscribe`, rank `r`
+//!   on CPU `r mod C`) wait by yielding: their CPU work is serialised and a
+//!   turn of the CPU to another rank costs a yield turn ([`switch_input`],
+//!   measured on the CPU by [`crate::platform::yield_turns`]; no kernel has it).
 //! - A `//@ sync` meeting: its method's `t0_ns` (awake), `predict_sync`.
 //!
 //! # What is simulated: the replay's trial
@@ -75,8 +75,38 @@ use serde::Serialize;
 pub const FRAME_TAG: u32 = u32::MAX;
 /// The bytes of a `go` or `done` message.
 pub const FRAME_BYTES: u64 = 8;
-/// The `hockney-sync` method whose `t_wake_ns` prices a CPU's turn to another rank.
-pub const WAKE_METHOD: &str = "events-park";
+/// The name of the switch input: a turn of a CPU between two yielding threads.
+pub const SWITCH_NAME: &str = "t_turn_ns";
+
+/// The switch input from batches' times a turn (`yield_turns` on `cpu`): their
+/// median, with the batches' range as its interval (with 5 batches or more,
+/// the range holds the median with 94 % or more, whatever their spread).
+pub fn switch_input(turn_ns: &[f64], cpu: usize) -> Option<Input> {
+    let mut t: Vec<f64> = turn_ns.iter().copied().filter(|v| v.is_finite()).collect();
+    t.sort_by(f64::total_cmp);
+    let value = *t.get(t.len() / 2)?;
+    Some(Input {
+        symbol: "switch",
+        kernel: format!("platform/yield-turn cpu {cpu}"),
+        name: SWITCH_NAME.into(),
+        value,
+        unit: "ns".into(),
+        ci95: (t.len() >= 5).then(|| [t[0], t[t.len() - 1]]),
+        trust: crate::results::Trust::Ok.mark().into(),
+        file: "measured before predicting".into(),
+    })
+}
+
+/// `inputs` with the switch `s` after the message rows (replacing one there).
+pub fn with_switch(inputs: &mut Inputs, s: Input) {
+    inputs.rows.retain(|r| r.symbol != "switch");
+    let at = inputs
+        .rows
+        .iter()
+        .position(|r| !matches!(r.symbol, "o" | "O" | "L" | "G" | "g"))
+        .unwrap_or(inputs.rows.len());
+    inputs.rows.insert(at, s);
+}
 
 /// What a row to look for is.
 struct Need {
@@ -126,11 +156,10 @@ fn overhead_needs(t: &str, hosted: bool) -> Vec<Need> {
         .collect()
 }
 
-/// The rows after the overheads a prediction over `t` needs; `shared`: ranks
-/// share CPUs.
-fn message_needs(t: &str, shared: bool) -> Vec<Need> {
+/// The rows after the overheads a prediction over `t` needs.
+fn message_needs(t: &str) -> Vec<Need> {
     let pp = format!("pingpong --transport {t}");
-    let mut v = vec![
+    vec![
         need("L", format!("pingpong/{t}"), "t_startup_ns", pp.clone()),
         need("G", format!("pingpong/{t}"), "t_per_byte_ns", pp),
         need(
@@ -139,16 +168,7 @@ fn message_needs(t: &str, shared: bool) -> Vec<Need> {
             "one_way_ns",
             format!("oneway --transport {t}"),
         ),
-    ];
-    if shared {
-        v.push(need(
-            "switch",
-            format!("hockney-sync/{WAKE_METHOD}"),
-            "t_wake_ns",
-            "hockney-sync".into(),
-        ));
-    }
-    v
+    ]
 }
 
 /// The optional row of a message after an idle wait (`overheads`' `C0`).
@@ -191,14 +211,13 @@ fn find(
 }
 
 /// The inputs for `transport` from `files` (name, document), a later file's
-/// row replacing an earlier one's; `shared`: ranks share CPUs, so the wake-up
-/// cost is needed too. `o` and `O` come from the pinned pair's `S` and `R`
+/// row replacing an earlier one's (the switch of ranks sharing CPUs is
+/// measured, [`with_switch`]). `o` and `O` come from the pinned pair's `S` and `R`
 /// whenever every one of their rows is in the files, else from the
 /// decomposition's hosted nodes (never mixed).
 pub fn gather(
     files: &[(&str, &ResultFile)],
     transport: TransportKind,
-    shared: bool,
 ) -> Result<Inputs, PredictError> {
     let t = transport.name();
     let cards: Vec<_> = files.iter().map(|(n, f)| (*n, card_of(f).rows)).collect();
@@ -220,7 +239,7 @@ pub fn gather(
         // Neither set whole: the pinned kernel is the one to run.
         Err(first) => all(overhead_needs(t, true)).map_err(|_| missing(first))?,
     };
-    rows.extend(all(message_needs(t, shared)).map_err(missing)?);
+    rows.extend(all(message_needs(t)).map_err(missing)?);
     rows.extend(find(files, &cards, &cold_need(t)));
     rows.extend(clock_input(files));
     Ok(Inputs {
@@ -538,7 +557,7 @@ pub fn predict(
     notes.extend(cold_note(inputs, &values, &p));
     notes.extend(super::predict_sync::meeting_note(schedule));
     if shared && !inputs.rows.iter().any(|r| r.symbol == "switch") {
-        notes.push("ranks share CPUs but no wake-up cost was given: switches cost 0".into());
+        notes.push("ranks share CPUs but no CPU switch was given: switches cost 0".into());
     }
     Ok(Prediction {
         time_ns: central.finish_ns[0],

@@ -36,8 +36,8 @@ pub struct Inputs {
     /// The transport they describe.
     pub transport: String,
     /// `S0, R0, S1, R1` (pinned or hosted), `t_startup, t_per_byte, one-way
-    /// 8 B`, for ranks sharing CPUs `t_wake`, where measured the cold `C0`,
-    /// then each vector calc's `r_inf` and `n_1/2`
+    /// 8 B`, for ranks sharing CPUs the switch (a yield turn), where measured
+    /// the cold `C0`, then each vector calc's `r_inf` and `n_1/2`
     /// ([`super::gather_vectors`]) and each meeting method's `t_0`
     /// ([`super::gather_syncs`]), in this order.
     pub rows: Vec<Input>,

@@ -319,3 +319,32 @@ fn an_exchange_sends_before_it_takes_as_the_replay_does() {
     .unwrap();
     assert_eq!(loggopsim.finish_ns, vec![3212.0, 2705.0]);
 }
+
+/// The switch input: the median of the batches' times a turn, their range
+/// as its interval from 5 batches on; it goes after the message rows and
+/// replaces an earlier one.
+#[test]
+fn the_switch_is_the_median_turn_after_the_message_rows() {
+    let s = switch_input(&[900.0, 1100.0, 1000.0, 5000.0, 950.0, 1050.0, 990.0], 3).unwrap();
+    assert_eq!(s.value, 1000.0);
+    assert_eq!(s.ci95, Some([900.0, 5000.0]));
+    assert_eq!(s.symbol, "switch");
+    assert_eq!(s.kernel, "platform/yield-turn cpu 3");
+    assert_eq!(switch_input(&[700.0, 800.0], 0).unwrap().ci95, None);
+    assert!(switch_input(&[], 0).is_none());
+    let mut inp = inputs(&[100.0, 60.0, 0.375, 0.25, 300.0, 0.5, 200.0]);
+    inp.rows.push(Input {
+        symbol: "L_cold",
+        ..inp.rows[4].clone()
+    });
+    with_switch(&mut inp, s.clone());
+    with_switch(&mut inp, s);
+    let symbols: Vec<_> = inp.rows.iter().map(|r| r.symbol).collect();
+    assert_eq!(
+        symbols,
+        ["o", "o", "O", "O", "L", "G", "g", "switch", "L_cold"]
+    );
+    // The prediction charges it as the turn of a shared CPU.
+    let (_, switch, _) = inp.loggops(&inp.rows.iter().map(|r| r.value).collect::<Vec<_>>());
+    assert_eq!(switch, 1000.0);
+}

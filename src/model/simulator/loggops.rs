@@ -39,7 +39,13 @@
 //! message is sent.
 //!
 //! Placement: [`Placement`] maps ranks to CPUs; ranks sharing a CPU serialise
-//! their CPU work and pay `switch_ns` when the CPU turns from one rank to another.
+//! their CPU work and pay `switch_ns` when the CPU turns from one rank to
+//! another, as the replay's oversubscribed ranks run: a waiting rank polls and
+//! yields (`sched_yield`, never a sleep), so it takes no time from a rank that
+//! computes (it gets the CPU back when that one waits) and a turn costs one
+//! yield hand-over. A message handled on a CPU that last ran another rank is
+//! taken at `max(arrival, free + switch)`: the hand-over overlaps the flight.
+//! After a meeting the members sharing a CPU leave in turn, one switch apart.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -416,6 +422,8 @@ struct Sim<'a> {
     meet: Vec<u32>,
     /// Per meeting: cost, arrivals left, latest arrival, its arrival ops.
     meetings: Vec<MeetingState>,
+    /// Per CPU, the member that last left the current meeting and when.
+    leaving: Vec<Option<(u32, f64)>>,
     /// Cold messages' latency, and each rank's last send or arrival.
     cold: Option<ColdLatency>,
     last_message: Vec<f64>,
@@ -513,6 +521,7 @@ impl<'a> Sim<'a> {
             freed: Vec::new(),
             meet: Vec::new(),
             meetings: Vec::new(),
+            leaving: Vec::new(),
             cold: None,
             last_message: Vec::new(),
             ops_first: false,
@@ -581,16 +590,25 @@ impl<'a> Sim<'a> {
         }
         let until = st.last + st.cost;
         let arrivals = std::mem::take(&mut st.arrivals);
+        // Members sharing a CPU leave in turn, a switch apart (module doc).
+        self.leaving.clear();
+        self.leaving.resize(self.cpu_free.len(), None);
         for &(a, _) in &arrivals {
+            let c = self.cpu[a as usize] as usize;
+            let at = match self.leaving[c] {
+                None => until,
+                Some((prev, t)) if prev != a => t + self.switch_ns,
+                Some((_, t)) => t,
+            };
+            self.leaving[c] = Some((a, at));
             // Never earlier than it was: work a member did after arriving
             // (ops that do not wait for the meeting) stands.
-            let c = self.cpu[a as usize] as usize;
-            if self.cpu_free[c] < until {
-                self.cpu_free[c] = until;
+            if self.cpu_free[c] < at {
+                self.cpu_free[c] = at;
                 self.cpu_last[c] = a;
             }
             let f = &mut self.finish[a as usize];
-            *f = f.max(until);
+            *f = f.max(at);
         }
         for &(a, aop) in &arrivals {
             self.mark(a, aop, false);
