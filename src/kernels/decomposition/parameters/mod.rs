@@ -310,6 +310,7 @@ mod tests {
             },
             twice_f_e_u: 2.0 * (f + e + u),
             twice_f_e_u_system: 2.0 * (f + e + u) - (f + u),
+            send_call_test_6: f,
             probes: [Probe::NONE; 2],
         }
     }

@@ -265,7 +265,8 @@ impl ForwardSamples {
 }
 
 /// One round of test 6 on rank 0: `2 (F + E + U)`, the neighbour echoing at
-/// once (`X = 0`), added to `efu`.
+/// once (`X = 0`), added to `efu`; with `call`, the write call that opens it
+/// too (a clock read more inside the round trip).
 #[inline(never)]
 pub(super) fn rank0_efu<H: Nodes>(
     host: &mut H,
@@ -274,16 +275,21 @@ pub(super) fn rank0_efu<H: Nodes>(
     inbuf: &mut [u8],
     reps: u64,
     efu: &mut Samples,
+    mut call: Option<&mut Samples>,
 ) -> Result<(), RankError> {
     for a in 0..=reps {
         let t0 = Timer::start();
         write(host, 1, out)?;
+        let written = call.is_some().then(Timer::start);
         let n = read(host, 1, inbuf)?;
         let t1 = Timer::start();
         check_len(n, out.len())?;
         q(host, bg, bg.send_chunks)?;
         if a > 0 {
             efu.push(ns(t0, t1));
+            if let (Some(call), Some(w)) = (call.as_deref_mut(), written) {
+                call.push(ns(t0, w));
+            }
         }
         host.wash_caches()?;
     }
@@ -366,6 +372,7 @@ pub(super) fn rank0<H: Nodes>(host: &mut H, plan: &Plan<'_>) -> Result<Vec<Repet
             let mut neighbour = NeighbourSamples::new(total);
             let mut forward = ForwardSamples::new(total);
             let (mut efu, mut efu_system) = (Samples::new(total), Samples::new(total));
+            let mut efu_call = Samples::new(total);
             for _ in 0..plan.rounds {
                 if (plan.cancelled)() {
                     break 'outer;
@@ -383,9 +390,12 @@ pub(super) fn rank0<H: Nodes>(host: &mut H, plan: &Plan<'_>) -> Result<Vec<Repet
                         Experiment::RPlusS => {
                             rank0_forward(host, bg, out, per_round, &mut forward)?
                         }
-                        Experiment::Efu => rank0_efu(host, bg, out, inbuf, per_round, &mut efu)?,
+                        Experiment::Efu => {
+                            rank0_efu(host, bg, out, inbuf, per_round, &mut efu, None)?;
+                        }
                         Experiment::EfuSystem => {
-                            rank0_efu(host, bg, out, inbuf, per_round, &mut efu_system)?;
+                            let call = Some(&mut efu_call);
+                            rank0_efu(host, bg, out, inbuf, per_round, &mut efu_system, call)?;
                         }
                     }
                 }
@@ -397,7 +407,9 @@ pub(super) fn rank0<H: Nodes>(host: &mut H, plan: &Plan<'_>) -> Result<Vec<Repet
                 neighbour: neighbour.times(clock_ns),
                 forward: forward.times(),
                 twice_f_e_u: efu.median() - clock_ns,
-                twice_f_e_u_system: efu_system.median() - clock_ns,
+                // Three clock reads: the one at the write call's end too.
+                twice_f_e_u_system: efu_system.median() - 2.0 * clock_ns,
+                send_call_test_6: efu_call.median() - clock_ns,
                 probes: [Probe::NONE; 2],
             });
             (plan.on_size)(size);

@@ -246,7 +246,7 @@ fn with_figures(mut point: Point, at: &[&SizeTimes], solved: &[(Parameters, f64)
     let probes = |get: fn(&Probe) -> f64| -> Vec<f64> {
         at.iter().flat_map(|s| s.probes.iter().map(get)).collect()
     };
-    let raw: [(&str, Vec<f64>); 24] = [
+    let raw: [(&str, Vec<f64>); 25] = [
         ("echo_idle_d1_ns", echo(false, 1)),
         ("echo_idle_d2_ns", echo(false, 2)),
         ("echo_idle_d3_ns", echo(false, 3)),
@@ -267,6 +267,7 @@ fn with_figures(mut point: Point, at: &[&SizeTimes], solved: &[(Parameters, f64)
         ("f_plus_s_ns", nb(|n| n.f_plus_s_ns)),
         ("f_plus_s_whole_q_ns", nb(|n| n.f_plus_s_whole_q_ns)),
         ("send_call_ns", nb(|n| n.send_call_ns)),
+        ("send_call_test_6_ns", of(|s| s.send_call_test_6)),
         ("twice_f_e_u_ns", of(|s| s.twice_f_e_u)),
         ("twice_f_e_u_system_ns", of(|s| s.twice_f_e_u_system)),
         ("cpu_round_trip_ns", probes(|p| p.line_ns)),
