@@ -848,12 +848,8 @@ mod tests {
         ])));
     }
 
-    /// Marked not resolved: the lines of R, S, F, U and A, each flagged with
-    /// the reason in its model; E's line stands.
-    #[test]
-    fn yielding_leaves_every_line_but_e_not_resolved() {
-        let mut result =
-            KernelResult::new(NAME, "krumme-greenfield", Placement::Hosted, vec![0, 1]);
+    /// The six lines, unflagged, as an integer `Q`'s over the paper's sizes.
+    fn with_six_lines(result: &mut KernelResult) {
         for name in ["e", "r", "s", "f", "u", "a"] {
             result.fits.push(crate::results::FitResult {
                 model: format!("{} = ... (integer Q, 16-2000 B)", name.to_uppercase()),
@@ -866,6 +862,15 @@ mod tests {
                 flagged: false,
             });
         }
+    }
+
+    /// Marked not resolved: the lines of R, S, F, U and A, each flagged with
+    /// the reason in its model; E's line stands.
+    #[test]
+    fn yielding_leaves_every_line_but_e_not_resolved() {
+        let mut result =
+            KernelResult::new(NAME, "krumme-greenfield", Placement::Hosted, vec![0, 1]);
+        with_six_lines(&mut result);
         unresolved(&mut result, &FROM_LOST, "why");
         for f in &result.fits {
             let e = f.y.starts_with("e_");
@@ -927,18 +932,7 @@ mod tests {
         let sockets = write_calls_differ(&with(400.0, 350.0), true).unwrap();
         assert!(sockets.contains("through sockets"), "{sockets}");
         let mut result = with(42_000.0, 9000.0);
-        for name in ["e", "r", "s", "f", "u", "a"] {
-            result.fits.push(crate::results::FitResult {
-                model: format!("{} = ...", name.to_uppercase()),
-                x: "size_bytes".into(),
-                y: format!("{name}_ns (every repetition)"),
-                params: Default::default(),
-                std_errors: Default::default(),
-                r2: 1.0,
-                n_points: 4,
-                flagged: false,
-            });
-        }
+        with_six_lines(&mut result);
         unresolved(&mut result, &FROM_WRITE, &tcp);
         for f in &result.fits {
             let marked = ["f_", "u_", "a_"].iter().any(|p| f.y.starts_with(p));
