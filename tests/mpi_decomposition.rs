@@ -116,7 +116,8 @@ fn u1_below_zero(fits: &[Value]) -> Vec<String> {
         let u1 = u["params"][&key].as_f64().unwrap_or(f64::NAN);
         let se = u["std_errors"][&key].as_f64().unwrap_or(f64::NAN);
         let dof = u["n_points"].as_u64().unwrap_or(0).saturating_sub(2) as usize;
-        if !(u1 + t_95(dof) * se >= 0.0) {
+        let upper = u1 + t_95(dof) * se;
+        if upper.is_nan() || upper < 0.0 {
             wrong.push(format!("{q} U1 = {u1} +- {se} ns/B, below zero"));
         }
     }
