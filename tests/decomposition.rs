@@ -93,6 +93,7 @@ fn structure_holds(r: &KernelResult) {
         for name in [
             "a_plus_u_ns",
             "send_call_ns",
+            "send_call_test_6_ns",
             "echo_idle_d1_ns",
             "echo_idle_d2_ns",
             "echo_idle_d3_ns",

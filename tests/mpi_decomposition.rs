@@ -44,6 +44,7 @@ fn insane(p: &Value) -> Option<String> {
         "s_ns",
         "r_plus_s_ns",
         "send_call_ns",
+        "send_call_test_6_ns",
         "a_plus_u_ns",
     ] {
         let v = median(p, name);
@@ -75,12 +76,60 @@ fn insane(p: &Value) -> Option<String> {
 /// checked for sign.
 const YIELDING: &str = "not resolved: the MPI library yields the CPU";
 
+/// Where test 4's write call (`F + S`) and the one that opens test 6 differ,
+/// and always where the messages go through sockets (`--mca btl tcp,self`:
+/// a write call is an `MPI_Isend` into a socket, whose cost follows the
+/// socket's state), the result says F, U and A are not resolved.
+const WRITES: &str = "not resolved: the write call of test 4";
+
+/// Whether `HALFPERF_MPI_ARGS` sends the messages through sockets.
+fn over_sockets() -> bool {
+    std::env::var("HALFPERF_MPI_ARGS").is_ok_and(|a| a.contains("btl tcp") && !a.contains("vader"))
+}
+
+/// Student's t for a 95 % two-sided interval with `dof` degrees of
+/// freedom (1 to 10; 2.0 beyond).
+fn t_95(dof: usize) -> f64 {
+    const T: [f64; 10] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    ];
+    T.get(dof.wrapping_sub(1)).copied().unwrap_or(2.0)
+}
+
+/// What is wrong with U's per-byte term in `fits`, for each `Q`: below zero
+/// beyond its 95 % interval in a line not marked not resolved.
+fn u1_below_zero(fits: &[Value]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for q in ["int", "float"] {
+        let key = format!("{q}_u1_ns_per_byte");
+        let Some(u) = fits.iter().find(|f| f["params"].get(&key).is_some()) else {
+            wrong.push(format!("no {q} U line"));
+            continue;
+        };
+        if u["model"]
+            .as_str()
+            .unwrap_or("")
+            .contains("; not resolved: ")
+        {
+            continue;
+        }
+        let u1 = u["params"][&key].as_f64().unwrap_or(f64::NAN);
+        let se = u["std_errors"][&key].as_f64().unwrap_or(f64::NAN);
+        let dof = u["n_points"].as_u64().unwrap_or(0).saturating_sub(2) as usize;
+        let upper = u1 + t_95(dof) * se;
+        if upper.is_nan() || upper < 0.0 {
+            wrong.push(format!("{q} U1 = {u1} +- {se} ns/B, below zero"));
+        }
+    }
+    wrong
+}
+
 /// What is wrong with one point of a run whose library yields: E, the
 /// write call and the timed read positive, the echo longer over five links
 /// than over one, the six times finite.
 fn insane_yielding(p: &Value) -> Option<String> {
     let at = format!("{} B, q_float {}", p["size_bytes"], p["q_float"]);
-    for name in ["e_ns", "send_call_ns", "a_plus_u_ns"] {
+    for name in ["e_ns", "send_call_ns", "send_call_test_6_ns", "a_plus_u_ns"] {
         let v = median(p, name);
         if v.is_nan() || v <= 0.0 {
             return Some(format!("{at}: {name} = {v}"));
@@ -173,11 +222,21 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
         // (`common::mpirun`); then, and only then, the result says so.
         let yielding = np > cpus;
         assert_eq!(warnings.contains(YIELDING), yielding, "{warnings}");
+        // Otherwise F, U and A are not resolved over sockets, and where the
+        // two write calls differ (a loaded machine can make them).
+        let writes = warnings.contains(WRITES);
+        assert!(!(yielding && writes), "{warnings}");
+        assert!(yielding || writes || !over_sockets(), "{warnings}");
         for f in fits {
             let y = f["y"].as_str().unwrap();
             let solved_from_r = !y.starts_with("e_");
+            let from_write = ["f_", "u_", "a_"].iter().any(|p| y.starts_with(p));
             let marked = f["model"].as_str().unwrap().contains("; not resolved: ");
-            assert_eq!(marked, yielding && solved_from_r, "{f}");
+            assert_eq!(
+                marked,
+                (yielding && solved_from_r) || (writes && from_write),
+                "{f}"
+            );
             if marked {
                 assert_eq!(f["flagged"], true, "{f}");
             }
@@ -186,6 +245,8 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
             .iter()
             .filter_map(if yielding { insane_yielding } else { insane })
             .collect();
+        // U1 is never a negative line reported as a measurement.
+        problems.extend(u1_below_zero(fits));
         if problems.is_empty() {
             return;
         }

@@ -29,6 +29,7 @@ use super::protocol::{
     Block, CHUNK, Node, Nodes, Op, cpu_pair, hosted_team, interrupted, ns, q, read, write,
 };
 use crate::control::{Placement, RankError};
+use crate::kernels::harness::timing::Timer;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::stats::summarize;
 use crate::platform::LineAligned;
@@ -36,7 +37,7 @@ use crate::results::{KernelResult, Point, num};
 use crate::team::TeamError;
 use crate::team::hosted::HostedTeam;
 use crate::transport::{Transport, TransportConfig};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "interference";
@@ -148,9 +149,9 @@ fn rank0_run<H: Nodes>(
         write(host, SOURCES[i], &[1u8])?; // go
     }
     let before = host.parts().0.room.forwarded();
-    let t0 = Instant::now();
+    let t0 = Timer::start();
     q(host, &plan.bg, plan.chunks)?;
-    let t1 = Instant::now();
+    let t1 = Timer::start();
     let messages = host.parts().0.room.forwarded() - before;
     for &source in &SOURCES[..k] {
         write(host, source, &[0u8])?; // stop

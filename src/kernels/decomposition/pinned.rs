@@ -47,6 +47,7 @@
 use super::protocol::cpu_pair;
 use crate::control::{Placement, RankError};
 use crate::kernels::harness::probe::{between, record};
+use crate::kernels::harness::timing::Timer;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::fit::{FitError, LineFit, fit_line, fit_line_relative};
 use crate::model::stats::summarize;
@@ -56,7 +57,7 @@ use crate::team::{RankCtx, Team};
 use crate::transport::{Endpoint, Transport, TransportConfig};
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The kernel's name, as users type it and its results carry it.
 pub(crate) const NAME: &str = "overheads";
@@ -225,7 +226,7 @@ fn check_len(got: usize, want: usize) -> Result<(), RankError> {
 /// Computes (a dependent chain of multiply-adds) until `d` has passed.
 #[inline(never)]
 fn compute_for(d: Duration) {
-    let start = Instant::now();
+    let start = Timer::start();
     let mut x = 1.0f64;
     while start.elapsed() < d {
         for _ in 0..64 {
@@ -277,7 +278,7 @@ fn burst<E: Endpoint>(
     ep.send(1, &command(experiment, size, k))?;
     let (took, messages) = match experiment {
         SEND => {
-            let t = Instant::now();
+            let t = Timer::start();
             for _ in 0..k {
                 ep.send(1, &out[..size])?;
             }
@@ -287,7 +288,7 @@ fn burst<E: Endpoint>(
         }
         RECV => {
             compute_for(delay);
-            let t = Instant::now();
+            let t = Timer::start();
             for _ in 0..k {
                 let n = ep.recv(1, inbuf)?;
                 check_len(n, size)?;
@@ -296,7 +297,7 @@ fn burst<E: Endpoint>(
         }
         _ => {
             compute_for(COLD_IDLE);
-            let t = Instant::now();
+            let t = Timer::start();
             ep.send(1, &out[..size])?;
             let n = ep.recv(1, inbuf)?;
             let took = t.elapsed();
@@ -344,7 +345,7 @@ fn body<E: Endpoint>(
             let sk = (s.sizes[i], s.burst[i]);
             let mut batch = |experiment: u64, delay: Duration| -> Result<f64, RankError> {
                 bursts.clear();
-                let start = Instant::now();
+                let start = Timer::start();
                 while bursts.len() < BURSTS_MIN
                     || (bursts.len() < BURSTS_MAX && start.elapsed() < plan.target)
                 {

@@ -28,13 +28,14 @@ use super::super::{KernelError, RunContext};
 use super::background::Background;
 use crate::control::RankError;
 pub(crate) use crate::kernels::harness::calls::{Samples, system_return};
+use crate::kernels::harness::timing::Timer;
 use crate::platform::{LineAligned, Topology};
 use crate::team::TeamError;
 use crate::team::hosted::{Host, HostedSpec, HostedTeam, NodeCtx, VirtualNode};
 use crate::transport::Endpoint;
 use crate::transport::mailroom::Mailroom;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Length of one chunk of `Q` between two polls (the emulated interrupt latency).
 pub(super) const CHUNK: Duration = Duration::from_micros(2);
@@ -529,9 +530,9 @@ pub(super) fn q_sys<H: Nodes>(
     let mut before = None;
     for _ in 0..chunks {
         bg.chunk();
-        let a = Instant::now();
+        let a = Timer::start();
         let work = host.poll_self()?;
-        let t = ns(a, Instant::now());
+        let t = ns(a, Timer::start());
         if work {
             sys.work_ns += t;
             sys.work_polls += 1;
@@ -541,7 +542,7 @@ pub(super) fn q_sys<H: Nodes>(
         }
         host.poll_others()?;
         if H::PROGRESS_SHARED {
-            sys.add_poll(ns(a, Instant::now()), work, &mut before);
+            sys.add_poll(ns(a, Timer::start()), work, &mut before);
         }
     }
     Ok(sys)
@@ -620,10 +621,10 @@ pub(super) fn check_len(got: usize, want: usize) -> Result<(), RankError> {
     Ok(())
 }
 
-/// Nanoseconds from `a` to `b`.
+/// Nanoseconds from stamp `a` to stamp `b`.
 #[inline(always)]
-pub(crate) fn ns(a: Instant, b: Instant) -> f64 {
-    b.duration_since(a).as_nanos() as f64
+pub(crate) fn ns(a: Timer, b: Timer) -> f64 {
+    a.ns_to(&b)
 }
 
 #[cfg(test)]

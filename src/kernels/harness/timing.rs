@@ -52,6 +52,13 @@ impl Timer {
         self.start.elapsed()
     }
 
+    /// The time from this stamp to a `later` one, ns: events timed back to
+    /// back share their stamps, one clock read each.
+    #[inline(always)]
+    pub fn ns_to(&self, later: &Timer) -> f64 {
+        later.start.duration_since(self.start).as_nanos() as f64
+    }
+
     /// The time since [`Timer::start`] less the clock's calibrated read
     /// overhead, ns: one event's own time (not below zero).
     #[inline(always)]

@@ -277,15 +277,7 @@ mod tests {
     use super::rank0::{ForwardTimes, NeighbourTimes};
     use super::solve::{Shortfall, probed_at, state_change};
     use super::*;
-
-    /// Table 1 (integer Q), µs: rows 16, 500, 1000, 1500, 2000 bytes; E R S F U A.
-    const TABLE_1_US: [[f64; 6]; 5] = [
-        [242.0, 178.0, 152.0, 169.0, 137.0, 122.0],
-        [864.0, 200.0, 157.0, 465.0, 429.0, 124.0],
-        [1506.0, 219.0, 167.0, 762.0, 748.0, 111.0],
-        [2149.0, 249.0, 167.0, 1036.0, 1072.0, 97.0],
-        [2792.0, 261.0, 175.0, 1372.0, 1343.0, 126.0],
-    ];
+    use crate::model::decomposition::TABLE_1_US;
 
     /// What this kernel's experiments would measure on a machine with Table 1's
     /// parameters.
@@ -319,6 +311,7 @@ mod tests {
             },
             twice_f_e_u: 2.0 * (f + e + u),
             twice_f_e_u_system: 2.0 * (f + e + u) - (f + u),
+            send_call_test_6: f,
             probes: [Probe::NONE; 2],
         }
     }
@@ -348,14 +341,7 @@ mod tests {
         let one_cpu = [at([f64::NAN; 2])];
         assert_eq!(state_change(QKind::Integer, &one_cpu), None);
         // The points carry both probes, before and after each size.
-        let mut result = empty_result();
-        add_q(
-            &mut result,
-            QKind::Integer,
-            &moved,
-            LANE_SPAN_UNKNOWN,
-            ROUNDS,
-        );
+        let result = analysed(&moved);
         let p = &result.points[0];
         assert_eq!(p.stats("cpu_round_trip_64k_ns").unwrap().max, 26_000.0);
         assert_eq!(p.stats("cpu_round_trip_ns").unwrap().median, 100.0);
@@ -378,6 +364,14 @@ mod tests {
             .with_ranks(RANKS)
     }
 
+    /// The analysis of an integer `Q`'s repetitions `reps` at the full
+    /// run's rounds, lanes of the unknown span.
+    fn analysed(reps: &[Repetition]) -> KernelResult {
+        let mut result = empty_result();
+        add_q(&mut result, QKind::Integer, reps, LANE_SPAN_UNKNOWN, ROUNDS);
+        result
+    }
+
     /// The whole analysis (solve in the paper's order, mean and deviation over
     /// repetitions, lines) on the experiments that Table 1's parameters would
     /// produce gives back Table 1 and the paper's Table 3: E = 220 + 1.285n, R = 180 + .04n,
@@ -395,14 +389,7 @@ mod tests {
                 sizes: sizes.clone(),
             })
             .collect();
-        let mut result = empty_result();
-        add_q(
-            &mut result,
-            QKind::Integer,
-            &reps,
-            LANE_SPAN_UNKNOWN,
-            ROUNDS,
-        );
+        let result = analysed(&reps);
         assert_eq!(result.points.len(), 5);
         let p = &result.points[2];
         assert_eq!(p.number("size_bytes"), Some(1000.0));
@@ -470,14 +457,7 @@ mod tests {
                     .collect(),
             })
             .collect();
-        let mut result = empty_result();
-        add_q(
-            &mut result,
-            QKind::Integer,
-            &reps,
-            LANE_SPAN_UNKNOWN,
-            ROUNDS,
-        );
+        let result = analysed(&reps);
         let fit = result
             .fits
             .iter()

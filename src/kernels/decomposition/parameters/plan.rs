@@ -157,6 +157,10 @@ pub(super) struct SizeTimes {
     pub(super) twice_f_e_u: f64,
     /// Test 6 with rank 1 returning the message in its system.
     pub(super) twice_f_e_u_system: f64,
+    /// The write call that opens test 6's echo (timed in the one-link
+    /// check, the same call on the same lane): what test 6's `F` costs,
+    /// against the write call of test 4 (`F + S`).
+    pub(super) send_call_test_6: f64,
     /// The two CPUs' round trips just before and just after the team run of
     /// this size ([`probe`]; NaN on one CPU).
     pub(super) probes: [Probe; 2],

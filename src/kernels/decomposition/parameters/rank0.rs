@@ -8,9 +8,9 @@ use super::super::protocol::{
 use super::lanes::Probe;
 use super::plan::{Experiment, MAX_DISTANCE, Plan, Repetition, SizeTimes, experiments_at_size};
 use crate::control::RankError;
+use crate::kernels::harness::timing::Timer;
 use crate::platform::LineAligned;
 use std::hint::black_box;
-use std::time::Instant;
 
 /// Rank 0's figures of tests 2 to 4 (Appendix A) for one size.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,28 +64,28 @@ pub(super) fn rank0_neighbour<H: Nodes>(
         q(host, bg, st)?;
         // An echo already here (a preempted Q(SENDTIME)) did not arrive inside.
         let early = host.parts().0.room.arrived(1);
-        let t0 = Instant::now();
+        let t0 = Timer::start();
         let sys_r = q_sys(host, bg, ct)?;
         let arrived = !early && host.parts().0.room.arrived(1);
-        let t1 = Instant::now();
+        let t1 = Timer::start();
         let n = read(host, 1, inbuf)?;
-        let t2 = Instant::now();
+        let t2 = Timer::start();
         write(host, 3, out)?;
-        let t3 = Instant::now();
+        let t3 = Timer::start();
         let sys_s = q_sys(host, bg, st)?;
-        let t4 = Instant::now();
+        let t4 = Timer::start();
         check_len(n, out.len())?;
         // Baselines of the whole-Q figures: nothing is in flight now (rank 1
         // waits for the next message). The same code as the Qs they are the
         // baselines of, kept whole (the clock reads around the polls are about
         // 2 µs of a Q(COMPTIME)).
-        let b0 = Instant::now();
+        let b0 = Timer::start();
         black_box(q_sys(host, bg, ct)?);
-        let b1 = Instant::now();
+        let b1 = Timer::start();
         black_box(q_sys(host, bg, st)?);
-        let b2 = Instant::now();
+        let b2 = Timer::start();
         read_before_arrival(host, 1, inbuf)?;
-        let b3 = Instant::now();
+        let b3 = Timer::start();
         system_return();
         if a > 0 {
             if arrived {
@@ -209,17 +209,17 @@ pub(super) fn rank0_forward<H: Nodes>(
         q(host, bg, st)?;
         // A forward already done here (a preempted Q(SENDTIME)) is not inside.
         let early = host.parts().0.room.forwarded() > before;
-        let t0 = Instant::now();
+        let t0 = Timer::start();
         let sys = q_sys(host, bg, ct)?;
-        let t1 = Instant::now();
+        let t1 = Timer::start();
         let inside = !early && host.parts().0.room.forwarded() > before;
         host.wait_until(1, |node, _| {
             Ok((node.room.forwarded() > before && node.room.sent_all()).then_some(()))
         })?;
         q(host, bg, st)?;
-        let b0 = Instant::now();
+        let b0 = Timer::start();
         black_box(q_sys(host, bg, ct)?);
-        let b1 = Instant::now();
+        let b1 = Timer::start();
         if a > 0 {
             if inside {
                 acc.rs.push(ns(t0, t1));
@@ -265,7 +265,8 @@ impl ForwardSamples {
 }
 
 /// One round of test 6 on rank 0: `2 (F + E + U)`, the neighbour echoing at
-/// once (`X = 0`), added to `efu`.
+/// once (`X = 0`), added to `efu`; with `call`, the write call that opens it
+/// too (a clock read more inside the round trip).
 #[inline(never)]
 pub(super) fn rank0_efu<H: Nodes>(
     host: &mut H,
@@ -274,16 +275,21 @@ pub(super) fn rank0_efu<H: Nodes>(
     inbuf: &mut [u8],
     reps: u64,
     efu: &mut Samples,
+    mut call: Option<&mut Samples>,
 ) -> Result<(), RankError> {
     for a in 0..=reps {
-        let t0 = Instant::now();
+        let t0 = Timer::start();
         write(host, 1, out)?;
+        let written = call.is_some().then(Timer::start);
         let n = read(host, 1, inbuf)?;
-        let t1 = Instant::now();
+        let t1 = Timer::start();
         check_len(n, out.len())?;
         q(host, bg, bg.send_chunks)?;
         if a > 0 {
             efu.push(ns(t0, t1));
+            if let (Some(call), Some(w)) = (call.as_deref_mut(), written) {
+                call.push(ns(t0, w));
+            }
         }
         host.wash_caches()?;
     }
@@ -305,18 +311,18 @@ pub(super) fn rank0_echo<H: Nodes>(
     let st = bg.send_chunks;
     let EchoSamples { t, x } = acc;
     for a in 0..=reps {
-        let t0 = Instant::now();
+        let t0 = Timer::start();
         write(host, 1, out)?;
         if busy {
             q(host, bg, st)?;
         }
         let n = read(host, 1, inbuf)?;
-        let t1 = Instant::now();
+        let t1 = Timer::start();
         check_len(n, out.len())?;
         q(host, bg, st)?;
-        let b0 = Instant::now();
+        let b0 = Timer::start();
         q(host, bg, st)?;
-        let b1 = Instant::now();
+        let b1 = Timer::start();
         if a > 0 {
             t.push(ns(t0, t1));
             x.push(ns(b0, b1));
@@ -366,6 +372,7 @@ pub(super) fn rank0<H: Nodes>(host: &mut H, plan: &Plan<'_>) -> Result<Vec<Repet
             let mut neighbour = NeighbourSamples::new(total);
             let mut forward = ForwardSamples::new(total);
             let (mut efu, mut efu_system) = (Samples::new(total), Samples::new(total));
+            let mut efu_call = Samples::new(total);
             for _ in 0..plan.rounds {
                 if (plan.cancelled)() {
                     break 'outer;
@@ -383,9 +390,12 @@ pub(super) fn rank0<H: Nodes>(host: &mut H, plan: &Plan<'_>) -> Result<Vec<Repet
                         Experiment::RPlusS => {
                             rank0_forward(host, bg, out, per_round, &mut forward)?
                         }
-                        Experiment::Efu => rank0_efu(host, bg, out, inbuf, per_round, &mut efu)?,
+                        Experiment::Efu => {
+                            rank0_efu(host, bg, out, inbuf, per_round, &mut efu, None)?;
+                        }
                         Experiment::EfuSystem => {
-                            rank0_efu(host, bg, out, inbuf, per_round, &mut efu_system)?;
+                            let call = Some(&mut efu_call);
+                            rank0_efu(host, bg, out, inbuf, per_round, &mut efu_system, call)?;
                         }
                     }
                 }
@@ -397,7 +407,9 @@ pub(super) fn rank0<H: Nodes>(host: &mut H, plan: &Plan<'_>) -> Result<Vec<Repet
                 neighbour: neighbour.times(clock_ns),
                 forward: forward.times(),
                 twice_f_e_u: efu.median() - clock_ns,
-                twice_f_e_u_system: efu_system.median() - clock_ns,
+                // Three clock reads: the one at the write call's end too.
+                twice_f_e_u_system: efu_system.median() - 2.0 * clock_ns,
+                send_call_test_6: efu_call.median() - clock_ns,
                 probes: [Probe::NONE; 2],
             });
             (plan.on_size)(size);

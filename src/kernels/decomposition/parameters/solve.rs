@@ -50,7 +50,12 @@ pub(super) const PARAMS: [(&str, Getter); 6] = [
     ("a", |p| p.a_ns),
 ];
 
-/// Adds the points, fits and warnings of one `Q` to `result`.
+/// Adds the points, fits and warnings of one `Q` to `result`, in stages: per
+/// size the solve of every repetition ([`solve_size`]), the parameters'
+/// statistics and the warnings of those below zero ([`with_parameters`]), the
+/// figures they are solved from ([`with_figures`]) and the late echoes; then
+/// the state of the machine over the run ([`state_change`]) and the lines
+/// ([`add_lines`]).
 pub(super) fn add_q(
     result: &mut KernelResult,
     kind: QKind,
@@ -62,12 +67,6 @@ pub(super) fn add_q(
         .first()
         .map(|r| r.sizes.iter().map(|s| s.size).collect())
         .unwrap_or_default();
-    // The lines are fitted to every repetition's solve at every size (each
-    // repetition of a size is a team run of its own): fitted to the medians
-    // over repetitions, three sizes with `--quick` left one degree of freedom,
-    // t = 12.7, and intervals such as S0 [-197, 268] ns around a spread
-    // between repetitions of 10 to 20 ns. The residuals now hold both that
-    // spread and the lines' lack of fit; the medians stay in the points.
     let mut every: Vec<Parameters> = Vec::new();
     for (i, &size) in sizes.iter().enumerate() {
         let at: Vec<&SizeTimes> = reps.iter().filter_map(|r| r.sizes.get(i)).collect();
@@ -77,137 +76,19 @@ pub(super) fn add_q(
                 .iter()
                 .all(|v| v.is_finite())
         }));
-        let mut point = Point::new()
+        let point = Point::new()
             .with("q_float", f64::from(u8::from(kind == QKind::Float)))
             .with("size_bytes", size as f64)
             .with("slots_per_lane", slots_for(size, lane_span) as f64)
             .with("rounds", rounds as f64)
             .with("repetitions", solved.len() as f64);
-        // (point, (mean, standard deviation, median)) of the finite values.
-        type Central = Option<(f64, f64, f64)>;
-        let stat = |point: Point, name: &str, values: Vec<f64>| -> (Point, Central) {
-            let finite: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
-            match summarize(&finite) {
-                Ok(s) => {
-                    let c = (s.mean, s.std_dev, s.median);
-                    (point.with_stats(name, s), Some(c))
-                }
-                Err(_) => (point, None),
-            }
+        let at_size = AtSize {
+            kind,
+            size,
+            at: &at,
         };
-        let mut median_of = BTreeMap::new();
-        let median = |v: Vec<f64>| summarize(&v).map_or(f64::NAN, |s| s.median);
-        let a_plus_u = median(at.iter().map(|s| s.neighbour.a_plus_u_ns).collect());
-        let a_alone = median(at.iter().map(|s| s.neighbour.a_alone_ns).collect());
-        let one_link = median(at.iter().map(|s| s.twice_f_e_u_system).collect());
-        let test_6 = median(at.iter().map(|s| s.twice_f_e_u).collect());
-        // The idle echo's half-increments `(T_{d+1} − T_d) / 2`, whose mean is `E`:
-        // the first (`d` = 1 to 2) and the last (4 to 5).
-        let half_step = |d: usize| -> Vec<f64> {
-            at.iter()
-                .filter_map(|s| Some((s.echo_idle.get(d)? - s.echo_idle.get(d - 1)?) / 2.0))
-                .collect()
-        };
-        let (first_steps, last_steps) = (half_step(1), half_step(MAX_DISTANCE - 1));
-        let e_first = median(first_steps.clone());
-        let e_last = median(last_steps.clone());
-        for (name, get) in PARAMS {
-            let (p, ms) = stat(
-                point,
-                &format!("{name}_ns"),
-                solved.iter().map(|s| get(&s.0)).collect(),
-            );
-            point = p;
-            if let Some((m, sd, median)) = ms {
-                median_of.insert(name, median);
-                if m + sd < 0.0 {
-                    result.warnings.push(format!(
-                        "{} Q, {size} B: {} = {} ns is below zero by more than its standard deviation {}{}{}",
-                        kind.name(),
-                        name.to_uppercase(),
-                        num(m),
-                        num(sd),
-                        probed_at(&at),
-                        if name == "a" {
-                            // A is solved last: the medians of E, F and U are in.
-                            let of = |n| median_of.get(n).copied().unwrap_or(f64::NAN);
-                            Shortfall {
-                                u: of("u"),
-                                a_plus_u,
-                                a_alone,
-                                one_link_excess: one_link - 2.0 * of("e") - of("f") - a_plus_u,
-                                f: of("f"),
-                                f_echo: test_6 / 2.0 - of("e") - (a_plus_u - a_alone),
-                                e: of("e"),
-                                e_first,
-                                e_last,
-                            }
-                            .explain()
-                        } else {
-                            String::new()
-                        }
-                    ));
-                }
-            }
-        }
-        let nb = |get: fn(&NeighbourTimes) -> f64| at.iter().map(|s| get(&s.neighbour)).collect();
-        let echo = |busy: bool, d: usize| -> Vec<f64> {
-            at.iter()
-                .filter_map(|s| if busy { &s.echo_busy } else { &s.echo_idle }.get(d - 1))
-                .copied()
-                .collect()
-        };
-        // The ends of both echoes: E = (T_5 - T_1) / 8 is solved from the idle
-        // one's, e_busy_ns from the busy one's; the idle one at every distance,
-        // and its first and last half-increments, show whether T_d is a line.
-        let raw: [(&str, Vec<f64>); 24] = [
-            ("echo_idle_d1_ns", echo(false, 1)),
-            ("echo_idle_d2_ns", echo(false, 2)),
-            ("echo_idle_d3_ns", echo(false, 3)),
-            ("echo_idle_d4_ns", echo(false, 4)),
-            ("echo_idle_d5_ns", echo(false, MAX_DISTANCE)),
-            ("e_d1_d2_ns", first_steps),
-            ("e_d4_d5_ns", last_steps),
-            ("echo_busy_d1_ns", echo(true, 1)),
-            ("echo_busy_d5_ns", echo(true, MAX_DISTANCE)),
-            ("e_busy_ns", solved.iter().map(|s| s.1).collect()),
-            (
-                "r_plus_s_ns",
-                at.iter().map(|s| s.forward.r_plus_s_ns).collect(),
-            ),
-            (
-                "r_plus_s_whole_q_ns",
-                at.iter().map(|s| s.forward.r_plus_s_whole_q_ns).collect(),
-            ),
-            ("r_whole_q_ns", nb(|n| n.r_whole_q_ns)),
-            ("r_own_polls_ns", nb(|n| n.r_own_polls_ns)),
-            ("a_plus_u_ns", nb(|n| n.a_plus_u_ns)),
-            ("a_alone_ns", nb(|n| n.a_alone_ns)),
-            ("clock_ns", nb(|n| n.clock_ns)),
-            ("f_plus_s_ns", nb(|n| n.f_plus_s_ns)),
-            ("f_plus_s_whole_q_ns", nb(|n| n.f_plus_s_whole_q_ns)),
-            ("send_call_ns", nb(|n| n.send_call_ns)),
-            ("twice_f_e_u_ns", at.iter().map(|s| s.twice_f_e_u).collect()),
-            (
-                "twice_f_e_u_system_ns",
-                at.iter().map(|s| s.twice_f_e_u_system).collect(),
-            ),
-            (
-                "cpu_round_trip_ns",
-                at.iter()
-                    .flat_map(|s| s.probes.map(|p| p.line_ns))
-                    .collect(),
-            ),
-            (
-                "cpu_round_trip_64k_ns",
-                at.iter()
-                    .flat_map(|s| s.probes.map(|p| p.bulk_ns))
-                    .collect(),
-            ),
-        ];
-        for (name, values) in raw {
-            point = stat(point, name, values).0;
-        }
+        let point = with_parameters(point, &at_size, &solved, &mut result.warnings);
+        let mut point = with_figures(point, &at, &solved);
         let late: u64 = at.iter().map(|s| s.neighbour.late + s.forward.late).sum();
         point = point.with("late_echoes", late as f64);
         if late > 0 {
@@ -221,6 +102,19 @@ pub(super) fn add_q(
     if let Some(w) = state_change(kind, reps) {
         result.warnings.push(w);
     }
+    add_lines(result, kind, &every);
+}
+
+/// The lines `X0 + X1 n` of `every` repetition's solve at every size (each
+/// repetition of a size is a team run of its own): over the paper's sizes
+/// (Table 3), and over all sizes where there are more.
+///
+/// Fitted to the medians over repetitions instead, three sizes with `--quick`
+/// left one degree of freedom, t = 12.7, and intervals such as S0 [-197, 268]
+/// ns around a spread between repetitions of 10 to 20 ns. The residuals now
+/// hold both that spread and the lines' lack of fit; the medians stay in the
+/// points.
+fn add_lines(result: &mut KernelResult, kind: QKind, every: &[Parameters]) {
     let paper: Vec<Parameters> = every
         .iter()
         .filter(|p| p.size_bytes <= 2000.0)
@@ -230,10 +124,159 @@ pub(super) fn add_q(
         push_fits(result, kind, &lines, "16-2000 B, Table 3", "");
     }
     if every.len() > paper.len()
-        && let Ok(lines) = fit_lines(&every)
+        && let Ok(lines) = fit_lines(every)
     {
         push_fits(result, kind, &lines, "all sizes", "_all_sizes");
     }
+}
+
+/// One size of one `Q`: its repetitions' figures.
+struct AtSize<'a> {
+    kind: QKind,
+    size: usize,
+    at: &'a [&'a SizeTimes],
+}
+
+/// Mean, standard deviation and median of the finite `values` added to
+/// `point` as `name`'s statistics (nothing added when none is finite).
+fn with_stat(point: Point, name: &str, values: Vec<f64>) -> (Point, Option<(f64, f64, f64)>) {
+    let finite: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+    match summarize(&finite) {
+        Ok(s) => {
+            let c = (s.mean, s.std_dev, s.median);
+            (point.with_stats(name, s), Some(c))
+        }
+        Err(_) => (point, None),
+    }
+}
+
+/// The median of `values`, NaN when there are none.
+fn median(values: Vec<f64>) -> f64 {
+    summarize(&values).map_or(f64::NAN, |s| s.median)
+}
+
+/// The idle echo's half-increments `(T_{d+1} − T_d) / 2` from `d` to `d + 1`
+/// (1-based), whose mean is `E`, one a repetition.
+fn half_steps(at: &[&SizeTimes], d: usize) -> Vec<f64> {
+    at.iter()
+        .filter_map(|s| Some((s.echo_idle.get(d)? - s.echo_idle.get(d - 1)?) / 2.0))
+        .collect()
+}
+
+/// The six parameters' statistics over the repetitions `solved` at one size,
+/// added to `point`; a warning in `warnings` for each whose mean is below
+/// zero by more than its standard deviation (for `A`, with what it is made
+/// of: [`Shortfall`]).
+fn with_parameters(
+    mut point: Point,
+    at_size: &AtSize<'_>,
+    solved: &[(Parameters, f64)],
+    warnings: &mut Vec<String>,
+) -> Point {
+    let mut median_of = BTreeMap::new();
+    for (name, get) in PARAMS {
+        let (p, ms) = with_stat(
+            point,
+            &format!("{name}_ns"),
+            solved.iter().map(|s| get(&s.0)).collect(),
+        );
+        point = p;
+        let Some((m, sd, med)) = ms else {
+            continue;
+        };
+        median_of.insert(name, med);
+        if m + sd < 0.0 {
+            // A is solved last: the medians of E, F and U are in.
+            let why = if name == "a" {
+                shortfall(at_size.at, &median_of).explain()
+            } else {
+                String::new()
+            };
+            warnings.push(format!(
+                "{} Q, {} B: {} = {} ns is below zero by more than its standard deviation {}{}{}",
+                at_size.kind.name(),
+                at_size.size,
+                name.to_uppercase(),
+                num(m),
+                num(sd),
+                probed_at(at_size.at),
+                why
+            ));
+        }
+    }
+    point
+}
+
+/// What a negative `A` at one size is made of, from the repetitions `at` and
+/// the medians of the parameters solved before it.
+fn shortfall(at: &[&SizeTimes], median_of: &BTreeMap<&str, f64>) -> Shortfall {
+    let of = |n| median_of.get(n).copied().unwrap_or(f64::NAN);
+    let a_plus_u = median(at.iter().map(|s| s.neighbour.a_plus_u_ns).collect());
+    let a_alone = median(at.iter().map(|s| s.neighbour.a_alone_ns).collect());
+    let one_link = median(at.iter().map(|s| s.twice_f_e_u_system).collect());
+    let test_6 = median(at.iter().map(|s| s.twice_f_e_u).collect());
+    Shortfall {
+        u: of("u"),
+        a_plus_u,
+        a_alone,
+        one_link_excess: one_link - 2.0 * of("e") - of("f") - a_plus_u,
+        f: of("f"),
+        f_echo: test_6 / 2.0 - of("e") - (a_plus_u - a_alone),
+        e: of("e"),
+        e_first: median(half_steps(at, 1)),
+        e_last: median(half_steps(at, MAX_DISTANCE - 1)),
+    }
+}
+
+/// The figures the parameters are solved from, and those beside them, over
+/// the repetitions `at` at one size, added to `point`: the ends of both
+/// echoes (`E = (T_5 − T_1) / 8` is solved from the idle one's, `e_busy_ns`
+/// from the busy one's), the idle one at every distance and its first and
+/// last half-increments (whether `T_d` is a line), tests 2 to 6 and the
+/// probes.
+fn with_figures(mut point: Point, at: &[&SizeTimes], solved: &[(Parameters, f64)]) -> Point {
+    let of = |get: fn(&SizeTimes) -> f64| at.iter().map(|s| get(s)).collect::<Vec<f64>>();
+    let nb = |get: fn(&NeighbourTimes) -> f64| at.iter().map(|s| get(&s.neighbour)).collect();
+    let echo = |busy: bool, d: usize| -> Vec<f64> {
+        at.iter()
+            .filter_map(|s| if busy { &s.echo_busy } else { &s.echo_idle }.get(d - 1))
+            .copied()
+            .collect()
+    };
+    let probes = |get: fn(&Probe) -> f64| -> Vec<f64> {
+        at.iter().flat_map(|s| s.probes.iter().map(get)).collect()
+    };
+    let raw: [(&str, Vec<f64>); 25] = [
+        ("echo_idle_d1_ns", echo(false, 1)),
+        ("echo_idle_d2_ns", echo(false, 2)),
+        ("echo_idle_d3_ns", echo(false, 3)),
+        ("echo_idle_d4_ns", echo(false, 4)),
+        ("echo_idle_d5_ns", echo(false, MAX_DISTANCE)),
+        ("e_d1_d2_ns", half_steps(at, 1)),
+        ("e_d4_d5_ns", half_steps(at, MAX_DISTANCE - 1)),
+        ("echo_busy_d1_ns", echo(true, 1)),
+        ("echo_busy_d5_ns", echo(true, MAX_DISTANCE)),
+        ("e_busy_ns", solved.iter().map(|s| s.1).collect()),
+        ("r_plus_s_ns", of(|s| s.forward.r_plus_s_ns)),
+        ("r_plus_s_whole_q_ns", of(|s| s.forward.r_plus_s_whole_q_ns)),
+        ("r_whole_q_ns", nb(|n| n.r_whole_q_ns)),
+        ("r_own_polls_ns", nb(|n| n.r_own_polls_ns)),
+        ("a_plus_u_ns", nb(|n| n.a_plus_u_ns)),
+        ("a_alone_ns", nb(|n| n.a_alone_ns)),
+        ("clock_ns", nb(|n| n.clock_ns)),
+        ("f_plus_s_ns", nb(|n| n.f_plus_s_ns)),
+        ("f_plus_s_whole_q_ns", nb(|n| n.f_plus_s_whole_q_ns)),
+        ("send_call_ns", nb(|n| n.send_call_ns)),
+        ("send_call_test_6_ns", of(|s| s.send_call_test_6)),
+        ("twice_f_e_u_ns", of(|s| s.twice_f_e_u)),
+        ("twice_f_e_u_system_ns", of(|s| s.twice_f_e_u_system)),
+        ("cpu_round_trip_ns", probes(|p| p.line_ns)),
+        ("cpu_round_trip_64k_ns", probes(|p| p.bulk_ns)),
+    ];
+    for (name, values) in raw {
+        point = with_stat(point, name, values).0;
+    }
+    point
 }
 
 /// Where a point's probes stood: the medians of its round trips, or nothing on
