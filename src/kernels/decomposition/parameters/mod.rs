@@ -66,10 +66,8 @@ mod rank0;
 mod solve;
 
 use lanes::{Probe, lane_span, probe, slots_for};
-use plan::{
-    Plan, RANKS, Repetition, SizeTimes, notimes, plan_steps, repetitions, script_over, sizes,
-};
-use rank0::rank0;
+use plan::{Plan, RANKS, notimes, plan_steps, repetitions, script_over, sizes};
+use rank0::{Repetition, SizeTimes, rank0};
 use solve::add_q;
 
 pub(super) use lanes::store_and_forward;

@@ -57,9 +57,9 @@ use super::super::protocol::{CHUNK, Node, Nodes, wash_bytes};
 use super::NAME;
 use super::lanes::{Probe, lane_span, slots_for, store_and_forward};
 use super::plan::{
-    Plan, RANKS, Repetition, SENDTIME, notimes, plan_steps, repetitions, rounds, script_over, sizes,
+    Plan, RANKS, SENDTIME, notimes, plan_steps, repetitions, rounds, script_over, sizes,
 };
-use super::rank0::rank0;
+use super::rank0::{Repetition, rank0};
 use super::solve::add_q;
 use crate::control::{Placement, RankError, TeamControl, WaitStrategy};
 use crate::kernels::{KernelError, RunContext};

@@ -4,7 +4,6 @@
 use super::super::background::Background;
 use super::super::protocol::{Block, Op};
 use super::lanes::Probe;
-use super::rank0::{ForwardTimes, NeighbourTimes};
 use crate::kernels::{KernelError, RunContext, effort};
 use std::time::Duration;
 
@@ -142,34 +141,6 @@ pub(in crate::kernels::decomposition) fn script_of(
         ])],
         _ => Vec::new(),
     }
-}
-
-/// Everything rank 0 measured at one size in one repetition.
-#[derive(Debug, Clone)]
-pub(super) struct SizeTimes {
-    pub(super) size: usize,
-    /// `T_1 .. T_5` with `Q` after the writes.
-    pub(super) echo_busy: Vec<f64>,
-    /// The same with the processors idle (section 5.1).
-    pub(super) echo_idle: Vec<f64>,
-    pub(super) neighbour: NeighbourTimes,
-    pub(super) forward: ForwardTimes,
-    pub(super) twice_f_e_u: f64,
-    /// Test 6 with rank 1 returning the message in its system.
-    pub(super) twice_f_e_u_system: f64,
-    /// The write call that opens test 6's echo (timed in the one-link
-    /// check, the same call on the same lane): what test 6's `F` costs,
-    /// against the write call of test 4 (`F + S`).
-    pub(super) send_call_test_6: f64,
-    /// The two CPUs' round trips just before and just after the team run of
-    /// this size ([`probe`]; NaN on one CPU).
-    pub(super) probes: [Probe; 2],
-}
-
-/// One repetition of the whole experiment.
-#[derive(Debug, Clone)]
-pub(super) struct Repetition {
-    pub(super) sizes: Vec<SizeTimes>,
 }
 
 /// Settings of one run of the experiment on one transport and `Q`.

@@ -6,11 +6,39 @@ use super::super::protocol::{
     Nodes, Samples, check_len, ns, q, q_sys, read, read_before_arrival, system_return, write,
 };
 use super::lanes::Probe;
-use super::plan::{Experiment, MAX_DISTANCE, Plan, Repetition, SizeTimes, experiments_at_size};
+use super::plan::{Experiment, MAX_DISTANCE, Plan, experiments_at_size};
 use crate::control::RankError;
 use crate::kernels::harness::timing::Timer;
 use crate::platform::LineAligned;
 use std::hint::black_box;
+
+/// Everything rank 0 measured at one size in one repetition.
+#[derive(Debug, Clone)]
+pub(super) struct SizeTimes {
+    pub(super) size: usize,
+    /// `T_1 .. T_5` with `Q` after the writes.
+    pub(super) echo_busy: Vec<f64>,
+    /// The same with the processors idle (section 5.1).
+    pub(super) echo_idle: Vec<f64>,
+    pub(super) neighbour: NeighbourTimes,
+    pub(super) forward: ForwardTimes,
+    pub(super) twice_f_e_u: f64,
+    /// Test 6 with rank 1 returning the message in its system.
+    pub(super) twice_f_e_u_system: f64,
+    /// The write call that opens test 6's echo (timed in the one-link
+    /// check, the same call on the same lane): what test 6's `F` costs,
+    /// against the write call of test 4 (`F + S`).
+    pub(super) send_call_test_6: f64,
+    /// The two CPUs' round trips just before and just after the team run of
+    /// this size ([`super::lanes::probe`]; NaN on one CPU).
+    pub(super) probes: [Probe; 2],
+}
+
+/// One repetition of the whole experiment.
+#[derive(Debug, Clone)]
+pub(super) struct Repetition {
+    pub(super) sizes: Vec<SizeTimes>,
+}
 
 /// Rank 0's figures of tests 2 to 4 (Appendix A) for one size.
 #[derive(Debug, Clone, Copy, PartialEq)]

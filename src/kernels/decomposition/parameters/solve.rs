@@ -3,8 +3,8 @@
 
 use super::super::background::QKind;
 use super::lanes::{Probe, slots_for};
-use super::plan::{MAX_DISTANCE, Repetition, SizeTimes};
-use super::rank0::NeighbourTimes;
+use super::plan::MAX_DISTANCE;
+use super::rank0::{NeighbourTimes, Repetition, SizeTimes};
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
 use crate::model::fit::LineFit;
 use crate::model::stats::summarize;
