@@ -20,9 +20,10 @@ enum Activity {
     Finished,
 }
 
-/// One node's state, two cache lines: the task and the processor's message work
-/// in the first, the channel in the second, so that an event touches one or two
-/// lines of each node it concerns (the nodes of a 4096-node machine take 512 KiB).
+/// One node's state, four cache lines: the task and the processor's message work
+/// in the first, the channel in the other three (its state and the two ends of
+/// its queue), so that an event touches one or two lines of each node it
+/// concerns (the nodes of a 4096-node machine take 1 MiB).
 #[derive(Debug)]
 #[repr(C, align(128))]
 struct Node {
@@ -46,7 +47,7 @@ struct Node {
     forwarding: bool,
     /// The message on the channel and the destinations of those waiting for it:
     /// the smallest rank first, ties in order of arrival (see [`ChannelOrder`]).
-    /// The second line.
+    /// From the second line.
     channel_queue: ChannelQueue,
 }
 
@@ -54,7 +55,8 @@ struct Node {
 /// queues of a large machine stay in cache (their size bounds the event rate).
 type Dest = u16;
 const _: () = assert!(super::MAX_NODES <= 1 << Dest::BITS);
-const _: () = assert!(std::mem::size_of::<Node>() == 128);
+const _: () = assert!(std::mem::size_of::<Node>() == 256);
+const _: () = assert!(std::mem::offset_of!(Node, channel_queue) == 64);
 
 /// Totals of one run.
 pub(super) struct Outcome {

@@ -221,19 +221,52 @@ impl Ring {
 
     #[cold]
     fn grow(&mut self) {
-        let cap = (self.buf.len() * 2).max(8);
-        let mask = self.buf.len().wrapping_sub(1);
-        let buf: Box<[u16]> = (0..cap)
-            .map(|k| {
-                if k < self.len as usize {
-                    self.buf[(self.head as usize + k) & mask]
-                } else {
-                    0
-                }
-            })
-            .collect();
+        self.grow_to(self.len as usize + 1);
+    }
+
+    /// Reallocates to the least power of two (at least 8) holding `need`
+    /// entries, the queue's order kept and moved to the front.
+    #[cold]
+    fn grow_to(&mut self, need: usize) {
+        let cap = need.next_power_of_two().max(8);
+        let mut buf = vec![0u16; cap].into_boxed_slice();
+        let n = self.pop_into(&mut buf);
         self.buf = buf;
         self.head = 0;
+        self.len = n as u32;
+    }
+
+    /// Appends every entry of `src` in order.
+    #[inline]
+    pub(super) fn push_slice(&mut self, src: &[u16]) {
+        let need = self.len as usize + src.len();
+        if need > self.buf.len() {
+            self.grow_to(need);
+        }
+        let cap = self.buf.len();
+        let start = (self.head as usize + self.len as usize) & (cap - 1);
+        let first = src.len().min(cap - start);
+        self.buf[start..start + first].copy_from_slice(&src[..first]);
+        self.buf[..src.len() - first].copy_from_slice(&src[first..]);
+        self.len += src.len() as u32;
+    }
+
+    /// Moves the first `min(len, dst.len())` entries into `dst` in order and
+    /// returns how many.
+    #[inline]
+    pub(super) fn pop_into(&mut self, dst: &mut [u16]) -> usize {
+        let n = dst.len().min(self.len as usize);
+        if n == 0 {
+            return 0;
+        }
+        let cap = self.buf.len();
+        let start = self.head as usize;
+        let first = n.min(cap - start);
+        dst[..first].copy_from_slice(&self.buf[start..start + first]);
+        dst[first..n].copy_from_slice(&self.buf[..n - first]);
+        self.head = ((start + n) & (cap - 1)) as u32;
+        self.len -= n as u32;
+        n
     }
 
     /// The first destination, if any.
@@ -256,26 +289,30 @@ impl Ring {
     }
 }
 
-/// Entries of a [`Fifo`] kept beside its ring buffer at each end.
-const CHUNK: usize = 5;
+/// Entries of a [`Fifo`] kept beside its ring buffer at each end: a cache line
+/// of them.
+const CHUNK: usize = 32;
 
-/// A FIFO of destinations whose first and last few entries sit in the node's own
-/// cache line, before and after a [`Ring`] that holds the middle: the ring's lines
-/// are touched once in [`CHUNK`] pushes and once in [`CHUNK`] pops, not at every
-/// one (a 4096-node all-to-all keeps thousands of messages a channel waiting, so
-/// each end of each ring is another cache line to miss).
+/// A FIFO of destinations whose first and last [`CHUNK`] entries sit in the
+/// node's own cache lines, before and after a [`Ring`] that holds the middle:
+/// the ring is touched once in [`CHUNK`] pushes (a line written whole) and once
+/// in [`CHUNK`] pops (a line read whole), not at every one. A 4096-node
+/// all-to-all keeps thousands of messages a channel waiting, its rings take
+/// tens of MB, and each touch of one is a cache miss and, the rings of 4096
+/// nodes spanning more pages than the TLB maps, a TLB miss.
 ///
 /// Invariant: `head[head_pos..head_len]`, then the ring, then `tail[..tail_len]`
 /// is the queue in order; the ring and the tail are empty while the head has room
 /// at its end.
 #[derive(Debug, Default)]
+#[repr(C)]
 pub(super) struct Fifo {
     ring: Ring,
-    head: [u16; CHUNK],
-    tail: [u16; CHUNK],
     head_pos: u8,
     head_len: u8,
     tail_len: u8,
+    head: [u16; CHUNK],
+    tail: [u16; CHUNK],
 }
 
 impl Fifo {
@@ -288,13 +325,17 @@ impl Fifo {
             return;
         }
         if usize::from(self.tail_len) == CHUNK {
-            for &d in &self.tail {
-                self.ring.push(d);
-            }
-            self.tail_len = 0;
+            self.spill();
         }
         self.tail[usize::from(self.tail_len)] = destination;
         self.tail_len += 1;
+    }
+
+    /// Moves the full tail into the ring.
+    #[cold]
+    fn spill(&mut self) {
+        self.ring.push_slice(&self.tail);
+        self.tail_len = 0;
     }
 
     /// Removes the first destination.
@@ -314,12 +355,7 @@ impl Fifo {
         self.head_pos = 0;
         self.head_len = 0;
         if !self.ring.is_empty() {
-            while usize::from(self.head_len) < CHUNK
-                && let Some(d) = self.ring.pop()
-            {
-                self.head[usize::from(self.head_len)] = d;
-                self.head_len += 1;
-            }
+            self.head_len = self.ring.pop_into(&mut self.head) as u8;
         } else if self.tail_len > 0 {
             self.head = self.tail;
             self.head_len = self.tail_len;
@@ -338,22 +374,25 @@ impl Fifo {
 /// A node's channel: the message on it and its transmit queue, destinations by
 /// rank (`< 32`), lowest rank first, each rank first come first served. Rank 0's
 /// lane (every message under FIFO order) is a [`Fifo`] kept inline; the lanes of
-/// other ranks are allocated when first used. One cache line.
+/// other ranks are allocated when first used. The message on the channel, the
+/// lanes in use and the ring's state first: a pop or a push touches that cache
+/// line and the one of its end of the [`Fifo`].
 #[derive(Debug)]
+#[repr(C)]
 pub(super) struct ChannelQueue {
-    first: Fifo,
-    /// Lanes of ranks 1, 2, ...
-    rest: Option<Box<[Ring; 31]>>,
-    /// Bit `k` set: lane `k` holds a message.
-    in_use: u32,
     /// Destination of the message on the channel, [`IDLE`] when none.
     pub(super) transmitting: u16,
+    /// Bit `k` set: lane `k` holds a message.
+    in_use: u32,
+    /// Lanes of ranks 1, 2, ...
+    rest: Option<Box<[Ring; 31]>>,
+    first: Fifo,
 }
 
 /// `transmitting` of an idle channel.
 pub(super) const IDLE: u16 = u16::MAX;
 const _: () = assert!(MAX_NODES < IDLE as u32);
-const _: () = assert!(std::mem::size_of::<ChannelQueue>() <= 64);
+const _: () = assert!(std::mem::size_of::<ChannelQueue>() <= 192);
 
 impl Default for ChannelQueue {
     fn default() -> Self {
@@ -560,6 +599,41 @@ mod tests {
             assert_eq!(ring.pop(), Some(d));
         }
         assert!(ring.is_empty() && ring.pop().is_none());
+    }
+
+    /// Slices in and out of the ring keep FIFO order across growth and
+    /// wrap-around, mixed with single pushes and pops.
+    #[test]
+    fn ring_slices_keep_order_through_growth_and_wrap() {
+        let mut ring = Ring::default();
+        let mut reference = VecDeque::new();
+        let mut next = 0u16;
+        let mut out = [0u16; 32];
+        for round in 0..400usize {
+            let chunk: Vec<u16> = (0..round % 33)
+                .map(|k| next.wrapping_add(k as u16))
+                .collect();
+            next = next.wrapping_add(chunk.len() as u16);
+            ring.push_slice(&chunk);
+            reference.extend(chunk.iter().copied());
+            if round % 3 == 0 {
+                ring.push(next);
+                reference.push_back(next);
+                next = next.wrapping_add(1);
+            }
+            let want = (round * 7) % 32 + 1;
+            let available = reference.len();
+            let n = ring.pop_into(&mut out[..want]);
+            assert_eq!(n, want.min(available));
+            let expect: Vec<u16> = reference.drain(..n).collect();
+            assert_eq!(&out[..n], &expect[..], "round {round}");
+            assert_eq!(ring.front(), reference.front().copied());
+        }
+        let mut rest = vec![0u16; reference.len() + 5];
+        let n = ring.pop_into(&mut rest);
+        assert_eq!(n, reference.len());
+        assert!(rest[..n].iter().copied().eq(reference.iter().copied()));
+        assert!(ring.is_empty() && ring.pop_into(&mut out) == 0);
     }
 
     /// Same-time events of several lanes and the heap come out by insertion.
