@@ -19,19 +19,6 @@ pub(crate) fn simulate(args: &SimulateArgs) -> Result<()> {
     if args.scale_u && args.experiment.is_none() {
         bail!("--scale-u scales the experiment's levels of U; use it with --experiment lamanna");
     }
-    let levels_u = |text: &str| -> Result<Vec<f64>> {
-        text.split(',')
-            .map(|t| {
-                t.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|u| *u > 0.0 && u.is_finite())
-                    .with_context(|| {
-                        format!("--uniprocessor-ms: {t:?} is not a positive number of ms")
-                    })
-            })
-            .collect()
-    };
     let mut params = match args.params {
         SimModel::Listing => LamannaParams::listing(),
         SimModel::Eq9 => LamannaParams::eq9(),
@@ -39,34 +26,72 @@ pub(crate) fn simulate(args: &SimulateArgs) -> Result<()> {
     };
     params.costs = args.costs.over(params.costs);
     if args.experiment.is_some() {
-        if let Some(text) = &args.uniprocessor_ms {
-            params.uniprocessor_ms = levels_u(text)?;
-        }
-        if args.scale_u {
-            params.scale_uniprocessor_to_startup()?;
-        }
-        let report = sim::run_lamanna_experiment(&params, args.runs, args.seed)?;
-        if args.json {
-            let m = &report.eq11.model;
-            let doc = serde_json::json!({
-                "eq11": {
-                    "mu_ms": m.mu_ms,
-                    "b": m.b,
-                    "c_ms_per_message": m.c_ms_per_message,
-                    "r2": report.eq11.fit.r_squared,
-                    "ci95": report.eq11_ci95,
-                },
-                "model": params.model_name(),
-                "runs": report.runs,
-                "seed": report.seed,
-                "report": report,
-            });
-            println!("{}", serde_json::to_string_pretty(&doc)?);
-        } else {
-            print!("{}", text::simulator::experiment(&report));
-        }
-        return Ok(());
+        return simulate_experiment(args, params);
     }
+    let mut config = sim_config(args, &params)?;
+    config.validate()?;
+    let mut runs = Vec::with_capacity(args.runs as usize);
+    for k in 0..u64::from(args.runs) {
+        config.seed = args.seed.wrapping_add(k);
+        runs.push(sim::simulate(&config)?);
+    }
+    config.seed = args.seed;
+    print_runs(args, &params, &config, &runs)
+}
+
+/// `--uniprocessor-ms`: comma-separated positive numbers of ms.
+fn levels_u(text: &str) -> Result<Vec<f64>> {
+    text.split(',')
+        .map(|t| {
+            t.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|u| *u > 0.0 && u.is_finite())
+                .with_context(|| format!("--uniprocessor-ms: {t:?} is not a positive number of ms"))
+        })
+        .collect()
+}
+
+/// `--experiment lamanna`: the Table 4-5 design and its eq. 11 fit.
+fn simulate_experiment(
+    args: &SimulateArgs,
+    mut params: halfperf::model::simulator::LamannaParams,
+) -> Result<()> {
+    if let Some(text) = &args.uniprocessor_ms {
+        params.uniprocessor_ms = levels_u(text)?;
+    }
+    if args.scale_u {
+        params.scale_uniprocessor_to_startup()?;
+    }
+    let report = halfperf::model::simulator::run_lamanna_experiment(&params, args.runs, args.seed)?;
+    if args.json {
+        let m = &report.eq11.model;
+        let doc = serde_json::json!({
+            "eq11": {
+                "mu_ms": m.mu_ms,
+                "b": m.b,
+                "c_ms_per_message": m.c_ms_per_message,
+                "r2": report.eq11.fit.r_squared,
+                "ci95": report.eq11_ci95,
+            },
+            "model": params.model_name(),
+            "runs": report.runs,
+            "seed": report.seed,
+            "report": report,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", text::simulator::experiment(&report));
+    }
+    Ok(())
+}
+
+/// One configuration from the options over the model's base (not yet validated).
+fn sim_config(
+    args: &SimulateArgs,
+    params: &halfperf::model::simulator::LamannaParams,
+) -> Result<halfperf::model::simulator::SimConfig> {
+    use halfperf::model::simulator as sim;
     let topology = match args.topology {
         TopologyArg::Ring => sim::Topology::Ring,
         TopologyArg::Torus => sim::Topology::Torus2D,
@@ -102,7 +127,7 @@ pub(crate) fn simulate(args: &SimulateArgs) -> Result<()> {
             }
         })
         .transpose()?;
-    let mut config = sim::SimConfig {
+    Ok(sim::SimConfig {
         topology,
         nodes: args.nodes,
         bursts: args.bursts,
@@ -119,16 +144,19 @@ pub(crate) fn simulate(args: &SimulateArgs) -> Result<()> {
         calibration,
         seed: args.seed,
         ..params.base_config()
-    };
-    config.validate()?;
-    let mut runs = Vec::with_capacity(args.runs as usize);
-    for k in 0..u64::from(args.runs) {
-        config.seed = args.seed.wrapping_add(k);
-        runs.push(sim::simulate(&config)?);
-    }
-    config.seed = args.seed;
+    })
+}
+
+/// The means of the runs of one configuration, as JSON or a table.
+fn print_runs(
+    args: &SimulateArgs,
+    params: &halfperf::model::simulator::LamannaParams,
+    config: &halfperf::model::simulator::SimConfig,
+    runs: &[halfperf::model::simulator::SimResult],
+) -> Result<()> {
     let n = runs.len() as f64;
-    let mean = |f: fn(&sim::SimResult) -> f64| runs.iter().map(f).sum::<f64>() / n;
+    let mean =
+        |f: fn(&halfperf::model::simulator::SimResult) -> f64| runs.iter().map(f).sum::<f64>() / n;
     let time_ms = mean(|r| r.time_ms);
     let events = mean(|r| r.events as f64);
     let messages = mean(|r| r.messages as f64);

@@ -13,18 +13,6 @@ pub fn check(s: &Schedule) -> Result<(), GoalError> {
     find_cycle(s, &matches)
 }
 
-/// Global index of each rank's first op.
-fn bases(s: &Schedule) -> Vec<usize> {
-    let mut base = Vec::with_capacity(s.ranks.len() + 1);
-    let mut total = 0;
-    for r in &s.ranks {
-        base.push(total);
-        total += r.ops.len();
-    }
-    base.push(total);
-    base
-}
-
 fn rank_of(base: &[usize], g: usize) -> (u32, u32) {
     let r = base.partition_point(|&b| b <= g) - 1;
     (r as u32, (g - base[r]) as u32)
@@ -35,7 +23,7 @@ fn rank_of(base: &[usize], g: usize) -> (u32, u32) {
 /// one key's messages lie together in file order, and the keys are walked in
 /// order: the first problem in key order is the one reported.
 fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
-    let base = bases(s);
+    let base = s.op_bases();
     // ((src, dst, tag), global index, bytes).
     type Msg = ((u32, u32, u32), usize, u64);
     let mut sends: Vec<Msg> = Vec::new();
@@ -116,7 +104,7 @@ fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
 /// Kahn's algorithm over the global graph; on a cycle, walks back from a
 /// leftover op through leftover predecessors until one repeats.
 fn find_cycle(s: &Schedule, messages: &[(usize, usize)]) -> Result<(), GoalError> {
-    let base = bases(s);
+    let base = s.op_bases();
     let n = *base.last().unwrap_or(&0);
     // Predecessors of every op in one array (CSR): its `requires`, then its
     // `irequires`, then the send of its message.

@@ -330,6 +330,20 @@ impl Schedule {
     pub fn op_count(&self) -> usize {
         self.ranks.iter().map(|r| r.ops.len()).sum()
     }
+
+    /// The global numbering of the ops: `ranks.len() + 1` entries, the index
+    /// of each rank's first op and then the total, so that op `i` of rank `r`
+    /// is `base[r] + i`.
+    pub fn op_bases(&self) -> Vec<usize> {
+        let mut base = Vec::with_capacity(self.ranks.len() + 1);
+        let mut total = 0;
+        for r in &self.ranks {
+            base.push(total);
+            total += r.ops.len();
+        }
+        base.push(total);
+        base
+    }
 }
 
 #[cfg(test)]

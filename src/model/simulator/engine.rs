@@ -5,7 +5,7 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp1, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::queue::{ChannelQueue, EventKind, EventQueue, IDLE, Ring};
+use super::queue::{ChannelQueue, ChannelSpill, EventKind, EventQueue, IDLE, ShortFifo};
 use super::{BurstDist, ChannelOrder, ReceiveAt, Receivers, Router, SendHold, SimConfig};
 
 /// Draws of a burst rejected before falling back to the mean (reached only in
@@ -20,11 +20,13 @@ enum Activity {
     Finished,
 }
 
-/// One node's state, two cache lines: the task and the processor's message work
-/// in the first, the channel in the second, so that an event touches one or two
-/// lines of each node it concerns (the nodes of a 4096-node machine take 512 KiB).
+/// One node's state, three cache lines: the task and the processor's message
+/// work in the first, the channel's state and the head of its queue in the
+/// second, the tail of its queue in the third, so that an event touches one or
+/// two lines of each node it concerns (the nodes of a 4096-node machine take
+/// 768 KiB, within a core's L2; its queues' middles are kept apart).
 #[derive(Debug)]
-#[repr(C, align(128))]
+#[repr(C, align(64))]
 struct Node {
     /// Remaining time of the current activity while it is not running, ms.
     left_ms: f64,
@@ -33,7 +35,7 @@ struct Node {
     /// Messages waiting for this node's processor, by destination: intermediate-node
     /// work (`t_i`) or, at their destination, the receive (`OVERHEAD`), in order of
     /// arrival (Appendix B `PREEMPT` on files 33-64, which no `PRIORITY` ranks).
-    forward_queue: Ring,
+    forward_queue: ShortFifo,
     work_left_ms: f64,
     bursts_left: u32,
     /// Messages of the current burst already started.
@@ -46,7 +48,7 @@ struct Node {
     forwarding: bool,
     /// The message on the channel and the destinations of those waiting for it:
     /// the smallest rank first, ties in order of arrival (see [`ChannelOrder`]).
-    /// The second line.
+    /// The second and third lines.
     channel_queue: ChannelQueue,
 }
 
@@ -54,7 +56,8 @@ struct Node {
 /// queues of a large machine stay in cache (their size bounds the event rate).
 type Dest = u16;
 const _: () = assert!(super::MAX_NODES <= 1 << Dest::BITS);
-const _: () = assert!(std::mem::size_of::<Node>() == 128);
+const _: () = assert!(std::mem::size_of::<Node>() == 192);
+const _: () = assert!(std::mem::offset_of!(Node, channel_queue) == 64);
 
 /// Totals of one run.
 pub(super) struct Outcome {
@@ -69,6 +72,8 @@ struct Engine<'a> {
     config: &'a SimConfig,
     router: Router,
     nodes: Vec<Node>,
+    /// Per node, the parts of its channel queue touched now and then.
+    spills: Vec<ChannelSpill>,
     /// For `Receivers::Count`, per node: a permutation of the other nodes, the
     /// first `r` of which are the current burst's receivers.
     others: Vec<Vec<u32>>,
@@ -116,7 +121,7 @@ impl<'a> Engine<'a> {
                     bursts_left: config.bursts,
                     work_left_ms: (node_mean_ms + sigma_ms * z).max(0.0),
                     sent_in_burst: 0,
-                    forward_queue: Ring::default(),
+                    forward_queue: ShortFifo::default(),
                     forwarding: false,
                     channel_queue: ChannelQueue::default(),
                 }
@@ -142,6 +147,7 @@ impl<'a> Engine<'a> {
             config,
             router,
             nodes,
+            spills: (0..n).map(|_| ChannelSpill::default()).collect(),
             others,
             // Every delay the engine schedules after the present but a burst's
             // and a pre-empted activity's remainder.
@@ -345,7 +351,7 @@ impl<'a> Engine<'a> {
             self.queue
                 .push_after(now, self.link_ms, v, EventKind::ChannelDone);
         } else {
-            channel.push(rank, destination);
+            channel.push(rank, destination, &mut self.spills[v as usize]);
         }
     }
 
@@ -357,7 +363,7 @@ impl<'a> Engine<'a> {
             "a transmitting channel has a message"
         );
         channel.transmitting = IDLE;
-        if let Some(next) = channel.pop() {
+        if let Some(next) = channel.pop(&mut self.spills[v as usize]) {
             channel.transmitting = next as Dest;
             self.queue
                 .push_after(now, self.link_ms, v, EventKind::ChannelDone);

@@ -458,13 +458,8 @@ fn csr(n: usize, edges: impl Iterator<Item = (usize, u32)>) -> (Vec<usize>, Vec<
 
 impl<'a> Sim<'a> {
     fn new(s: &'a Schedule, p: &LogGops, placement: &Placement) -> Self {
-        let mut base = Vec::with_capacity(s.ranks.len() + 1);
-        let mut total = 0;
-        for r in &s.ranks {
-            base.push(total);
-            total += r.ops.len();
-        }
-        base.push(total);
+        let base = s.op_bases();
+        let total = *base.last().unwrap_or(&0);
         let mut remaining = vec![0u32; total];
         let edges = |started: bool| {
             let base = &base;

@@ -221,19 +221,52 @@ impl Ring {
 
     #[cold]
     fn grow(&mut self) {
-        let cap = (self.buf.len() * 2).max(8);
-        let mask = self.buf.len().wrapping_sub(1);
-        let buf: Box<[u16]> = (0..cap)
-            .map(|k| {
-                if k < self.len as usize {
-                    self.buf[(self.head as usize + k) & mask]
-                } else {
-                    0
-                }
-            })
-            .collect();
+        self.grow_to(self.len as usize + 1);
+    }
+
+    /// Reallocates to the least power of two (at least 8) holding `need`
+    /// entries, the queue's order kept and moved to the front.
+    #[cold]
+    fn grow_to(&mut self, need: usize) {
+        let cap = need.next_power_of_two().max(8);
+        let mut buf = vec![0u16; cap].into_boxed_slice();
+        let n = self.pop_into(&mut buf);
         self.buf = buf;
         self.head = 0;
+        self.len = n as u32;
+    }
+
+    /// Appends every entry of `src` in order.
+    #[inline]
+    pub(super) fn push_slice(&mut self, src: &[u16]) {
+        let need = self.len as usize + src.len();
+        if need > self.buf.len() {
+            self.grow_to(need);
+        }
+        let cap = self.buf.len();
+        let start = (self.head as usize + self.len as usize) & (cap - 1);
+        let first = src.len().min(cap - start);
+        self.buf[start..start + first].copy_from_slice(&src[..first]);
+        self.buf[..src.len() - first].copy_from_slice(&src[first..]);
+        self.len += src.len() as u32;
+    }
+
+    /// Moves the first `min(len, dst.len())` entries into `dst` in order and
+    /// returns how many.
+    #[inline]
+    pub(super) fn pop_into(&mut self, dst: &mut [u16]) -> usize {
+        let n = dst.len().min(self.len as usize);
+        if n == 0 {
+            return 0;
+        }
+        let cap = self.buf.len();
+        let start = self.head as usize;
+        let first = n.min(cap - start);
+        dst[..first].copy_from_slice(&self.buf[start..start + first]);
+        dst[first..n].copy_from_slice(&self.buf[..n - first]);
+        self.head = ((start + n) & (cap - 1)) as u32;
+        self.len -= n as u32;
+        n
     }
 
     /// The first destination, if any.
@@ -256,52 +289,134 @@ impl Ring {
     }
 }
 
-/// Entries of a [`Fifo`] kept beside its ring buffer at each end.
-const CHUNK: usize = 5;
+/// Entries a [`ShortFifo`] keeps in place.
+const SHORT: usize = 6;
 
-/// A FIFO of destinations whose first and last few entries sit in the node's own
-/// cache line, before and after a [`Ring`] that holds the middle: the ring's lines
-/// are touched once in [`CHUNK`] pushes and once in [`CHUNK`] pops, not at every
-/// one (a 4096-node all-to-all keeps thousands of messages a channel waiting, so
-/// each end of each ring is another cache line to miss).
+/// A FIFO of destinations that is nearly always short (a node's messages waiting
+/// for its processor: 1 to 3 in a 4096-node all-to-all, 8 in a thousand), kept
+/// in the node's own cache line up to [`SHORT`] entries, the rest in a [`Ring`]
+/// allocated when first needed. 24 bytes.
 ///
-/// Invariant: `head[head_pos..head_len]`, then the ring, then `tail[..tail_len]`
-/// is the queue in order; the ring and the tail are empty while the head has room
-/// at its end.
+/// Invariant: `buf` from `head` (wrapping), `len` entries, then the spill ring,
+/// is the queue in order; the spill ring is empty while `len < SHORT`, and
+/// `spilling` says whether it holds entries (so that a pop of a short queue
+/// does not touch it).
 #[derive(Debug, Default)]
-pub(super) struct Fifo {
-    ring: Ring,
-    head: [u16; CHUNK],
-    tail: [u16; CHUNK],
-    head_pos: u8,
-    head_len: u8,
-    tail_len: u8,
+pub(super) struct ShortFifo {
+    buf: [u16; SHORT],
+    head: u8,
+    len: u8,
+    spilling: bool,
+    spill: Option<Box<Ring>>,
 }
+const _: () = assert!(std::mem::size_of::<ShortFifo>() == 24);
 
-impl Fifo {
+impl ShortFifo {
     /// Appends `destination`.
     #[inline]
     pub(super) fn push(&mut self, destination: u16) {
-        if self.ring.is_empty() && self.tail_len == 0 && usize::from(self.head_len) < CHUNK {
+        if usize::from(self.len) < SHORT {
+            let i = usize::from(self.head) + usize::from(self.len);
+            self.buf[if i >= SHORT { i - SHORT } else { i }] = destination;
+            self.len += 1;
+        } else {
+            self.spill
+                .get_or_insert_with(Box::default)
+                .push(destination);
+            self.spilling = true;
+        }
+    }
+
+    /// The first destination, if any.
+    #[inline]
+    pub(super) fn front(&self) -> Option<u16> {
+        (self.len > 0).then(|| self.buf[usize::from(self.head)])
+    }
+
+    /// Removes the first destination; the spill ring's first, if any, takes
+    /// the place freed.
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<u16> {
+        let d = self.front()?;
+        let head = usize::from(self.head);
+        self.head = if head + 1 == SHORT { 0 } else { head as u8 + 1 };
+        self.len -= 1;
+        if self.spilling {
+            self.take_from_spill(head);
+        }
+        Some(d)
+    }
+
+    /// Moves the spill ring's first entry into the place `i` a pop of the full
+    /// queue freed (the old head's).
+    #[cold]
+    fn take_from_spill(&mut self, i: usize) {
+        let spill = self.spill.as_mut().expect("a spilling queue has its ring");
+        if let Some(next) = spill.pop() {
+            self.buf[i] = next;
+            self.len += 1;
+        }
+        self.spilling = !spill.is_empty();
+    }
+}
+
+/// Entries of a [`Fifo`] kept at its head: what fits in the node's cache line
+/// beside the channel's state.
+const HEAD: usize = 26;
+/// Entries of a [`Fifo`] kept at its tail: a cache line.
+const TAIL: usize = 32;
+
+/// A FIFO of destinations whose first [`HEAD`] and last [`TAIL`] entries sit in
+/// the node's own cache lines, before and after a [`Ring`] kept apart (in the
+/// channel's [`ChannelSpill`]) that holds the middle: the ring is touched once
+/// in [`TAIL`] pushes (a line written whole) and once in [`HEAD`] pops, not at
+/// every one. A 4096-node all-to-all keeps thousands of messages a channel
+/// waiting, its rings take tens of MB, and each touch of one misses the cache
+/// and, the rings of 4096 nodes spanning more pages than the TLB maps, the TLB.
+///
+/// Invariant: `head[head_pos..head_len]`, then the ring, then `tail[..tail_len]`
+/// is the queue in order; a push goes to the head only while the ring and the
+/// tail are empty; `ringed` says whether the ring holds entries.
+#[derive(Debug, Default)]
+#[repr(C)]
+pub(super) struct Fifo {
+    head_pos: u8,
+    head_len: u8,
+    tail_len: u8,
+    ringed: bool,
+    head: [u16; HEAD],
+    tail: [u16; TAIL],
+}
+
+impl Fifo {
+    /// Appends `destination`; `ring` is this queue's.
+    #[inline]
+    pub(super) fn push(&mut self, destination: u16, ring: &mut Ring) {
+        if !self.ringed && self.tail_len == 0 && usize::from(self.head_len) < HEAD {
             self.head[usize::from(self.head_len)] = destination;
             self.head_len += 1;
             return;
         }
-        if usize::from(self.tail_len) == CHUNK {
-            for &d in &self.tail {
-                self.ring.push(d);
-            }
-            self.tail_len = 0;
+        if usize::from(self.tail_len) == TAIL {
+            self.spill(ring);
         }
         self.tail[usize::from(self.tail_len)] = destination;
         self.tail_len += 1;
     }
 
-    /// Removes the first destination.
+    /// Moves the full tail into the ring.
+    #[cold]
+    fn spill(&mut self, ring: &mut Ring) {
+        ring.push_slice(&self.tail);
+        self.tail_len = 0;
+        self.ringed = true;
+    }
+
+    /// Removes the first destination; `ring` is this queue's.
     #[inline]
-    pub(super) fn pop(&mut self) -> Option<u16> {
+    pub(super) fn pop(&mut self, ring: &mut Ring) -> Option<u16> {
         if self.head_pos == self.head_len {
-            self.refill()?;
+            self.refill(ring)?;
         }
         let d = self.head[usize::from(self.head_pos)];
         self.head_pos += 1;
@@ -310,20 +425,18 @@ impl Fifo {
 
     /// Moves the next entries into the empty head: from the ring, or else the tail.
     #[cold]
-    fn refill(&mut self) -> Option<()> {
+    fn refill(&mut self, ring: &mut Ring) -> Option<()> {
         self.head_pos = 0;
         self.head_len = 0;
-        if !self.ring.is_empty() {
-            while usize::from(self.head_len) < CHUNK
-                && let Some(d) = self.ring.pop()
-            {
-                self.head[usize::from(self.head_len)] = d;
-                self.head_len += 1;
-            }
+        if self.ringed {
+            self.head_len = ring.pop_into(&mut self.head) as u8;
+            self.ringed = !ring.is_empty();
         } else if self.tail_len > 0 {
-            self.head = self.tail;
-            self.head_len = self.tail_len;
-            self.tail_len = 0;
+            let n = usize::from(self.tail_len).min(HEAD);
+            self.head[..n].copy_from_slice(&self.tail[..n]);
+            self.tail.copy_within(n..usize::from(self.tail_len), 0);
+            self.head_len = n as u8;
+            self.tail_len -= n as u8;
         } else {
             return None;
         }
@@ -331,35 +444,46 @@ impl Fifo {
     }
 
     fn is_empty(&self) -> bool {
-        self.head_pos == self.head_len && self.ring.is_empty() && self.tail_len == 0
+        self.head_pos == self.head_len && !self.ringed && self.tail_len == 0
     }
+}
+
+/// What a node's channel queue touches only now and then, kept apart from the
+/// nodes so that a node stays three cache lines: the ring of rank 0's lane and
+/// the lanes of ranks 1, 2, ... (allocated when first used).
+#[derive(Debug, Default)]
+pub(super) struct ChannelSpill {
+    ring: Ring,
+    rest: Option<Box<[Ring; 31]>>,
 }
 
 /// A node's channel: the message on it and its transmit queue, destinations by
 /// rank (`< 32`), lowest rank first, each rank first come first served. Rank 0's
-/// lane (every message under FIFO order) is a [`Fifo`] kept inline; the lanes of
-/// other ranks are allocated when first used. One cache line.
+/// lane (every message under FIFO order) is a [`Fifo`] kept inline, its middle
+/// and the other ranks' lanes in the channel's [`ChannelSpill`]. The channel's
+/// state and the head of the queue fill one cache line, the tail another: a pop
+/// touches the first, a push both.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub(super) struct ChannelQueue {
-    first: Fifo,
-    /// Lanes of ranks 1, 2, ...
-    rest: Option<Box<[Ring; 31]>>,
-    /// Bit `k` set: lane `k` holds a message.
-    in_use: u32,
     /// Destination of the message on the channel, [`IDLE`] when none.
     pub(super) transmitting: u16,
+    /// Bit `k` set: lane `k` holds a message.
+    in_use: u32,
+    first: Fifo,
 }
 
 /// `transmitting` of an idle channel.
 pub(super) const IDLE: u16 = u16::MAX;
 const _: () = assert!(MAX_NODES < IDLE as u32);
-const _: () = assert!(std::mem::size_of::<ChannelQueue>() <= 64);
+const _: () = assert!(std::mem::size_of::<ChannelQueue>() == 128);
+const _: () =
+    assert!(std::mem::offset_of!(ChannelQueue, first) + std::mem::offset_of!(Fifo, tail) == 64);
 
 impl Default for ChannelQueue {
     fn default() -> Self {
         Self {
             first: Fifo::default(),
-            rest: None,
             in_use: 0,
             transmitting: IDLE,
         }
@@ -367,30 +491,32 @@ impl Default for ChannelQueue {
 }
 
 impl ChannelQueue {
-    /// Queues `destination` (`< MAX_NODES`) behind the messages of its `rank` (`< 32`).
+    /// Queues `destination` (`< MAX_NODES`) behind the messages of its `rank`
+    /// (`< 32`); `spill` is this channel's.
     #[inline]
-    pub(super) fn push(&mut self, rank: u32, destination: u32) {
+    pub(super) fn push(&mut self, rank: u32, destination: u32, spill: &mut ChannelSpill) {
         assert!(rank < u32::BITS, "channel rank {rank} out of range");
         debug_assert!(destination < MAX_NODES);
         let d = destination as u16;
         match rank {
-            0 => self.first.push(d),
-            k => self.rest.get_or_insert_with(Box::default)[k as usize - 1].push(d),
+            0 => self.first.push(d, &mut spill.ring),
+            k => spill.rest.get_or_insert_with(Box::default)[k as usize - 1].push(d),
         }
         self.in_use |= 1 << rank;
     }
 
-    /// Removes the first message of the lowest rank in use.
+    /// Removes the first message of the lowest rank in use; `spill` is this
+    /// channel's.
     #[inline]
-    pub(super) fn pop(&mut self) -> Option<u32> {
+    pub(super) fn pop(&mut self, spill: &mut ChannelSpill) -> Option<u32> {
         if self.in_use == 0 {
             return None;
         }
         let k = self.in_use.trailing_zeros();
         let (destination, empty) = match k {
-            0 => (self.first.pop(), self.first.is_empty()),
+            0 => (self.first.pop(&mut spill.ring), self.first.is_empty()),
             k => {
-                let lane = &mut self.rest.as_mut().expect("a lane in use exists")[k as usize - 1];
+                let lane = &mut spill.rest.as_mut().expect("a lane in use exists")[k as usize - 1];
                 (lane.pop(), lane.is_empty())
             }
         };
@@ -419,24 +545,25 @@ mod tests {
             (1, 16),
         ];
         let mut q = ChannelQueue::default();
+        let mut spill = ChannelSpill::default();
         let mut heap = BinaryHeap::new();
         for (arrival, &(rank, d)) in pushes.iter().enumerate() {
-            q.push(rank, d);
+            q.push(rank, d, &mut spill);
             heap.push(Reverse((rank, arrival, d)));
         }
         // A push after two pops, as the engine interleaves them.
-        let mut got = vec![q.pop(), q.pop()];
+        let mut got = vec![q.pop(&mut spill), q.pop(&mut spill)];
         let mut want: Vec<Option<u32>> = (0..2)
             .map(|_| heap.pop().map(|Reverse((_, _, d))| d))
             .collect();
-        q.push(0, 17);
+        q.push(0, 17, &mut spill);
         heap.push(Reverse((0, pushes.len(), 17)));
-        got.extend(std::iter::from_fn(|| q.pop()).map(Some));
+        got.extend(std::iter::from_fn(|| q.pop(&mut spill)).map(Some));
         want.extend(std::iter::from_fn(|| heap.pop()).map(|Reverse((_, _, d))| Some(d)));
         assert_eq!(got, want);
         let got: Vec<u32> = got.into_iter().flatten().collect();
         assert_eq!(got, vec![11, 14, 17, 13, 16, 10, 12, 15]);
-        assert_eq!(q.pop(), None);
+        assert_eq!(q.pop(&mut spill), None);
     }
 
     /// What the engine does to its queue, as a sequence of steps: pop the
@@ -514,6 +641,7 @@ mod tests {
     #[test]
     fn fifo_keeps_order_across_its_head_ring_and_tail() {
         let mut fifo = Fifo::default();
+        let mut ring = Ring::default();
         let mut reference = VecDeque::new();
         let mut x: u32 = 12345;
         for k in 0..20_000u32 {
@@ -529,17 +657,48 @@ mod tests {
                 rare
             };
             if push {
-                fifo.push(k as u16);
+                fifo.push(k as u16, &mut ring);
                 reference.push_back(k as u16);
             } else {
-                assert_eq!(fifo.pop(), reference.pop_front(), "step {k}");
+                assert_eq!(fifo.pop(&mut ring), reference.pop_front(), "step {k}");
             }
             assert_eq!(fifo.is_empty(), reference.is_empty());
         }
         while let Some(d) = reference.pop_front() {
-            assert_eq!(fifo.pop(), Some(d));
+            assert_eq!(fifo.pop(&mut ring), Some(d));
         }
-        assert!(fifo.is_empty() && fifo.pop().is_none());
+        assert!(fifo.is_empty() && fifo.pop(&mut ring).is_none());
+    }
+
+    /// The short FIFO keeps order while short, and through its spill ring when
+    /// long, draining to empty and refilling several times.
+    #[test]
+    fn short_fifo_keeps_order_in_place_and_through_its_spill() {
+        let mut q = ShortFifo::default();
+        let mut reference = VecDeque::new();
+        let mut next = 0u16;
+        // Lengths around SHORT, then far beyond, then back to empty.
+        for (round, &(pushes, pops)) in [(3, 2), (5, 6), (7, 0), (1, 3), (20, 4), (2, 30), (9, 9)]
+            .iter()
+            .cycle()
+            .take(70)
+            .enumerate()
+        {
+            for _ in 0..pushes {
+                q.push(next);
+                reference.push_back(next);
+                next += 1;
+                assert_eq!(q.front(), reference.front().copied(), "round {round}");
+            }
+            for _ in 0..pops {
+                assert_eq!(q.pop(), reference.pop_front(), "round {round}");
+                assert_eq!(q.front(), reference.front().copied(), "round {round}");
+            }
+        }
+        while let Some(d) = reference.pop_front() {
+            assert_eq!(q.pop(), Some(d));
+        }
+        assert_eq!((q.front(), q.pop()), (None, None));
     }
 
     /// The ring keeps FIFO order across its growth and its wrap-around.
@@ -560,6 +719,41 @@ mod tests {
             assert_eq!(ring.pop(), Some(d));
         }
         assert!(ring.is_empty() && ring.pop().is_none());
+    }
+
+    /// Slices in and out of the ring keep FIFO order across growth and
+    /// wrap-around, mixed with single pushes and pops.
+    #[test]
+    fn ring_slices_keep_order_through_growth_and_wrap() {
+        let mut ring = Ring::default();
+        let mut reference = VecDeque::new();
+        let mut next = 0u16;
+        let mut out = [0u16; 32];
+        for round in 0..400usize {
+            let chunk: Vec<u16> = (0..round % 33)
+                .map(|k| next.wrapping_add(k as u16))
+                .collect();
+            next = next.wrapping_add(chunk.len() as u16);
+            ring.push_slice(&chunk);
+            reference.extend(chunk.iter().copied());
+            if round % 3 == 0 {
+                ring.push(next);
+                reference.push_back(next);
+                next = next.wrapping_add(1);
+            }
+            let want = (round * 7) % 32 + 1;
+            let available = reference.len();
+            let n = ring.pop_into(&mut out[..want]);
+            assert_eq!(n, want.min(available));
+            let expect: Vec<u16> = reference.drain(..n).collect();
+            assert_eq!(&out[..n], &expect[..], "round {round}");
+            assert_eq!(ring.front(), reference.front().copied());
+        }
+        let mut rest = vec![0u16; reference.len() + 5];
+        let n = ring.pop_into(&mut rest);
+        assert_eq!(n, reference.len());
+        assert!(rest[..n].iter().copied().eq(reference.iter().copied()));
+        assert!(ring.is_empty() && ring.pop_into(&mut out) == 0);
     }
 
     /// Same-time events of several lanes and the heap come out by insertion.
