@@ -93,6 +93,7 @@ fn members_sharing_a_cpu_leave_a_turn_apart() {
     let charges = Charges {
         meeting_ns: &[10.0],
         cold: None,
+        ..Default::default()
     };
     let shared = Placement::shared(4, 2, SWITCH);
     let r = simulate_goal_charged(&s, &P, Some(&shared), &charges).expect("runs");
