@@ -101,6 +101,29 @@ pub(crate) fn resolve_kernels(names: &[String]) -> Result<Vec<&'static KernelSpe
     Ok(chosen)
 }
 
+/// Where a command writes its result file: `--out FILE` and `--force`.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct OutArgs {
+    /// Write the result file here (default: halfperf-HOST-TIME.json; not with --json).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+    /// Replace an existing --out file.
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
+impl OutArgs {
+    /// The file to write: `--out`, none for `--json` alone, else the default
+    /// name of a run started at `started` (RFC 3339).
+    pub(crate) fn path(&self, json: bool, started: &str) -> Option<PathBuf> {
+        match (&self.out, json) {
+            (Some(p), _) => Some(p.clone()),
+            (None, true) => None,
+            (None, false) => Some(default_out_path(started)),
+        }
+    }
+}
+
 pub(crate) fn default_out_path(started: &str) -> PathBuf {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())

@@ -25,8 +25,7 @@ mod predict_cli;
 mod replay_cli;
 mod simulate_cli;
 use args::{
-    check_out_path, default_out_path, floor_pct, parse_cpus, parse_repeat, parse_sizes,
-    resolve_kernels,
+    OutArgs, check_out_path, floor_pct, parse_cpus, parse_repeat, parse_sizes, resolve_kernels,
 };
 use bars::Bars;
 
@@ -461,12 +460,8 @@ struct RunArgs {
     /// repetition's 95 % interval overlaps the median one's), or unstable.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = parse_repeat, allow_negative_numbers = true)]
     repeat: u32,
-    /// Write the result file here (default: halfperf-HOST-TIME.json; not with --json).
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-    /// Replace an existing --out file.
-    #[arg(long)]
-    force: bool,
+    #[command(flatten)]
+    output: OutArgs,
     /// Print the result document on stdout (progress and the card go to stderr).
     #[arg(long)]
     json: bool,
@@ -716,13 +711,9 @@ fn plan_run(args: &RunArgs) -> Result<Option<RunPlan>> {
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let out = match (&args.out, args.json) {
-        (Some(p), _) => Some(p.clone()),
-        (None, true) => None,
-        (None, false) => Some(default_out_path(&started)),
-    };
+    let out = args.output.path(args.json, &started);
     if let Some(p) = out.as_ref().filter(|_| !over_mpi) {
-        check_out_path(p, args.force)?;
+        check_out_path(p, args.output.force)?;
     }
 
     let config = RunConfig {
@@ -793,7 +784,7 @@ fn run_kernels(args: RunArgs) -> Result<ExitCode> {
             config.wait_timeout,
             topo.cpu_model.clone(),
             out.as_deref(),
-            |p| check_out_path(p, args.force),
+            |p| check_out_path(p, args.output.force),
         )?),
         false => None,
     };
@@ -926,7 +917,7 @@ fn present_run(
     }
     let wrote = match out {
         Some(p) if !outcome.file.kernels.is_empty() => {
-            results::write_atomic(&outcome.file, p, args.force || replace)?;
+            results::write_atomic(&outcome.file, p, args.output.force || replace)?;
             show(format!(
                 "wrote {}{}\n",
                 p.display(),

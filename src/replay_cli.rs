@@ -3,7 +3,7 @@
 //! [`halfperf::workload::replay`]); its table on the terminal and its result
 //! file.
 
-use crate::args::{check_out_path, default_out_path, parse_cpus};
+use crate::args::{OutArgs, check_out_path, parse_cpus};
 use anyhow::{Result, bail};
 use halfperf::analysis;
 use halfperf::model::goal;
@@ -53,12 +53,8 @@ pub(crate) struct ReplayArgs {
     /// the replay with an error naming it and the operation it waits at.
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     deadline_ms: u64,
-    /// Write the result file here (default: halfperf-HOST-TIME.json; not with --json).
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-    /// Replace an existing --out file.
-    #[arg(long)]
-    force: bool,
+    #[command(flatten)]
+    output: OutArgs,
     /// Print the result document on stdout (the table goes to stderr).
     #[arg(long)]
     json: bool,
@@ -100,13 +96,9 @@ pub(crate) fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         );
     }
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let out = match (&args.out, args.json) {
-        (Some(p), _) => Some(p.clone()),
-        (None, true) => None,
-        (None, false) => Some(default_out_path(&started)),
-    };
+    let out = args.output.path(args.json, &started);
     if let Some(p) = &out {
-        check_out_path(p, args.force)?;
+        check_out_path(p, args.output.force)?;
     }
     let clock = platform::measure_clock();
     let mut outcomes = Vec::new();
@@ -156,7 +148,7 @@ fn write_result(
         println!("{}", serde_json::to_string_pretty(&file)?);
     }
     if let Some(p) = out {
-        results::write_atomic(&file, p, args.force)?;
+        results::write_atomic(&file, p, args.output.force)?;
         eprintln!("wrote {}", p.display());
     }
     Ok(())
@@ -182,14 +174,10 @@ fn over_mpi(args: &ReplayArgs, schedule: &goal::Schedule) -> Result<ExitCode> {
     let topo = Topology::detect()?;
     let allowed = platform::allowed_cpus();
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let out = match (&args.out, args.json) {
-        (Some(p), _) => Some(p.clone()),
-        (None, true) => None,
-        (None, false) => Some(default_out_path(&started)),
-    };
+    let out = args.output.path(args.json, &started);
     let deadline = Duration::from_millis(args.deadline_ms);
     let procs = crate::mpirun::join(deadline, topo.cpu_model.clone(), out.as_deref(), |p| {
-        check_out_path(p, args.force)
+        check_out_path(p, args.output.force)
     })?;
     if procs.size() != schedule.num_ranks as usize {
         // Every process meets this alike: rank 0 says it, all meet, rank 0 exits 2.
