@@ -5,7 +5,8 @@
 # again just before and just after each replay. P = 2 pinned over both thread
 # transports; P = 4 and 8 sharing the CPUs. Then prints the markdown table (one
 # per P) and each transport's median and largest |error|, with the load average
-# each row ran under.
+# each row ran under; a row whose state changed also gives the error of the
+# prediction from the parameters measured after its replay.
 # FILE holds what the replay does not measure again: hockney-sync's t0 of the
 # `//@ sync` meetings and, for schedules with vector calcs, hockney-vector
 # (ranks sharing CPUs: the CPU's yield turn is measured before each prediction):
@@ -42,6 +43,11 @@ for p in sorted(rows):
         lo, hi = v["measured_ci95_ns"]
         plo, phi = v["predicted_ci95_ns"]
         state = "changed" if v.get("state_changed") else ("same" if v.get("probe_ns") else "not checked")
+        after = (d.get("prediction_after") or {}).get("time_ns")
+        if v.get("state_changed") and after:
+            # Across a change of state: also the error of the prediction from
+            # the parameters measured just after the replay.
+            state += f" (after: {100 * (after - v['measured_ns']) / v['measured_ns']:+.1f} %)"
         pred = d.get("prediction") or {}
         lg = pred.get("loggops") or {}
         rows_in = (pred.get("inputs") or {}).get("rows") or [{}]
