@@ -7,7 +7,7 @@
 //! signal it sends to the last rank's report of completion (one message
 //! latency more than the last finish), every rank's own finish time from the
 //! start signal it received, over `trials` timed trials after an untimed
-//! warm-up ([`warmup`]: until every lane's ring has turned over once);
+//! warm-up (`warmup`: until every lane's ring has turned over once);
 //! minimum, median and the median's 95 % bootstrap interval. The result
 //! names the schedule by its hash and records the placement.
 //!
@@ -54,7 +54,7 @@ pub struct ReplayConfig {
     pub cpus: Vec<usize>,
     /// Allow more ranks than CPUs (labelled oversubscribed).
     pub oversubscribe: bool,
-    /// Timed trials (an untimed warm-up, [`warmup`], runs before them).
+    /// Timed trials (an untimed warm-up, `warmup`, runs before them).
     pub trials: usize,
     /// The longest any rank may make no progress before the replay fails.
     pub deadline: Duration,
@@ -287,7 +287,7 @@ pub(super) fn warmup(schedule: &Schedule, transport: &TransportConfig) -> Warmup
     }
 }
 
-/// The warm-up trials [`warmup`] asks for: one, plus the most trials any lane
+/// The warm-up trials `warmup` asks for: one, plus the most trials any lane
 /// in use takes to send `transport.slots` messages.
 pub fn warmup_trials(schedule: &Schedule, transport: &TransportConfig) -> usize {
     let n = schedule.num_ranks as usize;
