@@ -704,4 +704,57 @@ mod tests {
         );
         assert_eq!(experiments_at_size().len(), 2 * MAX_DISTANCE + 4);
     }
+
+    /// A line whose whole 95 % interval lies below zero is flagged with a
+    /// warning naming it; one whose interval reaches zero is not. Over 4
+    /// points (2 degrees of freedom, t = 4.303): a slope of -0.157 with
+    /// standard error 0.03 spans [-0.286, -0.028]; with 0.05, [-0.372, 0.058].
+    #[test]
+    fn a_line_below_zero_beyond_its_interval_is_flagged() {
+        use crate::model::fit::LineFit;
+        let line = |slope: f64, se_slope: f64| LineFit {
+            intercept: 500.0,
+            slope,
+            r2: 0.95,
+            se_intercept: 20.0,
+            se_slope,
+            n_points: 4,
+            residuals: vec![0.0; 4],
+        };
+        let lines = |f: LineFit| crate::model::decomposition::ParameterLines {
+            e: line(0.4, 0.01),
+            r: line(0.2, 0.01),
+            s: line(0.3, 0.01),
+            f,
+            u: line(0.1, 0.01),
+            a: line(0.1, 0.01),
+        };
+        let mut result =
+            KernelResult::new(NAME, "krumme-greenfield", Placement::Hosted, vec![0, 1]);
+        super::solve::push_fits(
+            &mut result,
+            QKind::Integer,
+            &lines(line(-0.157, 0.03)),
+            "16-2000 B",
+            "",
+        );
+        let flagged: Vec<bool> = result.fits.iter().map(|f| f.flagged).collect();
+        assert_eq!(flagged, [false, false, false, true, false, false]);
+        assert_eq!(result.warnings.len(), 1);
+        assert!(
+            result.warnings[0].contains("F1 = -0.157 [-0.286, -0.028] ns/B: below zero"),
+            "{}",
+            result.warnings[0]
+        );
+        let mut wide = KernelResult::new(NAME, "krumme-greenfield", Placement::Hosted, vec![0, 1]);
+        super::solve::push_fits(
+            &mut wide,
+            QKind::Integer,
+            &lines(line(-0.157, 0.05)),
+            "16-2000 B",
+            "",
+        );
+        assert!(wide.fits.iter().all(|f| !f.flagged));
+        assert!(wide.warnings.is_empty());
+    }
 }

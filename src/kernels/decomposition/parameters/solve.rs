@@ -7,6 +7,7 @@ use super::plan::MAX_DISTANCE;
 use super::rank0::{NeighbourTimes, Repetition, SizeTimes};
 use crate::model::decomposition::{ExperimentTimes, ParameterLines, Parameters, fit_lines, solve};
 use crate::model::fit::LineFit;
+use crate::model::interval::t_interval;
 use crate::model::stats::summarize;
 use crate::results::{FitResult, KernelResult, Point, num};
 use std::collections::BTreeMap;
@@ -409,6 +410,24 @@ impl Shortfall {
     }
 }
 
+/// The coefficients of `line` whose whole 95 % interval lies below zero,
+/// each as `X0 = v [lo, hi] ns` or `X1 = ... ns/B`: every parameter of the
+/// decomposition is a cost, so such a line is a difference of figures that
+/// moved between their measurements, not a measurement.
+fn below_zero(upper: &str, line: &LineFit) -> Vec<String> {
+    let dof = line.n_points.saturating_sub(2);
+    [
+        ("0", line.intercept, line.se_intercept, "ns"),
+        ("1", line.slope, line.se_slope, "ns/B"),
+    ]
+    .into_iter()
+    .filter_map(|(k, v, se, unit)| {
+        let [lo, hi] = t_interval(v, se, dof)?;
+        (hi < 0.0).then(|| format!("{upper}{k} = {v:.3} [{lo:.3}, {hi:.3}] {unit}"))
+    })
+    .collect()
+}
+
 pub(super) fn push_fits(
     result: &mut KernelResult,
     kind: QKind,
@@ -426,15 +445,24 @@ pub(super) fn push_fits(
     ];
     for (name, line) in each {
         let sized = matches!(name, "e" | "f" | "u");
-        let flagged = sized && line.r2 < R2_THRESHOLD;
+        let poor = sized && line.r2 < R2_THRESHOLD;
         let upper = name.to_uppercase();
-        if flagged {
+        if poor {
             result.warnings.push(format!(
                 "{} Q, {over}: the line of {upper} has R^2 = {:.3} < {R2_THRESHOLD}",
                 kind.name(),
                 line.r2
             ));
         }
+        let below = below_zero(&upper, line);
+        if !below.is_empty() {
+            result.warnings.push(format!(
+                "{} Q, {over}: {}: below zero beyond the 95 % interval, which a cost cannot be, so the line of {upper} is flagged (a difference of timed figures that moved between them)",
+                kind.name(),
+                below.join(" and ")
+            ));
+        }
+        let flagged = poor || !below.is_empty();
         let p0 = format!("{}_{name}0_ns{suffix}", kind.prefix());
         let p1 = format!("{}_{name}1_ns_per_byte{suffix}", kind.prefix());
         let mut params = BTreeMap::new();
