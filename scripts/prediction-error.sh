@@ -6,7 +6,9 @@
 # transports; P = 4 and 8 sharing the CPUs. Then prints the markdown table (one
 # per P) and each transport's median and largest |error|, with the load average
 # each row ran under; a row whose state changed also gives the error of the
-# prediction from the parameters measured after its replay.
+# other prediction. The headline is predicted from the parameters measured
+# before the replay, or after it where the state changed and the pair's probes
+# right around the replay match the state after (`src/workload/validate.rs`).
 # FILE holds what the replay does not measure again: hockney-sync's t0 of the
 # `//@ sync` meetings and, for schedules with vector calcs, hockney-vector
 # (ranks sharing CPUs: the CPU's yield turn is measured before each prediction):
@@ -43,11 +45,15 @@ for p in sorted(rows):
         lo, hi = v["measured_ci95_ns"]
         plo, phi = v["predicted_ci95_ns"]
         state = "changed" if v.get("state_changed") else ("same" if v.get("probe_ns") else "not checked")
-        after = (d.get("prediction_after") or {}).get("time_ns")
-        if v.get("state_changed") and after:
+        other = v.get("error_other")
+        if v.get("predicted_from") == "after":
+            # The replay's own probes matched the state measured after it: the
+            # headline is the prediction from after; the one from before beside.
+            state += f", from after (before: {100 * other:+.1f} %)"
+        elif v.get("state_changed") and other is not None:
             # Across a change of state: also the error of the prediction from
             # the parameters measured just after the replay.
-            state += f" (after: {100 * (after - v['measured_ns']) / v['measured_ns']:+.1f} %)"
+            state += f" (after: {100 * other:+.1f} %)"
         pred = d.get("prediction") or {}
         lg = pred.get("loggops") or {}
         rows_in = (pred.get("inputs") or {}).get("rows") or [{}]

@@ -16,7 +16,7 @@ use halfperf::workload::predict::{
     Inputs, OVERHEADS, Prediction, gather, predict as simulate, switch_input, with_switch,
 };
 use halfperf::workload::replay::{ReplayConfig, ReplayOutcome, replay};
-use halfperf::workload::validate::{Validation, validate};
+use halfperf::workload::validate::{Source, Validation, validate};
 use halfperf::workload::{gather_syncs, gather_vectors};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,7 +67,9 @@ pub(crate) struct PredictArgs {
     cpus: Option<u32>,
     /// Replay the schedule too and print measured against predicted, with the
     /// parameters measured again (pingpong, oneway, overheads) before and
-    /// after the replay.
+    /// after the replay and the CPU pair probed right around it: the
+    /// prediction is made from the parameters measured before, or after where
+    /// the state changed and the replay's probes match the state after.
     #[arg(long)]
     run: bool,
     /// With --run: predict from the --from files only, without measuring again.
@@ -158,7 +160,10 @@ fn run_and_compare(
         trials: args.trials as usize,
         ..ReplayConfig::new(t, hosts.clone())
     };
+    let replay_probe = |on: bool| on.then(|| pair_probe(&hosts)).transpose();
+    let probe_pre = replay_probe(remeasure)?.flatten();
     let outcome = replay(schedule, &config)?;
+    let probe_post = replay_probe(remeasure)?.flatten();
     let after = match remeasure {
         true => Some(measure(t, &hosts)?),
         false => None,
@@ -199,17 +204,22 @@ fn run_and_compare(
             .map(|p| p.value)
     };
     let probes = probe(&before).zip(probe(&after)).map(|(b, a)| [b, a]);
-    let v = validate(&outcome, &p_before, p_after.as_ref(), probes);
+    let replay_probes = probe_pre.zip(probe_post).map(|(b, a)| [b, a]);
+    let v = validate(&outcome, &p_before, p_after.as_ref(), probes, replay_probes);
+    let head = match (v.predicted_from, &p_after) {
+        (Source::After, Some(a)) => a,
+        _ => &p_before,
+    };
     if args.json {
         let doc = serde_json::json!({
             "schedule": schedule.name, "hash": schedule.hash, "transport": t.name(),
             "placement": outcome.placement, "hosts": outcome.hosts,
-            "validation": v, "prediction": p_before, "prediction_after": p_after,
-            "replay": outcome.summary,
+            "validation": v, "prediction": head, "prediction_before": p_before,
+            "prediction_after": p_after, "replay": outcome.summary,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        print!("{}", text(schedule, &p_before));
+        print!("{}", text(schedule, head));
         print!("{}", validation_text(&outcome, &v, remeasure));
     }
     Ok(ExitCode::SUCCESS)
@@ -222,6 +232,26 @@ fn measure_switch(hosts: &[usize]) -> Result<halfperf::workload::predict::Input>
     let turns = platform::yield_turns(cpu, 7, 2000, Duration::from_secs(5))
         .map_err(|e| anyhow::anyhow!("measuring a yield turn: {e}"))?;
     switch_input(&turns, cpu).context("no yield turn measured")
+}
+
+/// The CPU pair's two-flag round trip on the first two of `hosts`, the
+/// probe the message parameters carry: the median of a quick run's trials,
+/// ns (none on one CPU).
+fn pair_probe(hosts: &[usize]) -> Result<Option<f64>> {
+    let topo = Topology::detect()?;
+    let allowed = platform::allowed_cpus();
+    let clock = platform::measure_clock();
+    let config = RunConfig {
+        quick: true,
+        cpus: Some(hosts.iter().copied().take(2).collect()),
+        wait_timeout: Duration::from_secs(10),
+        ..RunConfig::default()
+    };
+    let ctx = RunContext::quiet(&topo, &allowed, &clock, &config);
+    let mut ns = kernels::harness::probe::pair_round_trips_ns(&ctx, &ctx.cpus())
+        .map_err(|e| anyhow::anyhow!("probing the CPU pair around the replay: {e}"))?;
+    ns.sort_by(f64::total_cmp);
+    Ok((!ns.is_empty()).then(|| ns[ns.len() / 2]))
 }
 
 /// Quick `pingpong`, `oneway` and `overheads` over `t` on the first two of
@@ -350,18 +380,31 @@ fn validation_text(r: &ReplayOutcome, v: &Validation, remeasure: bool) -> String
             "does not cover"
         }
     );
-    if let Some((t, [a, b])) = v.predicted_after_ns {
-        o.push_str(&format!(
-            "  predicted from the parameters measured after the replay: {} us [{}, {}]\n",
+    let other = |(t, [a, b]): (f64, [f64; 2]), when: &str| {
+        format!(
+            "  predicted from the parameters measured {when} the replay: {} us [{}, {}], error {:+.1} %\n",
             us(t),
             us(a),
-            us(b)
-        ));
+            us(b),
+            v.error_other.unwrap_or(f64::NAN) * 100.0
+        )
+    };
+    match (v.predicted_from, v.predicted_after_ns) {
+        (Source::After, _) => {
+            o.push_str("  the headline is predicted from the parameters measured after the replay: the replay's probes match their state\n");
+            o.push_str(&other(v.predicted_before_ns, "before"));
+        }
+        (Source::Before, Some(a)) => o.push_str(&other(a, "after")),
+        (Source::Before, None) => {}
     }
     if let Some([b, a]) = v.probe_ns {
         o.push_str(&format!(
-            "  CPU pair round trip: {b:.0} ns before, {a:.0} ns after\n"
+            "  CPU pair round trip: {b:.0} ns before, {a:.0} ns after"
         ));
+        if let Some([rb, ra]) = v.replay_probe_ns {
+            o.push_str(&format!("; {rb:.0} and {ra:.0} ns right around the replay"));
+        }
+        o.push('\n');
     }
     if !remeasure {
         o.push_str("  parameters from the --from files only: the machine's state at the replay is not checked\n");

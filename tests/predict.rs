@@ -314,6 +314,14 @@ fn run_validates_a_p2_schedule_end_to_end() {
     assert!(measured > 0.0 && predicted > 0.0, "{val}");
     assert!(error.is_finite(), "{val}");
     assert!((error - (predicted - measured) / measured).abs() < 1e-9);
+    // Nothing measured again: the headline is the --from files' prediction.
+    assert_eq!(val["predicted_from"], "before", "{val}");
+    assert_eq!(
+        val["predicted_before_ns"][0].as_f64(),
+        Some(predicted),
+        "{val}"
+    );
+    assert!(val["replay_probe_ns"].is_null(), "{val}");
     let out = Command::new(exe())
         .args(["predict", "workloads/p2/binomial-bcast.goal", "--from"])
         .arg(&file)

@@ -38,10 +38,7 @@ pub static PROBE_NS: AtomicU64 = AtomicU64::new(0);
 /// The two-flag round trip of the first two of `cpus`, ns: one sample per
 /// trial, each a batch of the run's target length; empty with fewer than two
 /// CPUs, or one CPU named twice.
-pub(crate) fn pair_round_trips_ns(
-    ctx: &RunContext<'_>,
-    cpus: &[usize],
-) -> Result<Vec<f64>, KernelError> {
+pub fn pair_round_trips_ns(ctx: &RunContext<'_>, cpus: &[usize]) -> Result<Vec<f64>, KernelError> {
     pair_samples(ctx, cpus, atomic_flag_round_trip)
 }
 
