@@ -24,7 +24,7 @@ pub(super) const EXCHANGE: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 2) and 4.1 (Fig. 20)",
     about: "pairwise exchange (both send, then receive) time vs size; piecewise t_startup + N t_per_byte",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(run_over_mpi)),
     card: &[],
     run,
     plan: super::estimate::exchange,
@@ -172,7 +172,7 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run(ctx, over_mpi!(run_over_mpi), || run_with(ctx, 2))
+    crate::kernels::harness::probe::around(ctx, || run_with(ctx, 2))
 }
 
 /// The exchange over MPI processes, between ranks 0 and 1 of the world (the

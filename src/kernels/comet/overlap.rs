@@ -28,7 +28,7 @@ pub(super) const OVERLAP: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Figs. 7, 8) and 4.1 (Figs. 24-27)",
     about: "pairwise exchange + DAXPY, synchronous vs asynchronous (isend/irecv, DAXPY, wait), gain over sizes x vector lengths",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(run_over_mpi)),
     card: &[],
     run,
     plan: super::estimate::overlap,
@@ -265,7 +265,7 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run(ctx, over_mpi!(run_over_mpi), || run_with(ctx, 2))
+    crate::kernels::harness::probe::around(ctx, || run_with(ctx, 2))
 }
 
 /// The overlap kernel over MPI processes, between ranks 0 and 1 of the world
