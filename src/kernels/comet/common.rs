@@ -331,6 +331,38 @@ pub(crate) fn run_collective(
     })
 }
 
+/// The mailbox's endpoint, one of the two a body swept on every transport
+/// of the run ([`run_pair`]) runs on.
+type MailboxEndpoint = <crate::transport::mailbox::Mailbox as Transport>::Endpoint;
+/// The channel's endpoint, the other.
+type ChannelEndpoint = <crate::transport::channel::Channel as Transport>::Endpoint;
+
+/// A kernel between rank 0 and the last of `ranks` threads (the ranks
+/// between them idle): on one team, its `body` (made for the team's size)
+/// swept on every transport of the run, each result `finish`ed from
+/// [`result`], the team and the samples. Its run between MPI processes is
+/// `over_mpi::run_pair`.
+pub(crate) fn run_pair<B>(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    ranks: usize,
+    body: impl FnOnce(usize) -> B,
+    finish: impl Fn(KernelResult, &Team, &[Samples]) -> KernelResult,
+) -> Result<Vec<KernelResult>, KernelError>
+where
+    B: RankBody<MailboxEndpoint> + RankBody<ChannelEndpoint>,
+{
+    require_two_cpus(ctx, kernel)?;
+    let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
+    let body = body(team.size());
+    let points = RankBody::<MailboxEndpoint>::plan(&body).params.len();
+    per_transport(ctx, kernel, points, |t| {
+        let samples = crate::with_transport!(t, sweep_team(ctx, &team, &body))?;
+        let r = result(kernel, Some(t.name()), &team, ranks);
+        Ok(finish(r, &team, &samples))
+    })
+}
+
 /// A sweep over processor counts: per variant and transport one result, a
 /// team per `P` in `processors` whose samples `measure` takes, `add` puts
 /// into the result as points and as `(P, x, min)` rows, and `finish` fits
