@@ -248,3 +248,84 @@ fn every_kernel_carries_its_plan() {
         assert!(!c2c || quick.cpus.len() == cpus.len(), "{:?}", quick.cpus);
     }
 }
+
+/// The MPI dispatch is the registry's, once: every kernel that says it runs
+/// over MPI carries its run between processes, the others none, and no
+/// kernel's own run looks at the run's processes (the registry calls the
+/// MPI function instead). The list's "Over MPI" line, which `halfperf list`
+/// prints, names these eighteen.
+#[test]
+fn every_kernel_over_mpi_carries_its_mpi_run() {
+    use halfperf::kernels::{OverMpi, over_mpi_names, runs_over_mpi};
+    for spec in registry() {
+        assert_eq!(
+            spec.over_mpi.run().is_some(),
+            runs_over_mpi(spec),
+            "{}: {:?}",
+            spec.name,
+            spec.over_mpi
+        );
+        if let OverMpi::Runs { processes, .. } = spec.over_mpi {
+            assert!(processes >= 2, "{}: {processes}", spec.name);
+        }
+    }
+    let expected = [
+        "pingpong",
+        "oneway",
+        "c2c",
+        "hockney-sync",
+        "decomposition",
+        "interference",
+        "comet-echo",
+        "comet-exchange",
+        "comet-broadcast",
+        "comet-global-sum",
+        "comet-barrier",
+        "comet-contention",
+        "comet-overlap",
+        "comet-update-guard",
+        "comet-shift",
+        "comet-transpose",
+        "comet-row-col-broadcast",
+        "speedup",
+    ];
+    assert_eq!(over_mpi_names(), expected);
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/src/kernels");
+    let mut stack = vec![std::path::PathBuf::from(root)];
+    let mut files = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a source folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files += 1;
+                let text = std::fs::read_to_string(&path).expect("a source file");
+                let dispatches = path.ends_with("registry.rs");
+                assert!(
+                    dispatches || !text.contains("ctx.processes"),
+                    "{} reads the run's processes: only the registry dispatches over MPI",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(files > 50, "{files} source files under src/kernels");
+}
+
+/// With MPI, each kernel's run between processes is its own: no two kernels
+/// share one (a spec copied from another would run the other kernel).
+#[cfg(feature = "mpi")]
+#[test]
+fn every_kernel_over_mpi_has_its_own_mpi_run() {
+    let runs: Vec<(&str, usize)> = registry()
+        .into_iter()
+        .filter_map(|k| Some((k.name, k.over_mpi.run()? as usize)))
+        .collect();
+    assert_eq!(runs.len(), 18);
+    for (i, (a, fa)) in runs.iter().enumerate() {
+        for (b, fb) in &runs[i + 1..] {
+            assert_ne!(fa, fb, "{a} and {b} share their run over MPI");
+        }
+    }
+}

@@ -35,4 +35,5 @@ pub use registry::{
     IDLE_SAMPLE, IDLE_SAMPLE_REUSE, LoadCheck, card_entries, card_rows_of, default_suite, find,
     over_mpi_names, presented_as, registry, run_kernel, run_kernel_checked,
 };
-pub use spec::{KernelSpec, OverMpi, mpi_processes_needed, not_over_mpi, runs_over_mpi};
+pub(crate) use spec::mpi_run;
+pub use spec::{KernelSpec, MpiRun, OverMpi, mpi_processes_needed, not_over_mpi, runs_over_mpi};

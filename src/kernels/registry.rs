@@ -1,7 +1,9 @@
 //! The registry: every kernel's [`KernelSpec`] (name, paper, whether the
 //! suite takes it, its MPI support, its card rows, its run function), the one
 //! list that `list`, `run`, the MPI dispatch and the card read, and the load
-//! check every kernel runs inside.
+//! check every kernel runs inside. The dispatch is here, once: a run over
+//! MPI processes takes the kernel's [`OverMpi`](super::OverMpi) function,
+//! any other its run between threads.
 
 use super::harness::timing::Timer;
 use super::spec::{KernelSpec, runs_over_mpi};
@@ -50,7 +52,7 @@ pub fn over_mpi_refusal(spec: &KernelSpec, processes: usize) -> Option<String> {
         ));
     }
     match spec.over_mpi {
-        OverMpi::OnGrid => comet::grid_refusal(spec.name, processes),
+        OverMpi::OnGrid { .. } => comet::grid_refusal(spec.name, processes),
         _ => None,
     }
 }
@@ -152,7 +154,7 @@ pub fn run_kernel_checked(
     let window = check.begin();
     check.sampled += sampling.elapsed();
     let start = Timer::start();
-    let mut results = (spec.run)(ctx)?;
+    let mut results = dispatch(spec, ctx)?;
     let load = window.finish();
     check.end(&load);
     let elapsed = start.elapsed().as_secs_f64();
@@ -174,6 +176,23 @@ pub fn run_kernel_checked(
         r.drop_non_finite();
     }
     Ok(results)
+}
+
+/// Runs `spec` in this process: over MPI processes (the run has them) its
+/// run between processes, which a kernel that has none refuses; else its run
+/// between threads.
+fn dispatch(spec: &KernelSpec, ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
+    #[cfg(feature = "mpi")]
+    if let Some(procs) = ctx.processes {
+        return match spec.over_mpi {
+            OverMpi::Runs { run, .. } | OverMpi::OnGrid { run } => run(ctx, procs.get()),
+            OverMpi::No(why) => Err(KernelError::NotRunnable {
+                kernel: spec.name.into(),
+                reason: format!("it does not run over MPI: {why}"),
+            }),
+        };
+    }
+    (spec.run)(ctx)
 }
 
 #[cfg(test)]

@@ -97,10 +97,10 @@ pub fn kernel_list(kernels: &[&KernelSpec]) -> String {
             k.paper,
             match k.over_mpi {
                 OverMpi::No(_) => String::new(),
-                OverMpi::Runs { processes: 2 } => "; runs over MPI".into(),
-                OverMpi::Runs { processes } =>
+                OverMpi::Runs { processes: 2, .. } => "; runs over MPI".into(),
+                OverMpi::Runs { processes, .. } =>
                     format!("; runs over MPI with {processes} processes or more"),
-                OverMpi::OnGrid =>
+                OverMpi::OnGrid { .. } =>
                     "; runs over MPI on a processor grid (2, 4, 8, 9, ... processes)".into(),
             }
         );

@@ -49,7 +49,7 @@ pub(super) const BARRIER: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), section 2.2.1 'Global Synchronization', Fig. 22",
     about: "minimum barrier time (first discarded) against P for a central sense-reversing, a dissemination and std's barrier",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(run_over_mpi)),
     card: &[crate::kernels::card::CardEntry::of(
         "comet-barrier*",
         crate::kernels::card::CardRows::Barrier,
@@ -306,7 +306,7 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run_collective(ctx, over_mpi!(run_over_mpi), run_with)
+    common::run_collective(ctx, run_with)
 }
 
 /// MPI's own barrier beside the dissemination barrier: `MPI_Barrier`.

@@ -31,7 +31,7 @@ pub(super) const BROADCAST: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 3) and 4.1 (Fig. 19)",
     about: "broadcast from rank 0 then barrier, linear (series of sends) and binomial tree, vs size and P",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(run_over_mpi)),
     card: &[],
     run,
     plan: super::estimate::broadcast,
@@ -236,7 +236,7 @@ pub(super) fn sweep_collective<A: Copy>(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run_collective(ctx, over_mpi!(run_over_mpi), run_with)
+    common::run_collective(ctx, run_with)
 }
 
 /// MPI's own broadcast beside the linear and tree ones: `MPI_Bcast` from rank 0,

@@ -318,45 +318,48 @@ pub(crate) trait RankBody<E: Endpoint>: Sync {
 /// none.
 pub(crate) type RankSamples = Result<Vec<Samples>, RankError>;
 
-/// A CoMet kernel's run over MPI processes (`run_over_mpi`), where the
-/// build has MPI.
-#[cfg(feature = "mpi")]
-pub(crate) type OverMpi =
-    fn(&RunContext<'_>, &crate::team::mpi::Processes) -> Result<Vec<KernelResult>, KernelError>;
-
-/// Without the `mpi` feature, a kernel has no run over MPI.
-#[cfg(not(feature = "mpi"))]
-pub(crate) type OverMpi = NoMpi;
-
-/// No run over MPI: the build has no MPI.
-#[cfg(not(feature = "mpi"))]
-pub(crate) struct NoMpi;
-
-/// A CoMet kernel's run: over MPI processes (`--transport mpi`) its
-/// `over_mpi` (`over_mpi!(run_over_mpi)`); between threads `threads`,
-/// between two probes of the run's first CPU pair
-/// ([`crate::kernels::harness::probe::around`]).
-pub(crate) fn run(
-    ctx: &RunContext<'_>,
-    #[cfg_attr(not(feature = "mpi"), allow(unused_variables))] over_mpi: OverMpi,
-    threads: impl FnOnce() -> Result<Vec<KernelResult>, KernelError>,
-) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return over_mpi(ctx, procs.get());
-    }
-    crate::kernels::harness::probe::around(ctx, threads)
-}
-
-/// A collective's [`run`]: between threads `run_with` over the processor
-/// counts ([`processor_counts`]).
+/// A collective's run between threads: `run_with` over the processor counts
+/// ([`processor_counts`]), between two probes of the run's first CPU pair
+/// ([`crate::kernels::harness::probe::around`]). Over MPI processes the
+/// registry runs the kernel's `run_over_mpi` instead.
 pub(crate) fn run_collective(
     ctx: &RunContext<'_>,
-    over_mpi: OverMpi,
     run_with: fn(&RunContext<'_>, &[usize]) -> Result<Vec<KernelResult>, KernelError>,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    run(ctx, over_mpi, || {
+    crate::kernels::harness::probe::around(ctx, || {
         run_with(ctx, &processor_counts(ctx.config.quick, ctx.sweep_cpus()))
+    })
+}
+
+/// The mailbox's endpoint, one of the two a body swept on every transport
+/// of the run ([`run_pair`]) runs on.
+type MailboxEndpoint = <crate::transport::mailbox::Mailbox as Transport>::Endpoint;
+/// The channel's endpoint, the other.
+type ChannelEndpoint = <crate::transport::channel::Channel as Transport>::Endpoint;
+
+/// A kernel between rank 0 and the last of `ranks` threads (the ranks
+/// between them idle): on one team, its `body` (made for the team's size)
+/// swept on every transport of the run, each result `finish`ed from
+/// [`result`], the team and the samples. Its run between MPI processes is
+/// `over_mpi::run_pair`.
+pub(crate) fn run_pair<B>(
+    ctx: &RunContext<'_>,
+    kernel: &str,
+    ranks: usize,
+    body: impl FnOnce(usize) -> B,
+    finish: impl Fn(KernelResult, &Team, &[Samples]) -> KernelResult,
+) -> Result<Vec<KernelResult>, KernelError>
+where
+    B: RankBody<MailboxEndpoint> + RankBody<ChannelEndpoint>,
+{
+    require_two_cpus(ctx, kernel)?;
+    let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
+    let body = body(team.size());
+    let points = RankBody::<MailboxEndpoint>::plan(&body).params.len();
+    per_transport(ctx, kernel, points, |t| {
+        let samples = crate::with_transport!(t, sweep_team(ctx, &team, &body))?;
+        let r = result(kernel, Some(t.name()), &team, ranks);
+        Ok(finish(r, &team, &samples))
     })
 }
 

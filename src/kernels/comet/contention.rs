@@ -32,6 +32,7 @@ pub(super) const CONTENTION: KernelSpec = KernelSpec {
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::Runs {
         processes: MPI_PROCESSES,
+        run: crate::kernels::mpi_run!(run_over_mpi),
     },
     card: &[],
     run,
@@ -308,7 +309,7 @@ fn run_over_mpi(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run(ctx, over_mpi!(run_over_mpi), || run_with(ctx, 4))
+    crate::kernels::harness::probe::around(ctx, || run_with(ctx, 4))
 }
 
 /// Stops the contention kernel's load between processes: rank 0 sends rank 2

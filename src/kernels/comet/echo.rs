@@ -41,7 +41,7 @@ pub(super) const ECHO: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 1) and 4.1 (Figs. 17, 18)",
     about: "echo one-way time vs size per CPU distance class and per logical hop count; piecewise t_startup + N t_per_byte + (n-1) h, peak, 50%/90% sizes",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(run_over_mpi)),
     card: &[],
     run,
     plan: super::estimate::echo,
@@ -412,7 +412,7 @@ pub(super) fn run_with(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run(ctx, over_mpi!(run_over_mpi), || {
+    crate::kernels::harness::probe::around(ctx, || {
         run_with(ctx, ctx.config.effort().comet_echo_hops)
     })
 }

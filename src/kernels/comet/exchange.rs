@@ -24,7 +24,13 @@ pub(super) const EXCHANGE: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 2) and 4.1 (Fig. 20)",
     about: "pairwise exchange (both send, then receive) time vs size; piecewise t_startup + N t_per_byte",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    // Over MPI processes, between ranks 0 and 1 of the world (the others
+    // idle, as the ranks between the pair do between threads), with sends
+    // buffered for a whole message as the paper assumes (both ranks send at
+    // once; a synchronous send of a long message would wait for the other's).
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(|ctx, procs| {
+        super::over_mpi::run_pair(ctx, procs, &body(&sizes(ctx), 2), exchange_result)
+    })),
     card: &[],
     run,
     plan: super::estimate::exchange,
@@ -158,33 +164,17 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     ranks: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    common::require_two_cpus(ctx, EXCHANGE.name)?;
     let sizes = sizes(ctx);
-    let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
-    let body = body(&sizes, team.size());
-    common::per_transport(ctx, EXCHANGE.name, sizes.len(), |t| {
-        let samples = crate::with_transport!(t, common::sweep_team(ctx, &team, &body))?;
-        let mut r = common::result(EXCHANGE.name, Some(t.name()), &team, ranks);
+    let finish = |mut r: KernelResult, team: &Team, samples: &[Samples]| {
         let hosts = team.hosts();
         r.distance_class = ctx.topology.distance(hosts[0], hosts[ranks - 1]);
-        Ok(exchange_result(r, &samples))
-    })
+        exchange_result(r, samples)
+    };
+    common::run_pair(ctx, NAME, ranks, |size| body(&sizes, size), finish)
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run(ctx, over_mpi!(run_over_mpi), || run_with(ctx, 2))
-}
-
-/// The exchange over MPI processes, between ranks 0 and 1 of the world (the
-/// others idle, as the ranks between the pair do between threads), with sends
-/// buffered for a whole message as the paper assumes (both ranks send at
-/// once; a synchronous send of a long message would wait for the other's).
-#[cfg(feature = "mpi")]
-fn run_over_mpi(
-    ctx: &RunContext<'_>,
-    procs: &crate::team::mpi::Processes,
-) -> Result<Vec<KernelResult>, KernelError> {
-    super::over_mpi::run_pair(ctx, procs, &body(&sizes(ctx), 2), exchange_result)
+    crate::kernels::harness::probe::around(ctx, || run_with(ctx, 2))
 }
 
 #[cfg(test)]

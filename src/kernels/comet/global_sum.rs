@@ -31,7 +31,7 @@ pub(super) const GLOBAL_SUM: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Fig. 4) and 4.1 (Fig. 23)",
     about: "element-wise global sum of a double vector onto every rank, recursive doubling and tree + broadcast, vs length and P, checked against the serial sum",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(run_over_mpi)),
     card: &[],
     run,
     plan: super::estimate::global_sum,
@@ -275,7 +275,7 @@ fn describe(point: Point, s: &Samples) -> (Point, String, usize) {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run_collective(ctx, over_mpi!(run_over_mpi), run_with)
+    common::run_collective(ctx, run_with)
 }
 
 /// The vector lengths, in doubles: from the run's sizes (8 bytes a double), or

@@ -30,18 +30,6 @@
 //! with more processors than CPUs use virtual processors (labelled). Every kernel
 //! checks its data before timing; a failed check is an error, not a warning.
 
-/// A kernel's run over MPI processes for [`common::run`]: its function with
-/// the `mpi` feature, nothing without (the function is not built then).
-macro_rules! over_mpi {
-    ($run_over_mpi:ident) => {{
-        #[cfg(feature = "mpi")]
-        let over_mpi = $run_over_mpi;
-        #[cfg(not(feature = "mpi"))]
-        let over_mpi = super::common::NoMpi;
-        over_mpi
-    }};
-}
-
 mod barrier;
 mod broadcast;
 mod common;

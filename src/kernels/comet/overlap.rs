@@ -15,7 +15,7 @@ use super::common::{
 };
 use crate::control::RankError;
 use crate::results::{KernelResult, Point};
-use crate::team::{RankCtx, Team};
+use crate::team::RankCtx;
 use crate::transport::Endpoint;
 use std::hint::black_box;
 
@@ -28,7 +28,18 @@ pub(super) const OVERLAP: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.1 (Figs. 7, 8) and 4.1 (Figs. 24-27)",
     about: "pairwise exchange + DAXPY, synchronous vs asynchronous (isend/irecv, DAXPY, wait), gain over sizes x vector lengths",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    // Over MPI processes, between ranks 0 and 1 of the world (the others
+    // idle), sends buffered for a whole message as for the exchange. The
+    // posted send and receive are MPI's own (`MPI_Isend`, `MPI_Irecv`, then
+    // `MPI_Test` polled at the waits; see `crate::transport::mpi`): unlike
+    // between threads, the gain measures what the library moves while the
+    // rank computes without calling it. OpenMPI without a progress thread
+    // sends an eager message at the post but a long one's rendezvous only
+    // inside MPI calls, so there the gain of long messages stays near the
+    // wait for the peer.
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(|ctx, procs| {
+        super::over_mpi::run_pair(ctx, procs, &body(params(ctx), 2), overlap_result)
+    })),
     card: &[],
     run,
     plan: super::estimate::overlap,
@@ -252,34 +263,16 @@ pub(super) fn run_with(
     ctx: &RunContext<'_>,
     ranks: usize,
 ) -> Result<Vec<KernelResult>, KernelError> {
-    common::require_two_cpus(ctx, OVERLAP.name)?;
     let params = params(ctx);
-    let team = Team::new(&ctx.team_spec(ctx.cpus(), ranks, true))?;
-    let n = params.len();
-    let body = body(params, team.size());
-    common::per_transport(ctx, OVERLAP.name, n, |t| {
-        let samples = crate::with_transport!(t, common::sweep_team(ctx, &team, &body))?;
-        let r = common::result(OVERLAP.name, Some(t.name()), &team, ranks);
-        Ok(overlap_result(r, &samples))
-    })
+    common::run_pair(
+        ctx,
+        NAME,
+        ranks,
+        |size| body(params, size),
+        |r, _, s| overlap_result(r, s),
+    )
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    common::run(ctx, over_mpi!(run_over_mpi), || run_with(ctx, 2))
-}
-
-/// The overlap kernel over MPI processes, between ranks 0 and 1 of the world
-/// (the others idle), sends buffered for a whole message as for the exchange.
-/// The posted send and receive are MPI's own (`MPI_Isend`, `MPI_Irecv`, then
-/// `MPI_Test` polled at the waits; see `crate::transport::mpi`): unlike
-/// between threads, the gain measures what the library moves while the rank
-/// computes without calling it. OpenMPI without a progress thread sends an
-/// eager message at the post but a long one's rendezvous only inside MPI
-/// calls, so there the gain of long messages stays near the wait for the peer.
-#[cfg(feature = "mpi")]
-fn run_over_mpi(
-    ctx: &RunContext<'_>,
-    procs: &crate::team::mpi::Processes,
-) -> Result<Vec<KernelResult>, KernelError> {
-    super::over_mpi::run_pair(ctx, procs, &body(params(ctx), 2), overlap_result)
+    crate::kernels::harness::probe::around(ctx, || run_with(ctx, 2))
 }

@@ -48,7 +48,7 @@ pub(super) const INTERFERENCE: KernelSpec = KernelSpec {
     paper: "Krumme & Greenfield 1988, section 5.2 and Appendix A test 8",
     about: "slowdown of a computation on a rank that 1, 2, 3 streams of 2000-byte messages pass through, against R + S per message",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(over_mpi::run)),
     card: &[],
     run,
     plan: |b| super::estimate::interference(b, &STREAM_COUNTS, SENDTIME),
@@ -229,10 +229,6 @@ fn plan(ctx: &RunContext<'_>, bg: Background) -> Plan {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return over_mpi::run(ctx, procs.get());
-    }
     let kernel = NAME;
     let cpus = cpu_pair(ctx, kernel)?;
     let team = hosted_team(ctx, &cpus, RANKS, 0)?;

@@ -72,7 +72,7 @@ pub(super) const SYNC: KernelSpec = KernelSpec {
     paper: "Hockney 1985, (r_inf, n_1/2, s_1/2) on the Cray X-MP, section 3.2, Figs. 3-6, Table II",
     about: "r_inf, s_1/2, t_0 and pi_0 of a dyadic segment split over P CPUs, per synchronisation method",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(super::sync_mpi::run)),
     card: &[crate::kernels::card::CardEntry::of(
         NAME,
         crate::kernels::card::CardRows::SyncMethods,
@@ -90,10 +90,6 @@ pub use super::sync_plan::{
 use super::sync_result::method_result;
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return super::sync_mpi::run(ctx, procs.get());
-    }
     let cpus = pick_cpu_set(ctx, NAME)?;
     let parts = cpus.len().max(2);
     let plan = run_plan(ctx, cpus.clone(), parts);

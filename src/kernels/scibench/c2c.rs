@@ -28,7 +28,7 @@ pub(super) const C2C: KernelSpec = KernelSpec {
     paper: "Gonzalez 2000, section 5.1 (PP), over all CPU pairs",
     about: "core-to-core 8-byte ping-pong latency matrix over every pair of CPUs (mailbox)",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(super::over_mpi::c2c)),
     card: &[crate::kernels::card::CardEntry::of(
         NAME,
         crate::kernels::card::CardRows::CoreToCore,
@@ -38,10 +38,6 @@ pub(super) const C2C: KernelSpec = KernelSpec {
 };
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return super::over_mpi::c2c(ctx, procs.get());
-    }
     let cpus = ctx.cpus();
     // Every pair, or (quick, or sampled by the plan) a few of every distance
     // class and core-type pair: the same choice the plan estimates.

@@ -16,7 +16,9 @@ pub(super) const ONEWAY: KernelSpec = KernelSpec {
     paper: "Gonzalez 2000, section 5.1, Fig. 6 and Appendix A",
     about: "one-way streaming latency with an acknowledgement of the final message, per transport and message size",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(|ctx, procs| {
+        super::over_mpi::latency(ctx, procs, NAME, Pattern::OneWay)
+    })),
     card: &[crate::kernels::card::CardEntry::of(
         NAME,
         crate::kernels::card::CardRows::TransportLine {
@@ -29,9 +31,5 @@ pub(super) const ONEWAY: KernelSpec = KernelSpec {
 };
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return super::over_mpi::latency(ctx, procs.get(), NAME, Pattern::OneWay);
-    }
     sweep(ctx, NAME, Pattern::OneWay)
 }

@@ -29,7 +29,9 @@ pub(super) const PINGPONG: KernelSpec = KernelSpec {
     paper: "Gonzalez 2000, section 5.1, Fig. 7 and Appendix A",
     about: "ping-pong latency (half the round trip) between two CPUs per transport and message size, with t_startup + N t_per_byte",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(|ctx, procs| {
+        super::over_mpi::latency(ctx, procs, NAME, Pattern::PingPong)
+    })),
     card: &[
         crate::kernels::card::CardEntry::over(
             NAME,
@@ -89,10 +91,6 @@ fn floor_warning(ratio: f64, base_ns: f64) -> Option<String> {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return super::over_mpi::latency(ctx, procs.get(), NAME, Pattern::PingPong);
-    }
     let mut results = sweep(ctx, NAME, Pattern::PingPong)?;
     let base = baseline(ctx)?;
     if let Some(base_ns) = base.points[0].stats("one_way_ns").map(|s| s.min) {

@@ -94,7 +94,7 @@ const SPEEDUP: KernelSpec = KernelSpec {
     paper: "Lamanna 1988 (AFIT thesis), ch. III benchmark, Appendix A steps 7-10, ch. IV eqs. 13-18",
     about: "matrix squaring by block rows with all-to-all exchange checked by probe and flag vector, verified; eq. 13 fit, optimal N and work for 80% efficiency",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(over_mpi::run)),
     card: &[crate::kernels::card::CardEntry::of(
         NAME,
         crate::kernels::card::CardRows::Speedup,
@@ -174,10 +174,6 @@ pub fn speedup_processors(quick: bool, cpus: usize) -> Vec<usize> {
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return over_mpi::run(ctx, procs.get());
-    }
     run_with(ctx, &SpeedupPlan::for_run(ctx))
 }
 

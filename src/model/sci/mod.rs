@@ -50,8 +50,8 @@ pub use projection::{
     model_report,
 };
 pub use torus::{
-    PointToPointLatency, average_counts, average_latency_ns, multi_unicast_counts,
-    multi_unicast_ns, point_to_point_ns, request_counts, response_counts,
+    PointToPointLatency, average_counts, multi_unicast_counts, point_to_point_ns, request_counts,
+    response_counts,
 };
 
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 //! section 6, derived again): what one source overlaps when it sends `N - 1` requests.
 //!
 //! The thesis charges a multi-unicast the sum of its `N - 1` ping-request latencies
-//! ([`super::torus::multi_unicast_ns`]): each request waits for the one before to be
+//! ([`super::torus::multi_unicast_counts`]): each request waits for the one before to be
 //! taken off at its destination. That sum is `(N - 1)` times the average of eq. 17, so
 //! it ranks topologies as the average does. A sender that posts its requests back to
 //! back overlaps most of that. Per request, the resources that cannot overlap are:

@@ -18,7 +18,7 @@
 //! refines it.
 
 use super::multicast::pipelined_multi_unicast_ns;
-use super::torus::{average_latency_ns, multi_unicast_ns};
+use super::torus::{average_counts, multi_unicast_counts};
 use super::{SciComponents, SciModelError};
 use serde::{Deserialize, Serialize};
 
@@ -58,13 +58,14 @@ impl SciApplication {
             return Err(SciModelError::ZeroDimensions);
         }
         let n = nodes_per_dim(nodes, dims);
-        match self {
-            Self::AverageLatency => average_latency_ns(components, size_bytes, n, dims),
-            Self::MultiUnicast => multi_unicast_ns(components, size_bytes, n, dims),
+        let counts = match self {
+            Self::AverageLatency => average_counts(n, dims)?,
+            Self::MultiUnicast => multi_unicast_counts(n, dims)?,
             Self::PipelinedMultiUnicast => {
-                pipelined_multi_unicast_ns(components, size_bytes, n, dims)
+                return pipelined_multi_unicast_ns(components, size_bytes, n, dims);
             }
-        }
+        };
+        counts.latency_ns(components, size_bytes)
     }
 }
 
@@ -286,8 +287,9 @@ fn curve(
             Ok(CurvePoint {
                 nodes,
                 nodes_per_dim: n,
-                average_latency_ns: average_latency_ns(components, size_bytes, n, dims)?,
-                multi_unicast_ns: multi_unicast_ns(components, size_bytes, n, dims)?,
+                average_latency_ns: average_counts(n, dims)?.latency_ns(components, size_bytes)?,
+                multi_unicast_ns: multi_unicast_counts(n, dims)?
+                    .latency_ns(components, size_bytes)?,
                 pipelined_multi_unicast_ns: pipelined_multi_unicast_ns(
                     components, size_bytes, n, dims,
                 )?,
@@ -415,7 +417,10 @@ mod tests {
     fn realisable_sum_ns(c: &SciComponents, nodes: f64, dims: u32) -> f64 {
         let n = nodes.powf(1.0 / f64::from(dims)).floor();
         let (lo, hi) = (n.powi(dims as i32), (n + 1.0).powi(dims as i32));
-        let at = |n: f64| multi_unicast_ns(c, 64, n, dims).unwrap();
+        let at = |n: f64| {
+            let counts = multi_unicast_counts(n, dims).unwrap();
+            counts.latency_ns(c, 64).unwrap()
+        };
         at(n) + (nodes - lo) / (hi - lo) * (at(n + 1.0) - at(n))
     }
 

@@ -120,28 +120,6 @@ pub fn average_counts(nodes_per_dim: f64, dims: u32) -> Result<ComponentCounts, 
     })
 }
 
-/// Average request (equally, response) latency to a uniformly random other node, eq. 17
-/// (ns).
-pub fn average_latency_ns(
-    components: &SciComponents,
-    size_bytes: u32,
-    nodes_per_dim: f64,
-    dims: u32,
-) -> Result<f64, SciModelError> {
-    average_counts(nodes_per_dim, dims)?.latency_ns(components, size_bytes)
-}
-
-/// One-to-all multi-unicast latency: the sum of the request latencies from one source to
-/// every other node (section 6), ns.
-pub fn multi_unicast_ns(
-    components: &SciComponents,
-    size_bytes: u32,
-    nodes_per_dim: f64,
-    dims: u32,
-) -> Result<f64, SciModelError> {
-    multi_unicast_counts(nodes_per_dim, dims)?.latency_ns(components, size_bytes)
-}
-
 /// `(n^D, n^(D-1))` after checking `n >= 2` finite, `D >= 1` and a finite size.
 fn system_size(nodes_per_dim: f64, dims: u32) -> Result<(f64, f64), SciModelError> {
     if !(nodes_per_dim.is_finite() && nodes_per_dim >= 2.0) {
@@ -413,9 +391,12 @@ mod tests {
         // switches 2*10*9/99 - 1 = 0.8182, forwards 2*10*9*8/(2*99) = 7.2727, so
         // 2*2085 + 7*9.0909 + 60*7.2727 + 670*0.8182 = 5218.18 ns.
         let c = SciComponents::paper_table1();
-        let l = average_latency_ns(&c, 64, 10.0, 2).unwrap();
+        let l = average_counts(10.0, 2).unwrap().latency_ns(&c, 64).unwrap();
         assert!((l - 5218.1818).abs() < 1e-3, "{l}");
-        let mu = multi_unicast_ns(&c, 64, 10.0, 2).unwrap();
+        let mu = multi_unicast_counts(10.0, 2)
+            .unwrap()
+            .latency_ns(&c, 64)
+            .unwrap();
         assert!((mu - 99.0 * l).abs() < 1e-6);
     }
 
@@ -454,7 +435,7 @@ mod tests {
             ..SciComponents::paper_table1()
         };
         assert!(matches!(
-            average_latency_ns(&bad, 64, 4.0, 2),
+            average_counts(4.0, 2).unwrap().latency_ns(&bad, 64),
             Err(E::InvalidComponent { .. })
         ));
     }

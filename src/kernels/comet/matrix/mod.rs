@@ -44,26 +44,23 @@ pub(super) fn run_named(
     processors: &[usize],
 ) -> Option<Result<Vec<KernelResult>, KernelError>> {
     let ops: &[MatrixOp] = match name {
-        update_guard::NAME => &[MatrixOp::UpdateGuard],
-        shift::NAME => &[MatrixOp::ShiftNorth, MatrixOp::ShiftEast],
-        transpose::NAME => &[MatrixOp::Transpose],
-        row_col_broadcast::NAME => &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast],
+        update_guard::NAME => update_guard::OPS,
+        shift::NAME => shift::OPS,
+        transpose::NAME => transpose::OPS,
+        row_col_broadcast::NAME => row_col_broadcast::OPS,
         _ => return None,
     };
     Some(grid::sweep(ctx, name, ops, processors))
 }
 
-/// The kernel's run: over MPI processes when the run is (`--transport mpi`),
-/// else between threads over the processor counts of [`grid::processor_counts`].
+/// The kernel's run between threads, over the processor counts of
+/// [`grid::processor_counts`] (over MPI processes the registry runs the
+/// kernel's `over_mpi::run` instead).
 pub(super) fn run(
     ctx: &RunContext<'_>,
     kernel: &str,
     ops: &[MatrixOp],
 ) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return over_mpi::run(ctx, procs.get(), kernel, ops);
-    }
     crate::kernels::harness::probe::around(ctx, || {
         grid::sweep(ctx, kernel, ops, &grid::processor_counts(ctx.config.quick))
     })

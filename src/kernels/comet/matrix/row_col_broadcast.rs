@@ -24,7 +24,9 @@ pub(in super::super) const ROW_COL_BROADCAST: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 14), 3.3 (Fig. 16) and 4.2 (Fig. 30)",
     about: "multicast one global row down the grid columns and one packed column along the grid rows, with acknowledgements, verified, vs matrix order",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::OnGrid,
+    over_mpi: crate::kernels::OverMpi::OnGrid {
+        run: crate::kernels::mpi_run!(|ctx, procs| super::over_mpi::run(ctx, procs, NAME, OPS)),
+    },
     card: &[],
     run,
     plan: super::super::estimate::row_col_broadcast,
@@ -135,6 +137,9 @@ pub(super) fn check_col(m: &LocalMatrix) -> Result<(), RankError> {
     )
 }
 
+/// The operations it times, in order.
+pub(super) const OPS: &[MatrixOp] = &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast];
+
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    super::run(ctx, NAME, &[MatrixOp::RowBroadcast, MatrixOp::ColBroadcast])
+    super::run(ctx, NAME, OPS)
 }

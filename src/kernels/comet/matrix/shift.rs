@@ -20,7 +20,9 @@ pub(in super::super) const SHIFT: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 12), 3.3 and 4.2 (Fig. 29)",
     about: "shift a block-decomposed matrix one block north and one block east (whole local array with guard), verified, vs matrix order",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::OnGrid,
+    over_mpi: crate::kernels::OverMpi::OnGrid {
+        run: crate::kernels::mpi_run!(|ctx, procs| super::over_mpi::run(ctx, procs, NAME, OPS)),
+    },
     card: &[],
     run,
     plan: super::super::estimate::shift,
@@ -77,6 +79,9 @@ pub(super) fn check(m: &LocalMatrix, dir: Direction) -> Result<(), RankError> {
     )
 }
 
+/// The operations it times, in order.
+pub(super) const OPS: &[MatrixOp] = &[MatrixOp::ShiftNorth, MatrixOp::ShiftEast];
+
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    super::run(ctx, NAME, &[MatrixOp::ShiftNorth, MatrixOp::ShiftEast])
+    super::run(ctx, NAME, OPS)
 }

@@ -26,7 +26,9 @@ pub(in super::super) const TRANSPOSE: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 13), 3.3 and 4.2 (Fig. 31)",
     about: "transpose a block-decomposed matrix (exchange with the transposed grid position, local transpose), verified, vs matrix order",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::OnGrid,
+    over_mpi: crate::kernels::OverMpi::OnGrid {
+        run: crate::kernels::mpi_run!(|ctx, procs| super::over_mpi::run(ctx, procs, NAME, OPS)),
+    },
     card: &[],
     run,
     plan: super::super::estimate::transpose,
@@ -77,6 +79,9 @@ pub(super) fn check(m: &LocalMatrix) -> Result<(), RankError> {
     )
 }
 
+/// The operations it times, in order.
+pub(super) const OPS: &[MatrixOp] = &[MatrixOp::Transpose];
+
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    super::run(ctx, NAME, &[MatrixOp::Transpose])
+    super::run(ctx, NAME, OPS)
 }

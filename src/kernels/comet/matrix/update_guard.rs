@@ -26,7 +26,9 @@ pub(in super::super) const UPDATE_GUARD: KernelSpec = KernelSpec {
     paper: "Ganapati, Otto & Walpole 1994 (CoMet), sections 2.2.2 (Fig. 11), 3.3 (Fig. 15) and 4.2 (Fig. 28)",
     about: "update the N/S/E/W guard wrapper of a block-decomposed matrix from the grid neighbours (non-blocking, packing overlapped), verified, vs matrix order",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::OnGrid,
+    over_mpi: crate::kernels::OverMpi::OnGrid {
+        run: crate::kernels::mpi_run!(|ctx, procs| super::over_mpi::run(ctx, procs, NAME, OPS)),
+    },
     card: &[],
     run,
     plan: super::super::estimate::update_guard,
@@ -134,6 +136,9 @@ pub(super) fn check(m: &LocalMatrix) -> Result<(), RankError> {
     )
 }
 
+/// The operations it times, in order.
+pub(super) const OPS: &[MatrixOp] = &[MatrixOp::UpdateGuard];
+
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    super::run(ctx, NAME, &[MatrixOp::UpdateGuard])
+    super::run(ctx, NAME, OPS)
 }

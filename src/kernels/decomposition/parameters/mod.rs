@@ -100,7 +100,7 @@ pub(super) const DECOMPOSITION: KernelSpec = KernelSpec {
     paper: "Krumme & Greenfield 1988, sections 2-4 and 5.1, Tables 1-3, Appendix A",
     about: "the six message-cost times F S R A U E per transport, size and integer/floating-point Q, with lines X0 + X1 n",
     in_quick_suite: true,
-    over_mpi: crate::kernels::OverMpi::PAIR,
+    over_mpi: crate::kernels::OverMpi::pair(crate::kernels::mpi_run!(over_mpi::run)),
     card: &[crate::kernels::card::CardEntry::of(
         NAME,
         crate::kernels::card::CardRows::MessageCosts,
@@ -169,10 +169,6 @@ fn run_sized<T: Transport>(
 }
 
 fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
-    #[cfg(feature = "mpi")]
-    if let Some(procs) = ctx.processes {
-        return over_mpi::run(ctx, procs.get());
-    }
     let kernel = NAME;
     let cpus = cpu_pair(ctx, kernel)?;
     let wash = wash_bytes(ctx.topology, &cpus);
