@@ -160,7 +160,7 @@ fn run_and_compare(
         trials: args.trials as usize,
         ..ReplayConfig::new(t, hosts.clone())
     };
-    let replay_probe = |on: bool| on.then(|| pair_probe(&hosts)).transpose();
+    let replay_probe = |on: bool| on.then(|| pair_probe(t, &hosts)).transpose();
     let probe_pre = replay_probe(remeasure)?.flatten();
     let outcome = replay(schedule, &config)?;
     let probe_post = replay_probe(remeasure)?.flatten();
@@ -234,29 +234,13 @@ fn measure_switch(hosts: &[usize]) -> Result<halfperf::workload::predict::Input>
     switch_input(&turns, cpu).context("no yield turn measured")
 }
 
-/// The CPU pair's two-flag round trip on the first two of `hosts`, the
-/// probe the message parameters carry: the median of a quick run's trials,
-/// ns (none on one CPU).
-fn pair_probe(hosts: &[usize]) -> Result<Option<f64>> {
-    let topo = Topology::detect()?;
-    let allowed = platform::allowed_cpus();
-    let clock = platform::measure_clock();
-    let config = RunConfig {
-        quick: true,
-        cpus: Some(hosts.iter().copied().take(2).collect()),
-        wait_timeout: Duration::from_secs(10),
-        ..RunConfig::default()
-    };
-    let ctx = RunContext::quiet(&topo, &allowed, &clock, &config);
-    let mut ns = kernels::harness::probe::pair_round_trips_ns(&ctx, &ctx.cpus())
-        .map_err(|e| anyhow::anyhow!("probing the CPU pair around the replay: {e}"))?;
-    ns.sort_by(f64::total_cmp);
-    Ok((!ns.is_empty()).then(|| ns[ns.len() / 2]))
-}
-
-/// Quick `pingpong`, `oneway` and `overheads` over `t` on the first two of
-/// `hosts` (the message parameters, with the probe of the pair's round trip).
-fn measure(t: TransportKind, hosts: &[usize]) -> Result<ResultFile> {
+/// Runs `work` in a quick run's context on the first two of `hosts`, over
+/// `t`: the context the measurements around the replay share.
+fn quick_on<T>(
+    t: TransportKind,
+    hosts: &[usize],
+    work: impl FnOnce(&RunContext<'_>, &RunConfig) -> Result<T>,
+) -> Result<T> {
     let topo = Topology::detect()?;
     let allowed = platform::allowed_cpus();
     let clock = platform::measure_clock();
@@ -267,23 +251,45 @@ fn measure(t: TransportKind, hosts: &[usize]) -> Result<ResultFile> {
         wait_timeout: Duration::from_secs(10),
         ..RunConfig::default()
     };
-    let ctx = RunContext::quiet(&topo, &allowed, &clock, &config);
-    let specs: Vec<_> = ["pingpong", "oneway", OVERHEADS]
-        .iter()
-        .map(|k| kernels::find(k).context("kernel missing from the registry"))
-        .collect::<Result<_>>()?;
-    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let out = suite::run_suite(
-        &specs,
-        &ctx,
-        started,
-        suite::config_json(&config, &specs),
-        |_| {},
-    );
-    if let Some(e) = out.failure {
-        bail!("measuring the message parameters around the replay: {e}");
-    }
-    Ok(out.file)
+    work(
+        &RunContext::quiet(&topo, &allowed, &clock, &config),
+        &config,
+    )
+}
+
+/// The CPU pair's two-flag round trip on the first two of `hosts`, the
+/// probe the message parameters carry: the median of a quick run's trials,
+/// ns (none on one CPU).
+fn pair_probe(t: TransportKind, hosts: &[usize]) -> Result<Option<f64>> {
+    quick_on(t, hosts, |ctx, _| {
+        let mut ns = kernels::harness::probe::pair_round_trips_ns(ctx, &ctx.cpus())
+            .map_err(|e| anyhow::anyhow!("probing the CPU pair around the replay: {e}"))?;
+        ns.sort_by(f64::total_cmp);
+        Ok((!ns.is_empty()).then(|| ns[ns.len() / 2]))
+    })
+}
+
+/// Quick `pingpong`, `oneway` and `overheads` over `t` on the first two of
+/// `hosts` (the message parameters, with the probe of the pair's round trip).
+fn measure(t: TransportKind, hosts: &[usize]) -> Result<ResultFile> {
+    quick_on(t, hosts, |ctx, config| {
+        let specs: Vec<_> = ["pingpong", "oneway", OVERHEADS]
+            .iter()
+            .map(|k| kernels::find(k).context("kernel missing from the registry"))
+            .collect::<Result<_>>()?;
+        let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let out = suite::run_suite(
+            &specs,
+            ctx,
+            started,
+            suite::config_json(config, &specs),
+            |_| {},
+        );
+        if let Some(e) = out.failure {
+            bail!("measuring the message parameters around the replay: {e}");
+        }
+        Ok(out.file)
+    })
 }
 
 fn us(ns: f64) -> String {

@@ -7,7 +7,7 @@ mod common;
 use halfperf::control::{Placement, RankError};
 use halfperf::kernels::hockney::vector::{LengthSamples, Level, OperationSweep, operation_result};
 use halfperf::kernels::hockney::{
-    Method, Operation, Simd, SyncPlan, VectorPlan, Vectors, sweep_method, sweep_methods,
+    Method, Operation, Simd, SyncPlan, Threads, VectorPlan, Vectors, sweep_method, sweep_methods,
 };
 use halfperf::kernels::{KernelError, RunConfig, RunContext, find};
 use halfperf::platform::{ClockInfo, Topology, allowed_cpus, measure_clock};
@@ -353,7 +353,7 @@ fn the_methods_are_visited_in_turn_every_round() {
     let methods = [Method::SpinHint, Method::TasksPool, Method::Locks];
     let steps = std::sync::Mutex::new(Vec::new());
     let step = |m: Method| steps.lock().unwrap().push(m);
-    let sweeps = sweep_methods(&methods, &p, &clock, &never, &step).unwrap();
+    let sweeps = sweep_methods(&Threads, &methods, &p, &clock, &never, &step).unwrap();
     let got: Vec<Method> = sweeps.iter().map(|s| s.method).collect();
     assert_eq!(got, methods);
     for s in &sweeps {

@@ -36,7 +36,8 @@ pub mod vector;
 
 pub use simd::{Element, LineAligned, Operation, SIMD_ENV, Simd, Vectors};
 pub use sync_plan::{Method, SyncPlan};
-pub use sync_sweep::{sweep_method, sweep_methods};
+pub use sync_sweep::{Instances, Threads, sweep_method, sweep_methods};
+pub use team_batch::Batch;
 pub use vector::VectorPlan;
 
 use super::{KernelError, KernelSpec, RunContext};

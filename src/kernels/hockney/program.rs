@@ -27,11 +27,11 @@
 //! Invariant: a grain is a multiple of `8 P` flop, so that every processor's
 //! share starts on a line of its own, as in `hockney-sync`.
 
-use super::sweep_methods;
 use super::sync_method::with_method;
 use super::sync_plan::{Method, NAME as SYNC_NAME, SyncPlan};
 use super::sync_result::method_result;
 use super::team_batch::Batch;
+use super::{Threads, sweep_methods};
 use crate::control::RankError;
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::hockney_program::{self as hp, Estimate};
@@ -116,7 +116,7 @@ pub fn run_program(
     clock: &ClockInfo,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<Vec<Result<ProgramRun, NoPrediction>>, KernelError> {
-    let sweeps = sweep_methods(methods, plan, clock, cancelled, &|_| {})?;
+    let sweeps = sweep_methods(&Threads, methods, plan, clock, cancelled, &|_| {})?;
     let grains: Vec<u64> = groups
         .iter()
         .flat_map(|&(g, c)| std::iter::repeat_n(g as u64, c as usize))

@@ -59,7 +59,7 @@
 //! lets the master go on early, fails the kernel instead of posting a low time.
 
 use super::pick_cpu_set;
-use super::sync_sweep::sweep_methods;
+use super::sync_sweep::{Threads, sweep_methods};
 use crate::kernels::harness::probe::{pair_round_trips_ns, probe_warning};
 use crate::kernels::{KernelError, KernelSpec, RunContext};
 use crate::model::interval;
@@ -99,7 +99,7 @@ fn run(ctx: &RunContext<'_>) -> Result<Vec<KernelResult>, KernelError> {
     let hint_ns = Poll::hint_pause_ns();
     let before = pair_round_trips_ns(ctx, &cpus)?;
     let step = |m: Method| ctx.progress.step(m.name());
-    let sweeps = sweep_methods(&Method::ALL, &plan, ctx.clock, &cancelled, &step)?;
+    let sweeps = sweep_methods(&Threads, &Method::ALL, &plan, ctx.clock, &cancelled, &step)?;
     let after = pair_round_trips_ns(ctx, &cpus)?;
     // The machine's state round by round: the median of the round's probes
     // (each method's visit one), and the probes before and after the sweep.

@@ -7,7 +7,7 @@
 //! So a cross-node prediction has a barrier's cost to start from.
 //!
 //! The sweep, its calibration, rounds, probes and fit are the threads'
-//! ([`super::sync_sweep::sweep_methods_on`], `method_result`): only the
+//! ([`super::sync_sweep::sweep_methods`], `method_result`): only the
 //! instantiation differs ([`Processes`] implements
 //! [`Instances`]). Rank 0, the master, drives; before every batch it sends
 //! each other rank a command (method, grain, segments), untimed, and all
@@ -31,7 +31,7 @@
 use super::rate_probe::Serial;
 use super::sync_plan::{Method, NAME, SERIAL_ELEMENTS, SyncPlan, run_plan};
 use super::sync_result::method_result;
-use super::sync_sweep::{Instances, sweep_methods_on};
+use super::sync_sweep::{Instances, sweep_methods};
 use super::sync_work::{Work, with_work};
 use super::team_batch::{Batch, PROBE_GRAIN, RATE_GRAIN};
 use crate::control::{Placement, RankError};
@@ -306,7 +306,7 @@ pub(super) fn run(
         .begin(NAME, (methods.len() * (plan.trials + 1)) as u64);
     let cancelled = || ctx.cancelled();
     let step = |m: Method| ctx.progress.step(m.name());
-    let sweeps = sweep_methods_on(procs, &methods, &plan, ctx.clock, &cancelled, &step);
+    let sweeps = sweep_methods(procs, &methods, &plan, ctx.clock, &cancelled, &step);
     // The workers end whatever the sweep gave; an error ends the job anyway.
     procs.run(NAME, |_, ep| Command::FINISH.send(ep))?;
     let sweeps = sweeps?;

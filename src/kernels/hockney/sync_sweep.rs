@@ -79,7 +79,7 @@ pub fn sweep_method(
     clock: &ClockInfo,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<MethodSweep, KernelError> {
-    let mut sweeps = sweep_methods(&[method], plan, clock, cancelled, &|_| {})?;
+    let mut sweeps = sweep_methods(&Threads, &[method], plan, clock, cancelled, &|_| {})?;
     Ok(sweeps.pop().expect("one sweep a method"))
 }
 
@@ -98,7 +98,7 @@ struct Visited {
 /// ([`Threads`], [`with_method`]) or on MPI processes (`sync_mpi`). Each
 /// call makes one instantiation (team, synchronisation objects, vectors)
 /// and runs `driver` on the master with its batch function.
-pub(super) trait Instances {
+pub trait Instances {
     /// One instantiation of `method` on `plan`, `driver` run on it; its
     /// result and the processors' placement.
     fn with<R: Send>(
@@ -110,7 +110,7 @@ pub(super) trait Instances {
 }
 
 /// The methods' instantiations on threads of this process.
-pub(super) struct Threads;
+pub struct Threads;
 
 impl Instances for Threads {
     fn with<R: Send>(
@@ -123,27 +123,15 @@ impl Instances for Threads {
     }
 }
 
-/// Measures `methods` over their grains on threads of this process,
-/// interleaved (see `sweep_methods_on`, which also runs them on MPI
-/// processes).
-pub fn sweep_methods(
-    methods: &[Method],
-    plan: &SyncPlan,
-    clock: &ClockInfo,
-    cancelled: &(dyn Fn() -> bool + Sync),
-    step: &dyn Fn(Method),
-) -> Result<Vec<MethodSweep>, KernelError> {
-    sweep_methods_on(&Threads, methods, plan, clock, cancelled, step)
-}
-
 /// Measures `methods` over their grains, interleaved: each is calibrated on
 /// an instantiation of its own, then every round visits every method in
 /// turn, on a fresh instantiation (team, synchronisation objects, vectors)
 /// that times that round's grains and probes, so that a method's rounds
 /// spread over the whole sweep as the methods' rounds of a grain do over
 /// the method's. A single method keeps one instantiation for all its rounds.
-/// `step` is called after every calibration and every visit.
-pub(super) fn sweep_methods_on(
+/// `step` is called after every calibration and every visit. `on` says
+/// where: [`Threads`] of this process, or MPI processes (`sync_mpi`).
+pub fn sweep_methods(
     on: &impl Instances,
     methods: &[Method],
     plan: &SyncPlan,

@@ -65,7 +65,7 @@ impl Gate {
 }
 
 /// A batch: `(grain, reps) -> time of the reps segments`.
-pub(super) type Batch<'a> = dyn FnMut(usize, u64) -> Result<Duration, RankError> + 'a;
+pub type Batch<'a> = dyn FnMut(usize, u64) -> Result<Duration, RankError> + 'a;
 
 /// The grain that asks a team method's batch for the probe instead of
 /// segments: `reps` round trips of the two-flag ping-pong between ranks 0 and
