@@ -12,9 +12,10 @@
 //! intervals and trust) and is marked when one of them is not `ok`.
 
 use anyhow::{Context, Result, bail};
-use halfperf::analysis;
+use halfperf::analysis::{Input, input_marks, prediction_rows};
 use halfperf::model::hockney_program::{self as hp, Estimate, Program};
-use halfperf::results::{self, CardRow, ResultFile, Trust};
+use halfperf::results::{self, CardRow, ResultFile};
+use halfperf::text::prediction::{ci, input_line};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -78,65 +79,6 @@ pub(crate) struct HockneyArgs {
     /// Print the prediction as JSON on stdout.
     #[arg(long)]
     json: bool,
-}
-
-/// A card row used by a prediction.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct Input {
-    pub kernel: String,
-    pub name: String,
-    pub of: Option<String>,
-    pub value: f64,
-    pub unit: String,
-    pub ci95: Option<[f64; 2]>,
-    pub trust: String,
-}
-
-impl Input {
-    pub(crate) fn of_row(r: &CardRow) -> Input {
-        Input {
-            kernel: r.kernel.clone(),
-            name: r.name.clone(),
-            of: r.of.clone(),
-            value: r.value,
-            unit: r.unit.clone(),
-            ci95: r.ci95,
-            trust: r.trust.mark().into(),
-        }
-    }
-
-    pub(crate) fn estimate(&self) -> Estimate {
-        Estimate::new(self.value, self.ci95)
-    }
-
-    pub(crate) fn line(&self) -> String {
-        let ci = self.ci95.map_or("no interval".into(), |[lo, hi]| {
-            format!("[{}, {}]", results::num(lo), results::num(hi))
-        });
-        let of = self
-            .of
-            .as_deref()
-            .map_or(String::new(), |o| format!(" ({o})"));
-        format!(
-            "{} {}{of} = {} {} {ci} {}",
-            self.kernel,
-            self.name,
-            results::num(self.value),
-            self.unit,
-            self.trust
-        )
-    }
-}
-
-/// The marks of a prediction: every input that is not `ok`.
-pub(crate) fn marks(inputs: &[Input]) -> Vec<String> {
-    let mut m: Vec<String> = inputs
-        .iter()
-        .filter(|i| i.trust != Trust::Ok.mark())
-        .map(|i| format!("{} {}", i.trust, i.name))
-        .collect();
-    m.dedup();
-    m
 }
 
 /// One method's prediction.
@@ -219,49 +161,6 @@ fn program_of(args: &HockneyArgs) -> Result<Program> {
         bail!("no program: give --vector, --segment, --scalar or --program FILE");
     }
     Ok(p)
-}
-
-/// The card's rows, and after them a row for every headline parameter the
-/// card leaves out (kernels off its short list, such as `hockney-program`,
-/// and a synthetic file's kernels without fits), marked by the card's rule:
-/// busy, then virtual, then a flagged fit, then noisy (an interval wider than
-/// a fifth of the value either way).
-pub(crate) fn rows_of(file: &ResultFile) -> Vec<CardRow> {
-    let mut rows = analysis::card_of(file).rows;
-    for k in &file.kernels {
-        let key = match &k.transport {
-            Some(t) => format!("{}/{t}", k.kernel),
-            None => k.kernel.clone(),
-        };
-        for p in &k.headline {
-            if rows
-                .iter()
-                .any(|r| r.kernel == key && r.name == p.name && r.of == p.of)
-            {
-                continue;
-            }
-            let flagged = k
-                .fits
-                .iter()
-                .any(|f| f.flagged && f.params.contains_key(&p.name));
-            let trust = analysis::trust(k, flagged, p.value, p.ci95, false);
-            rows.push(CardRow {
-                method: k.method.clone(),
-                line: String::new(),
-                kernel: key.clone(),
-                name: p.name.clone(),
-                of: p.of.clone(),
-                value: p.value,
-                unit: results::unit_of(&p.name).into(),
-                ci95: p.ci95,
-                interval: p.interval.clone().unwrap_or_default(),
-                signed: analysis::is_signed(&p.name),
-                trust,
-                repetitions: None,
-            });
-        }
-    }
-    rows
 }
 
 /// The card rows of `kernel` (exact, or any `kernel/...` when it has no `/`).
@@ -438,7 +337,7 @@ fn predict_method(
         efficiency_ci95,
         grain_flop: grain,
         grain_ci95_flop: grain_ci95,
-        marks: marks(&inputs),
+        marks: input_marks(&inputs),
         inputs,
     })
 }
@@ -447,7 +346,7 @@ fn predict_method(
 pub(crate) fn model_hockney(args: &HockneyArgs) -> Result<()> {
     let p = program_of(args)?;
     let file = results::read(&args.from)?;
-    let rows = rows_of(&file);
+    let rows = prediction_rows(&file);
     let (vector, mut notes) = vector_part(&p, &rows, &args.from)?;
     let values: Vec<f64> = vector.iter().map(|i| i.value).collect();
     let t_vector_ns = t_vector_ns(&p, &values);
@@ -526,14 +425,6 @@ fn describe(p: &Program) -> Vec<String> {
     out
 }
 
-fn ci(v: [f64; 2]) -> String {
-    let end = |x: f64| match x.is_finite() {
-        true => results::num(x),
-        false => "unbounded".into(),
-    };
-    format!("[{}, {}]", end(v[0]), end(v[1]))
-}
-
 fn text(r: &HockneyReport) -> String {
     use std::fmt::Write;
     let mut out = String::new();
@@ -548,7 +439,7 @@ fn text(r: &HockneyReport) -> String {
         results::num(r.t_scalar_ns)
     );
     for i in &r.vector_inputs {
-        let _ = writeln!(out, "  input: {}", i.line());
+        let _ = writeln!(out, "  input: {}", input_line(i));
     }
     for n in &r.notes {
         let _ = writeln!(out, "  note: {n}");
@@ -585,7 +476,7 @@ fn text(r: &HockneyReport) -> String {
             m.grain_ci95_flop.map_or(String::new(), ci),
         );
         for i in m.inputs.iter().skip(r.vector_inputs.len()) {
-            let _ = writeln!(out, "    input: {}", i.line());
+            let _ = writeln!(out, "    input: {}", input_line(i));
         }
     }
     out

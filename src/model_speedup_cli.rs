@@ -16,12 +16,13 @@
 //! the time of the same program without the checking (what the thesis's
 //! simulation, calibrated without eq. 10, gives).
 
-use super::{Input, ci, marks, rows_of};
 use anyhow::{Context, Result, bail};
+use halfperf::analysis::{Input, input_marks, prediction_rows};
 use halfperf::model::hockney_program::{Estimate, monte_carlo};
 use halfperf::model::interval::t_interval;
 use halfperf::model::speedup::{SpeedupRecord, fit_eq11};
 use halfperf::results::{self, CardRow, KernelResult};
+use halfperf::text::prediction::{ci, input_line};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -239,7 +240,7 @@ fn eq10(probe: &Input, n: f64, u: f64, ein: &[Estimate], time: &TimeFn) -> (Band
 pub(crate) fn model_speedup(args: &SpeedupArgs) -> Result<()> {
     let (nodes, bursts, receivers) = checked_args(args)?;
     let file = results::read(&args.from)?;
-    let rows = rows_of(&file);
+    let rows = prediction_rows(&file);
     let kernel = speedup_kernel(args, &rows);
     let missing = || {
         format!(
@@ -334,7 +335,7 @@ pub(crate) fn model_speedup(args: &SpeedupArgs) -> Result<()> {
         efficiency: e,
         u_for_efficiency_ms: u_for(&values),
         u_for_efficiency_ci95_ms: monte_carlo(&e13, u_for),
-        marks: marks(&all_inputs),
+        marks: input_marks(&all_inputs),
         inputs: all_inputs,
         checks,
     };
@@ -406,7 +407,7 @@ fn text(r: &SpeedupReport) -> String {
         ci(r.u_for_efficiency_ci95_ms)
     );
     for i in &r.inputs {
-        let _ = writeln!(out, "  input: {}", i.line());
+        let _ = writeln!(out, "  input: {}", input_line(i));
     }
     let _ = writeln!(
         out,

@@ -423,3 +423,46 @@ fn speedup_bad_input_and_missing_kernel() {
         "run `halfperf run speedup`",
     );
 }
+
+/// The library's prediction rows on the synthetic file: every headline of
+/// every kernel once (the card's rows, then those it leaves out), the
+/// synthetic intervals judged by the card's rule (locks' t0 of 1000 ns in
+/// [500, 1500] is wider than a fifth either way: noisy; spin-hint's 100 in
+/// [90, 110] is not), and the marks of a prediction naming only the noisy.
+#[test]
+fn prediction_rows_hold_every_headline_once_with_its_mark() {
+    use halfperf::analysis::{Input, input_marks, prediction_rows};
+    let dir = tmp("rows");
+    let path = synthetic(&dir, "rows.json", &["sync", "vector", "speedup"]);
+    let file = halfperf::results::read(&path).unwrap();
+    let rows = prediction_rows(&file);
+    let headlines: usize = file.kernels.iter().map(|k| k.headline.len()).sum();
+    assert_eq!(headlines, 12);
+    for k in &file.kernels {
+        let key = format!("{}/{}", k.kernel, k.transport.as_deref().unwrap());
+        for p in &k.headline {
+            let found = rows
+                .iter()
+                .filter(|r| r.kernel == key && r.name == p.name && r.of == p.of)
+                .count();
+            assert_eq!(found, 1, "{key} {}", p.name);
+        }
+    }
+    let t0 = |m: &str| {
+        let key = format!("hockney-sync/{m}");
+        let r = rows
+            .iter()
+            .find(|r| r.kernel == key && r.name == "t0_ns")
+            .unwrap();
+        Input::of_row(r)
+    };
+    let (spin, locks) = (t0("spin-hint"), t0("locks"));
+    assert_eq!((spin.value, spin.trust.as_str()), (100.0, "ok"));
+    assert_eq!((locks.value, locks.trust.as_str()), (1000.0, "noisy"));
+    assert_eq!(locks.ci95, Some([500.0, 1500.0]));
+    assert_eq!(
+        input_marks(&[spin, locks.clone(), locks]),
+        vec!["noisy t0_ns".to_owned()]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
