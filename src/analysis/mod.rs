@@ -10,6 +10,10 @@
 //! - [`compare`] and [`compare_cards`]: files side by side, every parameter
 //!   or card row with its ratio to the first file and a mark where the two
 //!   differ.
+//! - [`hockney_prediction`]: Hockney's program time from the card (`model
+//!   hockney`).
+//! - [`speedup_prediction`]: Lamanna's eqs. 10-18 from the `speedup`
+//!   kernel (`model speedup`).
 //! - [`prediction_rows`]: the card rows the papers' predictions read (`model
 //!   hockney`, `model speedup`), every headline a file holds, as [`Input`]s
 //!   with their marks.
@@ -33,8 +37,10 @@ mod card_rows;
 mod compare;
 mod decisions;
 mod eq13_interval;
+pub mod hockney_prediction;
 mod prediction_inputs;
 mod repeat;
+pub mod speedup_prediction;
 mod state;
 mod trust;
 
@@ -46,7 +52,7 @@ pub use card_compare::{
 pub use compare::{
     Comparison, ComparisonRow, compare, compare_with_floor, kernel_key, reports_mean, to_csv,
 };
-pub use prediction_inputs::{Input, input_marks, prediction_rows};
+pub use prediction_inputs::{Input, PredictionError, input_marks, prediction_rows};
 pub use repeat::{MOVED_ALLOWANCE, RepeatSpread, TARGET_CV, Verdict, cv, repeat_spread};
 pub use state::{
     DEFAULT_FLOOR, MAX_SLEEP_NS, MODE_SHIFT, Mode, ModeOf, PHASE_MODES, ProbeKind, Probed,

@@ -15,9 +15,35 @@
 
 #![forbid(unsafe_code)]
 
-use crate::model::hockney_program::Estimate;
+use crate::model::hockney_program::{Estimate, ProgramError};
+use crate::model::speedup::SpeedupError;
 use crate::results::{self, CardRow, ResultFile, Trust};
 use serde::Serialize;
+
+/// Why a prediction cannot be made from a file; each says what is missing
+/// or out of range, and how to get it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PredictionError {
+    /// The file lacks a row the prediction needs; says which and the run
+    /// that records it.
+    #[error("{0}")]
+    Missing(String),
+    /// The processors asked for are not those the method was measured on.
+    #[error("{0}")]
+    Processors(String),
+    /// The target efficiency is out of its range.
+    #[error("{0}")]
+    Efficiency(String),
+    /// Eq. 15 has no optimum to take N from.
+    #[error("eq. 15 has no optimum (b or c not positive): give --nodes N")]
+    NoOptimum,
+    /// The program itself (its scheduling efficiency) is out of range.
+    #[error(transparent)]
+    Program(#[from] ProgramError),
+    /// Eq. 11 does not fit the kernel's points.
+    #[error("eq. 11 on the speedup kernel's points")]
+    Eq11(#[source] SpeedupError),
+}
 
 /// A card row used by a prediction.
 #[derive(Debug, Clone, Serialize)]

@@ -91,7 +91,7 @@ pub enum Verdict {
     MachineMoved,
     /// CV above both, and the method's hand-overs slept more in some
     /// repetitions than in others (by more than
-    /// [`MODE_SHIFT`] a segment): the method changed mode.
+    /// [`super::MODE_SHIFT`] a segment): the method changed mode.
     ModeChanged,
     /// CV above both, but `compare` marks no repetition against the
     /// median one (`*`), and the machine moved under at least one (`~`):
