@@ -104,7 +104,7 @@ fn main() -> ExitCode {
 
 /// `run --repeat K`'s summary over `results`, one repetition a file.
 fn spread(results: &[KernelResult], files: usize) {
-    let rows = halfperf::suite::repeat_spread(results);
+    let rows = halfperf::analysis::repeat_spread(results);
     print!(
         "{}",
         halfperf::text::repeat::repeat_spread(&rows, files as u32)

@@ -38,7 +38,8 @@
 //! - [`kernels`]: one module per method, one file per kernel, and the registry
 //!   (the one list of kernels; each exports its `NAME`).
 //! - [`analysis`]: what is concluded from result files: the machine card,
-//!   decisions, `compare`, the judging of the machine's state.
+//!   decisions, `compare`, the judging of the machine's state, the repeat
+//!   spread.
 //! - [`workload`]: GOAL schedules replayed on a team of pinned ranks, with
 //!   trials and intervals, and predicted from a result file.
 //! - [`suite`]: a whole run: machine and software description, kernels in turn.
@@ -46,23 +47,38 @@
 //! - [`report`]: HTML and Markdown reports with SVG figures, from result files.
 //! - [`benchfit`]: the Criterion benches' parameters: the kernels' fits on the
 //!   times a bench measured, printed as the card and written as a result file.
-//! - `main.rs`: the command line only (`args.rs` its value parsers, `bars.rs` its
-//!   progress bars, `mpirun.rs` its side of a run over MPI).
+//! - `main.rs`: the command line only (`args.rs` its value parsers, `progress.rs`
+//!   its progress bars, `mpirun.rs` its side of a run over MPI).
 
 #![warn(unsafe_op_in_unsafe_fn)]
 
-pub mod analysis;
-pub mod benchfit;
-pub mod control;
-pub mod kernels;
-pub mod model;
-pub mod platform;
+// In the order of the list above, from the machine up.
 mod primitive;
-pub mod report;
-pub mod results;
-pub mod suite;
-pub mod sync;
-pub mod team;
-pub mod text;
+
+pub mod platform;
+
+pub mod model;
+
+pub mod control;
+
 pub mod transport;
+
+pub mod sync;
+
+pub mod team;
+
+pub mod results;
+
+pub mod kernels;
+
+pub mod analysis;
+
 pub mod workload;
+
+pub mod suite;
+
+pub mod text;
+
+pub mod report;
+
+pub mod benchfit;

@@ -14,7 +14,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 mod args;
-mod bars;
 mod index_cli;
 mod model_hockney_cli;
 mod model_papers_cli;
@@ -22,12 +21,13 @@ mod model_sci_cli;
 mod mpirun;
 mod plan_cli;
 mod predict_cli;
+mod progress;
 mod replay_cli;
 mod simulate_cli;
 use args::{
     OutArgs, check_out_path, floor_pct, parse_cpus, parse_repeat, parse_sizes, resolve_kernels,
 };
-use bars::Bars;
+use progress::Bars;
 
 #[derive(Parser)]
 #[command(
@@ -904,7 +904,7 @@ fn present_run(
         show(format!("skipped {kernel}: {reason}\n"));
     }
     if args.repeat > 1 {
-        let spread = suite::repeat_spread(&outcome.file.kernels);
+        let spread = analysis::repeat_spread(&outcome.file.kernels);
         show(text::repeat::repeat_spread(&spread, args.repeat));
     }
     if args.json {

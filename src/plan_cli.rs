@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 use halfperf::kernels::plan::{self, Shape};
 use halfperf::kernels::{KernelSpec, RunConfig};
 use halfperf::platform::{self, Home, MachineRoot, Topology};
+use halfperf::text;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -100,7 +101,7 @@ pub(crate) fn settle(
         if json {
             println!("{}", serde_json::to_string_pretty(&p)?);
         } else {
-            print!("{}", plan::plan_text(&p));
+            print!("{}", text::plan::plan_text(&p));
         }
         return Ok(None);
     }

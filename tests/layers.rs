@@ -14,7 +14,7 @@ const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 const BINARY: &[&str] = &[
     "main.rs",
     "args.rs",
-    "bars.rs",
+    "progress.rs",
     "mpirun.rs",
     "replay_cli.rs",
     "predict_cli.rs",
@@ -570,4 +570,19 @@ fn the_circle_finder_reads_grouped_paths_and_reexports() {
         target(&strings(&[&["k", "Spec"]])[0], &modules, &exports, 0),
         strings(&[&["k", "n"]])[0]
     );
+}
+
+/// `lib.rs` declares its modules in the order of its docs' list (the loom
+/// shim `primitive` first, under every layer).
+#[test]
+fn the_declarations_follow_the_list() {
+    let lib = std::fs::read_to_string(Path::new(SRC).join("lib.rs")).expect("src/lib.rs");
+    let declared: Vec<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod ").or(l.strip_prefix("mod ")))
+        .map(|l| l.trim_end_matches(';').to_owned())
+        .collect();
+    let mut listed = vec!["primitive".to_owned()];
+    listed.extend(layers());
+    assert_eq!(declared, listed);
 }

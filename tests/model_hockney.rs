@@ -423,3 +423,104 @@ fn speedup_bad_input_and_missing_kernel() {
         "run `halfperf run speedup`",
     );
 }
+
+/// The library's prediction rows on the synthetic file: every headline of
+/// every kernel once (the card's rows, then those it leaves out), the
+/// synthetic intervals judged by the card's rule (locks' t0 of 1000 ns in
+/// [500, 1500] is wider than a fifth either way: noisy; spin-hint's 100 in
+/// [90, 110] is not), and the marks of a prediction naming only the noisy.
+#[test]
+fn prediction_rows_hold_every_headline_once_with_its_mark() {
+    use halfperf::analysis::{Input, input_marks, prediction_rows};
+    let dir = tmp("rows");
+    let path = synthetic(&dir, "rows.json", &["sync", "vector", "speedup"]);
+    let file = halfperf::results::read(&path).unwrap();
+    let rows = prediction_rows(&file);
+    let headlines: usize = file.kernels.iter().map(|k| k.headline.len()).sum();
+    assert_eq!(headlines, 12);
+    for k in &file.kernels {
+        let key = format!("{}/{}", k.kernel, k.transport.as_deref().unwrap());
+        for p in &k.headline {
+            let found = rows
+                .iter()
+                .filter(|r| r.kernel == key && r.name == p.name && r.of == p.of)
+                .count();
+            assert_eq!(found, 1, "{key} {}", p.name);
+        }
+    }
+    let t0 = |m: &str| {
+        let key = format!("hockney-sync/{m}");
+        let r = rows
+            .iter()
+            .find(|r| r.kernel == key && r.name == "t0_ns")
+            .unwrap();
+        Input::of_row(r)
+    };
+    let (spin, locks) = (t0("spin-hint"), t0("locks"));
+    assert_eq!((spin.value, spin.trust.as_str()), (100.0, "ok"));
+    assert_eq!((locks.value, locks.trust.as_str()), (1000.0, "noisy"));
+    assert_eq!(locks.ci95, Some([500.0, 1500.0]));
+    assert_eq!(
+        input_marks(&[spin, locks.clone(), locks]),
+        vec!["noisy t0_ns".to_owned()]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The library's predictions, without the command line: Hockney's ten
+/// segments of 1000 flop at 1 flop/ns and t0 = 100 ns plus ten L1 vector
+/// operations take 11000 + 2250 = 13250 ns (as `hockney_program_by_hand`);
+/// Lamanna's T(200, 8) = 2 + 25 + 4 = 31 ms (as `speedup_eq13_by_hand`); and
+/// a missing kernel or an efficiency out of range is a typed error naming
+/// the file or the flag.
+#[test]
+fn the_library_predicts_what_the_commands_print() {
+    use halfperf::analysis::PredictionError;
+    use halfperf::analysis::hockney_prediction::predict_hockney;
+    use halfperf::analysis::speedup_prediction::{SpeedupQuery, predict_speedup};
+    use halfperf::model::hockney_program::Program;
+    let d = tmp("library");
+    let path = synthetic(&d, "r.json", &["sync", "vector", "speedup"]);
+    let file = halfperf::results::read(&path).unwrap();
+    let mut p = Program::parse("segment 1000 10\nvector L1 400 10\nmethod spin-hint\n").unwrap();
+    let h = predict_hockney(&p, &file, &path, 0.9).unwrap();
+    assert!((h.t_vector_ns - 2250.0).abs() < 1e-6);
+    assert_eq!(h.predictions.len(), 1);
+    assert!((h.predictions[0].t_ns - 13250.0).abs() < 1e-6);
+    assert!((h.predictions[0].grain_flop.unwrap() - 900.0).abs() < 1e-6);
+    match predict_hockney(&p, &file, &path, 1.5) {
+        Err(PredictionError::Efficiency(m)) => assert!(m.contains("--efficiency 1.5"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    p.method = Some("nosuch".into());
+    match predict_hockney(&p, &file, &path, 0.9) {
+        Err(PredictionError::Missing(m)) => {
+            assert!(
+                m.contains("r.json has no r_inf_flop_per_s for method nosuch"),
+                "{m}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    let q = SpeedupQuery {
+        u_ms: 200.0,
+        nodes: Some(8.0),
+        bursts: None,
+        receivers: None,
+        efficiency: 0.8,
+        transport: None,
+    };
+    let s = predict_speedup(&q, &file, &path).unwrap();
+    assert_eq!(s.kernel, "speedup/mailbox");
+    assert!((s.t_ms - 31.0).abs() < 1e-9 && (s.optimal_nodes - 20.0).abs() < 1e-9);
+    assert!((s.u_for_efficiency_ms - 192.0).abs() < 1e-9);
+    let channel = SpeedupQuery {
+        transport: Some("channel".into()),
+        ..q
+    };
+    match predict_speedup(&channel, &file, &path) {
+        Err(PredictionError::Missing(m)) => assert!(m.contains("speedup/channel"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    std::fs::remove_dir_all(&d).ok();
+}

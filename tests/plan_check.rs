@@ -193,7 +193,7 @@ fn a_repeated_run_is_planned_repeated() {
         fixed(&three) > fixed(&one),
         "more idle samples for 3 repetitions"
     );
-    assert!(plan::plan_text(&three).contains("3 repetitions of"));
+    assert!(halfperf::text::plan::plan_text(&three).contains("3 repetitions of"));
 }
 
 #[test]

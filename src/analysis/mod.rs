@@ -10,6 +10,15 @@
 //! - [`compare`] and [`compare_cards`]: files side by side, every parameter
 //!   or card row with its ratio to the first file and a mark where the two
 //!   differ.
+//! - [`hockney_prediction`]: Hockney's program time from the card (`model
+//!   hockney`).
+//! - [`speedup_prediction`]: Lamanna's eqs. 10-18 from the `speedup`
+//!   kernel (`model speedup`).
+//! - [`prediction_rows`]: the card rows the papers' predictions read (`model
+//!   hockney`, `model speedup`), every headline a file holds, as [`Input`]s
+//!   with their marks.
+//! - [`repeat_spread`]: each headline parameter's spread over the
+//!   repetitions of `run --repeat K`, with its verdict against the probes.
 //! - `state`: how a comparison tells a parameter that changed from one that
 //!   moved with the machine ([`judge`]), from the probes and mode figures the
 //!   kernels recorded (their names are the document's, in `results`).
@@ -28,6 +37,10 @@ mod card_rows;
 mod compare;
 mod decisions;
 mod eq13_interval;
+pub mod hockney_prediction;
+mod prediction_inputs;
+mod repeat;
+pub mod speedup_prediction;
 mod state;
 mod trust;
 
@@ -39,6 +52,8 @@ pub use card_compare::{
 pub use compare::{
     Comparison, ComparisonRow, compare, compare_with_floor, kernel_key, reports_mean, to_csv,
 };
+pub use prediction_inputs::{Input, PredictionError, input_marks, prediction_rows};
+pub use repeat::{MOVED_ALLOWANCE, RepeatSpread, TARGET_CV, Verdict, cv, repeat_spread};
 pub use state::{
     DEFAULT_FLOOR, MAX_SLEEP_NS, MODE_SHIFT, Mode, ModeOf, PHASE_MODES, ProbeKind, Probed,
     STATE_SPAN, Why, explained, judge, latency_like, moves_both_ways, moves_with_copy,

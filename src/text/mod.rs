@@ -7,6 +7,8 @@ pub mod card;
 pub mod compare;
 pub mod decomposition;
 pub mod hockney;
+pub mod plan;
+pub mod prediction;
 pub mod repeat;
 pub mod sci;
 pub mod simulator;

@@ -2,8 +2,8 @@
 //! with the machine's probe beside each repetition.
 
 use crate::analysis::DEFAULT_FLOOR;
+use crate::analysis::{MOVED_ALLOWANCE, RepeatSpread, TARGET_CV, Verdict};
 use crate::results::num;
-use crate::suite::{MOVED_ALLOWANCE, RepeatSpread, TARGET_CV, Verdict};
 use std::fmt::Write;
 
 /// Two lines per parameter: kernel, transport, name and qualifier, the median, the

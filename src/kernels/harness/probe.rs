@@ -6,7 +6,7 @@
 //! different states for milliseconds to minutes. A kernel that probes records the
 //! probes' median and range as the headline parameter [`PROBE_PARAM`], so that a
 //! parameter that moved between two runs can be set beside the probe that moved
-//! with it (`run --repeat K` does: [`crate::suite::repeat_spread`]), and warns
+//! with it (`run --repeat K` does: [`crate::analysis::repeat_spread`]), and warns
 //! ([`probe_warning`]) when the probes moved by more than [`PROBE_MOVED`] within
 //! the kernel.
 //!
