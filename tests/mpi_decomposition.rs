@@ -79,8 +79,9 @@ const YIELDING: &str = "not resolved: the MPI library yields the CPU";
 /// Where test 4's write call (`F + S`) and the one that opens test 6 differ,
 /// and always where the messages go through sockets (`--mca btl tcp,self`:
 /// a write call is an `MPI_Isend` into a socket, whose cost follows the
-/// socket's state), the result says F, U and A are not resolved.
-const WRITES: &str = "not resolved: the write call of test 4";
+/// socket's state), the result names both calls in a note; `F` is solved
+/// with test 6's call, and no line is marked for it.
+const WRITES: &str = "the write call of test 4 (F + S) took";
 
 /// Whether `HALFPERF_MPI_ARGS` sends the messages through sockets.
 fn over_sockets() -> bool {
@@ -222,21 +223,16 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
         // (`common::mpirun`); then, and only then, the result says so.
         let yielding = np > cpus;
         assert_eq!(warnings.contains(YIELDING), yielding, "{warnings}");
-        // Otherwise F, U and A are not resolved over sockets, and where the
-        // two write calls differ (a loaded machine can make them).
+        // Otherwise over sockets a note names both write calls (and F is
+        // solved with test 6's); no line is marked for it.
         let writes = warnings.contains(WRITES);
         assert!(!(yielding && writes), "{warnings}");
         assert!(yielding || writes || !over_sockets(), "{warnings}");
         for f in fits {
             let y = f["y"].as_str().unwrap();
             let solved_from_r = !y.starts_with("e_");
-            let from_write = ["f_", "u_", "a_"].iter().any(|p| y.starts_with(p));
             let marked = f["model"].as_str().unwrap().contains("; not resolved: ");
-            assert_eq!(
-                marked,
-                (yielding && solved_from_r) || (writes && from_write),
-                "{f}"
-            );
+            assert_eq!(marked, yielding && solved_from_r, "{f}");
             if marked {
                 assert_eq!(f["flagged"], true, "{f}");
             }
@@ -246,6 +242,98 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
             .filter_map(if yielding { insane_yielding } else { insane })
             .collect();
         // U1 is never a negative line reported as a measurement.
+        problems.extend(u1_below_zero(fits));
+        if problems.is_empty() {
+            return;
+        }
+        eprintln!("attempt {attempt}: {problems:?}");
+    }
+    panic!("no run had sane values: {problems:?}");
+}
+
+/// At more processes than CPUs the other MPI tests ask Open MPI to yield,
+/// and the decomposition then says the lost computation is not resolved.
+/// But its processes beyond the CPUs host no node and sleep while they
+/// wait: with `--mca mpi_yield_when_idle 0` the two hosting processes poll
+/// as at two processes, no line is marked, and the values are sane as
+/// there ([`insane`]). Runs on the CI's leg with more processes than CPUs.
+#[test]
+fn beyond_the_cpus_without_yielding_the_lines_stand() {
+    if !have_mpirun("beyond_the_cpus_without_yielding_the_lines_stand") {
+        return;
+    }
+    let (np, cpus) = (
+        np(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    if np <= cpus {
+        eprintln!(
+            "beyond_the_cpus_without_yielding_the_lines_stand: runs with HALFPERF_MPI_NP above the {cpus} CPUs"
+        );
+        return;
+    }
+    let _turn = common::measuring();
+    let dir = tempfile::tempdir().unwrap();
+    let sizes = SIZES.map(|s| s.to_string()).join(",");
+    let trials = TRIALS.to_string();
+    let mut problems = Vec::new();
+    for attempt in 0..ATTEMPTS {
+        let name = format!("kg-no-yield{attempt}.json");
+        let mut cmd = std::process::Command::new("timeout");
+        cmd.args(["-k", "10", common::mpirun::TIMEOUT_S, "mpirun", "-n"])
+            .arg(np.to_string())
+            .args(["--bind-to", "none", "--oversubscribe"])
+            .args(["--mca", "mpi_yield_when_idle", "0"])
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .current_dir(dir.path());
+        if let Ok(extra) = std::env::var("HALFPERF_MPI_ARGS") {
+            cmd.args(extra.split_whitespace());
+        }
+        cmd.arg(env!("CARGO_BIN_EXE_halfperf")).args([
+            "run",
+            "decomposition",
+            "--sizes",
+            &sizes,
+            "--trials",
+            &trials,
+            "--deadline-ms",
+            "60000",
+            "--transport",
+            "mpi",
+            "--quick",
+            "--out",
+            &name,
+        ]);
+        let out = cmd.output().expect("timeout and mpirun run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc = common::mpirun::json(dir.path(), &name);
+        let k = kernel(&doc, "decomposition", "mpi");
+        let warnings = k["warnings"].to_string();
+        assert!(!warnings.contains(YIELDING), "{warnings}");
+        assert!(
+            warnings.contains(&format!("multiplexed over {} MPI processes", cpus.min(6)))
+                && warnings.contains("host no node"),
+            "{warnings}"
+        );
+        let fits = k["fits"].as_array().unwrap();
+        assert_eq!(fits.len(), 12, "{k}");
+        for f in fits {
+            assert!(
+                !f["model"].as_str().unwrap().contains("; not resolved: "),
+                "{f}"
+            );
+        }
+        problems = k["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(insane)
+            .collect();
         problems.extend(u1_below_zero(fits));
         if problems.is_empty() {
             return;
