@@ -52,7 +52,10 @@
 //! 4's call (`F + S`) may cost otherwise (an `MPI_Isend` into a socket
 //! costs by the socket's state). Rank 0 times the call that opens test 6's
 //! echo too, and `F + S` is taken with it (`solve::f_plus_s_of_test_6`);
-//! where the two differ, or over sockets, a note gives both figures.
+//! where the two differ, or over sockets, a note gives both figures. `F`
+//! is then the copy into a system buffer (the write call and the send that
+//! `S` holds are one `MPI_Isend`), tens of ns: its interval holds zero. For
+//! `U0` over shared memory take four repetitions (`--trials 4`), not two.
 
 use super::super::background::{Background, QKind};
 use super::super::protocol::{CHUNK, Node, Nodes, wash_bytes};
