@@ -21,8 +21,13 @@ const ATTEMPTS: usize = 2;
 /// The sizes swept: the first and last of the paper's.
 const SIZES: [f64; 2] = [16.0, 2000.0];
 
-/// The repetitions (`--trials`): two a size, so each line has six points.
+/// The repetitions (`--trials`): two a size, so each line has four points.
 const TRIALS: usize = 2;
+
+/// The repetitions where `F0` and `U0` are checked (shared memory, a CPU a
+/// process): four, eight points a line. Over sockets four took over 300 s
+/// on a loaded machine.
+const TRIALS_F_U: usize = 4;
 
 /// The median of `name` at point `p`, NaN when missing.
 fn median(p: &Value, name: &str) -> f64 {
@@ -79,8 +84,9 @@ const YIELDING: &str = "not resolved: the MPI library yields the CPU";
 /// Where test 4's write call (`F + S`) and the one that opens test 6 differ,
 /// and always where the messages go through sockets (`--mca btl tcp,self`:
 /// a write call is an `MPI_Isend` into a socket, whose cost follows the
-/// socket's state), the result says F, U and A are not resolved.
-const WRITES: &str = "not resolved: the write call of test 4";
+/// socket's state), the result names both calls in a note; `F` is solved
+/// with test 6's call, and no line is marked for it.
+const WRITES: &str = "the write call of test 4 (F + S) took";
 
 /// Whether `HALFPERF_MPI_ARGS` sends the messages through sockets.
 fn over_sockets() -> bool {
@@ -124,6 +130,37 @@ fn u1_below_zero(fits: &[Value]) -> Vec<String> {
     wrong
 }
 
+/// A line's coefficient `key` in `fits` with its 95 % interval.
+fn coefficient(fits: &[Value], key: &str) -> Option<(f64, [f64; 2])> {
+    let f = fits.iter().find(|f| f["params"].get(key).is_some())?;
+    let v = f["params"][key].as_f64()?;
+    let se = f["std_errors"][key].as_f64()?;
+    let dof = f["n_points"].as_u64()?.saturating_sub(2) as usize;
+    let t = t_95(dof);
+    Some((v, [v - t * se, v + t * se]))
+}
+
+/// What is wrong with `F0` and `U0` over shared memory, processes on CPUs
+/// of their own, with both `Q`s: each measured within 200 ns (its 95 %
+/// interval's half-width; with two repetitions they were 120 to 720 ns),
+/// and neither below zero beyond its interval. Their values are tens of
+/// ns: over MPI the write call and the send that `S` holds are one
+/// `MPI_Isend`, so `F` is the copy into a system buffer, and `U` the copy
+/// out of one; under load `U0` came out between -8 and 176 ns over runs,
+/// so its sign is not asserted.
+fn f0_u0_wrong(fits: &[Value]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for q in ["int", "float"] {
+        for x in ["f", "u"] {
+            match coefficient(fits, &format!("{q}_{x}0_ns")) {
+                Some((_, [lo, hi])) if hi - lo < 400.0 && hi >= 0.0 => {}
+                other => wrong.push(format!("{q} {x}0 not within 200 ns: {other:?}")),
+            }
+        }
+    }
+    wrong
+}
+
 /// What is wrong with one point of a run whose library yields: E, the
 /// write call and the timed read positive, the echo longer over five links
 /// than over one, the six times finite.
@@ -154,8 +191,12 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
     let _turn = common::measuring();
     let dir = tempfile::tempdir().unwrap();
     let np = np();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // F0 and U0 are checked over shared memory, a CPU a process.
+    let f_u = np <= cpus && !over_sockets();
+    let reps = if f_u { TRIALS_F_U } else { TRIALS };
     let sizes = SIZES.map(|s| s.to_string()).join(",");
-    let trials = TRIALS.to_string();
+    let trials = reps.to_string();
     let mut problems = Vec::new();
     for attempt in 0..ATTEMPTS {
         let name = format!("kg{attempt}.json");
@@ -176,7 +217,6 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
         assert_eq!(k["distance_class"], "other_process");
         // The hosting processes sit on CPUs of their own where there are
         // enough (this test runs on one node).
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let hosting = if cpus >= 2 { np.min(cpus) } else { np }.min(6);
         let warnings = k["warnings"].to_string();
         assert!(
@@ -190,7 +230,7 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
         for (i, p) in points.iter().enumerate() {
             assert_eq!(p["q_float"], if i < SIZES.len() { 0.0 } else { 1.0 });
             assert_eq!(p["size_bytes"], SIZES[i % SIZES.len()]);
-            assert_eq!(p["repetitions"], TRIALS as f64, "{p}");
+            assert_eq!(p["repetitions"], reps as f64, "{p}");
             for name in ["e_ns", "r_ns", "s_ns", "f_ns", "u_ns", "a_ns"] {
                 assert!(median(p, name).is_finite(), "{name} in {p}");
             }
@@ -198,7 +238,7 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
         let fits = k["fits"].as_array().unwrap();
         assert_eq!(fits.len(), 12, "{k}");
         for f in fits {
-            assert_eq!(f["n_points"], (SIZES.len() * TRIALS) as f64, "{f}");
+            assert_eq!(f["n_points"], (SIZES.len() * reps) as f64, "{f}");
             let params = f["params"].as_object().unwrap();
             assert_eq!(params.len(), 2, "{f}");
             assert!(
@@ -222,21 +262,16 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
         // (`common::mpirun`); then, and only then, the result says so.
         let yielding = np > cpus;
         assert_eq!(warnings.contains(YIELDING), yielding, "{warnings}");
-        // Otherwise F, U and A are not resolved over sockets, and where the
-        // two write calls differ (a loaded machine can make them).
+        // Otherwise over sockets a note names both write calls (and F is
+        // solved with test 6's); no line is marked for it.
         let writes = warnings.contains(WRITES);
         assert!(!(yielding && writes), "{warnings}");
         assert!(yielding || writes || !over_sockets(), "{warnings}");
         for f in fits {
             let y = f["y"].as_str().unwrap();
             let solved_from_r = !y.starts_with("e_");
-            let from_write = ["f_", "u_", "a_"].iter().any(|p| y.starts_with(p));
             let marked = f["model"].as_str().unwrap().contains("; not resolved: ");
-            assert_eq!(
-                marked,
-                (yielding && solved_from_r) || (writes && from_write),
-                "{f}"
-            );
+            assert_eq!(marked, yielding && solved_from_r, "{f}");
             if marked {
                 assert_eq!(f["flagged"], true, "{f}");
             }
@@ -246,6 +281,101 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
             .filter_map(if yielding { insane_yielding } else { insane })
             .collect();
         // U1 is never a negative line reported as a measurement.
+        problems.extend(u1_below_zero(fits));
+        if f_u {
+            problems.extend(f0_u0_wrong(fits));
+        }
+        if problems.is_empty() {
+            return;
+        }
+        eprintln!("attempt {attempt}: {problems:?}");
+    }
+    panic!("no run had sane values: {problems:?}");
+}
+
+/// At more processes than CPUs the other MPI tests ask Open MPI to yield,
+/// and the decomposition then says the lost computation is not resolved.
+/// But its processes beyond the CPUs host no node and sleep while they
+/// wait: with `--mca mpi_yield_when_idle 0` the two hosting processes poll
+/// as at two processes, no line is marked, and the values are sane as
+/// there ([`insane`]). Runs on the CI's leg with more processes than CPUs.
+#[test]
+fn beyond_the_cpus_without_yielding_the_lines_stand() {
+    if !have_mpirun("beyond_the_cpus_without_yielding_the_lines_stand") {
+        return;
+    }
+    let (np, cpus) = (
+        np(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    if np <= cpus {
+        eprintln!(
+            "beyond_the_cpus_without_yielding_the_lines_stand: runs with HALFPERF_MPI_NP above the {cpus} CPUs"
+        );
+        return;
+    }
+    let _turn = common::measuring();
+    let dir = tempfile::tempdir().unwrap();
+    let sizes = SIZES.map(|s| s.to_string()).join(",");
+    let trials = TRIALS.to_string();
+    let mut problems = Vec::new();
+    for attempt in 0..ATTEMPTS {
+        let name = format!("kg-no-yield{attempt}.json");
+        let mut cmd = std::process::Command::new("timeout");
+        cmd.args(["-k", "10", common::mpirun::TIMEOUT_S, "mpirun", "-n"])
+            .arg(np.to_string())
+            .args(["--bind-to", "none", "--oversubscribe"])
+            .args(["--mca", "mpi_yield_when_idle", "0"])
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .current_dir(dir.path());
+        if let Ok(extra) = std::env::var("HALFPERF_MPI_ARGS") {
+            cmd.args(extra.split_whitespace());
+        }
+        cmd.arg(env!("CARGO_BIN_EXE_halfperf")).args([
+            "run",
+            "decomposition",
+            "--sizes",
+            &sizes,
+            "--trials",
+            &trials,
+            "--deadline-ms",
+            "60000",
+            "--transport",
+            "mpi",
+            "--quick",
+            "--out",
+            &name,
+        ]);
+        let out = cmd.output().expect("timeout and mpirun run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc = common::mpirun::json(dir.path(), &name);
+        let k = kernel(&doc, "decomposition", "mpi");
+        let warnings = k["warnings"].to_string();
+        assert!(!warnings.contains(YIELDING), "{warnings}");
+        assert!(
+            warnings.contains(&format!("multiplexed over {} MPI processes", cpus.min(6)))
+                && warnings.contains("host no node"),
+            "{warnings}"
+        );
+        let fits = k["fits"].as_array().unwrap();
+        assert_eq!(fits.len(), 12, "{k}");
+        for f in fits {
+            assert!(
+                !f["model"].as_str().unwrap().contains("; not resolved: "),
+                "{f}"
+            );
+        }
+        problems = k["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(insane)
+            .collect();
         problems.extend(u1_below_zero(fits));
         if problems.is_empty() {
             return;

@@ -38,7 +38,8 @@
 //!   of the two CPUs' round trips before and after each size, which flag a run
 //!   measured in more than one state of the machine;
 //! - [`solve`]: `E, R, S, F, U, A` solved in the paper's order
-//!   ([`crate::model::decomposition::solve`]) from the medians of each
+//!   ([`crate::model::decomposition::solve`]; `F + S` with the write call that
+//!   test 6 pays, `solve::f_plus_s_of_test_6`) from the medians of each
 //!   experiment's iterations, the points (mean and deviation over the five
 //!   repetitions, three with `--quick`, or `--trials`), the lines `X0 + X1 n`
 //!   (Table 3) and the warnings that say why a parameter fell below zero;
@@ -271,7 +272,7 @@ mod tests {
     use super::rank0::{ForwardTimes, NeighbourTimes};
     use super::solve::{Shortfall, probed_at, state_change};
     use super::*;
-    use crate::model::decomposition::TABLE_1_US;
+    use crate::model::decomposition::{ExperimentTimes, TABLE_1_US};
 
     /// What this kernel's experiments would measure on a machine with Table 1's
     /// parameters.
@@ -435,6 +436,45 @@ mod tests {
     /// repetitions, give nine points and seven degrees of freedom, so S0's
     /// interval (t(7) = 2.365 times its standard error, which holds the
     /// spread between repetitions) lies above zero.
+    /// Over sockets a write call is mostly the socket's write, which `S`
+    /// and `E` hold too, and test 4's call may cost more than test 6's.
+    /// Hand-worked, ns: E 7000, R 3000, S 6500, F 1000, U 300, A 200, test
+    /// 6's write call 7500 (F and the write S holds), test 4's 9000 with
+    /// nothing lost after it. `F + S` taken with test 6's call gives back F
+    /// = 7500 - 6500 = 1000, U = 16600/2 - 7000 - 1000 = 300, A = 500 - 300
+    /// = 200; with test 4's own call F is 2500, U -1200 and A 1700.
+    #[test]
+    fn f_is_solved_with_the_write_call_test_6_pays() {
+        let mut s = measured(16, [7.0, 3.0, 6.5, 1.0, 0.3, 0.2]);
+        s.send_call_test_6 = 7500.0;
+        s.neighbour.send_call_ns = 9000.0;
+        s.neighbour.f_plus_s_ns = 9000.0;
+        assert_eq!(solve::f_plus_s_of_test_6(&s), 7500.0);
+        let (p, _) = solve::solve_size(&s).unwrap();
+        let got = [p.e_ns, p.r_ns, p.s_ns, p.f_ns, p.u_ns, p.a_ns];
+        let want = [7000.0, 3000.0, 6500.0, 1000.0, 300.0, 200.0];
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-9, "{got:?}");
+        }
+        let as_timed = crate::model::decomposition::solve(&ExperimentTimes {
+            size_bytes: 16.0,
+            echo_ns: s.echo_idle.clone(),
+            r_ns: 3000.0,
+            a_plus_u_ns: 500.0,
+            f_plus_s_ns: 9000.0,
+            r_plus_s_ns: 9500.0,
+            twice_f_e_u_ns: 16_600.0,
+        })
+        .unwrap();
+        let got = [as_timed.f_ns, as_timed.u_ns, as_timed.a_ns];
+        for (g, w) in got.iter().zip([2500.0, -1200.0, 1700.0]) {
+            assert!((g - w).abs() < 1e-9, "{got:?}");
+        }
+        // A missing call leaves test 4's figure.
+        s.send_call_test_6 = f64::NAN;
+        assert_eq!(solve::f_plus_s_of_test_6(&s), 9000.0);
+    }
+
     #[test]
     fn table_3_lines_use_every_repetition() {
         let sizes = [16usize, 1000, 2000];

@@ -17,7 +17,8 @@ use std::fmt::Write;
 pub(super) const R2_THRESHOLD: f64 = 0.9;
 
 /// One repetition at one size, solved: the parameters (`E` from the idle echo,
-/// whose hops are those of test 6) and `E` from the busy echo.
+/// whose hops are those of test 6) and `E` from the busy echo; `F + S` with
+/// test 6's write call ([`f_plus_s_of_test_6`]).
 pub(super) fn solve_size(s: &SizeTimes) -> Option<(Parameters, f64)> {
     let n = &s.neighbour;
     let times = ExperimentTimes {
@@ -25,7 +26,7 @@ pub(super) fn solve_size(s: &SizeTimes) -> Option<(Parameters, f64)> {
         echo_ns: s.echo_idle.clone(),
         r_ns: n.r_ns,
         a_plus_u_ns: n.a_plus_u_ns,
-        f_plus_s_ns: n.f_plus_s_ns,
+        f_plus_s_ns: f_plus_s_of_test_6(s),
         r_plus_s_ns: s.forward.r_plus_s_ns,
         twice_f_e_u_ns: s.twice_f_e_u,
     };
@@ -36,6 +37,28 @@ pub(super) fn solve_size(s: &SizeTimes) -> Option<(Parameters, f64)> {
     })
     .ok()?;
     Some((p, busy.e_ns))
+}
+
+/// `F + S` as test 6 pays it: test 4's figure (its write call and what the
+/// `Q(SENDTIME)` after it lost) with that write call replaced by the one that
+/// opens test 6's echo, on the same lane; test 4's where either call is
+/// missing.
+///
+/// The paper solves `F = (F + S) − S` and then `U = T6/2 − E − F`: the `F`
+/// that `U` is taken from must be the `F` that test 6's round trip holds.
+/// `F` is the write call's cost and `S` what the computation loses after it
+/// (section 2), so only the call's part of `F + S` can differ between the
+/// two tests. Where the two calls cost the same this is test 4's figure;
+/// where one operation costs by the state it finds (an `MPI_Isend` into a
+/// socket took 7 to 45 µs in test 4 and 6 to 7 µs opening test 6), test 4's
+/// call would put its excess into `F`, out of `U` (below zero) and into `A`.
+pub(super) fn f_plus_s_of_test_6(s: &SizeTimes) -> f64 {
+    let (n, call_6) = (&s.neighbour, s.send_call_test_6);
+    if n.send_call_ns.is_finite() && call_6.is_finite() {
+        n.f_plus_s_ns - n.send_call_ns + call_6
+    } else {
+        n.f_plus_s_ns
+    }
 }
 
 /// Reads one parameter.
@@ -355,7 +378,7 @@ pub(super) struct Shortfall {
     /// `twice_f_e_u_system_ns` less `2E + F + (A + U)`: zero where the costs add
     /// up.
     pub(super) one_link_excess: f64,
-    /// `F` solved, `(F + S) − S`.
+    /// `F` solved, `(F + S) − S` with test 6's write call.
     pub(super) f: f64,
     /// `F` from test 6 with `A` timed alone: `T6/2 − E − ((A + U) − A alone)`.
     pub(super) f_echo: f64,
