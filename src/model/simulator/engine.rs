@@ -21,6 +21,10 @@ const FAR: usize = 16;
 /// (hundreds of cycles at some tens of cycles an event), near enough for the
 /// lines to stay in L1 until used.
 const NEAR: usize = 8;
+/// Size of the nodes' lines above which the engine looks ahead: below, they and
+/// the queues stay in a core's L2 cache and fetching ahead only costs
+/// instructions (256 nodes ran some 8 % slower with it, 2048 faster).
+const LOOK_AHEAD_FROM_BYTES: usize = 256 << 10;
 
 /// What a task's processor time is currently spent on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,9 +112,10 @@ pub(super) fn run(config: &SimConfig, router: Router) -> Outcome {
     for v in 0..config.nodes {
         engine.start_burst(v, 0.0);
     }
-    while let Some(event) = engine.queue.pop() {
-        engine.look_ahead();
-        engine.handle(event.node, event.kind, event.time_ms);
+    if std::mem::size_of::<Node>() * config.nodes as usize > LOOK_AHEAD_FROM_BYTES {
+        engine.drain::<true>();
+    } else {
+        engine.drain::<false>();
     }
     engine.outcome
 }
@@ -185,13 +190,23 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Takes and handles events until none is left, looking ahead or not.
+    fn drain<const LOOK_AHEAD: bool>(&mut self) {
+        while let Some(event) = self.queue.pop() {
+            if LOOK_AHEAD {
+                self.look_ahead();
+            }
+            self.handle(event.node, event.kind, event.time_ms);
+        }
+    }
+
     /// Fetches the lines that events a few pops ahead will touch, so that their
     /// misses overlap the handling of the events before (at 4096 nodes the nodes'
     /// lines and the rings' middles do not fit a core's L2): a node's lines
     /// [`FAR`] places ahead, and [`NEAR`] places ahead what those lines point
     /// to, the next node of a message leaving a channel and the ring entries of
     /// a channel's next pop or push.
-    #[inline]
+    #[inline(always)]
     fn look_ahead(&self) {
         if let Some(e) = self.queue.ahead(FAR) {
             let node = &self.nodes[e.node as usize];
@@ -217,6 +232,7 @@ impl<'a> Engine<'a> {
         }
     }
 
+    #[inline(always)]
     fn handle(&mut self, v: u32, kind: EventKind, now: f64) {
         match kind {
             EventKind::TaskStep => {

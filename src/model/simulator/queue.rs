@@ -166,7 +166,7 @@ impl EventQueue {
     }
 
     /// Removes and returns the earliest event.
-    #[inline]
+    #[inline(always)]
     pub(super) fn pop(&mut self) -> Option<Event> {
         let mut best = self.heap.peek().map(|r| r.0);
         let mut from = LANES;
