@@ -45,6 +45,15 @@ for n in 256 1024 2048 4096; do
   echo "N=$n wall rate:    $(stats < "$work/wall-$n")"
   echo "N=$n per CPU-s:    $(stats < "$work/cpu-$n")"
 done
+# Flatness: each size's median rate over the best size's (the target: every
+# size within 10 % of the best).
+for kind in wall cpu; do
+  for n in 256 1024 2048 4096; do
+    echo "$n $(sort -g "$work/$kind-$n" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
+  done | awk -v kind="$kind" '{ n[NR] = $1; m[NR] = $2; if ($2 > best) best = $2 }
+    END { printf "flatness (%s rate medians over the best): ", kind
+          for (i = 1; i <= NR; i++) printf "N=%s %.3f  ", n[i], (best > 0) ? m[i] / best : 0; print "" }'
+done
 
 lgs=${LOGGOPSIM_DIR:-}
 if [[ -z "$lgs" ]]; then

@@ -11,10 +11,12 @@ mod aligned;
 mod clock;
 mod handover;
 mod home;
+mod huge;
 mod lists;
 mod load;
 mod order;
 mod pin;
+mod prefetch;
 mod state;
 mod switches;
 mod syscall;
@@ -24,6 +26,7 @@ pub use aligned::{LINE, LineAligned};
 pub use clock::{ClockInfo, measure_clock};
 pub use handover::yield_turns;
 pub use home::{Home, HomeError, first_touch, node_of_address, third_cpu};
+pub use huge::{HUGE_PAGE, HugeBuf, Plain};
 pub use lists::{CpuListError, SizeError, format_cpu_list, parse_cpu_list, parse_size};
 pub use load::{
     BUSY_THRESHOLD_CPUS, IdleSample, LoadReport, LoadSnapshot, LoadWindow, busy_others_cpus,
@@ -31,6 +34,7 @@ pub use load::{
 };
 pub use order::{CpuPlace, PairKind};
 pub use pin::{PinError, allowed_cpus, current_affinity, pin_current_thread};
+pub use prefetch::prefetch;
 pub use state::{
     MachineRoot, MachineState, differing_settings_text, preheat, state_card_text,
     state_differences, state_lines,

@@ -5,12 +5,26 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp1, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::queue::{ChannelQueue, ChannelSpill, EventKind, EventQueue, IDLE, ShortFifo};
+use super::queue::{ChannelQueue, ChannelSpill, EventKind, EventQueue, IDLE, RingArena, ShortFifo};
+use crate::platform::prefetch;
+
 use super::{BurstDist, ChannelOrder, ReceiveAt, Receivers, Router, SendHold, SimConfig};
 
 /// Draws of a burst rejected before falling back to the mean (reached only in
 /// degenerate cases such as zero remaining work).
 const MAX_REDRAWS: u32 = 1000;
+
+/// How many places ahead in a lane of the event queue [`Engine::look_ahead`]
+/// fetches a node's lines ...
+const FAR: usize = 16;
+/// ... and what they point to: far enough for a miss to the last-level cache
+/// (hundreds of cycles at some tens of cycles an event), near enough for the
+/// lines to stay in L1 until used.
+const NEAR: usize = 8;
+/// Size of the nodes' lines above which the engine looks ahead: below, they and
+/// the queues stay in a core's L2 cache and fetching ahead only costs
+/// instructions (256 nodes ran some 8 % slower with it, 2048 faster).
+const LOOK_AHEAD_FROM_BYTES: usize = 256 << 10;
 
 /// What a task's processor time is currently spent on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +88,8 @@ struct Engine<'a> {
     nodes: Vec<Node>,
     /// Per node, the parts of its channel queue touched now and then.
     spills: Vec<ChannelSpill>,
+    /// The entries of the channel queues' middles.
+    arena: RingArena,
     /// For `Receivers::Count`, per node: a permutation of the other nodes, the
     /// first `r` of which are the current burst's receivers.
     others: Vec<Vec<u32>>,
@@ -96,8 +112,10 @@ pub(super) fn run(config: &SimConfig, router: Router) -> Outcome {
     for v in 0..config.nodes {
         engine.start_burst(v, 0.0);
     }
-    while let Some(event) = engine.queue.pop() {
-        engine.handle(event.node, event.kind, event.time_ms);
+    if std::mem::size_of::<Node>() * config.nodes as usize > LOOK_AHEAD_FROM_BYTES {
+        engine.drain::<true>();
+    } else {
+        engine.drain::<false>();
     }
     engine.outcome
 }
@@ -148,6 +166,7 @@ impl<'a> Engine<'a> {
             router,
             nodes,
             spills: (0..n).map(|_| ChannelSpill::default()).collect(),
+            arena: RingArena::default(),
             others,
             // Every delay the engine schedules after the present but a burst's
             // and a pre-empted activity's remainder.
@@ -171,6 +190,49 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Takes and handles events until none is left, looking ahead or not.
+    fn drain<const LOOK_AHEAD: bool>(&mut self) {
+        while let Some(event) = self.queue.pop() {
+            if LOOK_AHEAD {
+                self.look_ahead();
+            }
+            self.handle(event.node, event.kind, event.time_ms);
+        }
+    }
+
+    /// Fetches the lines that events a few pops ahead will touch, so that their
+    /// misses overlap the handling of the events before (at 4096 nodes the nodes'
+    /// lines and the rings' middles do not fit a core's L2): a node's lines
+    /// [`FAR`] places ahead, and [`NEAR`] places ahead what those lines point
+    /// to, the next node of a message leaving a channel and the ring entries of
+    /// a channel's next pop or push.
+    #[inline(always)]
+    fn look_ahead(&self) {
+        if let Some(e) = self.queue.ahead(FAR) {
+            let node = &self.nodes[e.node as usize];
+            if e.kind != EventKind::ChannelDone {
+                prefetch(node);
+            }
+            node.channel_queue.prefetch();
+        }
+        if let Some(e) = self.queue.ahead(NEAR) {
+            let v = e.node as usize;
+            let channel = &self.nodes[v].channel_queue;
+            if e.kind == EventKind::ChannelDone {
+                channel.prefetch_pop(&self.spills[v], &self.arena);
+                if channel.transmitting != IDLE {
+                    let w = self
+                        .router
+                        .next_hop(e.node, u32::from(channel.transmitting));
+                    prefetch(&self.nodes[w as usize]);
+                }
+            } else {
+                channel.prefetch_push(&self.spills[v], &self.arena);
+            }
+        }
+    }
+
+    #[inline(always)]
     fn handle(&mut self, v: u32, kind: EventKind, now: f64) {
         match kind {
             EventKind::TaskStep => {
@@ -351,7 +413,12 @@ impl<'a> Engine<'a> {
             self.queue
                 .push_after(now, self.link_ms, v, EventKind::ChannelDone);
         } else {
-            channel.push(rank, destination, &mut self.spills[v as usize]);
+            channel.push(
+                rank,
+                destination,
+                &mut self.spills[v as usize],
+                &mut self.arena,
+            );
         }
     }
 
@@ -363,7 +430,7 @@ impl<'a> Engine<'a> {
             "a transmitting channel has a message"
         );
         channel.transmitting = IDLE;
-        if let Some(next) = channel.pop(&mut self.spills[v as usize]) {
+        if let Some(next) = channel.pop(&mut self.spills[v as usize], &self.arena) {
             channel.transmitting = next as Dest;
             self.queue
                 .push_after(now, self.link_ms, v, EventKind::ChannelDone);

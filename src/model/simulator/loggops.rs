@@ -685,9 +685,12 @@ impl<'a> Sim<'a> {
 
     fn run(&mut self) {
         for r in 0..self.s.num_ranks {
-            for (i, op) in self.s.ranks[r as usize].ops.iter().enumerate() {
-                if op.requires.is_empty() && op.irequires.is_empty() {
-                    let t = match op.kind {
+            // The ops without dependencies, from the flat arrays (not the
+            // schedule's ops, several cache lines each).
+            let ops = self.base[r as usize]..self.base[r as usize + 1];
+            for (i, g) in ops.enumerate() {
+                if self.remaining[g] == 0 {
+                    let t = match self.kinds[g] {
                         OpKind::Send { .. } => 1,
                         OpKind::Recv { .. } => 2,
                         OpKind::Calc { .. } => 3,

@@ -19,6 +19,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use super::MAX_NODES;
+use crate::platform::{HugeBuf, prefetch};
 
 /// Bits of an entry's second word taken by the event kind.
 const KIND_BITS: u32 = 2;
@@ -107,6 +108,8 @@ pub(super) struct EventQueue {
     lanes: [VecDeque<u128>; LANES],
     heap: BinaryHeap<Reverse<u128>>,
     next_seq: u64,
+    /// The lane the last pop took from ([`LANES`]: the heap).
+    last_lane: usize,
     /// Key of the last event taken (debug check that time never goes back).
     #[cfg(debug_assertions)]
     last: u128,
@@ -163,7 +166,7 @@ impl EventQueue {
     }
 
     /// Removes and returns the earliest event.
-    #[inline]
+    #[inline(always)]
     pub(super) fn pop(&mut self) -> Option<Event> {
         let mut best = self.heap.peek().map(|r| r.0);
         let mut from = LANES;
@@ -176,6 +179,7 @@ impl EventQueue {
             }
         }
         let key = best?;
+        self.last_lane = from;
         if from < LANES {
             self.lanes[from].pop_front();
         } else {
@@ -189,12 +193,26 @@ impl EventQueue {
             );
             self.last = key;
         }
+        Some(Self::event(key))
+    }
+
+    /// The event `k` places behind the head of the lane the last pop took from
+    /// (none if that was the heap or the lane is shorter): an event at least `k`
+    /// pops ahead, whose lines the engine fetches while it handles the ones
+    /// before (the lanes hold nearly every event, in time order).
+    #[inline]
+    pub(super) fn ahead(&self, k: usize) -> Option<Event> {
+        let lane = self.lanes.get(self.last_lane)?;
+        lane.get(k).map(|&key| Self::event(key))
+    }
+
+    fn event(key: u128) -> Event {
         let word = key as u64;
-        Some(Event {
+        Event {
             time_ms: f64::from_bits((key >> 64) as u64),
             node: (word >> KIND_BITS) as u32 & ((1 << NODE_BITS) - 1),
             kind: KINDS[(word & ((1 << KIND_BITS) - 1)) as usize],
-        })
+        }
     }
 }
 
@@ -219,54 +237,18 @@ impl Ring {
         self.len += 1;
     }
 
+    /// Doubles the buffer (at least 8 entries), the queue's order kept and
+    /// moved to the front.
     #[cold]
     fn grow(&mut self) {
-        self.grow_to(self.len as usize + 1);
-    }
-
-    /// Reallocates to the least power of two (at least 8) holding `need`
-    /// entries, the queue's order kept and moved to the front.
-    #[cold]
-    fn grow_to(&mut self, need: usize) {
-        let cap = need.next_power_of_two().max(8);
+        let cap = (2 * self.buf.len()).max(8);
         let mut buf = vec![0u16; cap].into_boxed_slice();
-        let n = self.pop_into(&mut buf);
+        let old = self.buf.len();
+        for (i, slot) in buf.iter_mut().take(self.len as usize).enumerate() {
+            *slot = self.buf[(self.head as usize + i) & (old - 1)];
+        }
         self.buf = buf;
         self.head = 0;
-        self.len = n as u32;
-    }
-
-    /// Appends every entry of `src` in order.
-    #[inline]
-    pub(super) fn push_slice(&mut self, src: &[u16]) {
-        let need = self.len as usize + src.len();
-        if need > self.buf.len() {
-            self.grow_to(need);
-        }
-        let cap = self.buf.len();
-        let start = (self.head as usize + self.len as usize) & (cap - 1);
-        let first = src.len().min(cap - start);
-        self.buf[start..start + first].copy_from_slice(&src[..first]);
-        self.buf[..src.len() - first].copy_from_slice(&src[first..]);
-        self.len += src.len() as u32;
-    }
-
-    /// Moves the first `min(len, dst.len())` entries into `dst` in order and
-    /// returns how many.
-    #[inline]
-    pub(super) fn pop_into(&mut self, dst: &mut [u16]) -> usize {
-        let n = dst.len().min(self.len as usize);
-        if n == 0 {
-            return 0;
-        }
-        let cap = self.buf.len();
-        let start = self.head as usize;
-        let first = n.min(cap - start);
-        dst[..first].copy_from_slice(&self.buf[start..start + first]);
-        dst[first..n].copy_from_slice(&self.buf[..n - first]);
-        self.head = ((start + n) & (cap - 1)) as u32;
-        self.len -= n as u32;
-        n
     }
 
     /// The first destination, if any.
@@ -286,6 +268,149 @@ impl Ring {
 
     fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+/// The middles of the channels' queues ([`Middle`]), cut from one buffer on huge
+/// pages ([`HugeBuf`]): a 4096-node all-to-all keeps some 30 MB of destinations
+/// waiting, and on 4 KiB pages the scattered reads and writes of 4096 rings
+/// missed the TLB nearly every time. Blocks are powers of two entries; one a
+/// ring leaves when it grows goes to the next ring that needs that size.
+#[derive(Debug)]
+pub(super) struct RingArena {
+    buf: HugeBuf<u16>,
+    /// Entries handed out from the start of `buf`.
+    top: usize,
+    /// Free blocks by the base-2 logarithm of their size: their offsets.
+    free: Vec<Vec<u32>>,
+}
+
+impl Default for RingArena {
+    fn default() -> Self {
+        Self {
+            buf: HugeBuf::zeroed(0),
+            top: 0,
+            free: Vec::new(),
+        }
+    }
+}
+
+impl RingArena {
+    /// Offset of a free block of `cap` entries (a power of two).
+    #[cold]
+    fn take(&mut self, cap: usize) -> usize {
+        let k = cap.trailing_zeros() as usize;
+        if let Some(off) = self.free.get_mut(k).and_then(Vec::pop) {
+            return off as usize;
+        }
+        let off = self.top;
+        self.top += cap;
+        assert!(
+            self.top <= 1 << u32::BITS,
+            "the channels' queues outgrow 8 GiB"
+        );
+        if self.top > self.buf.len() {
+            self.buf.grow(self.top.next_power_of_two().max(1 << 16));
+        }
+        off
+    }
+
+    /// Returns the block of `cap` entries at `off`.
+    fn give(&mut self, off: usize, cap: usize) {
+        let k = cap.trailing_zeros() as usize;
+        if self.free.len() <= k {
+            self.free.resize_with(k + 1, Vec::new);
+        }
+        self.free[k].push(off as u32);
+    }
+}
+
+/// A FIFO of destinations in a power-of-two block of a [`RingArena`], filled and
+/// emptied by slices: the middle of a [`Fifo`].
+#[derive(Debug, Default)]
+pub(super) struct Middle {
+    off: u32,
+    cap: u32,
+    head: u32,
+    len: u32,
+}
+
+impl Middle {
+    /// Appends every entry of `src` in order.
+    #[inline]
+    fn push_slice(&mut self, src: &[u16], arena: &mut RingArena) {
+        let need = self.len as usize + src.len();
+        if need > self.cap as usize {
+            self.grow_to(need, arena);
+        }
+        let cap = self.cap as usize;
+        let block = &mut arena.buf[self.off as usize..][..cap];
+        let start = (self.head as usize + self.len as usize) & (cap - 1);
+        let first = src.len().min(cap - start);
+        block[start..start + first].copy_from_slice(&src[..first]);
+        block[..src.len() - first].copy_from_slice(&src[first..]);
+        self.len += src.len() as u32;
+    }
+
+    /// Moves to a block of the least power of two (at least `2 TAIL`) holding
+    /// `need` entries, the queue's order kept and moved to the front.
+    #[cold]
+    fn grow_to(&mut self, need: usize, arena: &mut RingArena) {
+        let cap = need.next_power_of_two().max(2 * TAIL);
+        let off = arena.take(cap);
+        let (old_off, old_cap) = (self.off as usize, self.cap as usize);
+        if old_cap > 0 {
+            let (head, n) = (self.head as usize, self.len as usize);
+            let first = n.min(old_cap - head);
+            arena
+                .buf
+                .copy_within(old_off + head..old_off + head + first, off);
+            arena
+                .buf
+                .copy_within(old_off..old_off + n - first, off + first);
+            arena.give(old_off, old_cap);
+        }
+        self.off = off as u32;
+        self.cap = cap as u32;
+        self.head = 0;
+    }
+
+    /// Moves the first `min(len, dst.len())` entries into `dst` in order and
+    /// returns how many.
+    #[inline]
+    fn pop_into(&mut self, dst: &mut [u16], arena: &RingArena) -> usize {
+        let n = dst.len().min(self.len as usize);
+        if n == 0 {
+            return 0;
+        }
+        let cap = self.cap as usize;
+        let block = &arena.buf[self.off as usize..][..cap];
+        let start = self.head as usize;
+        let first = n.min(cap - start);
+        dst[..first].copy_from_slice(&block[start..start + first]);
+        dst[first..n].copy_from_slice(&block[..n - first]);
+        self.head = ((start + n) & (cap - 1)) as u32;
+        self.len -= n as u32;
+        n
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Fetches the lines of the `n` entries (`n >= 1`) from the `from`-th on.
+    #[inline]
+    fn prefetch_entries(&self, from: usize, n: usize, arena: &RingArena) {
+        let mask = (self.cap as usize).wrapping_sub(1);
+        let at = |i: usize| arena.buf.get(self.off as usize + (i & mask));
+        if let (Some(first), Some(last)) = (
+            at(self.head as usize + from),
+            at(self.head as usize + from + n - 1),
+        ) && self.cap > 0
+        {
+            prefetch(first);
+            prefetch(last);
+        }
     }
 }
 
@@ -367,12 +492,13 @@ const HEAD: usize = 26;
 const TAIL: usize = 32;
 
 /// A FIFO of destinations whose first [`HEAD`] and last [`TAIL`] entries sit in
-/// the node's own cache lines, before and after a [`Ring`] kept apart (in the
-/// channel's [`ChannelSpill`]) that holds the middle: the ring is touched once
+/// the node's own cache lines, before and after a [`Middle`] kept apart (in the
+/// channel's [`ChannelSpill`], its entries in the [`RingArena`]) that holds the
+/// middle: the ring is touched once
 /// in [`TAIL`] pushes (a line written whole) and once in [`HEAD`] pops, not at
 /// every one. A 4096-node all-to-all keeps thousands of messages a channel
 /// waiting, its rings take tens of MB, and each touch of one misses the cache
-/// and, the rings of 4096 nodes spanning more pages than the TLB maps, the TLB.
+/// (the engine fetches those lines ahead).
 ///
 /// Invariant: `head[head_pos..head_len]`, then the ring, then `tail[..tail_len]`
 /// is the queue in order; a push goes to the head only while the ring and the
@@ -391,14 +517,14 @@ pub(super) struct Fifo {
 impl Fifo {
     /// Appends `destination`; `ring` is this queue's.
     #[inline]
-    pub(super) fn push(&mut self, destination: u16, ring: &mut Ring) {
+    pub(super) fn push(&mut self, destination: u16, ring: &mut Middle, arena: &mut RingArena) {
         if !self.ringed && self.tail_len == 0 && usize::from(self.head_len) < HEAD {
             self.head[usize::from(self.head_len)] = destination;
             self.head_len += 1;
             return;
         }
         if usize::from(self.tail_len) == TAIL {
-            self.spill(ring);
+            self.spill(ring, arena);
         }
         self.tail[usize::from(self.tail_len)] = destination;
         self.tail_len += 1;
@@ -406,17 +532,17 @@ impl Fifo {
 
     /// Moves the full tail into the ring.
     #[cold]
-    fn spill(&mut self, ring: &mut Ring) {
-        ring.push_slice(&self.tail);
+    fn spill(&mut self, ring: &mut Middle, arena: &mut RingArena) {
+        ring.push_slice(&self.tail, arena);
         self.tail_len = 0;
         self.ringed = true;
     }
 
     /// Removes the first destination; `ring` is this queue's.
     #[inline]
-    pub(super) fn pop(&mut self, ring: &mut Ring) -> Option<u16> {
+    pub(super) fn pop(&mut self, ring: &mut Middle, arena: &RingArena) -> Option<u16> {
         if self.head_pos == self.head_len {
-            self.refill(ring)?;
+            self.refill(ring, arena)?;
         }
         let d = self.head[usize::from(self.head_pos)];
         self.head_pos += 1;
@@ -425,11 +551,11 @@ impl Fifo {
 
     /// Moves the next entries into the empty head: from the ring, or else the tail.
     #[cold]
-    fn refill(&mut self, ring: &mut Ring) -> Option<()> {
+    fn refill(&mut self, ring: &mut Middle, arena: &RingArena) -> Option<()> {
         self.head_pos = 0;
         self.head_len = 0;
         if self.ringed {
-            self.head_len = ring.pop_into(&mut self.head) as u8;
+            self.head_len = ring.pop_into(&mut self.head, arena) as u8;
             self.ringed = !ring.is_empty();
         } else if self.tail_len > 0 {
             let n = usize::from(self.tail_len).min(HEAD);
@@ -449,11 +575,11 @@ impl Fifo {
 }
 
 /// What a node's channel queue touches only now and then, kept apart from the
-/// nodes so that a node stays three cache lines: the ring of rank 0's lane and
+/// nodes so that a node stays three cache lines: the middle of rank 0's lane and
 /// the lanes of ranks 1, 2, ... (allocated when first used).
 #[derive(Debug, Default)]
 pub(super) struct ChannelSpill {
-    ring: Ring,
+    ring: Middle,
     rest: Option<Box<[Ring; 31]>>,
 }
 
@@ -491,15 +617,49 @@ impl Default for ChannelQueue {
 }
 
 impl ChannelQueue {
+    /// Fetches the channel's two lines ahead of an event that pushes to or pops
+    /// from it.
+    #[inline]
+    pub(super) fn prefetch(&self) {
+        prefetch(self);
+        prefetch(&self.first.tail);
+    }
+
+    /// Fetches what the next pop reads besides the channel's lines: the ring's
+    /// next entries, when the head is empty and the ring holds some.
+    #[inline]
+    pub(super) fn prefetch_pop(&self, spill: &ChannelSpill, arena: &RingArena) {
+        let fifo = &self.first;
+        if fifo.head_pos == fifo.head_len && fifo.ringed {
+            spill.ring.prefetch_entries(0, HEAD, arena);
+        }
+    }
+
+    /// Fetches what the next push writes besides the channel's lines: the
+    /// ring's place for the tail, when the tail is full and the ring has room.
+    #[inline]
+    pub(super) fn prefetch_push(&self, spill: &ChannelSpill, arena: &RingArena) {
+        let ring = &spill.ring;
+        if usize::from(self.first.tail_len) == TAIL && (ring.cap - ring.len) as usize >= TAIL {
+            ring.prefetch_entries(ring.len as usize, TAIL, arena);
+        }
+    }
+
     /// Queues `destination` (`< MAX_NODES`) behind the messages of its `rank`
     /// (`< 32`); `spill` is this channel's.
     #[inline]
-    pub(super) fn push(&mut self, rank: u32, destination: u32, spill: &mut ChannelSpill) {
+    pub(super) fn push(
+        &mut self,
+        rank: u32,
+        destination: u32,
+        spill: &mut ChannelSpill,
+        arena: &mut RingArena,
+    ) {
         assert!(rank < u32::BITS, "channel rank {rank} out of range");
         debug_assert!(destination < MAX_NODES);
         let d = destination as u16;
         match rank {
-            0 => self.first.push(d, &mut spill.ring),
+            0 => self.first.push(d, &mut spill.ring, arena),
             k => spill.rest.get_or_insert_with(Box::default)[k as usize - 1].push(d),
         }
         self.in_use |= 1 << rank;
@@ -508,13 +668,16 @@ impl ChannelQueue {
     /// Removes the first message of the lowest rank in use; `spill` is this
     /// channel's.
     #[inline]
-    pub(super) fn pop(&mut self, spill: &mut ChannelSpill) -> Option<u32> {
+    pub(super) fn pop(&mut self, spill: &mut ChannelSpill, arena: &RingArena) -> Option<u32> {
         if self.in_use == 0 {
             return None;
         }
         let k = self.in_use.trailing_zeros();
         let (destination, empty) = match k {
-            0 => (self.first.pop(&mut spill.ring), self.first.is_empty()),
+            0 => (
+                self.first.pop(&mut spill.ring, arena),
+                self.first.is_empty(),
+            ),
             k => {
                 let lane = &mut spill.rest.as_mut().expect("a lane in use exists")[k as usize - 1];
                 (lane.pop(), lane.is_empty())
@@ -546,24 +709,25 @@ mod tests {
         ];
         let mut q = ChannelQueue::default();
         let mut spill = ChannelSpill::default();
+        let mut arena = RingArena::default();
         let mut heap = BinaryHeap::new();
         for (arrival, &(rank, d)) in pushes.iter().enumerate() {
-            q.push(rank, d, &mut spill);
+            q.push(rank, d, &mut spill, &mut arena);
             heap.push(Reverse((rank, arrival, d)));
         }
         // A push after two pops, as the engine interleaves them.
-        let mut got = vec![q.pop(&mut spill), q.pop(&mut spill)];
+        let mut got = vec![q.pop(&mut spill, &arena), q.pop(&mut spill, &arena)];
         let mut want: Vec<Option<u32>> = (0..2)
             .map(|_| heap.pop().map(|Reverse((_, _, d))| d))
             .collect();
-        q.push(0, 17, &mut spill);
+        q.push(0, 17, &mut spill, &mut arena);
         heap.push(Reverse((0, pushes.len(), 17)));
-        got.extend(std::iter::from_fn(|| q.pop(&mut spill)).map(Some));
+        got.extend(std::iter::from_fn(|| q.pop(&mut spill, &arena)).map(Some));
         want.extend(std::iter::from_fn(|| heap.pop()).map(|Reverse((_, _, d))| Some(d)));
         assert_eq!(got, want);
         let got: Vec<u32> = got.into_iter().flatten().collect();
         assert_eq!(got, vec![11, 14, 17, 13, 16, 10, 12, 15]);
-        assert_eq!(q.pop(&mut spill), None);
+        assert_eq!(q.pop(&mut spill, &arena), None);
     }
 
     /// What the engine does to its queue, as a sequence of steps: pop the
@@ -641,7 +805,8 @@ mod tests {
     #[test]
     fn fifo_keeps_order_across_its_head_ring_and_tail() {
         let mut fifo = Fifo::default();
-        let mut ring = Ring::default();
+        let mut ring = Middle::default();
+        let mut arena = RingArena::default();
         let mut reference = VecDeque::new();
         let mut x: u32 = 12345;
         for k in 0..20_000u32 {
@@ -657,17 +822,21 @@ mod tests {
                 rare
             };
             if push {
-                fifo.push(k as u16, &mut ring);
+                fifo.push(k as u16, &mut ring, &mut arena);
                 reference.push_back(k as u16);
             } else {
-                assert_eq!(fifo.pop(&mut ring), reference.pop_front(), "step {k}");
+                assert_eq!(
+                    fifo.pop(&mut ring, &arena),
+                    reference.pop_front(),
+                    "step {k}"
+                );
             }
             assert_eq!(fifo.is_empty(), reference.is_empty());
         }
         while let Some(d) = reference.pop_front() {
-            assert_eq!(fifo.pop(&mut ring), Some(d));
+            assert_eq!(fifo.pop(&mut ring, &arena), Some(d));
         }
-        assert!(fifo.is_empty() && fifo.pop(&mut ring).is_none());
+        assert!(fifo.is_empty() && fifo.pop(&mut ring, &arena).is_none());
     }
 
     /// The short FIFO keeps order while short, and through its spill ring when
@@ -721,39 +890,46 @@ mod tests {
         assert!(ring.is_empty() && ring.pop().is_none());
     }
 
-    /// Slices in and out of the ring keep FIFO order across growth and
-    /// wrap-around, mixed with single pushes and pops.
+    /// Slices in and out of the middles keep FIFO order across growth and
+    /// wrap-around, three middles sharing one arena and its freed blocks.
     #[test]
-    fn ring_slices_keep_order_through_growth_and_wrap() {
-        let mut ring = Ring::default();
-        let mut reference = VecDeque::new();
+    fn middles_keep_order_through_growth_wrap_and_reuse() {
+        let mut arena = RingArena::default();
+        let mut rings: [Middle; 3] = Default::default();
+        let mut references: [VecDeque<u16>; 3] = Default::default();
         let mut next = 0u16;
         let mut out = [0u16; 32];
-        for round in 0..400usize {
+        for round in 0..1200usize {
+            let r = round % 3;
+            let (ring, reference) = (&mut rings[r], &mut references[r]);
             let chunk: Vec<u16> = (0..round % 33)
                 .map(|k| next.wrapping_add(k as u16))
                 .collect();
             next = next.wrapping_add(chunk.len() as u16);
-            ring.push_slice(&chunk);
+            ring.push_slice(&chunk, &mut arena);
             reference.extend(chunk.iter().copied());
-            if round % 3 == 0 {
-                ring.push(next);
-                reference.push_back(next);
-                next = next.wrapping_add(1);
-            }
-            let want = (round * 7) % 32 + 1;
+            // Every third of a ring's rounds takes more than it gives.
+            let want = if round % 9 < 3 {
+                32
+            } else {
+                (round * 7) % 24 + 1
+            };
             let available = reference.len();
-            let n = ring.pop_into(&mut out[..want]);
+            let n = ring.pop_into(&mut out[..want], &arena);
             assert_eq!(n, want.min(available));
             let expect: Vec<u16> = reference.drain(..n).collect();
             assert_eq!(&out[..n], &expect[..], "round {round}");
-            assert_eq!(ring.front(), reference.front().copied());
+            assert_eq!(ring.is_empty(), reference.is_empty());
         }
-        let mut rest = vec![0u16; reference.len() + 5];
-        let n = ring.pop_into(&mut rest);
-        assert_eq!(n, reference.len());
-        assert!(rest[..n].iter().copied().eq(reference.iter().copied()));
-        assert!(ring.is_empty() && ring.pop_into(&mut out) == 0);
+        // The blocks left behind by growth were handed out again.
+        assert!(arena.top < 3 * 2 * 1024, "arena top {}", arena.top);
+        for (ring, reference) in rings.iter_mut().zip(&references) {
+            let mut rest = vec![0u16; reference.len() + 5];
+            let n = ring.pop_into(&mut rest, &arena);
+            assert_eq!(n, reference.len());
+            assert!(rest[..n].iter().copied().eq(reference.iter().copied()));
+            assert!(ring.is_empty() && ring.pop_into(&mut out, &arena) == 0);
+        }
     }
 
     /// Same-time events of several lanes and the heap come out by insertion.
