@@ -48,7 +48,7 @@ fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
             file: s.name.clone(),
             line: op.line,
             rank: r,
-            label: op.label.clone(),
+            label: op.label.to_string(),
             what,
         }
     };
@@ -187,7 +187,7 @@ fn find_cycle(s: &Schedule, messages: &[(usize, usize)]) -> Result<(), GoalError
         file: s.name.clone(),
         line: op.line,
         rank: r,
-        label: op.label.clone(),
+        label: op.label.to_string(),
         what: steps.join(" -> "),
     })
 }
