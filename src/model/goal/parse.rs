@@ -168,7 +168,10 @@ fn find_label(ops: &[Op], labels: &Labels<'_>, label: &str) -> Option<OpId> {
     if (1..=9).contains(&digits) {
         let k: usize = label[label.len() - digits..].parse().unwrap_or(usize::MAX);
         for g in [k, k.wrapping_sub(1)] {
-            if ops.get(g).is_some_and(|o| o.label.as_str() == label) {
+            if ops
+                .get(g)
+                .is_some_and(|o| o.label.as_bytes() == label.as_bytes())
+            {
                 return Some(g as OpId);
             }
         }

@@ -40,6 +40,14 @@ impl Label {
         Label::Short(len as u8, b)
     }
 
+    /// The label's bytes (UTF-8).
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Label::Short(n, b) => &b[..*n as usize],
+            Label::Long(s) => s.as_bytes(),
+        }
+    }
+
     /// The label's text.
     pub fn as_str(&self) -> &str {
         match self {
