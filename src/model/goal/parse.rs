@@ -160,13 +160,22 @@ impl Hasher for LabelHasher {
 
 type Labels<'a> = HashMap<&'a str, OpId, BuildHasherDefault<LabelHasher>>;
 
-/// The op of `ops` labelled `label`: first a guess from the label's number
-/// (Schedgen numbers its labels as its ops, from 0 or 1), then the map.
-/// Labels are unique in a rank, so a guess that matches is the op.
-fn find_label(ops: &[Op], labels: &Labels<'_>, label: &str) -> Option<OpId> {
+/// The number that ends `label` (`l12`: 12), up to 9 digits.
+fn number_of(label: &str) -> Option<usize> {
     let digits = label.bytes().rev().take_while(u8::is_ascii_digit).count();
-    if (1..=9).contains(&digits) {
-        let k: usize = label[label.len() - digits..].parse().unwrap_or(usize::MAX);
+    (1..=9)
+        .contains(&digits)
+        .then(|| label[label.len() - digits..].parse().ok())
+        .flatten()
+}
+
+/// The op of `ops` labelled `label`: first a guess from the label's number
+/// (Schedgen numbers its labels as its ops, from 0 or 1), then the map,
+/// which holds only the labels the guess misses (op `k` or `k - 1` for a
+/// label numbered `k`). Labels are unique in a rank, so a guess that matches
+/// is the op.
+fn find_label(ops: &[Op], labels: &Labels<'_>, label: &str) -> Option<OpId> {
+    if let Some(k) = number_of(label) {
         for g in [k, k.wrapping_sub(1)] {
             if ops
                 .get(g)
@@ -454,8 +463,13 @@ impl<'a> Reader<'a> {
         })?;
         let label = match label {
             Some(l) => {
-                if self.labels.insert(l, id).is_some() {
+                let ops = &self.block.as_ref().expect("checked above").ops;
+                if find_label(ops, &self.labels, l).is_some() {
                     return Err(self.err(format!("rank {rank}: label `{l}` defined twice")));
+                }
+                // A label its number finds needs no map entry.
+                if number_of(l).is_none_or(|k| k != id as usize && k != id as usize + 1) {
+                    self.labels.insert(l, id);
                 }
                 Label::from(l)
             }

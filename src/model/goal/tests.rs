@@ -536,6 +536,16 @@ fn labels_resolve_by_their_number_or_by_the_map() {
         err("num_ranks 1\nrank 0 {\nl1: calc 1\nl1 requires l0\n}\n"),
         "t.goal:4: rank 0: label `l0` is not defined in this rank"
     );
+    // A label its number finds is not in the map; its twin is still found.
+    for (twin, line) in [("l1", 5), ("x", 5)] {
+        let text = format!(
+            "num_ranks 1\nrank 0 {{\nl1: calc 1\nx: calc 2\n{twin}: calc 3\nx: calc 4\n}}\n"
+        );
+        assert_eq!(
+            err(&text),
+            format!("t.goal:{line}: rank 0: label `{twin}` defined twice")
+        );
+    }
 }
 
 #[test]
