@@ -372,10 +372,10 @@ pub fn clocked_frame(schedule: &Schedule, clock_ns: u64) -> Schedule {
         return out;
     }
     let op = |label: String, kind, requires: Vec<u32>| Op {
-        label,
+        label: label.into(),
         kind,
-        requires,
-        irequires: Vec::new(),
+        requires: requires.into(),
+        irequires: Default::default(),
         line: 0,
         vector: None,
         sync: None,

@@ -352,7 +352,7 @@ pub(super) fn validate(s: &Schedule) -> Result<usize, ReplayError> {
             let bad = |what: String| ReplayError::Unsupported {
                 schedule: s.name.clone(),
                 rank: r as u32,
-                label: op.label.clone(),
+                label: op.label.to_string(),
                 line: op.line,
                 what,
             };

@@ -236,7 +236,7 @@ impl<'s> RankEngine<'s> {
             vectors: ops
                 .ops
                 .iter()
-                .map(|o| o.vector.as_ref().map(VectorWork::new))
+                .map(|o| o.vector.as_deref().map(VectorWork::new))
                 .collect(),
             meetings,
             meet_started: vec![0; meet_locals.len()],

@@ -24,14 +24,15 @@ fn rank_of(base: &[usize], g: usize) -> (u32, u32) {
 /// order: the first problem in key order is the one reported.
 fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
     let base = s.op_bases();
-    // ((src, dst, tag), global index, bytes).
-    type Msg = ((u32, u32, u32), usize, u64);
+    // ((src, dst, tag), global index, bytes); a file within MAX_FILE_BYTES
+    // holds fewer than 2^32 ops.
+    type Msg = ((u32, u32, u32), u32, u64);
     let mut sends: Vec<Msg> = Vec::new();
     let mut recvs: Vec<Msg> = Vec::new();
     for (r, rank) in s.ranks.iter().enumerate() {
         let r32 = r as u32;
         for (i, op) in rank.ops.iter().enumerate() {
-            let g = base[r] + i;
+            let g = (base[r] + i) as u32;
             match op.kind {
                 OpKind::Send { peer, tag, bytes } => sends.push(((r32, peer, tag), g, bytes)),
                 OpKind::Recv { peer, tag, bytes } => recvs.push(((peer, r32, tag), g, bytes)),
@@ -41,14 +42,14 @@ fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
     }
     sends.sort_unstable();
     recvs.sort_unstable();
-    let unmatched = |g: usize, what: String| {
-        let (r, i) = rank_of(&base, g);
+    let unmatched = |g: u32, what: String| {
+        let (r, i) = rank_of(&base, g as usize);
         let op = &s.ranks[r as usize].ops[i as usize];
         GoalError::Unmatched {
             file: s.name.clone(),
             line: op.line,
             rank: r,
-            label: op.label.clone(),
+            label: op.label.to_string(),
             what,
         }
     };
@@ -77,7 +78,7 @@ fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
                     ),
                 ));
             }
-            pairs.push((sg, rg));
+            pairs.push((sg as usize, rg as usize));
         }
         if nr > ns {
             return Err(unmatched(
@@ -102,55 +103,61 @@ fn match_messages(s: &Schedule) -> Result<Vec<(usize, usize)>, GoalError> {
 }
 
 /// Kahn's algorithm over the global graph; on a cycle, walks back from a
-/// leftover op through leftover predecessors until one repeats.
+/// leftover op through leftover predecessors until one repeats. Op indices
+/// are `u32` here (the engine numbers ops the same way), halving the arrays.
 fn find_cycle(s: &Schedule, messages: &[(usize, usize)]) -> Result<(), GoalError> {
     let base = s.op_bases();
     let n = *base.last().unwrap_or(&0);
+    const NONE: u32 = u32::MAX;
     // Predecessors of every op in one array (CSR): its `requires`, then its
     // `irequires`, then the send of its message.
-    let mut from_send = vec![usize::MAX; n];
+    let mut from_send = vec![NONE; n];
     for &(snd, rcv) in messages {
-        from_send[rcv] = snd;
+        from_send[rcv] = snd as u32;
     }
-    let mut start = Vec::with_capacity(n + 1);
-    let mut preds: Vec<usize> = Vec::with_capacity(n + messages.len());
+    let mut start: Vec<u32> = Vec::with_capacity(n + 1);
+    let mut preds: Vec<u32> = Vec::with_capacity(n + messages.len());
     for (r, rank) in s.ranks.iter().enumerate() {
+        let b = base[r] as u32;
         for (i, op) in rank.ops.iter().enumerate() {
-            start.push(preds.len());
-            for &p in op.requires.iter().chain(&op.irequires) {
-                preds.push(base[r] + p as usize);
-            }
-            if from_send[base[r] + i] != usize::MAX {
+            start.push(preds.len() as u32);
+            preds.extend(op.requires.iter().chain(&op.irequires).map(|&p| b + p));
+            if from_send[base[r] + i] != NONE {
                 preds.push(from_send[base[r] + i]);
             }
         }
     }
-    start.push(preds.len());
-    let preds_of = |g: usize| &preds[start[g]..start[g + 1]];
-    let mut indegree: Vec<usize> = (0..n).map(|g| start[g + 1] - start[g]).collect();
+    start.push(preds.len() as u32);
+    drop(from_send);
+    let preds_of = |g: usize| &preds[start[g] as usize..start[g + 1] as usize];
+    let mut indegree: Vec<u32> = start.windows(2).map(|w| w[1] - w[0]).collect();
     // Successors (CSR), from the predecessors.
-    let mut succ_start = vec![0usize; n + 1];
+    let mut succ_start = vec![0u32; n + 1];
     for &p in &preds {
-        succ_start[p + 1] += 1;
+        succ_start[p as usize + 1] += 1;
     }
     for g in 0..n {
         succ_start[g + 1] += succ_start[g];
     }
     let mut fill = succ_start.clone();
-    let mut succs = vec![0usize; preds.len()];
+    let mut succs = vec![0u32; preds.len()];
     for g in 0..n {
         for &p in preds_of(g) {
-            succs[fill[p]] = g;
-            fill[p] += 1;
+            succs[fill[p as usize] as usize] = g as u32;
+            fill[p as usize] += 1;
         }
     }
-    let mut ready: Vec<usize> = (0..n).filter(|&g| indegree[g] == 0).collect();
+    drop(fill);
+    let mut ready: Vec<u32> = (0..n as u32)
+        .filter(|&g| indegree[g as usize] == 0)
+        .collect();
     let mut done = 0;
     while let Some(g) = ready.pop() {
         done += 1;
-        for &t in &succs[succ_start[g]..succ_start[g + 1]] {
-            indegree[t] -= 1;
-            if indegree[t] == 0 {
+        let g = g as usize;
+        for &t in &succs[succ_start[g] as usize..succ_start[g + 1] as usize] {
+            indegree[t as usize] -= 1;
+            if indegree[t as usize] == 0 {
                 ready.push(t);
             }
         }
@@ -165,9 +172,10 @@ fn find_cycle(s: &Schedule, messages: &[(usize, usize)]) -> Result<(), GoalError
     while seen[g] == usize::MAX {
         seen[g] = path.len();
         path.push(g);
-        g = *preds_of(g)
+        g = preds_of(g)
             .iter()
-            .find(|&&p| indegree[p] > 0)
+            .map(|&p| p as usize)
+            .find(|&p| indegree[p] > 0)
             .expect("a leftover op has a leftover predecessor");
     }
     let mut cycle: Vec<usize> = path[seen[g]..].to_vec();
@@ -187,7 +195,7 @@ fn find_cycle(s: &Schedule, messages: &[(usize, usize)]) -> Result<(), GoalError
         file: s.name.clone(),
         line: op.line,
         rank: r,
-        label: op.label.clone(),
+        label: op.label.to_string(),
         what: steps.join(" -> "),
     })
 }

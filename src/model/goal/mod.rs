@@ -58,6 +58,7 @@
 
 mod check;
 mod parse;
+mod small;
 mod sync;
 
 use std::path::Path;
@@ -66,6 +67,7 @@ use serde::Serialize;
 
 pub use check::check;
 pub use parse::parse;
+pub use small::{Deps, Label};
 pub use sync::SYNC_METHODS;
 
 /// Largest file [`read`] accepts, bytes (a 1024-rank all-to-all is about 60 MB).
@@ -126,18 +128,18 @@ pub type OpId = u32;
 #[derive(Debug, Clone, Serialize)]
 pub struct Op {
     /// The label in the file (`l1`), or `#N` for an unlabelled op.
-    pub label: String,
+    pub label: Label,
     /// What it does.
     pub kind: OpKind,
     /// May start only after these ops completed.
-    pub requires: Vec<OpId>,
+    pub requires: Deps,
     /// May start only after these ops started (LogGOPSim's `irequires`).
-    pub irequires: Vec<OpId>,
+    pub irequires: Deps,
     /// 1-based line in the file.
     pub line: u32,
     /// halfperf's `//@ vector` extension of a `calc` (see the module doc).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub vector: Option<VectorCalc>,
+    pub vector: Option<Box<VectorCalc>>,
     /// halfperf's `//@ sync` extension of a message (see the module doc).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncOp>,
@@ -312,7 +314,17 @@ pub fn read(path: &Path) -> Result<Schedule, GoalError> {
             what: "the file is not UTF-8 text".into(),
         }
     })?;
-    parse(text, &file)
+    // The digest is a serial pass over every byte; it runs beside the parse.
+    std::thread::scope(|scope| {
+        let hash = std::thread::Builder::new().spawn_scoped(scope, || digest(&data));
+        let parsed = parse::parse_text(text, &file);
+        // Without a thread (or if it failed), the digest is taken here.
+        let hash = hash
+            .ok()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_else(|| digest(&data));
+        parsed.map(|s| Schedule { hash, ..s })
+    })
 }
 
 /// 128-bit FNV-1a of `bytes`, as 32 hex digits.

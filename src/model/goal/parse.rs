@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::sync::{self, Mark};
 use super::{
-    GoalError, MAX_RANKS, Op, OpId, OpKind, RankSchedule, Schedule, VECTOR_LEVELS,
+    Deps, GoalError, Label, MAX_RANKS, Op, OpId, OpKind, RankSchedule, Schedule, VECTOR_LEVELS,
     VECTOR_OPERATIONS, VectorCalc, digest,
 };
 
@@ -38,8 +38,15 @@ impl std::fmt::Display for Tok<'_> {
 
 /// Appends the tokens of `code` (a comment-free stretch of a line) to `out`.
 fn tokens<'a>(code: &'a str, out: &mut Vec<Tok<'a>>) {
-    let bytes = code.as_bytes();
-    let mut i = 0;
+    scan(code, 0, false, out);
+}
+
+/// Appends the tokens of `text` from byte `at` to `out`, up to the end or,
+/// with `line`, up to the line's `\n` or its first `/` (a comment, read by
+/// [`line_tokens`]); returns where it stopped.
+fn scan<'a>(text: &'a str, at: usize, line: bool, out: &mut Vec<Tok<'a>>) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = at;
     while i < bytes.len() {
         let c = bytes[i];
         let start = i;
@@ -50,6 +57,7 @@ fn tokens<'a>(code: &'a str, out: &mut Vec<Tok<'a>>) {
         };
         match c {
             b' ' | b'\t' | b'\r' => i += 1,
+            b'\n' | b'/' if line => return i,
             b':' | b'{' | b'}' => {
                 out.push(match c {
                     b':' => Tok::Colon,
@@ -60,24 +68,25 @@ fn tokens<'a>(code: &'a str, out: &mut Vec<Tok<'a>>) {
             }
             b'0'..=b'9' => {
                 run(&mut i, |b| b.is_ascii_digit());
-                out.push(Tok::Int(&code[start..i]));
+                out.push(Tok::Int(&text[start..i]));
             }
             b'-' if bytes.get(i + 1).is_some_and(u8::is_ascii_digit) => {
                 i += 1;
                 run(&mut i, |b| b.is_ascii_digit());
-                out.push(Tok::Neg(&code[start..i]));
+                out.push(Tok::Neg(&text[start..i]));
             }
             b'a'..=b'z' | b'A'..=b'Z' => {
                 run(&mut i, |b| b.is_ascii_alphanumeric() || b == b'_');
-                out.push(Tok::Word(&code[start..i]));
+                out.push(Tok::Word(&text[start..i]));
             }
             _ => {
-                let ch = code[i..].chars().next().unwrap_or('?');
+                let ch = text[i..].chars().next().unwrap_or('?');
                 out.push(Tok::Other(ch));
                 i += ch.len_utf8();
             }
         }
     }
+    i
 }
 
 /// Tokenises one line without its `//` and `/* */` comments: each stretch of
@@ -151,14 +160,39 @@ impl Hasher for LabelHasher {
 
 type Labels<'a> = HashMap<&'a str, OpId, BuildHasherDefault<LabelHasher>>;
 
-/// A rank block being read; labels borrowed from the text.
-struct Block<'a> {
+/// The number that ends `label` (`l12`: 12), up to 9 digits.
+fn number_of(label: &str) -> Option<usize> {
+    let digits = label.bytes().rev().take_while(u8::is_ascii_digit).count();
+    (1..=9)
+        .contains(&digits)
+        .then(|| label[label.len() - digits..].parse().ok())
+        .flatten()
+}
+
+/// The op of `ops` labelled `label`: first a guess from the label's number
+/// (Schedgen numbers its labels as its ops, from 0 or 1), then the map,
+/// which holds only the labels the guess misses (op `k` or `k - 1` for a
+/// label numbered `k`). Labels are unique in a rank, so a guess that matches
+/// is the op.
+fn find_label(ops: &[Op], labels: &Labels<'_>, label: &str) -> Option<OpId> {
+    if let Some(k) = number_of(label) {
+        for g in [k, k.wrapping_sub(1)] {
+            if ops
+                .get(g)
+                .is_some_and(|o| o.label.as_bytes() == label.as_bytes())
+            {
+                return Some(g as OpId);
+            }
+        }
+    }
+    labels.get(label).copied()
+}
+
+/// A rank block being read.
+struct Block {
     rank: u32,
     line: u32,
     ops: Vec<Op>,
-    labels: Labels<'a>,
-    /// `(line, dependent, prerequisite, started)` by label, resolved at `}`.
-    deps: Vec<(u32, &'a str, &'a str, bool)>,
 }
 
 struct Reader<'a> {
@@ -166,15 +200,28 @@ struct Reader<'a> {
     line: u32,
     num_ranks: Option<u32>,
     ranks: Vec<Option<RankSchedule>>,
-    block: Option<Block<'a>>,
+    block: Option<Block>,
     /// The `//@ sync` marks read.
     marks: Vec<Mark>,
     /// Ops of the last rank block closed.
     last_ops: usize,
+    /// The open block's `(line, dependent, prerequisite, started)` by label,
+    /// resolved at `}`.
+    deps: Vec<(u32, &'a str, &'a str, bool)>,
+    /// The open block's labels, borrowed from the text.
+    labels: Labels<'a>,
 }
 
 /// Parses GOAL text; `name` names it in errors and in the schedule.
 pub fn parse(text: &str, name: &str) -> Result<Schedule, GoalError> {
+    let mut s = parse_text(text, name)?;
+    s.hash = digest(text.as_bytes());
+    Ok(s)
+}
+
+/// [`parse`] without the digest (an empty `hash`), which the caller computes
+/// beside it.
+pub(super) fn parse_text(text: &str, name: &str) -> Result<Schedule, GoalError> {
     let mut r = Reader {
         file: name,
         line: 0,
@@ -183,20 +230,42 @@ pub fn parse(text: &str, name: &str) -> Result<Schedule, GoalError> {
         block: None,
         marks: Vec::new(),
         last_ops: 0,
+        deps: Vec::new(),
+        labels: Labels::default(),
     };
     let mut in_block = false;
     let mut toks: Vec<Tok<'_>> = Vec::with_capacity(16);
-    for (i, raw) in text.lines().enumerate() {
-        r.line = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let slash = raw.as_bytes().contains(&b'/');
-        let ext = (!in_block && slash).then(|| extension(raw)).flatten();
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    // One pass over the text: a line without a `/` is tokenised as it is
+    // scanned for its end; a line with one goes through the comment reader.
+    while at < bytes.len() {
+        r.line = r.line.saturating_add(1);
         toks.clear();
-        line_tokens(raw, slash, &mut in_block, &mut toks);
+        let mut end = if in_block {
+            at
+        } else {
+            scan(text, at, true, &mut toks)
+        };
+        let mut ext = None;
+        if end == bytes.len() || bytes[end] != b'\n' {
+            end += bytes[end..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .unwrap_or(bytes.len() - end);
+            let raw = &text[at..end];
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            let slash = raw.as_bytes().contains(&b'/');
+            ext = (!in_block && slash).then(|| extension(raw)).flatten();
+            toks.clear();
+            line_tokens(raw, slash, &mut in_block, &mut toks);
+        }
         let before = r.block.as_ref().map_or(0, |b| b.ops.len());
         r.line_tokens(&toks)?;
         if let Some(ext) = ext {
             r.extension(ext, before)?;
         }
+        at = end + 1;
     }
     if in_block {
         return Err(r.err("unterminated `/*` comment at the end of the file".into()));
@@ -319,11 +388,11 @@ impl<'a> Reader<'a> {
             rank,
             line: self.line,
             // Ranks of one file tend to have alike op counts: the last
-            // block's sizes this one's vectors, saving their regrowth.
+            // block's sizes this one's ops, saving their regrowth.
             ops: Vec::with_capacity(self.last_ops),
-            labels: Labels::with_capacity_and_hasher(self.last_ops, Default::default()),
-            deps: Vec::new(),
         });
+        self.labels.clear();
+        self.deps.clear();
         Ok(())
     }
 
@@ -331,19 +400,16 @@ impl<'a> Reader<'a> {
         let Some(mut b) = self.block.take() else {
             return Err(self.err("`}` outside a rank block".into()));
         };
-        for (line, dependent, prerequisite, started) in std::mem::take(&mut b.deps) {
+        for &(line, dependent, prerequisite, started) in &self.deps {
             let find = |label: &str| {
-                b.labels
-                    .get(label)
-                    .copied()
-                    .ok_or_else(|| GoalError::Syntax {
-                        file: self.file.to_owned(),
-                        line,
-                        what: format!(
-                            "rank {}: label `{label}` is not defined in this rank",
-                            b.rank
-                        ),
-                    })
+                find_label(&b.ops, &self.labels, label).ok_or_else(|| GoalError::Syntax {
+                    file: self.file.to_owned(),
+                    line,
+                    what: format!(
+                        "rank {}: label `{label}` is not defined in this rank",
+                        b.rank
+                    ),
+                })
             };
             let (d, p) = (find(dependent)?, find(prerequisite)?);
             let op = &mut b.ops[d as usize];
@@ -378,8 +444,7 @@ impl<'a> Reader<'a> {
                     return Err(self.err(format!("unexpected {t} after `{a} {dep} {b}`")));
                 }
                 let started = *dep == "irequires";
-                let block = self.block.as_mut().expect("checked above");
-                block.deps.push((line, *a, *b, started));
+                self.deps.push((line, *a, *b, started));
                 return Ok(());
             }
             [t, ..] => {
@@ -390,27 +455,32 @@ impl<'a> Reader<'a> {
             [] => return Ok(()),
         };
         let kind = self.op_kind(body, rank)?;
-        let block = self.block.as_mut().expect("checked above");
-        let id = OpId::try_from(block.ops.len()).map_err(|_| GoalError::Syntax {
+        let count = self.block.as_ref().map_or(0, |b| b.ops.len());
+        let id = OpId::try_from(count).map_err(|_| GoalError::Syntax {
             file: self.file.to_owned(),
             line,
             what: "more than 2^32 ops in one rank".into(),
         })?;
         let label = match label {
             Some(l) => {
-                if block.labels.insert(l, id).is_some() {
+                let ops = &self.block.as_ref().expect("checked above").ops;
+                if find_label(ops, &self.labels, l).is_some() {
                     return Err(self.err(format!("rank {rank}: label `{l}` defined twice")));
                 }
-                l.to_owned()
+                // A label its number finds needs no map entry.
+                if number_of(l).is_none_or(|k| k != id as usize && k != id as usize + 1) {
+                    self.labels.insert(l, id);
+                }
+                Label::from(l)
             }
-            None => format!("#{id}"),
+            None => Label::unnamed(id),
         };
         let block = self.block.as_mut().expect("checked above");
         block.ops.push(Op {
             label,
             kind,
-            requires: Vec::new(),
-            irequires: Vec::new(),
+            requires: Deps::default(),
+            irequires: Deps::default(),
             line,
             vector: None,
             sync: None,
@@ -498,11 +568,11 @@ impl<'a> Reader<'a> {
         });
         match added {
             Some(o) if matches!(o.kind, OpKind::Calc { .. }) => {
-                o.vector = Some(VectorCalc {
+                o.vector = Some(Box::new(VectorCalc {
                     operation: op.to_owned(),
                     level: (*level).to_owned(),
                     flop,
-                });
+                }));
                 Ok(())
             }
             Some(_) => Err(self.err(format!("`{FORM}` annotates a `calc`, not this op"))),

@@ -278,7 +278,7 @@ fn dependencies(
                     arrive: false,
                 }) => {
                     let want = arrivals.get(&meeting).map_or(&[][..], Vec::as_slice);
-                    let mut has: Vec<OpId> = op.requires.clone();
+                    let mut has: Vec<OpId> = op.requires.to_vec();
                     has.sort_unstable();
                     (has != want || !op.irequires.is_empty()).then(|| {
                         format!(

@@ -472,3 +472,97 @@ fn every_vector_extension_error_names_file_line_and_construct() {
     .expect("valid");
     assert!(s.ranks[0].ops[0].vector.is_none());
 }
+
+/// The same schedule with every line through the comment reader (a trailing
+/// block comment), with CRLF line ends, and without the last newline.
+fn variants(text: &str) -> [String; 3] {
+    let commented: String = text.lines().map(|l| format!("{l} /* c */\n")).collect();
+    let crlf: String = text.lines().map(|l| format!("{l}\r\n")).collect();
+    [commented, crlf, text.trim_end_matches('\n').to_owned()]
+}
+
+#[test]
+fn the_line_scan_and_the_comment_reader_read_alike() {
+    // A line without a `/` is tokenised as it is scanned; one with a `/` goes
+    // through the comment reader. Both must give the same ops, labels and
+    // dependencies, and the same error on the same line.
+    let mut files = 0;
+    for entry in std::fs::read_dir(DATA).expect("data dir") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "goal") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("text");
+        let plain = parse(&text, "f.goal");
+        for v in variants(&text) {
+            let other = parse(&v, "f.goal");
+            match (&plain, &other) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(format!("{:?}", a.ranks), format!("{:?}", b.ranks));
+                    assert_eq!(a.meetings, b.meetings);
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                _ => panic!("{}: one reading failed, the other not", path.display()),
+            }
+        }
+        files += 1;
+    }
+    assert!(files >= 5, "{files} files");
+    let bad = "num_ranks 2\nrank 0 {\na: send 8b to 1\nb: recv 8b from 7\n}\n";
+    for v in variants(bad) {
+        assert_eq!(
+            err(&v),
+            "t.goal:4: rank 0: peer 7 in `recv Nb from R tag T` but `num_ranks 2`"
+        );
+    }
+}
+
+#[test]
+fn labels_resolve_by_their_number_or_by_the_map() {
+    // `a2` is op 0, `l0` op 1, `b1` op 2: the guess from each label's number
+    // finds the wrong op or none, and the map must answer.
+    let s = parse(
+        "num_ranks 1\nrank 0 {\na2: calc 1\nl0: calc 2\nb1: calc 3\nl3: calc 4\ncalc 5\n\
+         b1 requires a2\nl0 irequires b1\nl3 requires l0\nl3 requires a2\n}\n",
+        "t.goal",
+    )
+    .expect("reads");
+    let ops = &s.ranks[0].ops;
+    assert_eq!(ops[2].requires, vec![0]);
+    assert_eq!(ops[1].irequires, vec![2]);
+    assert_eq!(ops[3].requires, vec![1, 0]);
+    assert_eq!(ops[4].label, "#4");
+    assert_eq!(
+        err("num_ranks 1\nrank 0 {\nl1: calc 1\nl1 requires l0\n}\n"),
+        "t.goal:4: rank 0: label `l0` is not defined in this rank"
+    );
+    // A label its number finds is not in the map; its twin is still found.
+    for (twin, line) in [("l1", 5), ("x", 5)] {
+        let text = format!(
+            "num_ranks 1\nrank 0 {{\nl1: calc 1\nx: calc 2\n{twin}: calc 3\nx: calc 4\n}}\n"
+        );
+        assert_eq!(
+            err(&text),
+            format!("t.goal:{line}: rank 0: label `{twin}` defined twice")
+        );
+    }
+}
+
+#[test]
+fn inline_labels_and_dependency_lists() {
+    assert_eq!(Label::unnamed(0).as_str(), "#0");
+    assert_eq!(Label::unnamed(u32::MAX).as_str(), "#4294967295");
+    let long = "a_label_of_thirty_bytes_long_x";
+    assert_eq!(Label::from(long).as_str(), long);
+    assert!(matches!(Label::from(long), Label::Long(_)));
+    assert_eq!(Label::from("l12").to_string(), "l12");
+    let mut d = Deps::default();
+    for id in [9, 3, 7, 1, 5, 2, 8] {
+        d.push(id);
+    }
+    assert_eq!(d, vec![9, 3, 7, 1, 5, 2, 8]);
+    assert!(matches!(d, Deps::Heap(_)));
+    let few = Deps::from(vec![4, 2]);
+    assert_eq!((few.len(), few[1]), (2, 2));
+    assert_eq!(serde_json::to_string(&few).expect("json"), "[4,2]");
+}

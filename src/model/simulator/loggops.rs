@@ -850,7 +850,7 @@ impl<'a> Sim<'a> {
                 file: self.s.name.clone(),
                 line: op.map_or(0, |o| o.line),
                 rank: r as u32,
-                label: op.map_or_else(String::new, |o| o.label.clone()),
+                label: op.map_or_else(String::new, |o| o.label.to_string()),
                 left,
             });
         }
