@@ -187,7 +187,7 @@ fn statuses(ep: &mut MpiEndpoint, method: Method) -> Result<(), RankError> {
 }
 
 /// Rank 0's side of the instantiations: every [`Instances::with`] is one
-/// run of the team, ended by [`Command::END`].
+/// run of the team, ended by `Command::END`.
 impl Instances for Processes {
     fn with<R: Send>(
         &self,

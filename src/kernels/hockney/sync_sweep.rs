@@ -95,7 +95,7 @@ struct Visited {
 }
 
 /// Where a method's instantiations run: on threads of this process
-/// ([`Threads`], [`with_method`]) or on MPI processes (`sync_mpi`). Each
+/// ([`Threads`], `with_method`) or on MPI processes (`sync_mpi`). Each
 /// call makes one instantiation (team, synchronisation objects, vectors)
 /// and runs `driver` on the master with its batch function.
 pub trait Instances {

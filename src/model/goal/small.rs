@@ -14,7 +14,7 @@ const INLINE: usize = 22;
 /// `&str`; up to 22 bytes it holds no allocation.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub enum Label {
-    /// Up to [`INLINE`] bytes of UTF-8: the length, then the bytes.
+    /// Up to `INLINE` bytes of UTF-8: the length, then the bytes.
     Short(u8, [u8; INLINE]),
     /// A longer label.
     Long(Box<str>),
@@ -114,7 +114,7 @@ const DEPS_INLINE: usize = 5;
 pub enum Deps {
     /// The count, then the ids.
     Inline(u8, [OpId; DEPS_INLINE]),
-    /// More than [`DEPS_INLINE`] ids.
+    /// More than `DEPS_INLINE` ids.
     Heap(Vec<OpId>),
 }
 
