@@ -53,9 +53,22 @@ pub(super) fn run_named(
     Some(grid::sweep(ctx, name, ops, processors))
 }
 
+/// The kernel's run between MPI processes, which its `OverMpi` names (here,
+/// so that the kernels' files do not import `over_mpi`, which imports
+/// `grid`, which calls them).
+#[cfg(feature = "mpi")]
+pub(super) fn run_over_mpi(
+    ctx: &RunContext<'_>,
+    procs: &crate::team::mpi::Processes,
+    kernel: &str,
+    ops: &[MatrixOp],
+) -> Result<Vec<KernelResult>, KernelError> {
+    over_mpi::run(ctx, procs, kernel, ops)
+}
+
 /// The kernel's run between threads, over the processor counts of
 /// [`grid::processor_counts`] (over MPI processes the registry runs the
-/// kernel's `over_mpi::run` instead).
+/// kernel's `run_over_mpi` instead).
 pub(super) fn run(
     ctx: &RunContext<'_>,
     kernel: &str,

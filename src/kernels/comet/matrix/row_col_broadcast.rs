@@ -25,7 +25,7 @@ pub(in super::super) const ROW_COL_BROADCAST: KernelSpec = KernelSpec {
     about: "multicast one global row down the grid columns and one packed column along the grid rows, with acknowledgements, verified, vs matrix order",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::OnGrid {
-        run: crate::kernels::mpi_run!(|ctx, procs| super::over_mpi::run(ctx, procs, NAME, OPS)),
+        run: crate::kernels::mpi_run!(|ctx, procs| super::run_over_mpi(ctx, procs, NAME, OPS)),
     },
     card: &[],
     run,

@@ -21,7 +21,7 @@ pub(in super::super) const SHIFT: KernelSpec = KernelSpec {
     about: "shift a block-decomposed matrix one block north and one block east (whole local array with guard), verified, vs matrix order",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::OnGrid {
-        run: crate::kernels::mpi_run!(|ctx, procs| super::over_mpi::run(ctx, procs, NAME, OPS)),
+        run: crate::kernels::mpi_run!(|ctx, procs| super::run_over_mpi(ctx, procs, NAME, OPS)),
     },
     card: &[],
     run,

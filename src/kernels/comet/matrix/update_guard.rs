@@ -27,7 +27,7 @@ pub(in super::super) const UPDATE_GUARD: KernelSpec = KernelSpec {
     about: "update the N/S/E/W guard wrapper of a block-decomposed matrix from the grid neighbours (non-blocking, packing overlapped), verified, vs matrix order",
     in_quick_suite: true,
     over_mpi: crate::kernels::OverMpi::OnGrid {
-        run: crate::kernels::mpi_run!(|ctx, procs| super::over_mpi::run(ctx, procs, NAME, OPS)),
+        run: crate::kernels::mpi_run!(|ctx, procs| super::run_over_mpi(ctx, procs, NAME, OPS)),
     },
     card: &[],
     run,
