@@ -12,6 +12,7 @@ pub mod prediction;
 pub mod repeat;
 pub mod sci;
 pub mod simulator;
+pub mod workload;
 
 use crate::kernels::KernelSpec;
 use crate::kernels::OverMpi;
@@ -83,6 +84,28 @@ pub fn topology(topo: &Topology, allowed: &[usize]) -> String {
         }
     }
     s
+}
+
+/// The end of a run: each kernel skipped with its reason, one line each.
+pub fn skipped(skipped: &[(String, String)]) -> String {
+    let mut s = String::new();
+    for (kernel, reason) in skipped {
+        let _ = writeln!(s, "skipped {kernel}: {reason}");
+    }
+    s
+}
+
+/// The line saying where a run's result file was written.
+pub fn wrote(path: &std::path::Path, incomplete: bool) -> String {
+    format!(
+        "wrote {}{}\n",
+        path.display(),
+        if incomplete {
+            " (incomplete: only the kernels that finished)"
+        } else {
+            ""
+        }
+    )
 }
 
 /// The kernel list.
