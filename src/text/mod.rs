@@ -7,6 +7,7 @@ pub mod card;
 pub mod compare;
 pub mod decomposition;
 pub mod hockney;
+pub mod papers;
 pub mod plan;
 pub mod prediction;
 pub mod repeat;
@@ -351,4 +352,28 @@ fn c2c_matrix(r: &KernelResult) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_names_what_it_skipped_and_wrote() {
+        let skipped = [
+            ("mpi-pingpong".to_string(), "needs mpirun".to_string()),
+            ("c2c".to_string(), "one CPU".to_string()),
+        ];
+        assert_eq!(
+            super::skipped(&skipped),
+            "skipped mpi-pingpong: needs mpirun\nskipped c2c: one CPU\n"
+        );
+        assert_eq!(super::skipped(&[]), "");
+        let p = std::path::Path::new("out.json");
+        assert_eq!(wrote(p, false), "wrote out.json\n");
+        assert_eq!(
+            wrote(p, true),
+            "wrote out.json (incomplete: only the kernels that finished)\n"
+        );
+    }
 }
