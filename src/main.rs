@@ -900,9 +900,7 @@ fn present_run(
     replace: bool,
     show: &impl Fn(String),
 ) -> Result<ExitCode> {
-    for (kernel, reason) in &outcome.skipped {
-        show(format!("skipped {kernel}: {reason}\n"));
-    }
+    show(text::skipped(&outcome.skipped));
     if args.repeat > 1 {
         let spread = analysis::repeat_spread(&outcome.file.kernels);
         show(text::repeat::repeat_spread(&spread, args.repeat));
@@ -918,15 +916,7 @@ fn present_run(
     let wrote = match out {
         Some(p) if !outcome.file.kernels.is_empty() => {
             results::write_atomic(&outcome.file, p, args.output.force || replace)?;
-            show(format!(
-                "wrote {}{}\n",
-                p.display(),
-                if outcome.file.incomplete {
-                    " (incomplete: only the kernels that finished)"
-                } else {
-                    ""
-                }
-            ));
+            show(text::wrote(p, outcome.file.incomplete));
             true
         }
         _ => false,

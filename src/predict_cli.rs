@@ -11,12 +11,13 @@ use halfperf::model::goal::{self, Schedule};
 use halfperf::platform::{self, Topology};
 use halfperf::results::{self, ResultFile};
 use halfperf::suite;
+use halfperf::text;
 use halfperf::transport::TransportKind;
 use halfperf::workload::predict::{
-    Inputs, OVERHEADS, Prediction, gather, predict as simulate, switch_input, with_switch,
+    OVERHEADS, Prediction, gather, predict as simulate, switch_input, with_switch,
 };
-use halfperf::workload::replay::{ReplayConfig, ReplayOutcome, replay};
-use halfperf::workload::validate::{Source, Validation, validate};
+use halfperf::workload::replay::{ReplayConfig, replay};
+use halfperf::workload::validate::{Source, validate};
 use halfperf::workload::{gather_syncs, gather_vectors};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -131,7 +132,7 @@ pub(crate) fn predict(args: &PredictArgs) -> Result<ExitCode> {
         let p = simulate(&schedule, &inputs, cpus_used)?;
         match args.json {
             true => println!("{}", serde_json::to_string_pretty(&p)?),
-            false => print!("{}", text(&schedule, &p)),
+            false => print!("{}", text::workload::prediction(&schedule, &p)),
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -219,8 +220,8 @@ fn run_and_compare(
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        print!("{}", text(schedule, head));
-        print!("{}", validation_text(&outcome, &v, remeasure));
+        print!("{}", text::workload::prediction(schedule, head));
+        print!("{}", text::workload::validation(&outcome, &v, remeasure));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -290,139 +291,4 @@ fn measure(t: TransportKind, hosts: &[usize]) -> Result<ResultFile> {
         }
         Ok(out.file)
     })
-}
-
-fn us(ns: f64) -> String {
-    format!("{:.2}", ns / 1e3)
-}
-
-/// The prediction, its inputs and marks.
-fn text(s: &Schedule, p: &Prediction) -> String {
-    let g = &p.loggops;
-    let mut o = format!(
-        "predict {} (hash {}), {} ranks on {} CPU(s){}, over {}\n  predicted time (rank 0, go to last done): {} us, 95% [{}, {}]\n  LogGOPS: L {:.1} ns, o {:.1} ns, g {:.1} ns, G {:.4} ns/B, O {:.4} ns/B, all eager{}\n  inputs:\n",
-        s.name,
-        s.hash,
-        s.num_ranks,
-        distinct(&p.cpu_of_rank),
-        if p.switch_ns > 0.0 {
-            ", sharing"
-        } else {
-            ", one a CPU"
-        },
-        p.inputs.transport,
-        us(p.time_ns),
-        us(p.ci95_ns[0]),
-        us(p.ci95_ns[1]),
-        g.l_ns,
-        g.o_ns,
-        g.g_ns,
-        g.big_g_ns_per_byte,
-        g.big_o_ns_per_byte,
-        match p.switch_ns > 0.0 {
-            true => format!(", CPU switch {:.0} ns", p.switch_ns),
-            false => String::new(),
-        }
-    );
-    o.push_str(&inputs_text(&p.inputs));
-    for m in &p.marks {
-        o.push_str(&format!("  marked: {m}\n"));
-    }
-    for n in &p.notes {
-        o.push_str(&format!("  note: {n}\n"));
-    }
-    o
-}
-
-fn inputs_text(i: &Inputs) -> String {
-    i.rows
-        .iter()
-        .map(|r| {
-            let ci = r.ci95.map_or("no interval".into(), |[lo, hi]| {
-                format!("[{}, {}]", results::num(lo), results::num(hi))
-            });
-            format!(
-                "    {:<6} {} {} = {} {} {} {} ({})\n",
-                r.symbol,
-                r.kernel,
-                r.name,
-                results::num(r.value),
-                r.unit,
-                ci,
-                r.trust,
-                r.file
-            )
-        })
-        .collect()
-}
-
-fn distinct(cpus: &[u32]) -> usize {
-    let mut c = cpus.to_vec();
-    c.sort_unstable();
-    c.dedup();
-    c.len()
-}
-
-fn validation_text(r: &ReplayOutcome, v: &Validation, remeasure: bool) -> String {
-    let ci = v
-        .measured_ci95_ns
-        .map_or("-".into(), |[a, b]| format!("[{}, {}]", us(a), us(b)));
-    let mut o = format!(
-        "replay over {} ({}, CPUs {:?}, {} trials)\n  measured median {} us, 95% {ci}, min {} us\n  predicted       {} us, 95% [{}, {}]\n  error {:+.1} % against the median ({:+.1} % against the min); the measured interval {} the prediction\n",
-        r.transport,
-        r.placement,
-        r.hosts,
-        r.trials.len(),
-        us(v.measured_ns),
-        us(v.measured_min_ns),
-        us(v.predicted_ns),
-        us(v.predicted_ci95_ns[0]),
-        us(v.predicted_ci95_ns[1]),
-        v.error * 100.0,
-        v.error_vs_min * 100.0,
-        if v.covered {
-            "covers"
-        } else {
-            "does not cover"
-        }
-    );
-    let other = |(t, [a, b]): (f64, [f64; 2]), when: &str| {
-        format!(
-            "  predicted from the parameters measured {when} the replay: {} us [{}, {}], error {:+.1} %\n",
-            us(t),
-            us(a),
-            us(b),
-            v.error_other.unwrap_or(f64::NAN) * 100.0
-        )
-    };
-    match (v.predicted_from, v.predicted_after_ns) {
-        (Source::After, _) => {
-            o.push_str("  the headline is predicted from the parameters measured after the replay: the replay's probes match their state\n");
-            o.push_str(&other(v.predicted_before_ns, "before"));
-        }
-        (Source::Before, Some(a)) => o.push_str(&other(a, "after")),
-        (Source::Before, None) => {}
-    }
-    if let Some([b, a]) = v.probe_ns {
-        o.push_str(&format!(
-            "  CPU pair round trip: {b:.0} ns before, {a:.0} ns after"
-        ));
-        if let Some([rb, ra]) = v.replay_probe_ns {
-            o.push_str(&format!("; {rb:.0} and {ra:.0} ns right around the replay"));
-        }
-        o.push('\n');
-    }
-    if !remeasure {
-        o.push_str("  parameters from the --from files only: the machine's state at the replay is not checked\n");
-    }
-    match v.state_changed.is_empty() {
-        true if remeasure => o.push_str("  machine state: unchanged across the replay\n"),
-        true => {}
-        false => {
-            for s in &v.state_changed {
-                o.push_str(&format!("  STATE CHANGED: {s}\n"));
-            }
-        }
-    }
-    o
 }

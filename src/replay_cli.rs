@@ -10,6 +10,7 @@ use halfperf::model::goal;
 use halfperf::platform::{self, Topology};
 use halfperf::results::{self, ResultFile, SCHEMA_VERSION, TOOL_NAME};
 use halfperf::suite;
+use halfperf::text;
 use halfperf::transport::TransportKind;
 use halfperf::workload::replay::{ReplayConfig, ReplayOutcome, replay as run_replay};
 use std::path::PathBuf;
@@ -111,7 +112,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> Result<ExitCode> {
             deadline: Duration::from_millis(args.deadline_ms),
         };
         let outcome = run_replay(&schedule, &config)?;
-        eprint!("{}", table(&outcome));
+        eprint!("{}", text::workload::replay(&outcome));
         outcomes.push(outcome);
     }
     write_result(
@@ -203,7 +204,7 @@ fn over_mpi(args: &ReplayArgs, schedule: &goal::Schedule) -> Result<ExitCode> {
     };
     match replay_mpi(schedule, &config, &procs) {
         Ok(Some(outcome)) => {
-            eprint!("{}", table(&outcome));
+            eprint!("{}", text::workload::replay(&outcome));
             write_result(
                 args,
                 &[outcome],
@@ -231,36 +232,4 @@ fn config_json(outcomes: &[ReplayOutcome]) -> serde_json::Value {
         map.remove("transport");
     }
     doc
-}
-
-/// The terminal table of one replay.
-fn table(o: &ReplayOutcome) -> String {
-    let us = |ns: f64| format!("{:.2}", ns / 1e3);
-    let ci = o
-        .summary
-        .ci95_ns
-        .map_or("-".to_string(), |[a, b]| format!("[{}, {}]", us(a), us(b)));
-    let mut s = format!(
-        "replay {} (hash {}) over {}: {} ranks {} on CPUs {:?}, {} trials\n  time (rank 0, us): min {}  median {}  95% CI {}  max {}\n",
-        o.schedule,
-        o.hash,
-        o.transport_name(),
-        o.num_ranks,
-        o.placement,
-        o.hosts,
-        o.trials.len(),
-        us(o.summary.min_ns),
-        us(o.summary.median_ns),
-        ci,
-        us(o.summary.max_ns)
-    );
-    s.push_str("  finish (us):");
-    for (r, m) in o.summary.finish_median_ns.iter().enumerate() {
-        s.push_str(&format!(" r{r} {}", us(*m)));
-    }
-    s.push_str(&format!(
-        "  (median)\n  {} messages a trial, each received once and checked\n",
-        o.messages_per_trial
-    ));
-    s
 }

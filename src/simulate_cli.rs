@@ -154,43 +154,26 @@ fn print_runs(
     config: &halfperf::model::simulator::SimConfig,
     runs: &[halfperf::model::simulator::SimResult],
 ) -> Result<()> {
-    let n = runs.len() as f64;
-    let mean =
-        |f: fn(&halfperf::model::simulator::SimResult) -> f64| runs.iter().map(f).sum::<f64>() / n;
-    let time_ms = mean(|r| r.time_ms);
-    let events = mean(|r| r.events as f64);
-    let messages = mean(|r| r.messages as f64);
-    let events_per_second = mean(|r| r.events_per_second);
+    let m = text::simulator::RunMeans::of(runs);
     if args.json {
         let doc = serde_json::json!({
             "model": params.model_name(),
             "config": config,
             "runs": args.runs,
             "seed": args.seed,
-            "time_ms": time_ms,
-            "events": events,
-            "messages": messages,
-            "events_per_second": events_per_second,
+            "time_ms": m.time_ms,
+            "events": m.events,
+            "messages": m.messages,
+            "events_per_second": m.events_per_second,
             "run_results": runs,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        println!(
-            "model {}, {:?}, N = {}, B = {}, R = {}, U = {} ms, L = {} bytes, {} run(s) from seed {}",
-            params.model_name(),
-            config.topology,
-            config.nodes,
-            config.bursts,
-            config.receivers_per_burst(),
-            config.uniprocessor_ms,
-            config.message_bytes,
-            args.runs,
-            args.seed
+        let model = params.model_name();
+        print!(
+            "{}",
+            text::simulator::runs(model, config, args.runs, args.seed, &m)
         );
-        println!("time (mean)        {time_ms:.3} ms");
-        println!("events (mean)      {events:.0}");
-        println!("messages (mean)    {messages:.0}");
-        println!("events per second  {events_per_second:.3e}");
     }
     Ok(())
 }
@@ -266,31 +249,6 @@ fn simulate_goal(
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
-    println!(
-        "{} ({} ranks, {} ops), L={} o={} g={} G={} O={} S={}",
-        schedule.name,
-        schedule.num_ranks,
-        schedule.op_count(),
-        p.l_ns,
-        p.o_ns,
-        p.g_ns,
-        p.big_g_ns_per_byte,
-        p.big_o_ns_per_byte,
-        p.s_bytes
-    );
-    if !schedule.meetings.is_empty() {
-        println!(
-            "{} `//@ sync` meeting(s) read as their messages, as a plain GOAL reader does",
-            schedule.meetings.len()
-        );
-    }
-    for (rank, t) in r.finish_ns.iter().enumerate() {
-        println!("rank {rank:>6}  finish {t:>16} ns");
-    }
-    println!("end                {:>16} ns", r.end_ns);
-    println!(
-        "events {} ({} messages), {:.3e} events/s",
-        r.events, r.messages, r.events_per_second
-    );
+    print!("{}", text::simulator::goal(&schedule, &p, &r));
     Ok(())
 }

@@ -14,6 +14,9 @@
 //!   hockney`).
 //! - [`speedup_prediction`]: Lamanna's eqs. 10-18 from the `speedup`
 //!   kernel (`model speedup`).
+//! - [`kg_prediction`] and [`comet_prediction`]: Krumme & Greenfield's
+//!   derived patterns and CoMet's kernels from their lines (`model kg`,
+//!   `model comet`).
 //! - [`prediction_rows`]: the card rows the papers' predictions read (`model
 //!   hockney`, `model speedup`), every headline a file holds, as [`Input`]s
 //!   with their marks.
@@ -34,10 +37,12 @@
 mod card;
 mod card_compare;
 mod card_rows;
+pub mod comet_prediction;
 mod compare;
 mod decisions;
 mod eq13_interval;
 pub mod hockney_prediction;
+pub mod kg_prediction;
 mod prediction_inputs;
 mod repeat;
 pub mod speedup_prediction;

@@ -7,11 +7,13 @@ pub mod card;
 pub mod compare;
 pub mod decomposition;
 pub mod hockney;
+pub mod papers;
 pub mod plan;
 pub mod prediction;
 pub mod repeat;
 pub mod sci;
 pub mod simulator;
+pub mod workload;
 
 use crate::kernels::KernelSpec;
 use crate::kernels::OverMpi;
@@ -83,6 +85,28 @@ pub fn topology(topo: &Topology, allowed: &[usize]) -> String {
         }
     }
     s
+}
+
+/// The end of a run: each kernel skipped with its reason, one line each.
+pub fn skipped(skipped: &[(String, String)]) -> String {
+    let mut s = String::new();
+    for (kernel, reason) in skipped {
+        let _ = writeln!(s, "skipped {kernel}: {reason}");
+    }
+    s
+}
+
+/// The line saying where a run's result file was written.
+pub fn wrote(path: &std::path::Path, incomplete: bool) -> String {
+    format!(
+        "wrote {}{}\n",
+        path.display(),
+        if incomplete {
+            " (incomplete: only the kernels that finished)"
+        } else {
+            ""
+        }
+    )
 }
 
 /// The kernel list.
@@ -328,4 +352,28 @@ fn c2c_matrix(r: &KernelResult) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_names_what_it_skipped_and_wrote() {
+        let skipped = [
+            ("mpi-pingpong".to_string(), "needs mpirun".to_string()),
+            ("c2c".to_string(), "one CPU".to_string()),
+        ];
+        assert_eq!(
+            super::skipped(&skipped),
+            "skipped mpi-pingpong: needs mpirun\nskipped c2c: one CPU\n"
+        );
+        assert_eq!(super::skipped(&[]), "");
+        let p = std::path::Path::new("out.json");
+        assert_eq!(wrote(p, false), "wrote out.json\n");
+        assert_eq!(
+            wrote(p, true),
+            "wrote out.json (incomplete: only the kernels that finished)\n"
+        );
+    }
 }

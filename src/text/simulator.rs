@@ -1,8 +1,13 @@
-//! Lamanna's simulation experiment for the terminal (`halfperf simulate
-//! --experiment lamanna`): eq. 11's coefficients, H3 and the speedup table.
+//! The simulator on the terminal (`halfperf simulate`): Lamanna's experiment
+//! (`--experiment lamanna`: eq. 11's coefficients, H3 and the speedup table),
+//! one configuration's means over its runs, and a GOAL schedule's finish
+//! times under LogGOPS (`simulate SCHEDULE.goal --loggp ...`).
 
+use crate::model::goal::Schedule;
 use crate::model::simulator::experiment::counterpart;
-use crate::model::simulator::{BurstShape, ExperimentReport, ReceiveAt};
+use crate::model::simulator::{
+    BurstShape, ExperimentReport, GoalSimResult, LogGops, ReceiveAt, SimConfig, SimResult,
+};
 use crate::results::num;
 use std::fmt::Write as _;
 
@@ -102,6 +107,90 @@ pub fn experiment(report: &ExperimentReport) -> String {
         out,
         "{} events in {:.3} s of simulation",
         report.events, report.wall_seconds
+    );
+    out
+}
+
+/// The means of one configuration's runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunMeans {
+    /// Total execution time, ms.
+    pub time_ms: f64,
+    /// Events handled.
+    pub events: f64,
+    /// Messages sent.
+    pub messages: f64,
+    /// Events handled a second of the simulator's wall clock.
+    pub events_per_second: f64,
+}
+
+impl RunMeans {
+    /// The means of `runs` (NaN when there are none).
+    pub fn of(runs: &[SimResult]) -> Self {
+        let n = runs.len() as f64;
+        let mean = |f: fn(&SimResult) -> f64| runs.iter().map(f).sum::<f64>() / n;
+        Self {
+            time_ms: mean(|r| r.time_ms),
+            events: mean(|r| r.events as f64),
+            messages: mean(|r| r.messages as f64),
+            events_per_second: mean(|r| r.events_per_second),
+        }
+    }
+}
+
+/// One configuration of model `model`, `runs` runs from `seed`: the
+/// configuration on one line, then the means.
+pub fn runs(model: &str, config: &SimConfig, runs: u32, seed: u64, m: &RunMeans) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "model {model}, {:?}, N = {}, B = {}, R = {}, U = {} ms, L = {} bytes, {runs} run(s) from seed {seed}",
+        config.topology,
+        config.nodes,
+        config.bursts,
+        config.receivers_per_burst(),
+        config.uniprocessor_ms,
+        config.message_bytes,
+    );
+    let _ = writeln!(out, "time (mean)        {:.3} ms", m.time_ms);
+    let _ = writeln!(out, "events (mean)      {:.0}", m.events);
+    let _ = writeln!(out, "messages (mean)    {:.0}", m.messages);
+    let _ = writeln!(out, "events per second  {:.3e}", m.events_per_second);
+    out
+}
+
+/// A GOAL schedule simulated under `p`: its size and parameters, the
+/// meetings read as messages, each rank's finish time and the end, ns.
+pub fn goal(schedule: &Schedule, p: &LogGops, r: &GoalSimResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ({} ranks, {} ops), L={} o={} g={} G={} O={} S={}",
+        schedule.name,
+        schedule.num_ranks,
+        schedule.op_count(),
+        p.l_ns,
+        p.o_ns,
+        p.g_ns,
+        p.big_g_ns_per_byte,
+        p.big_o_ns_per_byte,
+        p.s_bytes
+    );
+    if !schedule.meetings.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} `//@ sync` meeting(s) read as their messages, as a plain GOAL reader does",
+            schedule.meetings.len()
+        );
+    }
+    for (rank, t) in r.finish_ns.iter().enumerate() {
+        let _ = writeln!(out, "rank {rank:>6}  finish {t:>16} ns");
+    }
+    let _ = writeln!(out, "end                {:>16} ns", r.end_ns);
+    let _ = writeln!(
+        out,
+        "events {} ({} messages), {:.3e} events/s",
+        r.events, r.messages, r.events_per_second
     );
     out
 }
