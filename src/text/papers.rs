@@ -22,6 +22,16 @@ fn ci_text(e: &Estimate) -> String {
 }
 
 /// Marks as ` [a, b]`, nothing when there are none.
+/// A value and its interval: `V [lo, hi]`.
+fn with_ci(e: &Estimate) -> String {
+    format!("{} {}", num(e.value), ci_text(e))
+}
+
+/// A time and its interval: `V ns [lo, hi]`.
+fn ns_ci(e: &Estimate) -> String {
+    format!("{} ns {}", num(e.value), ci_text(e))
+}
+
 fn marks(m: &[&str]) -> String {
     match m.is_empty() {
         true => String::new(),
@@ -50,12 +60,10 @@ pub fn kg(r: &KgReport, from: &str) -> String {
     for i in &r.inputs {
         let _ = writeln!(
             o,
-            "  {} = {} {} + {} {} n ns  (R^2 {:.3}){}",
+            "  {} = {} + {} n ns  (R^2 {:.3}){}",
             i.letter,
-            num(i.at0.value),
-            ci_text(&i.at0),
-            num(i.per_byte.value),
-            ci_text(&i.per_byte),
+            with_ci(&i.at0),
+            with_ci(&i.per_byte),
             i.r2,
             marks(&i.marks)
         );
@@ -94,26 +102,15 @@ fn kg_echoes(r: &KgReport, o: &mut String) {
     }
     o.push_str("\nforwarding through k nodes (one way F + (k+1)E + U; each forwarder loses R + S), at 2000 B:\n");
     for (k, t) in r.chain.iter().enumerate() {
-        let _ = writeln!(o, "  k = {k}: {} ns {}", num(t.value), ci_text(t));
+        let _ = writeln!(o, "  k = {k}: {}", ns_ci(t));
     }
-    let _ = writeln!(
-        o,
-        "  R + S per message = {} ns {}",
-        num(r.forward_cost.value),
-        ci_text(&r.forward_cost)
-    );
+    let _ = writeln!(o, "  R + S per message = {}", ns_ci(&r.forward_cost));
 }
 
 fn kg_section_5_2(r: &KgReport, o: &mut String) {
     o.push_str("\nsection 5.2 (2000-byte streams through one node):\n");
     for (s, e) in &r.stages {
-        let _ = writeln!(
-            o,
-            "  stage {:<28} {} ns {}",
-            s.formula(),
-            num(e.value),
-            ci_text(e)
-        );
+        let _ = writeln!(o, "  stage {:<28} {}", s.formula(), ns_ci(e));
     }
     let _ = writeln!(
         o,
@@ -167,12 +164,10 @@ pub fn comet_inputs(r: &CometReport, from: &str) -> String {
     for i in &r.inputs {
         let _ = writeln!(
             o,
-            "  {}: t_startup = {} ns {}, t_per_byte = {} ns {}{}",
+            "  {}: t_startup = {}, t_per_byte = {}{}",
             i.model,
-            num(i.startup.value),
-            ci_text(&i.startup),
-            num(i.per_byte.value),
-            ci_text(&i.per_byte),
+            ns_ci(&i.startup),
+            ns_ci(&i.per_byte),
             marks(&i.marks)
         );
     }
@@ -180,9 +175,8 @@ pub fn comet_inputs(r: &CometReport, from: &str) -> String {
         Some((h, m)) => {
             let _ = writeln!(
                 o,
-                "  h = {} ns {} (comet-echo-hops){}; unused: every pair of threads is one hop here",
-                num(h.value),
-                ci_text(h),
+                "  h = {} (comet-echo-hops){}; unused: every pair of threads is one hop here",
+                ns_ci(h),
                 marks(m)
             );
         }
