@@ -143,18 +143,26 @@ fn coefficient(fits: &[Value], key: &str) -> Option<(f64, [f64; 2])> {
 /// What is wrong with `F0` and `U0` over shared memory, processes on CPUs
 /// of their own, with both `Q`s: each measured within 200 ns (its 95 %
 /// interval's half-width; with two repetitions they were 120 to 720 ns),
-/// and neither below zero beyond its interval. Their values are tens of
-/// ns: over MPI the write call and the send that `S` holds are one
-/// `MPI_Isend`, so `F` is the copy into a system buffer, and `U` the copy
-/// out of one; under load `U0` came out between -8 and 176 ns over runs,
-/// so its sign is not asserted.
+/// and, where one is below zero beyond its interval, its line flagged, never
+/// reported as a cost. Their values are tens of ns: over MPI the write call
+/// and the send that `S` holds are one `MPI_Isend`, so `F` is the copy into
+/// a system buffer, and `U` the copy out of one. `U0` moves with the
+/// machine's state by tens of ns around zero: quiet runs gave -63 [-136, 11]
+/// and -81 [-119, -43] ns (the second flagged), under load -8 to 176 ns.
 fn f0_u0_wrong(fits: &[Value]) -> Vec<String> {
     let mut wrong = Vec::new();
     for q in ["int", "float"] {
         for x in ["f", "u"] {
-            match coefficient(fits, &format!("{q}_{x}0_ns")) {
-                Some((_, [lo, hi])) if hi - lo < 400.0 && hi >= 0.0 => {}
-                other => wrong.push(format!("{q} {x}0 not within 200 ns: {other:?}")),
+            let key = format!("{q}_{x}0_ns");
+            let flagged = fits
+                .iter()
+                .find(|f| f["params"].get(&key).is_some())
+                .is_some_and(|f| f["flagged"] == true);
+            match coefficient(fits, &key) {
+                Some((_, [lo, hi])) if hi - lo < 400.0 && (hi >= 0.0 || flagged) => {}
+                other => wrong.push(format!(
+                    "{q} {x}0 not within 200 ns, or below zero unflagged: {other:?}"
+                )),
             }
         }
     }
