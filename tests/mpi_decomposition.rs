@@ -103,7 +103,10 @@ fn t_95(dof: usize) -> f64 {
 }
 
 /// What is wrong with U's per-byte term in `fits`, for each `Q`: below zero
-/// beyond its 95 % interval in a line not marked not resolved.
+/// beyond its 95 % interval in a line neither marked not resolved nor
+/// flagged. Over sockets test 6's write call can cost less than the
+/// forward's loss `S`, and then `U1` falls below zero (quiet: -1.33
+/// [-2.23, -0.42] ns/B): the result must flag it, not report it as a cost.
 fn u1_below_zero(fits: &[Value]) -> Vec<String> {
     let mut wrong = Vec::new();
     for q in ["int", "float"] {
@@ -116,6 +119,7 @@ fn u1_below_zero(fits: &[Value]) -> Vec<String> {
             .as_str()
             .unwrap_or("")
             .contains("; not resolved: ")
+            || u["flagged"] == true
         {
             continue;
         }
