@@ -8,7 +8,7 @@
 use anyhow::{Context, Result, bail};
 use halfperf::kernels::{self, RunConfig, RunContext};
 use halfperf::model::goal::{self, Schedule};
-use halfperf::platform::{self, Topology};
+use halfperf::platform::{self, ClockInfo, Topology};
 use halfperf::results::{self, ResultFile};
 use halfperf::suite;
 use halfperf::text;
@@ -150,25 +150,30 @@ fn run_and_compare(
 ) -> Result<ExitCode> {
     let t = transport_of(args.transport);
     let hosts: Vec<usize> = allowed.iter().copied().take(cpus as usize).collect();
-    let remeasure = !args.no_remeasure;
-    let before = match remeasure {
-        true => Some(measure(t, &hosts)?),
-        false => None,
+    let machine = match args.no_remeasure {
+        false => Some(Machine::read(allowed)?),
+        true => None,
     };
+    let remeasure = machine.is_some();
+    let measured = || machine.as_ref().map(|m| measure(m, t, &hosts)).transpose();
+    let probed = || -> Result<Option<f64>> {
+        Ok(machine
+            .as_ref()
+            .map(|m| pair_probe(m, t, &hosts))
+            .transpose()?
+            .flatten())
+    };
+    let before = measured()?;
     let switch_before = shared.then(|| measure_switch(&hosts)).transpose()?;
     let config = ReplayConfig {
         oversubscribe: shared,
         trials: args.trials as usize,
         ..ReplayConfig::new(t, hosts.clone())
     };
-    let replay_probe = |on: bool| on.then(|| pair_probe(t, &hosts)).transpose();
-    let probe_pre = replay_probe(remeasure)?.flatten();
+    let probe_pre = probed()?;
     let outcome = replay(schedule, &config)?;
-    let probe_post = replay_probe(remeasure)?.flatten();
-    let after = match remeasure {
-        true => Some(measure(t, &hosts)?),
-        false => None,
-    };
+    let probe_post = probed()?;
+    let after = measured()?;
     let switch_after = (shared && remeasure)
         .then(|| measure_switch(&hosts))
         .transpose()?;
@@ -235,34 +240,49 @@ fn measure_switch(hosts: &[usize]) -> Result<halfperf::workload::predict::Input>
     switch_input(&turns, cpu).context("no yield turn measured")
 }
 
-/// Runs `work` in a quick run's context on the first two of `hosts`, over
-/// `t`: the context the measurements around the replay share.
-fn quick_on<T>(
-    t: TransportKind,
-    hosts: &[usize],
-    work: impl FnOnce(&RunContext<'_>, &RunConfig) -> Result<T>,
-) -> Result<T> {
-    let topo = Topology::detect()?;
-    let allowed = platform::allowed_cpus();
-    let clock = platform::measure_clock();
-    let config = RunConfig {
-        quick: true,
-        cpus: Some(hosts.iter().copied().take(2).collect()),
-        transports: vec![t],
-        wait_timeout: Duration::from_secs(10),
-        ..RunConfig::default()
-    };
-    work(
-        &RunContext::quiet(&topo, &allowed, &clock, &config),
-        &config,
-    )
+/// The machine as the quick runs around the replay see it, read once: its
+/// topology, the CPUs this process may use, and its clock (whose
+/// calibration takes some 300,000 reads).
+struct Machine {
+    topo: Topology,
+    allowed: Vec<usize>,
+    clock: ClockInfo,
+}
+
+impl Machine {
+    fn read(allowed: &[usize]) -> Result<Self> {
+        Ok(Machine {
+            topo: Topology::detect()?,
+            allowed: allowed.to_vec(),
+            clock: platform::measure_clock(),
+        })
+    }
+
+    /// Runs `work` in a quick run's context on the first two of `hosts`,
+    /// over `t`.
+    fn quick<T>(
+        &self,
+        t: TransportKind,
+        hosts: &[usize],
+        work: impl FnOnce(&RunContext<'_>, &RunConfig) -> Result<T>,
+    ) -> Result<T> {
+        let config = RunConfig {
+            quick: true,
+            cpus: Some(hosts.iter().copied().take(2).collect()),
+            transports: vec![t],
+            wait_timeout: Duration::from_secs(10),
+            ..RunConfig::default()
+        };
+        let ctx = RunContext::quiet(&self.topo, &self.allowed, &self.clock, &config);
+        work(&ctx, &config)
+    }
 }
 
 /// The CPU pair's two-flag round trip on the first two of `hosts`, the
 /// probe the message parameters carry: the median of a quick run's trials,
 /// ns (none on one CPU).
-fn pair_probe(t: TransportKind, hosts: &[usize]) -> Result<Option<f64>> {
-    quick_on(t, hosts, |ctx, _| {
+fn pair_probe(m: &Machine, t: TransportKind, hosts: &[usize]) -> Result<Option<f64>> {
+    m.quick(t, hosts, |ctx, _| {
         let mut ns = kernels::harness::probe::pair_round_trips_ns(ctx, &ctx.cpus())
             .map_err(|e| anyhow::anyhow!("probing the CPU pair around the replay: {e}"))?;
         ns.sort_by(f64::total_cmp);
@@ -272,8 +292,8 @@ fn pair_probe(t: TransportKind, hosts: &[usize]) -> Result<Option<f64>> {
 
 /// Quick `pingpong`, `oneway` and `overheads` over `t` on the first two of
 /// `hosts` (the message parameters, with the probe of the pair's round trip).
-fn measure(t: TransportKind, hosts: &[usize]) -> Result<ResultFile> {
-    quick_on(t, hosts, |ctx, config| {
+fn measure(m: &Machine, t: TransportKind, hosts: &[usize]) -> Result<ResultFile> {
+    m.quick(t, hosts, |ctx, config| {
         let specs: Vec<_> = ["pingpong", "oneway", OVERHEADS]
             .iter()
             .map(|k| kernels::find(k).context("kernel missing from the registry"))

@@ -80,6 +80,11 @@ pub struct Validation {
     pub state_changed: Vec<String>,
 }
 
+/// Whether two intervals share a point.
+fn overlap(a: [f64; 2], b: [f64; 2]) -> bool {
+    a[0] <= b[1] && b[0] <= a[1]
+}
+
 /// How far apart two probes are: the larger over the smaller, minus one.
 fn moved(a: f64, b: f64) -> f64 {
     (a / b).max(b / a) - 1.0
@@ -113,7 +118,6 @@ pub fn validate(
 ) -> Validation {
     let s = &replay.summary;
     let within = |ci: [f64; 2], x: f64| ci[0] <= x && x <= ci[1];
-    let overlap = |a: [f64; 2], b: [f64; 2]| a[0] <= b[1] && b[0] <= a[1];
     let state_changed = state_changes(before, after, probe_ns, replay_probe_ns);
     let from = match after {
         Some(_) => headline_from(probe_ns, replay_probe_ns),
@@ -169,7 +173,7 @@ fn state_changes(
         ));
     }
     if let Some(a) = after
-        && !(a.ci95_ns[0] <= before.ci95_ns[1] && before.ci95_ns[0] <= a.ci95_ns[1])
+        && !overlap(a.ci95_ns, before.ci95_ns)
     {
         out.push(format!(
             "the prediction from the parameters measured after the replay, {:.0} ns [{:.0}, {:.0}], is outside the one from before, [{:.0}, {:.0}]",
