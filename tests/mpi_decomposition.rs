@@ -191,6 +191,21 @@ fn insane_yielding(p: &Value) -> Option<String> {
     None
 }
 
+/// Runs `attempt` (given its number) until a run has no problems, at most
+/// [`ATTEMPTS`] times, printing each run's problems; panics with the last
+/// run's when none was sane (a busy machine can spoil one run's values).
+fn until_sane(mut attempt: impl FnMut(usize) -> Vec<String>) {
+    let mut problems = Vec::new();
+    for n in 0..ATTEMPTS {
+        problems = attempt(n);
+        if problems.is_empty() {
+            return;
+        }
+        eprintln!("attempt {n}: {problems:?}");
+    }
+    panic!("no run had sane values: {problems:?}");
+}
+
 /// The decomposition runs on the world's processes and gives, per `Q`, a
 /// point per size with the six times, sane values (see [`insane`]), and the
 /// six lines of Table 3 fitted to every repetition; the result names the
@@ -209,8 +224,7 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
     let reps = if f_u { TRIALS_F_U } else { TRIALS };
     let sizes = SIZES.map(|s| s.to_string()).join(",");
     let trials = reps.to_string();
-    let mut problems = Vec::new();
-    for attempt in 0..ATTEMPTS {
+    until_sane(|attempt| {
         let name = format!("kg{attempt}.json");
         let args = [
             "decomposition",
@@ -288,7 +302,7 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
                 assert_eq!(f["flagged"], true, "{f}");
             }
         }
-        problems = points
+        let mut problems: Vec<String> = points
             .iter()
             .filter_map(if yielding { insane_yielding } else { insane })
             .collect();
@@ -297,12 +311,8 @@ fn the_decomposition_over_mpi_gives_six_times_and_lines() {
         if f_u {
             problems.extend(f0_u0_wrong(fits));
         }
-        if problems.is_empty() {
-            return;
-        }
-        eprintln!("attempt {attempt}: {problems:?}");
-    }
-    panic!("no run had sane values: {problems:?}");
+        problems
+    });
 }
 
 /// At more processes than CPUs the other MPI tests ask Open MPI to yield,
@@ -330,20 +340,9 @@ fn beyond_the_cpus_without_yielding_the_lines_stand() {
     let dir = tempfile::tempdir().unwrap();
     let sizes = SIZES.map(|s| s.to_string()).join(",");
     let trials = TRIALS.to_string();
-    let mut problems = Vec::new();
-    for attempt in 0..ATTEMPTS {
+    until_sane(|attempt| {
         let name = format!("kg-no-yield{attempt}.json");
-        let mut cmd = std::process::Command::new("timeout");
-        cmd.args(["-k", "10", common::mpirun::TIMEOUT_S, "mpirun", "-n"])
-            .arg(np.to_string())
-            .args(["--bind-to", "none", "--oversubscribe"])
-            .args(["--mca", "mpi_yield_when_idle", "0"])
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .current_dir(dir.path());
-        if let Ok(extra) = std::env::var("HALFPERF_MPI_ARGS") {
-            cmd.args(extra.split_whitespace());
-        }
+        let mut cmd = common::mpirun::timeout_mpirun_yielding(dir.path(), np, false);
         cmd.arg(env!("CARGO_BIN_EXE_halfperf")).args([
             "run",
             "decomposition",
@@ -382,19 +381,15 @@ fn beyond_the_cpus_without_yielding_the_lines_stand() {
                 "{f}"
             );
         }
-        problems = k["points"]
+        let mut problems: Vec<String> = k["points"]
             .as_array()
             .unwrap()
             .iter()
             .filter_map(insane)
             .collect();
         problems.extend(u1_below_zero(fits));
-        if problems.is_empty() {
-            return;
-        }
-        eprintln!("attempt {attempt}: {problems:?}");
-    }
-    panic!("no run had sane values: {problems:?}");
+        problems
+    });
 }
 
 /// `halfperf list` says, from the registry, that the decomposition and the

@@ -38,6 +38,12 @@ pub(crate) fn mpirun_command(dir: &Path, np: usize, args: &[&str]) -> Command {
 /// `timeout 300 mpirun -n NP [options]`, in `dir`, for the caller to add the
 /// program and its arguments.
 pub(crate) fn timeout_mpirun(dir: &Path, np: usize) -> Command {
+    timeout_mpirun_yielding(dir, np, true)
+}
+
+/// [`timeout_mpirun`], saying whether OpenMPI's polling yields when the
+/// processes outnumber the CPUs (`mpi_yield_when_idle`).
+pub(crate) fn timeout_mpirun_yielding(dir: &Path, np: usize, yielding: bool) -> Command {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut cmd = Command::new("timeout");
     // `-k`: an mpirun wedged after an abort ignores SIGTERM (OpenMPI 4.1),
@@ -57,7 +63,8 @@ pub(crate) fn timeout_mpirun(dir: &Path, np: usize) -> Command {
     .current_dir(dir);
     if np > cpus {
         // More processes than CPUs: OpenMPI's own polling must yield too.
-        cmd.args(["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]);
+        let yields = if yielding { "1" } else { "0" };
+        cmd.args(["--oversubscribe", "--mca", "mpi_yield_when_idle", yields]);
     }
     if let Ok(extra) = std::env::var("HALFPERF_MPI_ARGS") {
         cmd.args(extra.split_whitespace());
